@@ -1,0 +1,124 @@
+"""``FormatAdapter``: the base class that spares adapter authors the hook boilerplate.
+
+Subclass it, set the class attributes, implement ``detect``, ``read`` and ``write``; the class
+turns them into the four pluggy hooks.  A raw pluggy plugin implementing the hooks itself works
+just as well (see ``docs/architecture.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .hookspecs import hookimpl
+from .loss import LossReport
+from .types import API_VERSION, Detection, FormatInfo, Issue, LabelRule, OutputFile, WriteResult
+
+if TYPE_CHECKING:
+    from .input import AdapterInput
+    from .model import Entity
+    from .types import ReadResult
+
+
+class FormatAdapter:
+    """One format: how to recognise it, read it into the canonical model and write it back."""
+
+    format_id: ClassVar[str]
+    kind: ClassVar[str]
+    label: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    suffix: ClassVar[str] = ".json"
+    multi: ClassVar[bool] = False
+    aliases: ClassVar[tuple[str, ...]] = ()
+    api_version: ClassVar[int] = API_VERSION
+    options: ClassVar[dict[str, str]] = {}
+    detection: ClassVar[tuple[tuple[str, float], ...]] = ()
+    losses: ClassVar[tuple[tuple[str, str], ...]] = ()
+    doc: ClassVar[str | None] = None
+
+    # -- what authors implement ----------------------------------------------------------------
+
+    def detect(self, input: AdapterInput) -> float | Detection | tuple[float, str]:
+        """Score the input 0..1 (0 = not mine). Cheap; never raises."""
+        raise NotImplementedError
+
+    def read(
+        self, input: AdapterInput, options: Mapping[str, Any]
+    ) -> Entity | Sequence[Entity] | ReadResult:
+        """Read the input; raise ``MalformedInput`` when it cannot be read."""
+        raise NotImplementedError(f"{self.format_id} cannot be read")
+
+    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult | bytes:
+        """Write one entity (formats with ``multi = True`` override :meth:`write_many`)."""
+        raise NotImplementedError(f"{self.format_id} cannot be written")
+
+    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
+        """Write several entities into one file; only for ``multi`` formats."""
+        if len(entities) != 1:
+            raise NotImplementedError(f"{self.format_id} holds one entity per file")
+        result = self.write(entities[0], options)
+        if isinstance(result, bytes):
+            return WriteResult([OutputFile(result, self.suffix)], LossReport())
+        return result
+
+    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+        """Violations of the format's own rules; none by default."""
+        return []
+
+    def label_rules(self) -> list[LabelRule]:
+        """Origin-labeler rules; none by default."""
+        return []
+
+    # -- derived --------------------------------------------------------------------------------
+
+    @classmethod
+    def info(cls) -> FormatInfo:
+        return FormatInfo(
+            id=cls.format_id,
+            kind=cls.kind,
+            label=cls.label or cls.format_id,
+            description=cls.description or (cls.__doc__ or "").strip().split("\n")[0],
+            suffix=cls.suffix,
+            can_read=cls.read is not FormatAdapter.read,
+            can_write=(cls.write is not FormatAdapter.write
+                       or cls.write_many is not FormatAdapter.write_many),
+            multi=cls.multi,
+            aliases=cls.aliases,
+            api_version=cls.api_version,
+            options=dict(cls.options),
+            detection=cls.detection,
+            losses=cls.losses,
+            doc=cls.doc,
+        )
+
+    # -- the pluggy hooks -----------------------------------------------------------------------
+
+    @hookimpl
+    def bunzai_format_info(self) -> FormatInfo:
+        return self.info()
+
+    @hookimpl
+    def bunzai_detect(self, input: AdapterInput) -> float | Detection | tuple[float, str]:
+        return self.detect(input)
+
+    @hookimpl
+    def bunzai_to_canonical(
+        self, input: AdapterInput, options: Mapping[str, Any]
+    ) -> Entity | Sequence[Entity] | ReadResult:
+        return self.read(input, options)
+
+    @hookimpl
+    def bunzai_from_canonical(
+        self, entities: Sequence[Entity], options: Mapping[str, Any]
+    ) -> WriteResult:
+        if self.multi:
+            return self.write_many(entities, options)
+        return FormatAdapter.write_many(self, entities, options)
+
+    @hookimpl
+    def bunzai_validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+        return self.validate(input, entities)
+
+    @hookimpl
+    def bunzai_label_rules(self) -> list[LabelRule]:
+        return self.label_rules()

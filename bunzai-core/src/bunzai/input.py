@@ -1,0 +1,275 @@
+"""What an adapter is handed: the bytes, the file name, and shared lazy views of the content.
+
+Every expensive view (parsed JSON, the PNG chunk table, a safe zip listing, EXIF, decoded card
+chunks) is computed at most once per input and shared by every adapter's ``detect``.  Views of
+JSON are read-only (:mod:`bunzai.frozen`), so no adapter can change what the next one sees; a
+reader that wants mutable data asks for a fresh copy.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .errors import BunzaiError, LimitExceeded, MalformedInput
+from .frozen import freeze, thaw
+from .limits import Limits, get_limits, setting_hint
+
+if TYPE_CHECKING:
+    from .containers.png import PngFile, TextChunk
+    from .containers.zipsafe import SafeZip
+
+T = TypeVar("T")
+_UNSET: Any = object()
+_TEXT_SUFFIXES = (".json", ".txt")
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkPayload:
+    """A PNG text chunk whose value was decoded as base64-or-raw JSON."""
+
+    chunk: TextChunk
+    value: Any
+    """Frozen parsed JSON, or ``None`` when ``error`` is set."""
+    error: str | None
+    encoding: str
+    """``base64`` or ``raw`` (JSON stored directly in the chunk)."""
+
+    @property
+    def keyword(self) -> str:
+        return self.chunk.keyword
+
+    def mutable(self) -> Any:
+        """A deep mutable copy of the value, for a reader."""
+        return thaw(self.value)
+
+
+class AdapterInput:
+    """One file's content as every adapter sees it."""
+
+    __slots__ = ("_memo", "data", "filename", "limits")
+
+    def __init__(self, data: bytes, filename: str | None = None, *,
+                 limits: Limits | None = None) -> None:
+        self.data = bytes(data)
+        self.filename = filename
+        self.limits = limits or get_limits()
+        self._memo: dict[str, Any] = {}
+        if len(self.data) > self.limits.max_size:
+            raise LimitExceeded("input", len(self.data), self.limits.max_size,
+                                setting_hint("max_size"), path=filename)
+
+    @classmethod
+    def from_path(cls, path: str | os.PathLike[str], *,
+                  limits: Limits | None = None) -> AdapterInput:
+        """Read a file, checking the size limit before reading a byte."""
+        p = Path(path)
+        lim = limits or get_limits()
+        name = str(path)
+        try:
+            if p.is_dir():
+                raise MalformedInput("is a directory, not a file", path=name)
+            size = p.stat().st_size
+            if size > lim.max_size:
+                raise LimitExceeded("input", size, lim.max_size, setting_hint("max_size"),
+                                    path=name)
+            data = p.read_bytes()
+        except FileNotFoundError:
+            raise MalformedInput("no such file", path=name) from None
+        except PermissionError:
+            raise MalformedInput("permission denied", path=name) from None
+        except IsADirectoryError:
+            raise MalformedInput("is a directory, not a file", path=name) from None
+        except OSError as exc:
+            raise MalformedInput(f"cannot read: {exc.strerror or exc}", path=name) from None
+        return cls(data, filename=p.name, limits=lim)
+
+    # -- generic memo ---------------------------------------------------------------------------
+
+    def memo(self, key: str, factory: Callable[[], T]) -> T:
+        """Compute ``factory()`` once per input and share it (key it by your format id)."""
+        try:
+            return self._memo[key]  # type: ignore[no-any-return]
+        except KeyError:
+            value = self._memo[key] = factory()
+            return value
+
+    def _view(self, key: str, factory: Callable[[], Any]) -> Any:
+        """Like memo, but a BunzaiError raised by the factory is remembered as the view's error."""
+        hit = self._memo.get(key, _UNSET)
+        if hit is _UNSET:
+            try:
+                hit = (factory(), None)
+            except BunzaiError as exc:
+                hit = (None, exc.message)
+            self._memo[key] = hit
+        return hit
+
+    # -- basic views ---------------------------------------------------------------------------
+
+    @property
+    def suffix(self) -> str:
+        return os.path.splitext(self.filename or "")[1].lower()
+
+    @property
+    def text(self) -> str | None:
+        """Decoded text, only for ``.json``/``.txt`` files that are valid UTF-8 (BOM accepted).
+
+        Detection never depends on this: JSON detectors use :attr:`json`, which sniffs content.
+        """
+        def decode() -> str | None:
+            if self.suffix not in _TEXT_SUFFIXES:
+                return None
+            try:
+                return self.data.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                return None
+        return self.memo("text", decode)
+
+    @property
+    def container(self) -> str:
+        """The physical wrapper: png, apng, jpeg, webp, gif, zip, jpeg+zip, json, text, binary."""
+        from .containers.sniff import sniff_container
+        return self.memo("container", lambda: sniff_container(self.data))
+
+    # -- JSON -----------------------------------------------------------------------------------
+
+    def _parse_json(self) -> Any:
+        from .jsonio import loads
+        if self.container != "json":
+            raise MalformedInput("not JSON")
+        return loads(self.data, limits=self.limits)
+
+    @property
+    def json(self) -> Any:
+        """The parsed top-level JSON value (read-only view), or ``None``."""
+        value, _ = self._view("json", self._parse_json)
+        return freeze(value)
+
+    @property
+    def json_error(self) -> str | None:
+        """Why the content is not usable JSON, when it looked like JSON."""
+        _, err = self._view("json", self._parse_json)
+        return err if self.container == "json" else None
+
+    def json_mutable(self) -> Any:
+        """A mutable parse of the JSON for a reader; raises :class:`MalformedInput` if invalid.
+
+        The shared parse is handed over (not copied) and the shared view re-parses on its next
+        use, so a reader may change what it gets without anyone else seeing it.
+        """
+        value, err = self._view("json", self._parse_json)
+        if err is not None:
+            raise MalformedInput(err, path=self.filename)
+        self._memo.pop("json", None)
+        return value
+
+    # -- PNG ------------------------------------------------------------------------------------
+
+    @property
+    def png(self) -> PngFile | None:
+        """The PNG chunk table (no pixels decoded), or ``None`` for non-PNG input."""
+        if self.container not in ("png", "apng"):
+            return None
+        from .containers.png import PngFile
+        value, _ = self._view("png", lambda: PngFile.parse(self.data, limits=self.limits))
+        return value  # type: ignore[no-any-return]
+
+    @property
+    def png_error(self) -> str | None:
+        if self.container not in ("png", "apng"):
+            return None
+        self.png  # noqa: B018 - populate the view
+        return self._memo["png"][1]  # type: ignore[no-any-return]
+
+    def png_json(self, keyword: str) -> list[ChunkPayload]:
+        """Every text chunk named ``keyword`` (case-insensitive), decoded as JSON, in file order.
+
+        Values may be base64 of UTF-8 JSON (the Tavern convention) or raw JSON text; a chunk
+        that is neither is returned with ``error`` set, never hidden.
+        """
+        key = "png_json:" + keyword.lower()
+
+        def build() -> list[ChunkPayload]:
+            png = self.png
+            if png is None:
+                return []
+            return [_decode_chunk(tc, self.limits) for tc in png.find_text(keyword)]
+
+        return self.memo(key, build)
+
+    # -- zip ------------------------------------------------------------------------------------
+
+    @property
+    def zip(self) -> SafeZip | None:
+        """A safe listing of a zip (or a zip appended to a JPEG), or ``None``."""
+        if self.container not in ("zip", "jpeg+zip"):
+            return None
+        from .containers.zipsafe import SafeZip
+        value, _ = self._view("zip", lambda: SafeZip.open(self.data, limits=self.limits))
+        return value  # type: ignore[no-any-return]
+
+    @property
+    def zip_error(self) -> str | None:
+        """Why a zip-looking input was refused (hostile names, bomb, corrupt directory)."""
+        if self.container not in ("zip", "jpeg+zip"):
+            return None
+        self.zip  # noqa: B018
+        return self._memo["zip"][1]  # type: ignore[no-any-return]
+
+    def zip_json(self, name: str) -> Any:
+        """Entry ``name`` of the zip parsed as JSON (read-only view), or ``None``."""
+        def build() -> Any:
+            z = self.zip
+            if z is None or not z.has(name):
+                return None
+            from .jsonio import loads
+            return loads(z.read(name), limits=self.limits)
+        value, _ = self._view("zip_json:" + name, build)
+        return freeze(value)
+
+    def zip_json_error(self, name: str) -> str | None:
+        self.zip_json(name)
+        return self._memo["zip_json:" + name][1]  # type: ignore[no-any-return]
+
+    # -- EXIF -----------------------------------------------------------------------------------
+
+    @property
+    def exif_user_comment(self) -> tuple[bytes, bytes] | None:
+        """(charset prefix, payload) of the EXIF UserComment in a PNG, JPEG or WebP, or None."""
+        def build() -> tuple[bytes, bytes] | None:
+            if self.container not in ("png", "apng", "jpeg", "webp", "jpeg+zip"):
+                return None
+            from .containers.exif import find_exif, read_user_comment
+            tiff = find_exif(self.data, self.container)
+            if tiff is None:
+                return None
+            return read_user_comment(tiff)
+        value, _ = self._view("exif", build)
+        return value  # type: ignore[no-any-return]
+
+
+def _decode_chunk(tc: TextChunk, limits: Limits) -> ChunkPayload:
+    from .containers.base64util import decode_base64, looks_like_base64
+    from .jsonio import loads
+
+    try:
+        raw = tc.value_bytes(limits)
+    except BunzaiError as exc:
+        return ChunkPayload(tc, None, exc.message, "unknown")
+    stripped = raw.strip()
+    if stripped[:1] in (b"{", b"["):
+        try:
+            return ChunkPayload(tc, freeze(loads(stripped, limits=limits)), None, "raw")
+        except BunzaiError as exc:
+            return ChunkPayload(tc, None, exc.message, "raw")
+    if not looks_like_base64(stripped):
+        return ChunkPayload(tc, None, "neither base64 nor JSON", "unknown")
+    try:
+        decoded = decode_base64(stripped, limits=limits)
+        return ChunkPayload(tc, freeze(loads(decoded, limits=limits)), None, "base64")
+    except BunzaiError as exc:
+        return ChunkPayload(tc, None, exc.message, "base64")

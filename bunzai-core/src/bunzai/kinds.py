@@ -1,0 +1,9 @@
+"""The entity kinds, importable without building any pydantic model (the CLI stays fast)."""
+
+from __future__ import annotations
+
+KINDS: tuple[str, ...] = ("character", "lorebook", "persona", "regex", "module")
+"""character, lorebook, persona and regex from the card ecosystem; module for RisuAI bundles."""
+
+ANY_KIND = "any"
+"""Declared by a format that holds every kind (only core's native vaud-json does)."""

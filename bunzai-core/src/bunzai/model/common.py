@@ -1,0 +1,60 @@
+"""Pieces shared by every canonical kind."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+"""Version of the canonical ("Vaud") schema, stamped into every serialized entity."""
+
+JSONValue = Any
+"""Arbitrary JSON data kept verbatim (extensions, passthrough)."""
+
+
+class CanonicalModel(BaseModel):
+    """Base of all canonical models: strict on known fields, bytes serialized as base64."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        validate_assignment=False,
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+        populate_by_name=True,
+    )
+
+
+class Asset(CanonicalModel):
+    """A file a character carries: avatar, background, emotion sprite, sound, font, …
+
+    ``data`` holds the bytes when the source embedded them; a remote asset keeps only its
+    ``uri`` (bunzai never fetches).  ``media_type`` is sniffed from the bytes, never taken from
+    ``ext`` or a file name, because apps routinely mislabel them.
+    """
+
+    type: str = Field("icon", description="icon, background, user_icon, emotion or an app type")
+    name: str = Field("main", description="name as the card refers to it (kept byte-identical)")
+    uri: str | None = Field(None, description="URI as written in the source, if any")
+    ext: str | None = Field(None, description="extension the source declared")
+    media_type: str | None = Field(None, description="media type sniffed from the bytes")
+    data: bytes | None = Field(None, description="the asset's bytes when embedded")
+    origin: str | None = Field(None, description="where the bytes came from (zip path, chunk)")
+    orphan: bool = Field(False, description="present in the container but referenced by nothing")
+    extensions: dict[str, JSONValue] = Field(default_factory=dict)
+
+
+class EntityBase(CanonicalModel):
+    """Fields every entity kind has."""
+
+    schema_version: str = Field(SCHEMA_VERSION, description="canonical schema version")
+    extensions: dict[str, JSONValue] = Field(
+        default_factory=dict, description="app-namespaced extension blocks, kept verbatim"
+    )
+    passthrough: dict[str, JSONValue] = Field(
+        default_factory=dict,
+        description=(
+            "per-format data the canonical model does not name, keyed by format id; "
+            "the same format's writer restores it"
+        ),
+    )

@@ -1,0 +1,392 @@
+"""The typed façade over the plugin manager: detection, reading and writing by format id.
+
+Core code talks to adapters only through :class:`Registry`; nothing else touches ``pm.hook``.
+The registry is pure: it never names a format, and it never guesses.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import (
+    AmbiguousInput,
+    BunzaiError,
+    ConversionRefused,
+    MalformedInput,
+    UnrecognizedInput,
+    UsageError,
+)
+from .kinds import ANY_KIND
+from .loss import LossReport
+from .plugins import BrokenPlugin, PluginHost, PluginRecord
+from .types import Detection, FormatInfo, Issue, LabelRule, OutputFile, ReadResult, WriteResult
+
+if TYPE_CHECKING:
+    import typer
+
+    from .input import AdapterInput
+    from .model import Entity
+
+DETECT_THRESHOLD = 0.5
+"""Inclusive: a score of exactly 0.5 can win."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One adapter's non-zero score for one input."""
+
+    format: str
+    kind: str
+    score: float
+    reason: str
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": self.format, "kind": self.kind, "score": self.score,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """An adapter that raised or answered nonsense; it scored 0 for this input."""
+
+    format: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"format": self.format, "message": self.message}
+
+
+@dataclass
+class DetectionReport:
+    """The registry pass made visible: winner, every candidate, faults."""
+
+    container: str
+    candidates: list[Candidate]
+    faults: list[Fault] = field(default_factory=list)
+    winner: Candidate | None = None
+    tied: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        if self.winner is not None:
+            return "ok"
+        return "ambiguous" if self.tied else "unrecognized"
+
+    def raise_for_status(self, path: str | None = None) -> Candidate:
+        """The winner, or the error a user should see."""
+        if self.winner is not None:
+            return self.winner
+        if self.tied:
+            raise AmbiguousInput(
+                f"ambiguous: {', '.join(self.tied)} all score {self.candidates[0].score:g}; "
+                "pass --from FORMAT to choose", formats=self.tied, path=path)
+        best = (f" (best: {self.candidates[0].format} at {self.candidates[0].score:g})"
+                if self.candidates else "")
+        raise UnrecognizedInput(
+            f"unrecognized: no format scored {DETECT_THRESHOLD} or more on this "
+            f"{self.container} file{best}", path=path)
+
+    def to_dict(self) -> dict[str, Any]:
+        w = self.winner
+        return {
+            "container": self.container,
+            "format": w.format if w else None,
+            "kind": w.kind if w else None,
+            "confidence": w.score if w else None,
+            "status": self.status,
+            "candidates": [c.to_dict() for c in self.candidates],
+            "faults": [f.to_dict() for f in self.faults],
+            **({"tied": self.tied} if self.tied else {}),
+        }
+
+
+@dataclass
+class AdapterHandle:
+    """One adapter as the registry sees it: its declared info and its own hook functions."""
+
+    info: FormatInfo
+    record: PluginRecord
+    host: PluginHost
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    @property
+    def kind(self) -> str:
+        return self.info.kind
+
+    @property
+    def distribution(self) -> str:
+        return self.record.distribution
+
+    def call(self, hook: str, **kwargs: Any) -> Any:
+        impl = self.host.impl(self.record.plugin, hook)
+        if impl is None:
+            raise NotImplementedError(hook)
+        return impl.function(*[kwargs[a] for a in impl.argnames])
+
+    def has(self, hook: str) -> bool:
+        return self.host.impl(self.record.plugin, hook) is not None
+
+
+def _normalize_score(raw: Any) -> tuple[float, str]:
+    reason = ""
+    if isinstance(raw, Detection):
+        raw, reason = raw.score, raw.reason
+    elif isinstance(raw, tuple) and len(raw) == 2 and isinstance(raw[1], str):
+        raw, reason = raw
+    if raw is None:
+        return 0.0, ""
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        raise TypeError(f"returned {type(raw).__name__}, not a number")
+    score = float(raw)
+    if math.isnan(score):
+        raise ValueError("returned NaN")
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"returned {score:g}, outside 0..1")
+    return score, reason
+
+
+class Registry:
+    """Every healthy adapter by format id, plus the plugins that were refused."""
+
+    def __init__(self, host: PluginHost) -> None:
+        self.host = host
+        self.adapters: dict[str, AdapterHandle] = {}
+        for rec in host.loaded:
+            if rec.info is not None:
+                self.adapters[rec.info.id] = AdapterHandle(rec.info, rec, host)
+
+    @classmethod
+    def load(cls, *, autoload: bool | None = None, allow: Iterable[str] | None = None,
+             extra: Iterable[tuple[str, Any]] = (), defaults: bool = True,
+             environ: dict[str, str] | None = None) -> Registry:
+        host = PluginHost().load(autoload=autoload, allow=allow, extra=extra,
+                                 defaults=defaults, environ=environ)
+        host.finish()
+        return cls(host)
+
+    @property
+    def broken(self) -> list[BrokenPlugin]:
+        return self.host.broken
+
+    # -- lookup ---------------------------------------------------------------------------------
+
+    def formats(self, kind: str | None = None) -> list[FormatInfo]:
+        infos = [h.info for h in self.adapters.values()]
+        if kind is not None:
+            infos = [i for i in infos if i.kind in (kind, ANY_KIND)]
+        return sorted(infos, key=lambda i: (i.kind, i.id))
+
+    def get(self, name: str) -> AdapterHandle:
+        """An adapter by format id or alias; unknown names are a usage error listing choices."""
+        handle = self.adapters.get(name)
+        if handle is not None:
+            return handle
+        matches = [h for h in self.adapters.values() if name.lower() in h.info.aliases]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise UsageError(f"{name!r} is an alias of several formats "
+                             f"({', '.join(sorted(h.id for h in matches))}); name one")
+        known = ", ".join(sorted(self.adapters))
+        raise UsageError(f"unknown format {name!r} (installed: {known})")
+
+    def resolve_target(self, name: str, kind: str) -> AdapterHandle:
+        """The output adapter for ``name``, preferring an alias match of the entity's kind."""
+        if name in self.adapters:
+            return self.adapters[name]
+        same_kind = [h for h in self.adapters.values()
+                     if name.lower() in h.info.aliases and h.kind in (kind, ANY_KIND)]
+        if len(same_kind) == 1:
+            return same_kind[0]
+        return self.get(name)
+
+    # -- detection ------------------------------------------------------------------------------
+
+    def detect(self, input: AdapterInput, *, formats: Iterable[str] | None = None
+               ) -> DetectionReport:
+        """Score every adapter; keep >= 0.5; the single highest wins, a tie is ambiguous."""
+        candidates: list[Candidate] = []
+        faults: list[Fault] = []
+        handles = (self.adapters.values() if formats is None
+                   else [self.get(f) for f in formats])
+        for h in handles:
+            t0 = time.perf_counter()
+            try:
+                score, reason = _normalize_score(h.call("bunzai_detect", input=input))
+            except Exception as exc:  # a detector never crashes the run
+                faults.append(Fault(h.id, f"{type(exc).__name__}: {exc}"))
+                continue
+            dt = time.perf_counter() - t0
+            if score > 0:
+                candidates.append(Candidate(h.id, h.kind, score, reason, dt))
+        candidates.sort(key=lambda c: (-c.score, c.format))
+        report = DetectionReport(input.container, candidates, faults)
+        top = [c for c in candidates if c.score >= DETECT_THRESHOLD]
+        if top:
+            best = top[0].score
+            tied = [c.format for c in top if c.score == best]
+            if len(tied) == 1:
+                report.winner = top[0]
+            else:
+                report.tied = tied
+        return report
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def read(self, input: AdapterInput, *, format: str | None = None,
+             options: Mapping[str, Any] | None = None
+             ) -> tuple[AdapterHandle, ReadResult, DetectionReport | None]:
+        """Detect (unless ``format`` is given) and read; errors name the file."""
+        path = input.filename
+        report: DetectionReport | None = None
+        if format is None:
+            report = self.detect(input)
+            handle = self.adapters[report.raise_for_status(path).format]
+        else:
+            handle = self.get(format)
+        if not handle.info.can_read:
+            raise UsageError(f"{handle.id} cannot be read", path=path)
+        try:
+            raw = handle.call("bunzai_to_canonical", input=input, options=dict(options or {}))
+        except BunzaiError as exc:
+            raise exc.with_path(path) from None
+        except Exception as exc:
+            raise MalformedInput(
+                f"{handle.id} could not read this file: {type(exc).__name__}: {exc}", path=path
+            ) from exc
+        result = _as_read_result(raw)
+        for ent in result.entities:
+            if handle.kind != ANY_KIND and getattr(ent, "kind", None) != handle.kind:
+                raise MalformedInput(f"{handle.id} returned a {getattr(ent, 'kind', '?')} "
+                                     f"instead of a {handle.kind}", path=path)
+        if not result.entities:
+            raise MalformedInput(f"{handle.id} found nothing to read", path=path)
+        return handle, result, report
+
+    # -- writing --------------------------------------------------------------------------------
+
+    def write(self, entities: Sequence[Entity], format: str,
+              options: Mapping[str, Any] | None = None) -> WriteResult:
+        """Write entities with ``format``; refuses cross-kind; fans out single-entity formats."""
+        if not entities:
+            raise UsageError("nothing to write")
+        kind = entities[0].kind
+        handle = self.resolve_target(format, kind)
+        if any(e.kind != kind for e in entities):
+            raise ConversionRefused("cannot write entities of different kinds into one file")
+        if handle.kind not in (kind, ANY_KIND):
+            takers = ", ".join(i.id for i in self.formats(kind) if i.can_write) or "none"
+            raise ConversionRefused(
+                f"{handle.id} holds a {handle.kind}, not a {kind}: refusing a cross-kind "
+                f"conversion (formats that take a {kind}: {takers})")
+        if not handle.info.can_write:
+            raise UsageError(f"{handle.id} cannot be written")
+        opts = dict(options or {})
+        groups: list[Sequence[Entity]] = (
+            [entities] if handle.info.multi else [[e] for e in entities])
+        files: list[OutputFile] = []
+        loss = LossReport()
+        warnings: list[str] = []
+        for i, group in enumerate(groups):
+            try:
+                res = handle.call("bunzai_from_canonical", entities=list(group), options=opts)
+            except BunzaiError:
+                raise
+            except NotImplementedError as exc:
+                raise UsageError(f"{handle.id}: {exc}") from None
+            except Exception as exc:
+                raise ConversionRefused(
+                    f"{handle.id} could not write: {type(exc).__name__}: {exc}") from exc
+            if isinstance(res, bytes):
+                res = WriteResult([OutputFile(res, handle.info.suffix)])
+            prefix = f"[{i}]." if len(groups) > 1 else ""
+            loss.extend(res.loss, prefix)
+            for ent_index, ent in enumerate(group):
+                p = prefix or (f"[{ent_index}]." if len(group) > 1 else "")
+                _passthrough_losses(ent, handle.id, loss, p, res.loss)
+            warnings.extend(res.warnings)
+            if len(groups) > 1:
+                name = getattr(group[0], "name", None) or str(i + 1)
+                files.extend(OutputFile(f.data, f.suffix, f.name or name) for f in res.files)
+            else:
+                files.extend(res.files)
+        return WriteResult(files, loss, warnings)
+
+    # -- other hooks ----------------------------------------------------------------------------
+
+    def validate(self, handle: AdapterHandle, input: AdapterInput,
+                 entities: Sequence[Entity]) -> list[Issue]:
+        if not handle.has("bunzai_validate"):
+            return []
+        try:
+            return list(handle.call("bunzai_validate", input=input, entities=entities) or [])
+        except Exception as exc:
+            return [Issue("$", f"{handle.id} validator failed: {exc}", "error")]
+
+    def label_rules(self) -> list[tuple[str, LabelRule]]:
+        rules: list[tuple[str, LabelRule]] = []
+        for rec in self.host.loaded:
+            if "bunzai_label_rules" not in rec.hooks:
+                continue
+            try:
+                got = self.host._call_one(rec.plugin, "bunzai_label_rules") or []
+            except Exception:
+                continue
+            rules.extend((rec.name, r) for r in got if isinstance(r, LabelRule))
+        return rules
+
+    def register_commands(self, app: typer.Typer) -> None:
+        for rec in self.host.loaded:
+            if "bunzai_register_commands" in rec.hooks:
+                try:
+                    self.host._call_one(rec.plugin, "bunzai_register_commands", app=app)
+                except Exception as exc:
+                    self.host.broken.append(BrokenPlugin(
+                        rec.name, rec.group, rec.distribution, rec.version,
+                        f"bunzai_register_commands failed: {exc}"))
+
+
+def _as_read_result(raw: Any) -> ReadResult:
+    if isinstance(raw, ReadResult):
+        return raw
+    if isinstance(raw, list | tuple):
+        return ReadResult(list(raw))
+    return ReadResult([raw])
+
+
+def _passthrough_losses(entity: Any, target: str, loss: LossReport, prefix: str,
+                        reported: LossReport) -> None:
+    """Report other formats' passthrough data that the target could not restore."""
+    for path, key in _passthrough_paths(entity, ""):
+        if key == target:
+            continue
+        full = f"{prefix}{path}"
+        if any(e.path == full or full.startswith(e.path + ".") for e in reported.entries):
+            continue
+        loss.dropped(full, f"data only the {key} format understands")
+
+
+def _passthrough_paths(obj: Any, base: str) -> Iterable[tuple[str, str]]:
+    from pydantic import BaseModel
+    if isinstance(obj, BaseModel):
+        pt = getattr(obj, "passthrough", None)
+        if isinstance(pt, dict):
+            for key, value in pt.items():
+                if value not in (None, {}, []):
+                    yield f"{base}passthrough.{key}", key
+        for name in type(obj).model_fields:
+            if name == "passthrough":
+                continue
+            yield from _passthrough_paths(getattr(obj, name), f"{base}{name}.")
+    elif isinstance(obj, list):
+        for i, item in enumerate(obj):
+            if isinstance(item, BaseModel):
+                yield from _passthrough_paths(item, f"{base.rstrip('.')}[{i}].")

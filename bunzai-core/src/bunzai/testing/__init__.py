@@ -1,0 +1,117 @@
+"""Helpers for testing bunzai and bunzai format plugins.
+
+Import-light; nothing here runs unless a test asks.  Real files are read in place from the shared
+corpus (``BUNZAI_CORPUS``, default ``<repo>/../shared/corpus``); they are never copied.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Iterable, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..api import as_input
+from ..registry import Registry
+
+REPO_ROOT = Path(__file__).resolve().parents[4]
+"""The checkout root when bunzai-core is installed from the repository (editable)."""
+
+
+def shared_dir() -> Path:
+    return Path(os.environ.get("BUNZAI_SHARED", REPO_ROOT.parent / "shared"))
+
+
+def corpus_dir() -> Path:
+    """The real-file corpus, read in place."""
+    return Path(os.environ.get("BUNZAI_CORPUS", shared_dir() / "corpus"))
+
+
+def samples_dir() -> Path:
+    """Generated app-faithful samples (never the only test of a reader)."""
+    return Path(os.environ.get("BUNZAI_SAMPLES", shared_dir() / "samples"))
+
+
+@cache
+def manifest() -> list[dict[str, str]]:
+    """Rows of ``MANIFEST.tsv`` (file, class, sha256, bytes, repo, path, commit)."""
+    path = corpus_dir() / "MANIFEST.tsv"
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def corpus_files(*classes: str) -> list[Path]:
+    """Corpus files of the given classes (all classes when none given), sorted."""
+    rows = manifest()
+    return sorted(corpus_dir() / r["file"] for r in rows if not classes or r["class"] in classes)
+
+
+def load_registry(*extra: tuple[str, Any], autoload: bool = True) -> Registry:
+    """A fresh registry: installed plugins (unless ``autoload=False``) plus in-process ones."""
+    return Registry.load(autoload=autoload, extra=extra)
+
+
+def route(registry: Registry, path: Path | str | bytes, filename: str | None = None) -> str | None:
+    """The format id detection picks for a file, or None."""
+    inp = as_input(path, filename)
+    rep = registry.detect(inp)
+    return rep.winner.format if rep.winner else None
+
+
+def ids(paths: Iterable[Path]) -> list[str]:
+    """Short pytest ids for corpus paths."""
+    return [p.name.split("__")[-2] if "__" in p.name else p.name for p in paths]
+
+
+def diff_paths(a: Any, b: Any, base: str = "") -> list[str]:
+    """Canonical-field paths where two entities (or JSON values) differ; ``passthrough`` skipped.
+
+    Paths use the loss-report syntax (``lorebook.entries[2].sticky``) so a test can check every
+    difference is covered by a :class:`~bunzai.loss.LossReport`.
+    """
+    from pydantic import BaseModel
+
+    if isinstance(a, BaseModel) and isinstance(b, BaseModel):
+        if type(a) is not type(b):
+            return [base.rstrip(".") or "$"]
+        out: list[str] = []
+        for name in type(a).model_fields:
+            if name == "passthrough":
+                continue
+            out += diff_paths(getattr(a, name), getattr(b, name), f"{base}{name}.")
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        out = []
+        stem = base.rstrip(".")
+        for i in range(max(len(a), len(b))):
+            if i >= len(a) or i >= len(b):
+                out.append(f"{stem}[{i}]")
+            else:
+                out += diff_paths(a[i], b[i], f"{stem}[{i}].")
+        return out
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b), key=str):
+            if k not in a or k not in b:
+                out.append(f"{base}{k}")
+            else:
+                out += diff_paths(a[k], b[k], f"{base}{k}.")
+        return out
+    if a != b or type(a) is not type(b):
+        return [base.rstrip(".") or "$"]
+    return []
+
+
+def uncovered_differences(before: Any, after: Any, loss: Any) -> list[str]:
+    """Differences between two entities that a loss report does not list."""
+    return [p for p in diff_paths(before, after) if not loss.covers(p)]
+
+
+__all__: Sequence[str] = [
+    "corpus_dir", "corpus_files", "diff_paths", "ids", "load_registry", "manifest", "route",
+    "samples_dir", "shared_dir", "uncovered_differences",
+]

@@ -1,0 +1,113 @@
+"""Plain data passed between core and adapters (no pydantic: these are on the fast path)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from .loss import LossReport
+
+if TYPE_CHECKING:
+    from .model import Entity
+
+API_VERSION = 1
+"""The adapter API this core implements; adapters declare the version they were built for."""
+SUPPORTED_API_VERSIONS = frozenset({1})
+
+
+@dataclass(frozen=True, slots=True)
+class FormatInfo:
+    """What an adapter declares about itself; drives the roster, docs and the firewall."""
+
+    id: str
+    kind: str
+    label: str
+    description: str = ""
+    suffix: str = ".json"
+    """Suffix of the files the writer produces (``.png``, ``.charx``, ``.json``)."""
+    can_read: bool = True
+    can_write: bool = True
+    multi: bool = False
+    """The format holds several entities in one file (persona backups, regex arrays)."""
+    aliases: tuple[str, ...] = ()
+    """Short names accepted by ``--to`` (``png``, ``charx``)."""
+    api_version: int = API_VERSION
+    options: dict[str, str] = field(default_factory=dict)
+    """Writer/reader options this format understands, with a one-line description each."""
+    detection: tuple[tuple[str, float], ...] = ()
+    """Documented detection scores: (situation, score)."""
+    losses: tuple[tuple[str, str], ...] = ()
+    """What a conversion *into* this format cannot carry: (canonical field, what happens)."""
+    doc: str | None = None
+    """Relative path of the format's doc page."""
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """A detector's answer: a score in 0..1 and why."""
+
+    score: float
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One validation finding, located by a JSON path into the source (``$.data.name``)."""
+
+    path: str
+    message: str
+    severity: Literal["error", "warning"] = "warning"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "message": self.message, "severity": self.severity}
+
+
+@dataclass
+class ReadResult:
+    """What a reader returns: one or more entities and any non-fatal warnings."""
+
+    entities: list[Entity]
+    warnings: list[Issue] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class OutputFile:
+    """One file a writer produced; ``name`` distinguishes files of a multi-file result."""
+
+    data: bytes
+    suffix: str
+    name: str | None = None
+
+
+@dataclass
+class WriteResult:
+    """What a writer returns: its files and an honest loss report."""
+
+    files: list[OutputFile]
+    loss: LossReport = field(default_factory=LossReport)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def data(self) -> bytes:
+        return self.files[0].data
+
+    @property
+    def suffix(self) -> str:
+        return self.files[0].suffix
+
+
+@dataclass(frozen=True, slots=True)
+class LabelRule:
+    """One origin-labeler rule: when ``test`` finds evidence, ``app`` gets ``weight``.
+
+    ``role`` says whether the evidence shows who made the file (``origin``) or who saved it
+    last (``last_writer``).  ``test`` receives the input and the entities read from it and
+    returns a list of human-readable evidence strings (empty when the rule does not fire).
+    """
+
+    app: str
+    weight: float
+    test: Callable[[Any, Sequence[Any]], list[str]]
+    role: Literal["origin", "last_writer"] = "origin"
+    name: str = ""

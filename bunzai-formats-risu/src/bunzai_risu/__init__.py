@@ -1,0 +1,1 @@
+"""bunzai format adapters for the risu family."""

@@ -1,0 +1,1 @@
+"""bunzai format adapters for the tavern family."""
