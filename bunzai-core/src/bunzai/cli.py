@@ -1,0 +1,437 @@
+"""The ``bunzai`` command line: a thin layer over :mod:`bunzai.api`.
+
+Exit codes (documented in the README and relied on by scripts):
+0 ok; 1 validation failed; 2 usage error; 3 unrecognized or ambiguous input;
+4 unreadable or malformed input; 5 conversion refused (cross-kind, existing output).
+
+Plugins are loaded only by commands that need them: ``bunzai --help`` and ``--version`` import no
+plugin code and build no pydantic model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+
+from . import __version__
+from .errors import BunzaiError, UsageError
+
+if TYPE_CHECKING:
+    from .input import AdapterInput
+    from .registry import Registry
+
+app = typer.Typer(
+    name="bunzai",
+    help="Read, check and convert AI role-play files: character cards, lorebooks, personas, "
+         "regex scripts.",
+    no_args_is_help=True,
+    add_completion=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Exit codes: 0 ok, 1 validation failed, 2 usage, 3 unrecognized/ambiguous, "
+           "4 malformed, 5 conversion refused. Plugin commands: see 'bunzai plugins'.",
+)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object per file.")]
+MaxSizeOpt = Annotated[
+    int | None,
+    typer.Option("--max-size", help="Largest input accepted, in bytes (default 256 MiB).",
+                 show_default=False),
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"bunzai {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Show the version and exit.")] = False,
+) -> None:
+    """bunzai: what is this file, where is it from, is it valid, and give it to me as X."""
+
+
+# -- shared plumbing ------------------------------------------------------------------------------
+
+
+def _registry() -> Registry:
+    from .api import get_registry
+    return get_registry()
+
+
+def _fail(exc: BunzaiError, *, as_json: bool = False, payload: dict[str, Any] | None = None
+          ) -> NoReturn:
+    if as_json:
+        body = dict(payload or {})
+        body.setdefault("path", exc.path)
+        body["error"] = exc.message
+        body["exit_code"] = exc.exit_code
+        typer.echo(json.dumps(body, ensure_ascii=False))
+    typer.echo(f"bunzai: error: {exc}", err=True)
+    raise typer.Exit(exc.exit_code)
+
+
+def _apply_limits(max_size: int | None) -> None:
+    if max_size is not None:
+        from .limits import get_limits, set_limits
+        set_limits(get_limits().replace(max_size=max_size))
+
+
+def _load(path: Path) -> AdapterInput:
+    from .input import AdapterInput
+    inp = AdapterInput.from_path(path)
+    inp.filename = str(path)
+    return inp
+
+
+def _parse_options(pairs: list[str] | None) -> dict[str, Any]:
+    opts: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option takes KEY=VALUE, got {pair!r}")
+        low = value.lower()
+        opts[key] = True if low == "true" else False if low == "false" else value
+    return opts
+
+
+def _echo_json(obj: Any) -> None:
+    typer.echo(json.dumps(obj, ensure_ascii=False, default=str))
+
+
+# -- convert --------------------------------------------------------------------------------------
+
+
+def _default_output(src: Path, suffix: str, format_id: str) -> Path:
+    name = src.name
+    for known in (".vaud.json",):
+        if name.lower().endswith(known):
+            name = name[: -len(known)]
+            break
+    else:
+        name = src.stem
+    out = src.with_name(name + suffix)
+    if out.resolve() == src.resolve():
+        out = src.with_name(f"{name}.{format_id}{suffix}")
+    return out
+
+
+@app.command()
+def convert(
+    src: Annotated[Path, typer.Argument(help="File to convert (never modified).")],
+    to: Annotated[str, typer.Option("--to", "-t", help="Target format id or alias.")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file (default: next "
+                                             "to SRC with the target's suffix).")] = None,
+    from_: Annotated[str | None, typer.Option("--from", "-f", help="Skip detection: read "
+                                              "SRC as this format.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
+    option: Annotated[list[str] | None, typer.Option("--option", "-O", help="Writer option "
+                                                     "KEY=VALUE (see 'bunzai formats').")] = None,
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """Convert SRC to another format of the same kind, printing what was lost."""
+    from .outputs import safe_name, write_atomic
+
+    payload: dict[str, Any] = {"path": str(src)}
+    try:
+        _apply_limits(max_size)
+        reg = _registry()
+        inp = _load(src)
+        handle, result, report = reg.read(inp, format=from_)
+        payload.update({"container": inp.container, "format": handle.id,
+                        "kind": result.entities[0].kind})
+        if report is not None:
+            payload.update({"confidence": report.winner.score if report.winner else None,
+                            "candidates": [c.to_dict() for c in report.candidates]})
+        written = reg.write(result.entities, to, _parse_options(option))
+        target = reg.resolve_target(to, result.entities[0].kind)
+        first = written.files[0]
+        base = out if out is not None else _default_output(src, first.suffix, target.id)
+        paths: list[Path] = []
+        if len(written.files) == 1:
+            paths.append(base)
+        else:
+            stem = base.name[: -len(first.suffix)] if base.name.endswith(first.suffix) \
+                else base.stem
+            used: set[str] = set()
+            for i, f in enumerate(written.files, 1):
+                label = safe_name(f.name or str(i))
+                cand = label
+                n = 2
+                while cand.lower() in used:
+                    cand = f"{label}-{n}"
+                    n += 1
+                used.add(cand.lower())
+                paths.append(base.with_name(f"{stem}-{cand}{f.suffix}"))
+        if not force:
+            for p in paths:
+                if p.exists():
+                    from .errors import ConversionRefused
+                    raise ConversionRefused("output exists; pass --force to overwrite",
+                                            path=str(p))
+        for p, f in zip(paths, written.files, strict=True):
+            if p.resolve() == src.resolve():
+                from .errors import ConversionRefused
+                raise ConversionRefused("output would replace the source file", path=str(p))
+            write_atomic(p, f.data, force=force)
+    except BunzaiError as exc:
+        _fail(exc.with_path(str(src)), as_json=as_json, payload=payload)
+    payload.update({"to": target.id, "output": str(paths[0]),
+                    "outputs": [str(p) for p in paths],
+                    "loss": written.loss.to_list(), "warnings": [
+                        w.to_dict() for w in result.warnings] + [
+                        {"path": "$", "message": w, "severity": "warning"}
+                        for w in written.warnings]})
+    if as_json:
+        _echo_json(payload)
+        return
+    for p in paths:
+        typer.echo(f"{src} ({handle.id}) -> {p} ({target.id})")
+    for w in payload["warnings"]:
+        typer.echo(f"  warning: {w['path']}: {w['message']}")
+    if written.loss:
+        typer.echo(f"  loss report ({len(written.loss)}):")
+        for e in written.loss:
+            typer.echo(f"    {e.action}: {e.path} - {e.reason}")
+    else:
+        typer.echo("  nothing lost")
+
+
+# -- inspect --------------------------------------------------------------------------------------
+
+
+@app.command()
+def inspect(
+    file: Annotated[Path, typer.Argument(help="File to inspect.")],
+    from_: Annotated[str | None, typer.Option("--from", "-f", help="Read as this format.")] = None,
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """What a file is: container, format, confidence, every candidate, and a summary."""
+    from .summary import summarize
+
+    payload: dict[str, Any] = {"path": str(file)}
+    try:
+        _apply_limits(max_size)
+        reg = _registry()
+        inp = _load(file)
+        report = reg.detect(inp)
+        payload.update(report.to_dict())
+        if from_ is None:
+            report.raise_for_status(str(file))
+        handle, result, _ = reg.read(inp, format=from_ or report.winner.format)  # type: ignore[union-attr]
+        payload["format"] = handle.id
+        payload["kind"] = result.entities[0].kind
+        payload["entities"] = [summarize(e) for e in result.entities]
+        payload["warnings"] = [w.to_dict() for w in result.warnings]
+    except BunzaiError as exc:
+        if not as_json:
+            _print_detection(payload)
+        _fail(exc.with_path(str(file)), as_json=as_json, payload=payload)
+    if as_json:
+        _echo_json(payload)
+        return
+    _print_detection(payload)
+    for ent in payload["entities"]:
+        typer.echo(f"  {ent['kind']}: {ent.get('name') or '(unnamed)'}")
+        for k, v in ent.items():
+            if k not in ("kind", "name"):
+                typer.echo(f"    {k}: {v}")
+    for w in payload["warnings"]:
+        typer.echo(f"  warning: {w['path']}: {w['message']}")
+
+
+def _print_detection(p: dict[str, Any]) -> None:
+    if "container" not in p:
+        return
+    typer.echo(f"{p['path']}")
+    typer.echo(f"  container: {p['container']}")
+    conf = p.get("confidence")
+    typer.echo(f"  format: {p.get('format') or '-'}  kind: {p.get('kind') or '-'}  "
+               f"confidence: {conf if conf is not None else '-'}")
+    for c in p.get("candidates", []):
+        typer.echo(f"    candidate {c['format']:<24} {c['score']:.2f}  {c['reason']}")
+    for f in p.get("faults", []):
+        typer.echo(f"    adapter fault {f['format']}: {f['message']}")
+
+
+# -- validate -------------------------------------------------------------------------------------
+
+
+@app.command()
+def validate(
+    file: Annotated[Path, typer.Argument(help="File to validate.")],
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
+    from_: Annotated[str | None, typer.Option("--from", "-f", help="Read as this format.")] = None,
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """Check a file against its format's rules and the canonical model (exit 1 on failure)."""
+    from .validate import canonical_issues
+
+    payload: dict[str, Any] = {"path": str(file)}
+    try:
+        _apply_limits(max_size)
+        reg = _registry()
+        inp = _load(file)
+        handle, result, report = reg.read(inp, format=from_)
+        payload.update({"container": inp.container, "format": handle.id,
+                        "kind": result.entities[0].kind,
+                        "confidence": report.winner.score if report and report.winner else None,
+                        "candidates": [c.to_dict() for c in report.candidates] if report else []})
+        issues = [*result.warnings, *reg.validate(handle, inp, result.entities),
+                  *canonical_issues(result.entities)]
+    except BunzaiError as exc:
+        _fail(exc.with_path(str(file)), as_json=as_json, payload=payload)
+    errors = [i for i in issues if i.severity == "error"]
+    warnings = [i for i in issues if i.severity != "error"]
+    ok = not errors and not (strict and warnings)
+    payload.update({"valid": ok, "errors": [i.to_dict() for i in errors],
+                    "warnings": [i.to_dict() for i in warnings], "strict": strict})
+    if as_json:
+        _echo_json(payload)
+    else:
+        typer.echo(f"{file}: {handle.id} ({payload['kind']}): "
+                   f"{'valid' if ok else 'INVALID'} - {len(errors)} error(s), "
+                   f"{len(warnings)} warning(s)")
+        for i in issues:
+            typer.echo(f"  {i.severity}: {i.path}: {i.message}")
+    if not ok:
+        raise typer.Exit(1)
+
+
+# -- label ----------------------------------------------------------------------------------------
+
+
+@app.command()
+def label(
+    file: Annotated[Path, typer.Argument(help="File to label.")],
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """Guess which app made (origin) and last saved (last writer) a file, with evidence."""
+    from .label import label as run_label
+
+    payload: dict[str, Any] = {"path": str(file)}
+    try:
+        _apply_limits(max_size)
+        reg = _registry()
+        inp = _load(file)
+        handle, result, report = reg.read(inp)
+        payload.update({"format": handle.id, "kind": result.entities[0].kind})
+        labelled = run_label(reg, inp, result.entities)
+    except BunzaiError as exc:
+        _fail(exc.with_path(str(file)), as_json=as_json, payload=payload)
+    payload.update(labelled.to_dict())
+    if as_json:
+        _echo_json(payload)
+        return
+    typer.echo(f"{file}: {handle.id}")
+    if not labelled.guesses:
+        typer.echo("  no app evidence found")
+    for g in labelled.guesses:
+        typer.echo(f"  {g.role}: {g.app} ({g.confidence:.2f})")
+        for e in g.evidence:
+            typer.echo(f"    - {e}")
+
+
+# -- formats / plugins / schema -------------------------------------------------------------------
+
+
+@app.command()
+def formats(
+    as_json: JsonOpt = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="The roster as Markdown "
+                                           "(docs/FORMAT-SUPPORT.md).")] = False,
+) -> None:
+    """List every installed format: id, kind, read/write, aliases and options."""
+    from .roster import roster_json, roster_markdown
+
+    reg = _registry()
+    if markdown:
+        typer.echo(roster_markdown(reg), nl=False)
+    elif as_json:
+        _echo_json(roster_json(reg))
+    else:
+        for info in reg.formats():
+            rw = ("r" if info.can_read else "-") + ("w" if info.can_write else "-")
+            alias = f"  (aliases: {', '.join(info.aliases)})" if info.aliases else ""
+            typer.echo(f"{info.id:<24} {info.kind:<10} {rw}  {info.label}{alias}")
+            for name, desc in info.options.items():
+                typer.echo(f"{'':<24}   option {name}: {desc}")
+
+
+@app.command()
+def plugins(as_json: JsonOpt = False) -> None:
+    """List plugin distributions, their adapters, and plugins that were refused (and why)."""
+    from .roster import plugins_json
+
+    data = plugins_json(_registry())
+    if as_json:
+        _echo_json(data)
+        return
+    for dist in data["distributions"]:
+        compat = "" if dist["compatible"] else "  INCOMPATIBLE"
+        typer.echo(f"{dist['name']} {dist['version'] or ''}{compat}")
+        for a in dist["adapters"]:
+            typer.echo(f"  {a['format']:<24} {a['kind']:<10} api {a['api_version']}")
+        for p in dist["plugins"]:
+            typer.echo(f"  plugin {p}")
+    if data["broken"]:
+        typer.echo("broken plugins:")
+        for b in data["broken"]:
+            typer.echo(f"  {b['name']} ({b['distribution']}): {b['reason']}")
+
+
+@app.command()
+def schema(
+    kind: Annotated[str, typer.Argument(help="character, lorebook, persona, regex or module.")],
+) -> None:
+    """Print the JSON Schema of a canonical kind."""
+    from .kinds import KINDS
+    if kind not in KINDS:
+        _fail(UsageError(f"unknown kind {kind!r} (kinds: {', '.join(KINDS)})"))
+    from .model import json_schema
+    typer.echo(json.dumps(json_schema(kind), indent=2, ensure_ascii=False))
+
+
+# -- entry point ----------------------------------------------------------------------------------
+
+_CORE_COMMANDS = {"convert", "inspect", "validate", "label", "formats", "plugins", "schema"}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point; loads plugin commands only for a command core does not know."""
+    args = sys.argv[1:] if argv is None else argv
+    first = next((a for a in args if not a.startswith("-")), None)
+    if first is not None and first not in _CORE_COMMANDS:
+        try:
+            _registry().register_commands(app)
+        except BunzaiError as exc:  # pragma: no cover - registry loading never raises today
+            typer.echo(f"bunzai: error: {exc}", err=True)
+            raise SystemExit(exc.exit_code) from None
+    try:
+        app(args=args, prog_name="bunzai")
+    except BunzaiError as exc:  # safety net: commands handle their own errors
+        typer.echo(f"bunzai: error: {exc}", err=True)
+        raise SystemExit(exc.exit_code) from None
+    except Exception as exc:
+        if os.environ.get("BUNZAI_DEBUG"):
+            raise
+        typer.echo(f"bunzai: internal error: {type(exc).__name__}: {exc} "
+                   "(set BUNZAI_DEBUG=1 for a traceback; please report it)", err=True)
+        raise SystemExit(4) from None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,48 @@
+"""Validation: the format's own rules (from its adapter) plus the canonical model's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .types import Issue
+
+
+def canonical_issues(entities: Sequence[Any]) -> list[Issue]:
+    """Checks that hold for every format: things a front-end would choke on or silently drop."""
+    from pydantic import ValidationError
+
+    from .model import MODELS
+
+    issues: list[Issue] = []
+    many = len(entities) > 1
+    for i, ent in enumerate(entities):
+        base = f"entities[{i}]" if many else "canonical"
+        try:
+            MODELS[ent.kind].model_validate(ent.model_dump())
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(p) for p in err["loc"])
+                issues.append(Issue(f"{base}.{loc}", err["msg"], "error"))
+        kind = ent.kind
+        if kind in ("character", "persona") and not ent.name.strip():
+            issues.append(Issue(f"{base}.name", "name is empty", "warning"))
+        if kind == "character":
+            if not (ent.description or ent.first_mes or ent.personality or ent.scenario):
+                issues.append(Issue(f"{base}", "no description, personality, scenario or "
+                                    "greeting: the card has no content", "warning"))
+            for j, a in enumerate(ent.assets):
+                if a.data is None and not a.uri:
+                    issues.append(Issue(f"{base}.assets[{j}]", "asset has neither bytes nor a "
+                                        "URI", "error"))
+        book = getattr(ent, "lorebook", None) if kind != "lorebook" else ent
+        if book is not None:
+            stem = f"{base}.lorebook" if kind != "lorebook" else base
+            for j, e in enumerate(book.entries):
+                if not e.is_folder and not e.keys and not e.constant and e.enabled:
+                    issues.append(Issue(f"{stem}.entries[{j}]", "entry has no keys and is not "
+                                        "constant: it can never activate", "warning"))
+        if kind == "regex" and not ent.pattern:
+            issues.append(Issue(f"{base}.pattern", "regex script has an empty pattern",
+                                "warning"))
+    return issues

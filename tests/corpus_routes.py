@@ -1,0 +1,42 @@
+"""Where every real corpus file and every generated sample must route.
+
+The firewall test reads this table: each format issue adds its classes and files here instead of
+writing another copy of the harness.  ``None`` means "must be unrecognized (exit 3) or rejected
+as malformed (exit 4)".
+"""
+
+from __future__ import annotations
+
+CLASS_ROUTES: dict[str, str | None] = {
+    "ccv1-json": "sillytavern",
+    "ccv2-json": "sillytavern",
+    "ccv3-json": "sillytavern",
+    "png-chara-v1": "sillytavern",
+    "png-chara-v2": "sillytavern",
+    "png-ccv3": "sillytavern",
+    "png-both": "sillytavern",
+    "st-worldbook": "sillytavern-lorebook",
+    "st-regex": "sillytavern-regex",
+    "st-persona": "sillytavern-persona",
+    "agnai": "agnai-memory",
+    "pygmalion": "pygmalion",
+    "charx": "risu-charx",
+    "byaf": "backyard-byaf",
+    "negative": None,
+}
+"""Corpus class (MANIFEST.tsv) -> format id."""
+
+FILE_ROUTES: dict[str, str | None] = {
+    # corpus files whose class does not decide (class "other"), by file-name stem
+    "other__aldozulhaq_TavernAI__Aqua__ce4ac1755d.webp": "sillytavern",
+    "other__ahoylabs_byaf__v2__b1152a4dc5.png": "backyard",
+    "other__tammy3211_RisuAI_bot_test__lorebook__9b1a73126e.json": "risu-lorebook",
+    "other__tammy3211_RisuAI_bot_test__regex__14900b8990.json": "risu-regex",
+    "other__tammy3211_RisuAI_bot_test__regex__59fc2d057d.json": "risu-regex",
+}
+"""Corpus file name -> format id, overriding the class route."""
+
+SAMPLE_ROUTES: dict[str, str | None] = {
+    # generated samples under ../shared/samples, relative paths
+}
+"""Sample path (relative to the samples folder) -> format id."""
