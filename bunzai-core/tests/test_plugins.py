@@ -152,7 +152,7 @@ def test_raw_pluggy_module_plugin_works(site: Path) -> None:
     reg = load()
     rep = reg.detect(__import__("bunzai").AdapterInput(b"RAW"))
     assert rep.winner is not None and rep.winner.format == "raw"
-    handle, result, _ = reg.read(__import__("bunzai").AdapterInput(b"RAW"))
+    _, result, _ = reg.read(__import__("bunzai").AdapterInput(b"RAW"))
     assert result.entities[0].name == "raw"
     assert reg.write(result.entities, "raw").data == b"RAW"
 

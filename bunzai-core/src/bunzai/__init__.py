@@ -55,7 +55,36 @@ _LAZY = {
     "UnsupportedInput": "errors", "UsageError": "errors",
 }
 
-__all__ = sorted([*_LAZY, "__version__"])
+__all__ = [
+    "API_VERSION",
+    "AdapterInput",
+    "AmbiguousInput",
+    "BunzaiError",
+    "ConversionRefused",
+    "Detection",
+    "FormatAdapter",
+    "FormatInfo",
+    "Issue",
+    "LabelRule",
+    "LimitExceeded",
+    "LossEntry",
+    "LossReport",
+    "MalformedInput",
+    "OutputFile",
+    "ReadResult",
+    "UnrecognizedInput",
+    "UnsupportedInput",
+    "UsageError",
+    "WriteResult",
+    "__version__",
+    "convert",
+    "detect",
+    "get_registry",
+    "hookimpl",
+    "read",
+    "read_all",
+    "write",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -30,6 +30,7 @@ class FormatAdapter:
     suffix: ClassVar[str] = ".json"
     multi: ClassVar[bool] = False
     aliases: ClassVar[tuple[str, ...]] = ()
+    carries_passthrough: ClassVar[bool] = False
     api_version: ClassVar[int] = API_VERSION
     options: ClassVar[dict[str, str]] = {}
     detection: ClassVar[tuple[tuple[str, float], ...]] = ()
@@ -84,6 +85,7 @@ class FormatAdapter:
                        or cls.write_many is not FormatAdapter.write_many),
             multi=cls.multi,
             aliases=cls.aliases,
+            carries_passthrough=cls.carries_passthrough,
             api_version=cls.api_version,
             options=dict(cls.options),
             detection=cls.detection,

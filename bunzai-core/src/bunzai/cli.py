@@ -327,7 +327,7 @@ def label(
         _apply_limits(max_size)
         reg = _registry()
         inp = _load(file)
-        handle, result, report = reg.read(inp)
+        handle, result, _ = reg.read(inp)
         payload.update({"format": handle.id, "kind": result.entities[0].kind})
         labelled = run_label(reg, inp, result.entities)
     except BunzaiError as exc:

@@ -108,6 +108,17 @@ class AdapterInput:
             self._memo[key] = hit
         return hit
 
+    def container_error(self) -> str | None:
+        """Why a container view that some detector consulted (JSON, PNG, zip) failed, if one did.
+
+        Only consulted views count, so a detector that never looked at the zip cannot fail it.
+        """
+        for key in ("json", "png", "zip"):
+            hit = self._memo.get(key)
+            if isinstance(hit, tuple) and hit[1]:
+                return str(hit[1])
+        return None
+
     # -- basic views ---------------------------------------------------------------------------
 
     @property

@@ -26,11 +26,7 @@ def _reject_constant(name: str) -> Any:
 def loads(data: bytes | bytearray | memoryview | str, *, limits: Limits | None = None) -> Any:
     """Parse JSON text or UTF-8 bytes, raising :class:`MalformedInput` with the reason."""
     del limits  # reserved: size limits are enforced before the bytes reach here
-    raw: bytes
-    if isinstance(data, str):
-        raw = data.encode("utf-8", "surrogatepass")
-    else:
-        raw = bytes(data)
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     if raw.startswith(_BOM):
         raw = raw[3:]
     try:
@@ -40,7 +36,8 @@ def loads(data: bytes | bytearray | memoryview | str, *, limits: Limits | None =
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise MalformedInput(f"invalid JSON: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        raise MalformedInput(
+            f"invalid JSON: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except MalformedInput:

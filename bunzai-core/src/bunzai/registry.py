@@ -70,6 +70,8 @@ class DetectionReport:
     faults: list[Fault] = field(default_factory=list)
     winner: Candidate | None = None
     tied: list[str] = field(default_factory=list)
+    container_error: str | None = None
+    """Why the container itself could not be parsed (invalid JSON, corrupt PNG or zip)."""
 
     @property
     def status(self) -> str:
@@ -85,6 +87,9 @@ class DetectionReport:
             raise AmbiguousInput(
                 f"ambiguous: {', '.join(self.tied)} all score {self.candidates[0].score:g}; "
                 "pass --from FORMAT to choose", formats=self.tied, path=path)
+        if self.container_error and not any(c.score >= 0.3 for c in self.candidates):
+            raise MalformedInput(f"unreadable {self.container}: {self.container_error}",
+                                 path=path)
         best = (f" (best: {self.candidates[0].format} at {self.candidates[0].score:g})"
                 if self.candidates else "")
         raise UnrecognizedInput(
@@ -102,6 +107,7 @@ class DetectionReport:
             "candidates": [c.to_dict() for c in self.candidates],
             "faults": [f.to_dict() for f in self.faults],
             **({"tied": self.tied} if self.tied else {}),
+            **({"container_error": self.container_error} if self.container_error else {}),
         }
 
 
@@ -228,7 +234,8 @@ class Registry:
             if score > 0:
                 candidates.append(Candidate(h.id, h.kind, score, reason, dt))
         candidates.sort(key=lambda c: (-c.score, c.format))
-        report = DetectionReport(input.container, candidates, faults)
+        report = DetectionReport(input.container, candidates, faults,
+                                 container_error=input.container_error())
         top = [c for c in candidates if c.score >= DETECT_THRESHOLD]
         if top:
             best = top[0].score
@@ -310,6 +317,8 @@ class Registry:
             prefix = f"[{i}]." if len(groups) > 1 else ""
             loss.extend(res.loss, prefix)
             for ent_index, ent in enumerate(group):
+                if handle.info.carries_passthrough:
+                    break
                 p = prefix or (f"[{ent_index}]." if len(group) > 1 else "")
                 _passthrough_losses(ent, handle.id, loss, p, res.loss)
             warnings.extend(res.warnings)

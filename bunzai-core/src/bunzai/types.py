@@ -32,6 +32,8 @@ class FormatInfo:
     """The format holds several entities in one file (persona backups, regex arrays)."""
     aliases: tuple[str, ...] = ()
     """Short names accepted by ``--to`` (``png``, ``charx``)."""
+    carries_passthrough: bool = False
+    """The writer keeps every format's passthrough data (only the native format does)."""
     api_version: int = API_VERSION
     options: dict[str, str] = field(default_factory=dict)
     """Writer/reader options this format understands, with a one-line description each."""

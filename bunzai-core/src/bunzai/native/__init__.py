@@ -37,6 +37,7 @@ class VaudJsonAdapter(FormatAdapter):
     suffix = ".vaud.json"
     multi = True
     aliases = ("vaud", "native")
+    carries_passthrough = True
     detection = (
         ("a canonical entity or bundle (kind + schema_version)", 1.0),
         ("any other parseable JSON", 0.1),

@@ -111,7 +111,34 @@ def uncovered_differences(before: Any, after: Any, loss: Any) -> list[str]:
     return [p for p in diff_paths(before, after) if not loss.covers(p)]
 
 
+def conversion_problems(registry: Registry, entities: Sequence[Any], target: str,
+                        options: dict[str, Any] | None = None) -> list[str]:
+    """Write ``entities`` as ``target``, read the result back as ``target``, and list every
+    canonical difference the loss report does not explain (empty means honest).
+
+    Same-format conversions (the entities came from ``target``) must also report no loss.
+    """
+    problems: list[str] = []
+    result = registry.write(list(entities), target, options or {})
+    back: list[Any] = []
+    for f in result.files:
+        _, read_back, _ = registry.read(as_input(f.data, f"out{f.suffix}"), format=target)
+        back.extend(read_back.entities)
+    if len(back) != len(entities):
+        return [f"{target}: wrote {len(entities)} entities, read back {len(back)}"]
+    many = len(result.files) > 1
+    for i, (before, after) in enumerate(zip(entities, back, strict=True)):
+        for path in diff_paths(before, after):
+            prefixed = f"[{i}].{path}"
+            if not (result.loss.covers(prefixed) if many else result.loss.covers(path)
+                    or result.loss.covers(prefixed)):
+                problems.append(f"{target}: {prefixed if many else path} changed but the "
+                                "loss report does not say so")
+    return problems
+
+
 __all__: Sequence[str] = [
+    "conversion_problems",
     "corpus_dir", "corpus_files", "diff_paths", "ids", "load_registry", "manifest", "route",
     "samples_dir", "shared_dir", "uncovered_differences",
 ]

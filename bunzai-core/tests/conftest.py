@@ -1,0 +1,1 @@
+"""Core tests run against core alone unless a test asks for installed plugins."""

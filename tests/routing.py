@@ -1,0 +1,30 @@
+"""The files whose routing the cross-package tests check, with their expected format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bunzai.testing import corpus_dir, manifest, samples_dir
+
+from .corpus_routes import CLASS_ROUTES, FILE_ROUTES, SAMPLE_ROUTES
+
+
+def routed_files() -> list[tuple[Path, str | None]]:
+    """(path, expected format id or None) for every corpus file and every routed sample."""
+    out: list[tuple[Path, str | None]] = []
+    for row in manifest():
+        name = Path(row["file"]).name
+        if name in FILE_ROUTES:
+            out.append((corpus_dir() / row["file"], FILE_ROUTES[name]))
+        elif row["class"] in CLASS_ROUTES:
+            out.append((corpus_dir() / row["file"], CLASS_ROUTES[row["class"]]))
+        else:
+            raise AssertionError(f"corpus file {row['file']} has no route in corpus_routes.py")
+    for rel, fmt in sorted(SAMPLE_ROUTES.items()):
+        out.append((samples_dir() / rel, fmt))
+    return out
+
+
+def short_id(path: Path) -> str:
+    parts = path.name.split("__")
+    return f"{parts[0]}:{parts[-2]}" if len(parts) >= 3 else path.name

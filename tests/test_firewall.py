@@ -1,0 +1,69 @@
+"""The firewall: every real file and sample routes to exactly its own adapter, across kinds.
+
+Iterates over every installed adapter: adding a format may add a detector, but it must not steal
+another format's files.  Routes live in ``corpus_routes.py``; format issues add theirs there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bunzai.api import as_input, set_registry
+from bunzai.errors import MalformedInput, UnrecognizedInput
+from bunzai.registry import Registry
+from bunzai.testing import corpus_dir
+
+from .routing import routed_files, short_id
+
+FILES = routed_files()
+if not corpus_dir().exists():  # pragma: no cover - CI always has the corpus
+    pytest.skip(f"corpus not found at {corpus_dir()}", allow_module_level=True)
+
+
+@pytest.mark.parametrize(("path", "expected"), FILES, ids=[short_id(p) for p, _ in FILES])
+def test_file_routes_to_its_own_adapter(registry: Registry, path: Path,
+                                        expected: str | None) -> None:
+    if expected is not None and expected not in registry.adapters:
+        pytest.skip(f"{expected} is not installed")
+    report = registry.detect(as_input(path))
+    scores = ", ".join(f"{c.format}={c.score:g}" for c in report.candidates) or "none"
+    assert not report.faults, f"adapter faults on {path.name}: {report.faults}"
+    if expected is None:
+        assert report.winner is None, (
+            f"{report.winner.format} claims {path.name}, which no adapter should "  # type: ignore[union-attr]
+            f"(scores: {scores})")
+        return
+    assert report.winner is not None, f"nothing won {path.name} (scores: {scores})"
+    assert report.winner.format == expected, (
+        f"{path.name} routed to {report.winner.format}, expected {expected} (scores: {scores})")
+
+
+NEGATIVES = [p for p, fmt in FILES if fmt is None]
+
+
+@pytest.mark.parametrize("path", NEGATIVES, ids=[short_id(p) for p in NEGATIVES])
+def test_negative_files_exit_3_or_4_without_traceback(registry: Registry, path: Path) -> None:
+    with pytest.raises((UnrecognizedInput, MalformedInput)):
+        registry.read(as_input(path))
+    from bunzai.cli import app
+    set_registry(registry)
+    try:
+        res = CliRunner().invoke(app, ["inspect", str(path)])
+    finally:
+        set_registry(None)
+    assert res.exit_code in (3, 4), res.output
+    assert "Traceback" not in res.stderr
+    assert res.stderr.strip().count("\n") == 0 and path.name in res.stderr
+
+
+def test_every_installed_adapter_is_kind_discriminated(registry: Registry) -> None:
+    from bunzai.kinds import ANY_KIND, KINDS
+    for info in registry.formats():
+        assert info.kind in KINDS or (info.kind == ANY_KIND and info.id == "vaud-json"), info.id
+
+
+def test_no_plugin_is_broken(registry: Registry) -> None:
+    assert registry.broken == [], [b.to_dict() for b in registry.broken]
