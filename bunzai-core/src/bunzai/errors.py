@@ -64,10 +64,11 @@ class LimitExceeded(MalformedInput):
     """A configured safety limit was hit before allocating; the message names the setting."""
 
     def __init__(self, what: str, value: int, limit: int, setting: str, *,
+                 unit: str = "bytes", message: str | None = None,
                  path: str | None = None) -> None:
         super().__init__(
-            f"{what} is {value:,} bytes, over the limit of {limit:,} "
-            f"(raise it with {setting})",
+            message or f"{what} is {value:,} {unit}, over the limit of {limit:,} "
+                       f"(raise it with {setting})",
             path=path,
         )
         self.what = what
