@@ -49,6 +49,7 @@ def json_schema(kind: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "MODELS",
     "PLACEMENTS",
     "POSITIONS",
     "ROLES",
@@ -61,7 +62,6 @@ __all__ = [
     "EntityBase",
     "Lorebook",
     "LorebookEntry",
-    "MODELS",
     "Module",
     "Persona",
     "RegexScript",
