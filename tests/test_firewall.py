@@ -14,13 +14,12 @@ from typer.testing import CliRunner
 from bunzai.api import as_input, set_registry
 from bunzai.errors import MalformedInput, UnrecognizedInput
 from bunzai.registry import Registry
-from bunzai.testing import corpus_dir
+from bunzai.testing import require_corpus
 
 from .routing import routed_files, short_id
 
 FILES = routed_files()
-if not corpus_dir().exists():  # pragma: no cover - CI always has the corpus
-    pytest.skip(f"corpus not found at {corpus_dir()}", allow_module_level=True)
+require_corpus()
 
 
 @pytest.mark.parametrize(("path", "expected"), FILES, ids=[short_id(p) for p, _ in FILES])

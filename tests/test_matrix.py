@@ -13,12 +13,11 @@ import pytest
 
 from bunzai.api import as_input
 from bunzai.registry import Registry
-from bunzai.testing import conversion_problems, corpus_dir, load_registry
+from bunzai.testing import conversion_problems, load_registry, require_corpus
 
 from .routing import routed_files, short_id
 
-if not corpus_dir().exists():  # pragma: no cover
-    pytest.skip(f"corpus not found at {corpus_dir()}", allow_module_level=True)
+require_corpus()
 
 READABLE = [(p, f) for p, f in routed_files() if f is not None]
 

@@ -34,6 +34,21 @@ def samples_dir() -> Path:
     return Path(os.environ.get("BUNZAI_SAMPLES", shared_dir() / "samples"))
 
 
+def require_corpus() -> None:
+    """Skip the calling test module when the shared corpus is absent; under CI, fail instead.
+
+    A CI run without the corpus would otherwise pass the firewall vacuously.
+    """
+    import pytest
+
+    if (corpus_dir() / "MANIFEST.tsv").exists():
+        return
+    message = f"shared corpus not found at {corpus_dir()} (set BUNZAI_CORPUS)"
+    if os.environ.get("CI"):
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message, allow_module_level=True)
+
+
 @cache
 def manifest() -> list[dict[str, str]]:
     """Rows of ``MANIFEST.tsv`` (file, class, sha256, bytes, repo, path, commit)."""
@@ -139,6 +154,7 @@ def conversion_problems(registry: Registry, entities: Sequence[Any], target: str
 
 __all__: Sequence[str] = [
     "conversion_problems",
+    "require_corpus",
     "corpus_dir", "corpus_files", "diff_paths", "ids", "load_registry", "manifest", "route",
     "samples_dir", "shared_dir", "uncovered_differences",
 ]
