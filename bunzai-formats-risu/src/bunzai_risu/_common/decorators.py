@@ -1,0 +1,208 @@
+"""RisuAI lorebook ``@@decorators`` <-> canonical entry fields.
+
+RisuAI keeps most entry settings as decorator lines at the start of ``content`` (``@@depth 4``,
+``@@role system``, ``@@probability 30`` …); it even turns SillyTavern's fields into decorators on
+import.  Decorators with a canonical field are lifted out of the content on read so other
+formats see real settings instead of stray ``@@`` text, and are written back on write.
+Decorators without a canonical field (``@@position``, ``@@activate``, ``@@inject_lore`` …) and
+fallback lines (``@@@``) stay in the content, untouched.
+
+The original text is remembered with a fingerprint of the fields it produced; while those fields
+and the remaining content are unchanged, the writer emits the original lines byte for byte.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from bunzai.model import ROLES, LorebookEntry
+
+DECOR_FIELDS = (
+    "position", "depth", "role", "probability", "use_probability", "delay", "scan_depth",
+    "match_whole_words", "enabled", "selective", "selective_logic", "secondary_keys",
+)
+"""Canonical entry fields a decorator can set."""
+
+_KEY_DECORATORS = {"exclude_keys_all": "not_all", "exclude_keys": "not_any",
+                   "additional_keys": "and_all"}
+_LOGIC_DECORATOR = {v: k for k, v in _KEY_DECORATORS.items()}
+_PT = "decor"
+
+
+def split_header(content: str) -> tuple[list[str], str]:
+    """(leading decorator lines, the rest) of an entry's content."""
+    lines = content.split("\n")
+    i = 0
+    while i < len(lines) and lines[i].startswith("@@"):
+        i += 1
+    return lines[:i], "\n".join(lines[i:])
+
+
+def _int(arg: str) -> int | None:
+    try:
+        n = int(arg)
+    except ValueError:
+        return None
+    return n if n >= 0 else None
+
+
+def _number(arg: str) -> int | float | None:
+    try:
+        f = float(arg)
+    except ValueError:
+        return None
+    if not math.isfinite(f) or not 0 <= f <= 100:
+        return None
+    return int(f) if f.is_integer() else f
+
+
+def _keys(arg: str) -> list[str]:
+    return [k.strip() for k in arg.split(",") if k.strip()]
+
+
+def _parse(name: str, arg: str) -> dict[str, Any] | None:
+    """Fields one decorator line sets, or None when it has no canonical meaning."""
+    if name == "depth":
+        n = _int(arg)
+        return None if n is None else {"position": "at_depth", "depth": n}
+    if name == "role":
+        return {"role": arg} if arg in ROLES else None
+    if name == "probability":
+        p = _number(arg)
+        return None if p is None else {"probability": p, "use_probability": True}
+    if name == "activate_only_after":
+        n = _int(arg)
+        return None if n is None else {"delay": n}
+    if name == "scan_depth":
+        n = _int(arg)
+        return None if n is None else {"scan_depth": n}
+    if name in ("match_full_word", "match_partial_word") and not arg:
+        return {"match_whole_words": name == "match_full_word"}
+    if name == "dont_activate" and not arg:
+        return {"enabled": False}
+    return None
+
+
+def _fingerprint(entry: LorebookEntry) -> dict[str, Any]:
+    data = {f: getattr(entry, f) for f in DECOR_FIELDS}
+    data["body"] = entry.content
+    return data
+
+
+def extract(entry: LorebookEntry, fid: str) -> None:
+    """Lift translatable decorators out of ``entry.content`` into fields (in place)."""
+    lines, body = split_header(entry.content)
+    if not lines:
+        return
+    original = entry.content
+    own_secondary = bool(entry.secondary_keys) or bool(entry.selective)
+    found: dict[str, Any] = {}
+    kept: list[str] = []
+    logic: str | None = None
+    logic_keys: list[str] = []
+    logic_lines: list[str] = []
+    for i, line in enumerate(lines):
+        text = line.rstrip("\r")
+        fallback_follows = i + 1 < len(lines) and lines[i + 1].startswith("@@@")
+        if text.startswith("@@@") or fallback_follows:
+            kept.append(line)
+            continue
+        name, _, arg = text[2:].partition(" ")
+        arg = arg.strip()
+        if name in _KEY_DECORATORS and arg and not own_secondary and logic in (
+                None, _KEY_DECORATORS[name]):
+            if name == "exclude_keys_all" and logic_lines:
+                kept.append(line)
+                continue
+            logic = _KEY_DECORATORS[name]
+            logic_keys += _keys(arg)
+            logic_lines.append(line)
+            continue
+        fields = _parse(name, arg)
+        if fields is None or any(
+            (k in found and found[k] != v)
+            or (k not in found and getattr(entry, k) not in (None, v) and k != "enabled")
+            for k, v in fields.items()
+        ):
+            kept.append(line)
+            continue
+        found.update(fields)
+    if logic is not None:
+        found.update({"selective_logic": logic, "secondary_keys": logic_keys,
+                      "selective": True})
+    if not found:
+        return
+    for k, v in found.items():
+        setattr(entry, k, v)
+    entry.content = "\n".join([*kept, body]) if kept else body
+    entry.passthrough.setdefault(fid, {})[_PT] = {
+        "content": original, "fp": _fingerprint(entry), "from": sorted(found),
+    }
+
+
+def _generate(entry: LorebookEntry) -> tuple[list[str], set[str]]:
+    """Decorator lines for the entry's fields, and the fields they express."""
+    lines: list[str] = []
+    used: set[str] = set()
+    if entry.position == "at_depth" and entry.depth is not None:
+        lines.append(f"@@depth {entry.depth}")
+        used |= {"position", "depth"}
+    if entry.role is not None and entry.position in (None, "at_depth"):
+        lines.append(f"@@role {entry.role}")
+        used.add("role")
+    p = entry.probability
+    if p is not None and entry.use_probability is not False and p != 100:
+        lines.append(f"@@probability {int(p) if float(p).is_integer() else p}")
+        used |= {"probability", "use_probability"}
+    if entry.delay:
+        lines.append(f"@@activate_only_after {entry.delay}")
+        used.add("delay")
+    if entry.scan_depth is not None:
+        lines.append(f"@@scan_depth {entry.scan_depth}")
+        used.add("scan_depth")
+    if entry.match_whole_words is not None:
+        lines.append("@@match_full_word" if entry.match_whole_words else "@@match_partial_word")
+        used.add("match_whole_words")
+    logic = entry.selective_logic
+    if logic in _LOGIC_DECORATOR and entry.secondary_keys:
+        name = _LOGIC_DECORATOR[logic]
+        if name == "exclude_keys_all":
+            lines.append(f"@@{name} {','.join(entry.secondary_keys)}")
+        else:
+            lines.extend(f"@@{name} {k}" for k in entry.secondary_keys)
+        used |= {"selective_logic", "secondary_keys", "selective"}
+    if entry.enabled is False:
+        lines.append("@@dont_activate")
+        used.add("enabled")
+    return lines, used
+
+
+def render(entry: LorebookEntry, fid: str) -> tuple[str, set[str]]:
+    """(content with decorators, the fields the decorators express)."""
+    pt = entry.passthrough.get(fid)
+    saved = pt.get(_PT) if isinstance(pt, Mapping) else None
+    if isinstance(saved, Mapping) and saved.get("fp") == _fingerprint(entry):
+        return str(saved.get("content", "")), set(saved.get("from") or ())
+    lines, used = _generate(entry)
+    if not lines:
+        return entry.content, used
+    return "\n".join([*lines, entry.content]) if entry.content else "\n".join(lines), used
+
+
+_CLEARED: dict[str, Any] = {
+    "position": None, "depth": None, "role": None, "probability": None,
+    "use_probability": None, "delay": None, "scan_depth": None, "match_whole_words": None,
+    "enabled": True, "selective": False, "selective_logic": None, "secondary_keys": [],
+}
+
+
+def risu_view(entry: LorebookEntry, fid: str) -> LorebookEntry:
+    """A copy of ``entry`` as RisuAI holds it: decorators in the content, their fields cleared."""
+    content, used = render(entry, fid)
+    view = entry.model_copy(deep=True)
+    view.content = content
+    for f in used:
+        setattr(view, f, _CLEARED[f])
+    return view

@@ -1,0 +1,88 @@
+"""``risu-module``: RisuAI modules (``.risum``), a bundle of lorebook, regex, triggers and assets.
+
+A module is neither a character nor a lorebook, so it maps to core's ``module`` kind, which holds
+all four parts; squeezing it into a lorebook or a regex list would drop the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, Issue, ReadResult, WriteResult
+
+from .._common import risum
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+FORMAT_ID = "risu-module"
+
+
+def json_shape(data: Any) -> str | None:
+    """``flat`` (Realm's module JSON), ``main`` (a .risum main block) or None."""
+    if not isinstance(data, Mapping) or data.get("type") != "risuModule":
+        return None
+    if isinstance(data.get("module"), Mapping):
+        return "main"
+    if isinstance(data.get("name"), str) and isinstance(data.get("id"), str):
+        return "flat"
+    return None
+
+
+class RisuModuleAdapter(FormatAdapter):
+    """RisuAI module: ``.risum`` binary (RPack-obfuscated JSON + asset records) or module JSON."""
+
+    format_id = FORMAT_ID
+    kind = "module"
+    label = "RisuAI module (.risum)"
+    suffix = ".risum"
+    aliases = ("risum",)
+    options = {
+        "container": "risum (default; JSON modules are written back as JSON) or json for "
+                     "RisuAI's flat module JSON, which cannot carry asset bytes",
+    }
+    detection = (
+        (".risum with format version 0 and a JSON main block", 1.0),
+        (".risum header with another format version (reading refuses it clearly)", 0.9),
+        ("module JSON: flat (type risuModule + name + id) or a .risum main block", 0.95),
+        ("anything else", 0.0),
+    )
+    losses = (
+        ("lorebook.name / description / scan_depth / token_budget / recursive_scanning",
+         "dropped: a module lorebook is a bare entry list"),
+        ("lorebook.entries[*] SillyTavern-only settings (sticky, cooldown, groups, …)",
+         "dropped; depth, role, probability, delay, whole words, key logic and disabled "
+         "become @@decorators"),
+        ("regex_scripts[*].trim_strings / min_depth / max_depth / run_on_edit",
+         "dropped: RisuAI custom scripts have no such settings"),
+        ("id", "generated when absent: RisuAI requires one"),
+    )
+    doc = "bunzai-formats-risu/src/bunzai_risu/module/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        if input.container == "binary":
+            found = risum.sniff(input.data)
+            if found is None:
+                return Detection(0.0)
+            version, reason = found
+            return Detection(1.0 if version == risum.VERSION else 0.9, reason)
+        if input.container == "json":
+            shape = json_shape(input.json)
+            if shape:
+                return Detection(0.95, f"RisuAI module JSON ({shape})")
+        return Detection(0.0)
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+        from .read import read
+        return read(input)
+
+    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
+        from .write import write
+        return write(entity, options)
+
+    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+        from .read import validate
+        return validate(entities)
