@@ -52,12 +52,32 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+QUIET = False
+VERBOSE = False
+
+
 @app.callback()
 def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Show the version and exit.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors (and "
+                                        "--json output).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print more detail.")] = False,
 ) -> None:
     """bunzai: what is this file, where is it from, is it valid, and give it to me as X."""
+    global QUIET, VERBOSE
+    QUIET, VERBOSE = quiet, verbose
+
+
+def _say(text: str) -> None:
+    """Human output; silenced by --quiet."""
+    if not QUIET:
+        typer.echo(text)
+
+
+def _use_colour() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("NO_COLOR") and \
+        os.environ.get("TERM") != "dumb"
 
 
 # -- shared plumbing ------------------------------------------------------------------------------
@@ -76,7 +96,9 @@ def _fail(exc: BunzaiError, *, as_json: bool = False, payload: dict[str, Any] | 
         body["error"] = exc.message
         body["exit_code"] = exc.exit_code
         typer.echo(json.dumps(body, ensure_ascii=False))
-    typer.echo(f"bunzai: error: {exc}", err=True)
+    prefix = typer.style("bunzai: error:", fg="red", bold=True) if _use_colour() \
+        else "bunzai: error:"
+    typer.echo(f"{prefix} {exc}", err=True, color=_use_colour())
     raise typer.Exit(exc.exit_code)
 
 
@@ -125,6 +147,37 @@ def _default_output(src: Path, suffix: str, format_id: str) -> Path:
     return out
 
 
+def _write_outputs(written: Any, out: Path | None, src: Path, format_id: str,
+                   force: bool) -> list[Path]:
+    """Write every file of a result atomically; never the source, never over a file unasked."""
+    from .errors import ConversionRefused
+    from .outputs import safe_name, write_atomic
+
+    first = written.files[0]
+    base = out if out is not None else _default_output(src, first.suffix, format_id)
+    paths: list[Path] = []
+    if len(written.files) == 1:
+        paths.append(base)
+    else:
+        stem = base.name[: -len(first.suffix)] if base.name.endswith(first.suffix) else base.stem
+        used: set[str] = set()
+        for i, f in enumerate(written.files, 1):
+            label = safe_name(f.name or str(i))
+            cand, n = label, 2
+            while cand.lower() in used:
+                cand, n = f"{label}-{n}", n + 1
+            used.add(cand.lower())
+            paths.append(base.with_name(f"{stem}-{cand}{f.suffix}"))
+    for p in paths:
+        if p.resolve() == src.resolve():
+            raise ConversionRefused("output would replace the source file", path=str(p))
+        if p.exists() and not force:
+            raise ConversionRefused("output exists; pass --force to overwrite", path=str(p))
+    for p, f in zip(paths, written.files, strict=True):
+        write_atomic(p, f.data, force=force)
+    return paths
+
+
 @app.command()
 def convert(
     src: Annotated[Path, typer.Argument(help="File to convert (never modified).")],
@@ -140,8 +193,6 @@ def convert(
     max_size: MaxSizeOpt = None,
 ) -> None:
     """Convert SRC to another format of the same kind, printing what was lost."""
-    from .outputs import safe_name, write_atomic
-
     payload: dict[str, Any] = {"path": str(src)}
     try:
         _apply_limits(max_size)
@@ -155,35 +206,7 @@ def convert(
                             "candidates": [c.to_dict() for c in report.candidates]})
         written = reg.write(result.entities, to, _parse_options(option))
         target = reg.resolve_target(to, result.entities[0].kind)
-        first = written.files[0]
-        base = out if out is not None else _default_output(src, first.suffix, target.id)
-        paths: list[Path] = []
-        if len(written.files) == 1:
-            paths.append(base)
-        else:
-            stem = base.name[: -len(first.suffix)] if base.name.endswith(first.suffix) \
-                else base.stem
-            used: set[str] = set()
-            for i, f in enumerate(written.files, 1):
-                label = safe_name(f.name or str(i))
-                cand = label
-                n = 2
-                while cand.lower() in used:
-                    cand = f"{label}-{n}"
-                    n += 1
-                used.add(cand.lower())
-                paths.append(base.with_name(f"{stem}-{cand}{f.suffix}"))
-        if not force:
-            for p in paths:
-                if p.exists():
-                    from .errors import ConversionRefused
-                    raise ConversionRefused("output exists; pass --force to overwrite",
-                                            path=str(p))
-        for p, f in zip(paths, written.files, strict=True):
-            if p.resolve() == src.resolve():
-                from .errors import ConversionRefused
-                raise ConversionRefused("output would replace the source file", path=str(p))
-            write_atomic(p, f.data, force=force)
+        paths = _write_outputs(written, out, src, target.id, force)
     except BunzaiError as exc:
         _fail(exc.with_path(str(src)), as_json=as_json, payload=payload)
     payload.update({"to": target.id, "output": str(paths[0]),
@@ -345,6 +368,238 @@ def label(
             typer.echo(f"    - {e}")
 
 
+# -- diff / extract / lorebook --------------------------------------------------------------------
+
+
+def _read_one(path: Path, from_: str | None = None) -> tuple[Any, Any, AdapterInput]:
+    reg = _registry()
+    inp = _load(path)
+    handle, result, _ = reg.read(inp, format=from_)
+    return handle, result, inp
+
+
+@app.command()
+def diff(
+    a: Annotated[Path, typer.Argument(help="First file.")],
+    b: Annotated[Path, typer.Argument(help="Second file (any format of the same kind).")],
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """Semantic diff of two files of the same kind, whatever their formats (exit 1 if different)."""
+    from .diff import diff_entities
+
+    payload: dict[str, Any] = {"path": str(a), "other": str(b)}
+    try:
+        _apply_limits(max_size)
+        ha, ra, _ = _read_one(a)
+        hb, rb, _ = _read_one(b)
+        ka, kb = ra.entities[0].kind, rb.entities[0].kind
+        payload.update({"format": ha.id, "other_format": hb.id, "kind": ka})
+        if ka != kb:
+            raise UsageError(f"cannot diff a {ka} against a {kb}")
+        changes: list[dict[str, Any]] = []
+        n = max(len(ra.entities), len(rb.entities))
+        for i in range(n):
+            prefix = f"[{i}]." if n > 1 else ""
+            if i >= len(ra.entities):
+                changes.append({"path": f"[{i}]", "change": "added", "a": None,
+                                "b": rb.entities[i].name})
+            elif i >= len(rb.entities):
+                changes.append({"path": f"[{i}]", "change": "removed",
+                                "a": ra.entities[i].name, "b": None})
+            else:
+                for change in diff_entities(ra.entities[i], rb.entities[i]):
+                    d = change.to_dict()
+                    d["path"] = prefix + d["path"]
+                    changes.append(d)
+    except BunzaiError as exc:
+        _fail(exc, as_json=as_json, payload=payload)
+    payload.update({"equal": not changes, "changes": changes})
+    if as_json:
+        _echo_json(payload)
+    elif not changes:
+        _say(f"{a} ({ha.id}) and {b} ({hb.id}) are equal")
+    else:
+        _say(f"{a} ({ha.id}) vs {b} ({hb.id}): {len(changes)} difference(s)")
+        for c in changes:
+            _say(f"  {c['change']:<8} {c['path']}")
+            if VERBOSE:
+                _say(f"           a: {_short(c['a'])}\n           b: {_short(c['b'])}")
+    if changes:
+        raise typer.Exit(1)
+
+
+def _short(v: Any) -> str:
+    text = json.dumps(v, ensure_ascii=False, default=str)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+@app.command()
+def extract(
+    file: Annotated[Path, typer.Argument(help="Card or module whose assets to write.")],
+    assets: Annotated[Path, typer.Option("--assets", help="Folder to write the assets into.")],
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """Write every embedded asset with a safe name and its real extension, plus manifest.json."""
+    import hashlib
+
+    from .containers.media import sniff_media
+    from .jsonio import dumps
+    from .outputs import safe_name, write_atomic
+
+    payload: dict[str, Any] = {"path": str(file)}
+    try:
+        _apply_limits(max_size)
+        handle, result, _ = _read_one(file)
+        entity = result.entities[0]
+        payload.update({"format": handle.id, "kind": entity.kind})
+        items = list(getattr(entity, "assets", []) or [])
+        if entity.kind == "persona" and entity.avatar is not None:
+            items = [entity.avatar]
+        assets.mkdir(parents=True, exist_ok=True)
+        manifest: list[dict[str, Any]] = []
+        used: set[str] = set()
+        for a in items:
+            row: dict[str, Any] = {"name": a.name, "type": a.type, "uri": a.uri,
+                                   "origin": a.origin, "orphan": a.orphan}
+            if a.data is None:
+                row.update({"file": None, "note": "not embedded (remote or missing)"})
+                manifest.append(row)
+                continue
+            media, ext = sniff_media(a.data)
+            stem = safe_name(f"{a.type}-{a.name}" if a.type not in ("icon",) else a.name)
+            cand, n = stem, 2
+            while f"{cand}.{ext}".lower() in used:
+                cand, n = f"{stem}-{n}", n + 1
+            fname = f"{cand}.{ext}"
+            used.add(fname.lower())
+            write_atomic(assets / fname, a.data, force=force)
+            row.update({"file": fname, "media_type": media, "size": len(a.data),
+                        "sha256": hashlib.sha256(a.data).hexdigest()})
+            manifest.append(row)
+        write_atomic(assets / "manifest.json", dumps(manifest, indent=2) + b"\n", force=force)
+    except BunzaiError as exc:
+        _fail(exc.with_path(str(file)), as_json=as_json, payload=payload)
+    payload.update({"output": str(assets), "assets": manifest})
+    if as_json:
+        _echo_json(payload)
+        return
+    written = [m for m in manifest if m.get("file")]
+    _say(f"{file}: {len(written)} asset(s) written to {assets}"
+         + (f", {len(manifest) - len(written)} not embedded" if len(written) < len(manifest)
+            else ""))
+    for m in manifest:
+        _say(f"  {m.get('file') or '-':<32} {m.get('media_type', ''):<20} {m['type']}:{m['name']}")
+
+
+DEFAULT_BOOK = "sillytavern-lorebook"
+lorebook_app = typer.Typer(help="Extract, embed and merge lorebooks.", no_args_is_help=True)
+app.add_typer(lorebook_app, name="lorebook")
+
+
+def _emit(entities: list[Any], to: str, out: Path, src: Path, force: bool, as_json: bool,
+          payload: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
+    reg = _registry()
+    written = reg.write(entities, to)
+    target = reg.resolve_target(to, entities[0].kind)
+    paths = _write_outputs(written, out, src, target.id, force)
+    payload.update({"to": target.id, "output": str(paths[0]),
+                    "outputs": [str(p) for p in paths], "loss": written.loss.to_list(),
+                    **(extra or {})})
+    if as_json:
+        _echo_json(payload)
+        return
+    for p in paths:
+        _say(f"-> {p} ({target.id})")
+    for e in written.loss:
+        _say(f"  {e.action}: {e.path} - {e.reason}")
+
+
+@lorebook_app.command("extract")
+def lorebook_extract(
+    card: Annotated[Path, typer.Argument(help="Character card holding a lorebook.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Lorebook file to write.")],
+    to: Annotated[str, typer.Option("--to", "-t", help="Lorebook format.")] = DEFAULT_BOOK,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write a card's embedded lorebook as a standalone lorebook file."""
+    from .lorebooks import extract as extract_book
+
+    payload: dict[str, Any] = {"path": str(card)}
+    try:
+        handle, result, _ = _read_one(card)
+        payload.update({"format": handle.id})
+        _emit([extract_book(result.entities[0])], to, out, card, force, as_json, payload)
+    except BunzaiError as exc:
+        _fail(exc.with_path(str(card)), as_json=as_json, payload=payload)
+
+
+@lorebook_app.command("embed")
+def lorebook_embed(
+    card: Annotated[Path, typer.Argument(help="Character card.")],
+    book: Annotated[Path, typer.Argument(help="Lorebook to embed (replaces the card's own).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Card file to write.")],
+    to: Annotated[str | None, typer.Option("--to", "-t", help="Card format (default: the "
+                                           "card's own).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Embed a lorebook into a card, writing a new card."""
+    from .lorebooks import embed as embed_book
+
+    payload: dict[str, Any] = {"path": str(card), "book": str(book)}
+    try:
+        hc, rc, _ = _read_one(card)
+        hb, rb, _ = _read_one(book)
+        if rb.entities[0].kind != "lorebook":
+            raise UsageError(f"{book} is a {rb.entities[0].kind}, not a lorebook", path=str(book))
+        replaced = rc.entities[0].lorebook is not None
+        new = embed_book(rc.entities[0], rb.entities[0])
+        payload.update({"format": hc.id, "book_format": hb.id})
+        _emit([new], to or hc.id, out, card, force, as_json, payload,
+              {"replaced_existing_book": replaced})
+    except BunzaiError as exc:
+        _fail(exc.with_path(str(card)), as_json=as_json, payload=payload)
+
+
+@lorebook_app.command("merge")
+def lorebook_merge(
+    books: Annotated[list[Path], typer.Argument(help="Lorebooks (or cards) to merge, in order.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Merged lorebook to write.")],
+    to: Annotated[str, typer.Option("--to", "-t", help="Lorebook format.")] = DEFAULT_BOOK,
+    name: Annotated[str | None, typer.Option("--name", help="Name of the merged book.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Merge lorebooks: identical entries collapse, conflicting ones are kept and reported."""
+    from .lorebooks import extract as extract_book
+    from .lorebooks import merge as merge_books
+
+    payload: dict[str, Any] = {"path": str(books[0]) if books else None,
+                               "inputs": [str(b) for b in books]}
+    try:
+        if len(books) < 2:
+            raise UsageError("merge needs at least two lorebooks")
+        loaded = []
+        for b in books:
+            _, r, _ = _read_one(b)
+            e = r.entities[0]
+            loaded.append(e if e.kind == "lorebook" else extract_book(e))
+        merged, report = merge_books(loaded, name)
+        _emit([merged], to, out, books[0], force, as_json, payload,
+              {"entries": len(merged.entries), **report.to_dict()})
+        if not as_json:
+            for d in report.duplicates:
+                _say(f"  duplicate: {d}")
+            for c in report.conflicts:
+                _say(f"  conflict: {c}")
+    except BunzaiError as exc:
+        _fail(exc, as_json=as_json, payload=payload)
+
+
 # -- formats / plugins / schema -------------------------------------------------------------------
 
 
@@ -407,7 +662,8 @@ def schema(
 
 # -- entry point ----------------------------------------------------------------------------------
 
-_CORE_COMMANDS = {"convert", "inspect", "validate", "label", "formats", "plugins", "schema"}
+_CORE_COMMANDS = {"convert", "inspect", "validate", "label", "formats", "plugins", "schema",
+                  "diff", "extract", "lorebook"}
 
 
 def main(argv: list[str] | None = None) -> None:

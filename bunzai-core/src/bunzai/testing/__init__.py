@@ -154,7 +154,15 @@ def conversion_problems(registry: Registry, entities: Sequence[Any], target: str
 
 __all__: Sequence[str] = [
     "conversion_problems",
+    "corpus_dir",
+    "corpus_files",
+    "diff_paths",
+    "ids",
+    "load_registry",
+    "manifest",
     "require_corpus",
-    "corpus_dir", "corpus_files", "diff_paths", "ids", "load_registry", "manifest", "route",
-    "samples_dir", "shared_dir", "uncovered_differences",
+    "route",
+    "samples_dir",
+    "shared_dir",
+    "uncovered_differences",
 ]
