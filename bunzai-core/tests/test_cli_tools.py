@@ -137,3 +137,46 @@ def test_quiet_silences_human_output(tmp_path: Path) -> None:
     a = save(tmp_path, "a.vaud.json", CARD)
     code, out, _ = run("--quiet", "diff", a, a)
     assert code == 0 and out == ""
+
+
+def test_batch_convert_continues_past_bad_files(tmp_path: Path) -> None:
+    srcdir = tmp_path / "in"
+    srcdir.mkdir()
+    for i in range(3):
+        save(srcdir, f"card{i}.vaud.json", CARD.model_copy(update={"name": f"N{i}"}))
+    (srcdir / "broken.json").write_text("{ nope")
+    (srcdir / "other.json").write_text('{"unrelated": true}')
+    out = tmp_path / "out"
+    for jobs in ("1", "2"):
+        code, stdout, _ = run("convert", srcdir, "--to", "vaud-json", "--out-dir", out,
+                              "-j", jobs, "--json", "--force")
+        records = [json.loads(line) for line in stdout.splitlines()]
+        status = {Path(r["path"]).name: r["status"] for r in records}
+        assert status == {"card0.vaud.json": "converted", "card1.vaud.json": "converted",
+                          "card2.vaud.json": "converted", "broken.json": "failed",
+                          "other.json": "failed"}
+        assert code == 4  # the worst failure: malformed beats unrecognized (3)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "card0.vaud.json", "card1.vaud.json", "card2.vaud.json"]
+    assert bunzai.read(out / "card1.vaud.json").name == "N1"
+
+
+def test_batch_names_never_collide_and_existing_files_are_skipped(tmp_path: Path) -> None:
+    a = tmp_path / "a"
+    b = tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    save(a, "same.vaud.json", CARD)
+    save(b, "same.vaud.json", CARD.model_copy(update={"name": "Other"}))
+    out = tmp_path / "out"
+    code, stdout, _ = run("convert", a, b, "--to", "vaud-json", "-d", out)
+    assert code == 0 and "2 converted" in stdout
+    assert sorted(p.name for p in out.iterdir()) == ["same-2.vaud.json", "same.vaud.json"]
+    code, stdout, _ = run("convert", a, b, "--to", "vaud-json", "-d", out)
+    assert code == 0 and "2 skipped" in stdout
+
+
+def test_batch_needs_an_out_dir(tmp_path: Path) -> None:
+    x = save(tmp_path, "x.vaud.json", CARD)
+    code, _, err = run("convert", x, x, "--to", "vaud-json")
+    assert code == 2 and "--out-dir" in err

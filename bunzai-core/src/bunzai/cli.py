@@ -180,10 +180,15 @@ def _write_outputs(written: Any, out: Path | None, src: Path, format_id: str,
 
 @app.command()
 def convert(
-    src: Annotated[Path, typer.Argument(help="File to convert (never modified).")],
+    srcs: Annotated[list[Path], typer.Argument(
+        metavar="SRC...", help="File(s) to convert (never modified); folders and globs make a "
+                               "batch.")],
     to: Annotated[str, typer.Option("--to", "-t", help="Target format id or alias.")],
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Output file (default: next "
                                              "to SRC with the target's suffix).")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out-dir", "-d", help="Batch: folder for "
+                                                 "the outputs.")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Batch: worker processes.")] = 1,
     from_: Annotated[str | None, typer.Option("--from", "-f", help="Skip detection: read "
                                               "SRC as this format.")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
@@ -192,7 +197,17 @@ def convert(
     as_json: JsonOpt = False,
     max_size: MaxSizeOpt = None,
 ) -> None:
-    """Convert SRC to another format of the same kind, printing what was lost."""
+    """Convert SRC to another format of the same kind, printing what was lost.
+
+    Several sources, a folder or a glob make a batch: give --out-dir; bad files are reported and
+    skipped, and the exit code is that of the worst failure.
+    """
+    batch = len(srcs) > 1 or out_dir is not None or any(
+        p.is_dir() or any(ch in str(p) for ch in "*?[") for p in srcs)
+    if batch:
+        _convert_batch(srcs, to, out_dir, jobs, from_, force, option, as_json, max_size, out)
+        return
+    src = srcs[0]
     payload: dict[str, Any] = {"path": str(src)}
     try:
         _apply_limits(max_size)
@@ -228,6 +243,57 @@ def convert(
             typer.echo(f"    {e.action}: {e.path} - {e.reason}")
     else:
         typer.echo("  nothing lost")
+
+
+def _convert_batch(srcs: list[Path], to: str, out_dir: Path | None, jobs: int,
+                   from_: str | None, force: bool, option: list[str] | None, as_json: bool,
+                   max_size: int | None, out: Path | None) -> None:
+    from . import batch
+
+    try:
+        if out is not None:
+            raise UsageError("--out names one file; use --out-dir for several sources")
+        if out_dir is None:
+            raise UsageError("converting several files needs --out-dir")
+        if jobs < 1:
+            raise UsageError("--jobs must be at least 1")
+        _apply_limits(max_size)
+        sources = batch.expand_sources(str(s) for s in srcs)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        reg = _registry()
+        target = reg.get(to)
+        opts = tuple(_parse_options(option).items())
+    except BunzaiError as exc:
+        _fail(exc, as_json=as_json)
+    outs = batch.plan(sources, out_dir, target.info.suffix)
+    work = [batch.Job(str(s), str(o), to, from_, force, opts) for s, o in zip(sources, outs,
+                                                                               strict=True)]
+    show_progress = sys.stderr.isatty() and not QUIET and not as_json
+    counts = {"converted": 0, "skipped": 0, "failed": 0}
+    worst = 0
+    failures: list[dict[str, Any]] = []
+    for i, rec in enumerate(batch.run(work, jobs), 1):
+        counts[rec["status"]] += 1
+        if rec["status"] == "failed":
+            worst = max(worst, rec.get("exit_code", 4))
+            failures.append(rec)
+        if as_json:
+            _echo_json(rec)
+        elif VERBOSE:
+            _say(f"{rec['status']:<9} {rec['path']} -> {rec.get('output') or rec.get('error')}")
+        if show_progress:
+            sys.stderr.write(f"\r[{i}/{len(work)}] converted {counts['converted']}, skipped "
+                             f"{counts['skipped']}, failed {counts['failed']}")
+            sys.stderr.flush()
+    if show_progress:
+        sys.stderr.write("\n")
+    if not as_json:
+        _say(f"{len(work)} file(s): {counts['converted']} converted, {counts['skipped']} "
+             f"skipped, {counts['failed']} failed")
+        for rec in failures:
+            _say(f"  failed: {rec['path']}: {rec.get('error')}")
+    if worst:
+        raise typer.Exit(worst)
 
 
 # -- inspect --------------------------------------------------------------------------------------
