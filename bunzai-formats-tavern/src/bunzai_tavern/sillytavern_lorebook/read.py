@@ -1,0 +1,42 @@
+"""Reading: pick the variant from the shape, then map it (World Info here, V2/V3 via cardspec)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bunzai.errors import MalformedInput
+from bunzai.types import Issue, ReadResult
+
+from .._options import sniff_layout
+from .books import read_array_book, read_v3_book
+from .worldinfo import read_worldinfo
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+
+
+def read_book(input: AdapterInput, *, format_id: str) -> ReadResult:
+    obj: Any = input.json_mutable()
+    if not isinstance(obj, dict):
+        raise MalformedInput(f"a lorebook is a JSON object, not {_what(obj)}")
+    warnings: list[Issue] = []
+    if obj.get("spec") == "lorebook_v3":
+        book = read_v3_book(obj, format_id=format_id, warnings=warnings)
+    elif isinstance(obj.get("entries"), dict):
+        book = read_worldinfo(obj, format_id=format_id, warnings=warnings)
+    elif isinstance(obj.get("entries"), list):
+        book = read_array_book(obj, format_id=format_id, warnings=warnings)
+    elif "entries" not in obj:
+        raise MalformedInput("no 'entries': not a World Info file or character book")
+    else:
+        raise MalformedInput(f"'entries' is {_what(obj['entries'])}; expected an object keyed "
+                             "by uid (World Info) or an array (character book)")
+    layout = sniff_layout(input.data)
+    if layout:
+        book.passthrough[format_id]["layout"] = layout
+    return ReadResult([book], warnings)
+
+
+def _what(x: Any) -> str:
+    from .._fieldmap import type_name
+    return type_name(x)

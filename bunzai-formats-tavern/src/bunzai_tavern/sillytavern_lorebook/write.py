@@ -1,0 +1,49 @@
+"""Writing: the variant that was read (passthrough), World Info for other formats' books."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from bunzai.errors import UsageError
+from bunzai.jsonio import dumps
+from bunzai.loss import LossReport
+from bunzai.types import OutputFile, WriteResult
+
+from .._options import layout_of
+from .books import write_array_book, write_v3_book
+from .worldinfo import WI, write_worldinfo
+
+if TYPE_CHECKING:
+    from bunzai.model import Entity
+
+VARIANTS = {"same": None, "worldinfo": WI, "wi": WI, "v2": "v2", "v3": "v3"}
+
+
+def chosen_variant(entity: Any, option: Any, format_id: str) -> str:
+    if option not in (None, "") and str(option).lower() not in VARIANTS:
+        raise UsageError(f"variant must be one of {', '.join(sorted(VARIANTS))}, not {option!r}")
+    forced = VARIANTS.get(str(option).lower()) if option not in (None, "") else None
+    if forced:
+        return forced
+    mine = entity.passthrough.get(format_id)
+    if isinstance(mine, dict) and mine.get("variant") in (WI, "v2", "v3"):
+        return str(mine["variant"])
+    return WI
+
+
+def write_book(entity: Entity, options: Mapping[str, Any], *, format_id: str) -> WriteResult:
+    if entity.kind != "lorebook":
+        raise UsageError(f"{format_id} writes lorebooks, not a {entity.kind}")
+    variant = chosen_variant(entity, options.get("variant"), format_id)
+    loss = LossReport()
+    if variant == WI:
+        obj = write_worldinfo(entity, format_id=format_id, loss=loss)
+    elif variant == "v3":
+        obj = write_v3_book(entity, format_id=format_id, loss=loss)
+    else:
+        obj = write_array_book(entity, format_id=format_id, loss=loss)
+    mine = entity.passthrough.get(format_id)
+    indent, newline = layout_of(options, mine.get("layout") if isinstance(mine, dict) else None)
+    data = dumps(obj, indent=indent) + (b"\n" if newline else b"")
+    return WriteResult([OutputFile(data, ".json")], loss)

@@ -1,0 +1,99 @@
+"""``sillytavern-regex``: SillyTavern regex script exports (one script, or an array of them).
+
+The field mapping is core's (``bunzai.cardspec.regex``), shared with character-scoped scripts in
+``data.extensions.regex_scripts``; this folder adds the file shapes and detection.  Patterns are
+data: nothing compiles or runs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, Issue, LabelRule, WriteResult
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+_SAMPLE = 64
+
+
+def is_st_script(x: Any) -> bool:
+    """An ST regex object: camelCase ``scriptName`` and a string ``findRegex``."""
+    return (isinstance(x, Mapping) and isinstance(x.get("scriptName"), str)
+            and isinstance(x.get("findRegex"), str))
+
+
+def _weak_script(x: Any) -> bool:
+    """``scriptName`` plus another ST regex key (a broken or partial export)."""
+    return (isinstance(x, Mapping) and "scriptName" in x
+            and any(k in x for k in ("findRegex", "replaceString", "placement", "trimStrings")))
+
+
+def score(data: Any) -> tuple[float, str]:
+    if isinstance(data, Mapping):
+        if "script_name" in data or "find_regex" in data:
+            return 0.0, ""  # TavernHelper's snake_case scripts: another app
+        if is_st_script(data):
+            return 0.9, "SillyTavern regex script (scriptName, findRegex)"
+        if _weak_script(data):
+            return 0.6, "SillyTavern regex script without a usable findRegex"
+        return 0.0, ""
+    if isinstance(data, Sequence) and not isinstance(data, str | bytes) and len(data) > 0:
+        items = [data[i] for i in range(min(len(data), _SAMPLE))]
+        if all(is_st_script(x) for x in items):
+            return 0.9, f"array of {len(data)} SillyTavern regex script(s)"
+        if all(_weak_script(x) or is_st_script(x) for x in items):
+            return 0.6, "array of partial SillyTavern regex scripts"
+    return 0.0, ""
+
+
+class SillyTavernRegexAdapter(FormatAdapter):
+    """SillyTavern regex scripts: one exported script, or an array of them."""
+
+    format_id = "sillytavern-regex"
+    kind = "regex"
+    label = "SillyTavern regex script"
+    suffix = ".json"
+    multi = True
+    aliases = ("regex", "json")
+    options = {
+        "split": "true: one file per script (what SillyTavern 1.12 imports); default: one "
+                 "file, an array when there are several scripts",
+        "indent": "JSON indent: 4 (default, as SillyTavern exports), 2 or 0 for compact",
+    }
+    detection = (
+        ("object with scriptName and a string findRegex", 0.9),
+        ("array whose items all have scriptName and findRegex", 0.9),
+        ("scriptName with other ST regex keys but no string findRegex", 0.6),
+        ("TavernHelper snake_case scripts (script_name, find_regex)", 0.0),
+        ("SillyTavern settings.json (read its global scripts with --from sillytavern-regex)",
+         0.0),
+    )
+    losses = (
+        ("extensions", "dropped: ST regex scripts have no extensions"),
+        ("placement", "approximated: placements ST has no number for are left out"),
+    )
+    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_regex/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        s, why = score(input.json)
+        return Detection(s, why)
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
+        from .read import read_scripts
+        return read_scripts(input, format_id=self.format_id)
+
+    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
+        from .write import write_scripts
+        return write_scripts(entities, options, format_id=self.format_id)
+
+    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+        from .validate import validate_scripts
+        return validate_scripts(input.json)
+
+    def label_rules(self) -> list[LabelRule]:
+        from .labels import rules
+        return rules()

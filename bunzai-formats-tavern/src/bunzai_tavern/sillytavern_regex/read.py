@@ -1,0 +1,63 @@
+"""Reading one script, an array of scripts, or the global scripts of a settings.json."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bunzai.cardspec.regex import parse_st_regex
+from bunzai.errors import MalformedInput
+from bunzai.types import Issue, ReadResult
+
+from .._fieldmap import type_name
+from .._options import sniff_layout
+from .._stsettings import is_settings, settings_regex
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import RegexScript
+
+CONTAINER = "container"
+"""Key in a script's ``passthrough[<format id>]``: ``object``, ``array`` or ``settings``."""
+
+
+def read_scripts(input: AdapterInput, *, format_id: str) -> ReadResult:
+    obj: Any = input.json_mutable()
+    warnings: list[Issue] = []
+    if isinstance(obj, dict) and is_settings(obj):
+        items = settings_regex(obj)
+        if items is None or items == []:
+            raise MalformedInput("this SillyTavern settings.json holds no global regex scripts")
+        if not isinstance(items, list):
+            raise MalformedInput("extension_settings.regex is "
+                                 f"{type_name(items)}, expected an array of scripts")
+        container, base = "settings", "$.extension_settings.regex"
+    elif isinstance(obj, dict):
+        items, container, base = [obj], "object", "$"
+    elif isinstance(obj, list):
+        items, container, base = obj, "array", "$"
+        if not items:
+            raise MalformedInput("an empty array: no regex scripts to read")
+    else:
+        raise MalformedInput(f"a regex script is a JSON object, not {type_name(obj)}")
+    scripts: list[RegexScript] = []
+    strays: list[list[Any]] = []
+    for i, item in enumerate(items):
+        path = base if container == "object" else f"{base}[{i}]"
+        if not isinstance(item, dict):
+            warnings.append(Issue(path, f"{type_name(item)} is not a regex script; "
+                                        "kept as it was, not read"))
+            strays.append([i, item])
+            continue
+        if "findRegex" not in item:
+            warnings.append(Issue(f"{path}.findRegex", "missing: the script matches nothing"))
+        script = parse_st_regex(item, format_id=format_id, warnings=warnings, path=path)
+        script.passthrough[format_id][CONTAINER] = container
+        scripts.append(script)
+    if not scripts:
+        raise MalformedInput("no regex script objects in this file")
+    if strays and container == "array":
+        scripts[0].passthrough[format_id]["strays"] = strays
+    layout = sniff_layout(input.data) if container != "settings" else {}
+    if layout:
+        scripts[0].passthrough[format_id]["layout"] = layout
+    return ReadResult(list(scripts), warnings)
