@@ -38,5 +38,14 @@ FILE_ROUTES: dict[str, str | None] = {
 
 SAMPLE_ROUTES: dict[str, str | None] = {
     # generated samples under ../shared/samples, relative paths
+    "risu/gen_risu_export.charx": "risu-charx",
+    "risu/gen_risu_card_v3.png": "risu",
+    "risu/gen_risu_module.risum": "risu-module",
+    "risu/gen_malformed_version1.risum": "risu-module",  # recognised, refused on read (exit 4)
+    "risu/gen_risu_lorebook_export.json": "risu-lorebook",
+    "risu/gen_risu_regex_export.json": "risu-regex",
+    "risu/gen_risu_persona.png": "risu-persona",
+    "risu/gen_risu_preset.risup": None,  # presets are out of scope
+    "risu/rpack_map.bin": None,
 }
 """Sample path (relative to the samples folder) -> format id."""

@@ -1,0 +1,86 @@
+"""``risu-lorebook``: RisuAI lorebook exports and bare arrays of RisuAI lorebook entries."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, ReadResult, WriteResult
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+FORMAT_ID = "risu-lorebook"
+RISU_ONLY_KEYS = ("insertorder", "secondkey", "alwaysActive", "mode")
+"""Keys only RisuAI's internal entry has; one of them tells a bare entry array apart."""
+
+
+def is_entry(item: Any) -> bool:
+    return (isinstance(item, Mapping) and isinstance(item.get("key"), str)
+            and isinstance(item.get("content"), str))
+
+
+def shape_of(data: Any) -> tuple[str, float] | None:
+    """(``export``/``array``, score) for RisuAI lorebook JSON, None otherwise."""
+    if isinstance(data, Mapping):
+        if data.get("type") != "risu":
+            return None
+        entries = data.get("data")
+        # HypaV3 memory presets share the envelope with an object in ``data``: not ours.
+        if not isinstance(entries, Sequence) or isinstance(entries, str):
+            return None
+        if not all(is_entry(e) for e in entries):
+            return None
+        return "export", 1.0 if data.get("ver") == 1 else 0.8
+    if (isinstance(data, Sequence) and not isinstance(data, str) and data
+            and all(is_entry(e) for e in data)
+            and any(k in e for e in data for k in RISU_ONLY_KEYS)):
+        return "array", 0.9
+    return None
+
+
+class RisuLorebookAdapter(FormatAdapter):
+    """RisuAI lorebook: the ``{type: "risu", ver: 1, data: [...]}`` export or a bare entry array."""
+
+    format_id = FORMAT_ID
+    kind = "lorebook"
+    label = "RisuAI lorebook export"
+    suffix = ".json"
+    options = {"array": "write a bare JSON array of entries instead of RisuAI's export envelope"}
+    detection = (
+        ("export envelope type 'risu', ver 1, data = list of entries with string key/content",
+         1.0),
+        ("bare JSON array of entries with key/content and a RisuAI-only key "
+         "(insertorder, secondkey, alwaysActive, mode)", 0.9),
+        ("export envelope with another or no ver", 0.8),
+        ("type 'risu' with an object in data (HypaV3 memory preset), anything else", 0.0),
+    )
+    losses = (
+        ("name / description / scan_depth / token_budget / recursive_scanning / extensions",
+         "dropped: a RisuAI export is a bare entry list"),
+        ("entries[*] SillyTavern-only settings (sticky, cooldown, groups, outlets, …)",
+         "dropped; depth, role, probability, delay, whole words, key logic and disabled "
+         "become @@decorators"),
+        ("entries[*].keys with commas", "approximated: RisuAI joins keys with commas"),
+        ("entries[*].name", "dropped when it differs from comment (RisuAI has one title)"),
+    )
+    doc = "bunzai-formats-risu/src/bunzai_risu/lorebook/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        if input.container != "json":
+            return Detection(0.0)
+        found = shape_of(input.json)
+        if found is None:
+            return Detection(0.0)
+        shape, score = found
+        return Detection(score, f"RisuAI lorebook ({shape})")
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+        from .io import read
+        return read(input)
+
+    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
+        from .io import write
+        return write(entity, options)

@@ -1,0 +1,77 @@
+"""``risu-regex``: RisuAI regex (custom script) exports and bare arrays of custom scripts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, ReadResult, WriteResult
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+FORMAT_ID = "risu-regex"
+
+
+def is_script(item: Any) -> bool:
+    return (isinstance(item, Mapping) and isinstance(item.get("in"), str)
+            and isinstance(item.get("out"), str) and isinstance(item.get("type"), str))
+
+
+def shape_of(data: Any) -> tuple[str, float] | None:
+    """(``export``/``array``, score) for RisuAI regex JSON, None otherwise."""
+    if isinstance(data, Mapping):
+        scripts = data.get("data")
+        if data.get("type") != "regex" or not isinstance(scripts, Sequence) or isinstance(
+                scripts, str):
+            return None
+        if not all(is_script(s) for s in scripts):
+            return None
+        return "export", 1.0 if scripts else 0.9
+    if (isinstance(data, Sequence) and not isinstance(data, str) and data
+            and all(is_script(s) and "comment" in s for s in data)):
+        return "array", 0.9
+    return None
+
+
+class RisuRegexAdapter(FormatAdapter):
+    """RisuAI regex scripts: the ``{type: "regex", data: [...]}`` export or a bare script array."""
+
+    format_id = FORMAT_ID
+    kind = "regex"
+    label = "RisuAI regex export"
+    suffix = ".json"
+    multi = True
+    options = {"array": "write a bare JSON array of scripts instead of RisuAI's export envelope"}
+    detection = (
+        ("export envelope type 'regex' with a list of {in, out, type} scripts", 1.0),
+        ("export envelope type 'regex' with an empty list", 0.9),
+        ("bare JSON array of {comment, in, out, type} scripts", 0.9),
+        ("anything else (SillyTavern's scriptName/findRegex shape included)", 0.0),
+    )
+    losses = (
+        ("trim_strings / min_depth / max_depth / run_on_edit / substitute_regex / id",
+         "dropped: RisuAI custom scripts have no such settings"),
+        ("placement / markdown_only / prompt_only",
+         "approximated: a RisuAI script runs at one stage (editinput, editoutput, "
+         "editprocess, editdisplay)"),
+    )
+    doc = "bunzai-formats-risu/src/bunzai_risu/regex/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        if input.container != "json":
+            return Detection(0.0)
+        found = shape_of(input.json)
+        if found is None:
+            return Detection(0.0)
+        return Detection(found[1], f"RisuAI regex scripts ({found[0]})")
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+        from .io import read
+        return read(input)
+
+    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
+        from .io import write_many
+        return write_many(entities, options)
