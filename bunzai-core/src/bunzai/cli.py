@@ -116,14 +116,8 @@ def _load(path: Path) -> AdapterInput:
 
 
 def _parse_options(pairs: list[str] | None) -> dict[str, Any]:
-    opts: dict[str, Any] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--option takes KEY=VALUE, got {pair!r}")
-        low = value.lower()
-        opts[key] = True if low == "true" else False if low == "false" else value
-    return opts
+    from .api import parse_options
+    return parse_options(pairs)
 
 
 def _echo_json(obj: Any) -> None:
@@ -151,7 +145,7 @@ def _write_outputs(written: Any, out: Path | None, src: Path, format_id: str,
                    force: bool) -> list[Path]:
     """Write every file of a result atomically; never the source, never over a file unasked."""
     from .errors import ConversionRefused
-    from .outputs import safe_name, write_atomic
+    from .outputs import output_names, write_atomic
 
     first = written.files[0]
     base = out if out is not None else _default_output(src, first.suffix, format_id)
@@ -160,14 +154,7 @@ def _write_outputs(written: Any, out: Path | None, src: Path, format_id: str,
         paths.append(base)
     else:
         stem = base.name[: -len(first.suffix)] if base.name.endswith(first.suffix) else base.stem
-        used: set[str] = set()
-        for i, f in enumerate(written.files, 1):
-            label = safe_name(f.name or str(i))
-            cand, n = label, 2
-            while cand.lower() in used:
-                cand, n = f"{label}-{n}", n + 1
-            used.add(cand.lower())
-            paths.append(base.with_name(f"{stem}-{cand}{f.suffix}"))
+        paths.extend(base.with_name(n) for n in output_names(stem, written.files))
     for p in paths:
         if p.resolve() == src.resolve():
             raise ConversionRefused("output would replace the source file", path=str(p))
@@ -366,7 +353,7 @@ def validate(
     max_size: MaxSizeOpt = None,
 ) -> None:
     """Check a file against its format's rules and the canonical model (exit 1 on failure)."""
-    from .validate import canonical_issues
+    from .validate import file_issues
 
     payload: dict[str, Any] = {"path": str(file)}
     try:
@@ -378,8 +365,7 @@ def validate(
                         "kind": result.entities[0].kind,
                         "confidence": report.winner.score if report and report.winner else None,
                         "candidates": [c.to_dict() for c in report.candidates] if report else []})
-        issues = [*result.warnings, *reg.validate(handle, inp, result.entities),
-                  *canonical_issues(result.entities)]
+        issues = file_issues(reg, handle, inp, result)
     except BunzaiError as exc:
         _fail(exc.with_path(str(file)), as_json=as_json, payload=payload)
     errors = [i for i in issues if i.severity == "error"]

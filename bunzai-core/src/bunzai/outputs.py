@@ -6,9 +6,14 @@ import os
 import re
 import tempfile
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import ConversionRefused, MalformedInput
+
+if TYPE_CHECKING:
+    from .types import OutputFile
 
 _WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
                      *(f"lpt{i}" for i in range(1, 10))}
@@ -28,6 +33,27 @@ def safe_name(name: str, *, default: str = "untitled", max_bytes: int = 120) -> 
     if len(encoded) > max_bytes:
         s = encoded[:max_bytes].decode("utf-8", "ignore").rstrip(". ")
     return s
+
+
+def output_names(stem: str, files: Sequence[OutputFile]) -> list[str]:
+    """File names for the files of one conversion, shared by the CLI and the studio.
+
+    One file is ``stem + suffix``.  Several (a persona backup fanned out into one-persona files)
+    are ``stem-<name> + suffix`` with each entity's name made safe and deduplicated
+    case-insensitively, so no two outputs collide on a case-insensitive file system.
+    """
+    if len(files) == 1:
+        return [stem + files[0].suffix]
+    used: set[str] = set()
+    names: list[str] = []
+    for i, f in enumerate(files, 1):
+        label = safe_name(f.name or str(i))
+        cand, n = label, 2
+        while cand.lower() in used:
+            cand, n = f"{label}-{n}", n + 1
+        used.add(cand.lower())
+        names.append(f"{stem}-{cand}{f.suffix}")
+    return names
 
 
 def write_atomic(path: Path, data: bytes, *, force: bool = False) -> None:

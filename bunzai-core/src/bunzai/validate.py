@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .types import Issue
+
+if TYPE_CHECKING:
+    from .input import AdapterInput
+    from .registry import AdapterHandle, Registry
+    from .types import ReadResult
+
+
+def file_issues(registry: Registry, handle: AdapterHandle, input: AdapterInput,
+                result: ReadResult) -> list[Issue]:
+    """Everything ``bunzai validate`` reports for one read file, in its order: the reader's
+    warnings, the format's own rules, then the canonical checks (the studio shows the same)."""
+    return [*result.warnings, *registry.validate(handle, input, result.entities),
+            *canonical_issues(result.entities)]
 
 
 def canonical_issues(entities: Sequence[Any]) -> list[Issue]:
