@@ -1,0 +1,105 @@
+"""``backyard-byaf``: the Backyard Archive Format v1 (``.byaf``), read and written.
+
+Import-light: detection looks only at the shared zip listing and the parsed ``manifest.json``;
+the reader and writer are imported when used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, Issue, LabelRule, ReadResult, WriteResult
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+_CHARACTER = re.compile(r"^characters/[^/]+/character\.json$")
+_SCENARIO = re.compile(r"^scenarios/[^/]+\.json$")
+
+
+def _paths(value: Any) -> list[str] | None:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        return None
+    if not all(isinstance(p, str) for p in value):
+        return None
+    return list(value)
+
+
+class BackyardArchiveAdapter(FormatAdapter):
+    """Backyard Archive Format v1: a zip of manifest, character, scenarios and images."""
+
+    format_id = "backyard-byaf"
+    kind = "character"
+    label = "Backyard Archive (BYAF v1)"
+    suffix = ".byaf"
+    multi = True
+    aliases = ("byaf",)
+    options = {
+        "separate": "true: one archive per character instead of one archive holding all "
+                    "(several characters in one archive are Ginger's extension of BYAF)",
+        "chats": "keep (default) or drop: drop empties every scenario's chat log (private data)",
+        "personality": "append (default) or drop: where a card's personality goes, since "
+                       "Backyard has no such field",
+    }
+    detection = (
+        ("zip whose manifest.json has schemaVersion 1 and BYAF character/scenario paths", 0.95),
+        ("zip with a manifest.json listing characters/…/character.json, not fully BYAF", 0.6),
+        ("zip with characters/*/character.json whose manifest.json is unreadable", 0.55),
+        ("anything else, including zips with some other manifest.json", 0.0),
+    )
+    losses = (
+        ("personality", "appended to persona (option personality=drop drops it)"),
+        ("alternate_greetings", "one scenario each (Backyard's way); scenarios copy the first "
+                                "scenario's settings"),
+        ("tags", "only the NSFW flag (tag 'nsfw')"),
+        ("nickname", "becomes Backyard's short name; the card name becomes displayName"),
+        ("lorebook", "keys and text only; disabled and folder entries are dropped"),
+        ("assets", "character images (PNG/JPEG/WebP/GIF) and one background per scenario"),
+        ("creator_notes, post_history_instructions, character_version, source, "
+         "group_only_greetings, regex_scripts, triggers, extensions", "dropped"),
+        ("creation_date, modification_date", "the conversion time when the card has none"),
+    )
+    doc = "bunzai-formats-backyard/src/bunzai_backyard/byaf/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        z = input.zip
+        if z is None or not z.has("manifest.json"):
+            return Detection(0.0)
+        manifest = input.zip_json("manifest.json")
+        if not isinstance(manifest, Mapping):
+            if any(_CHARACTER.match(n) for n in z.names()):
+                return Detection(0.55, "zip with characters/*/character.json; its "
+                                       "manifest.json is not a JSON object")
+            return Detection(0.0)
+        chars = _paths(manifest.get("characters"))
+        scens = _paths(manifest.get("scenarios"))
+        if (manifest.get("schemaVersion") == 1 and chars and scens is not None
+                and all(_CHARACTER.match(p) for p in chars)
+                and all(_SCENARIO.match(p) for p in scens)):
+            many = f", {len(chars)} characters" if len(chars) > 1 else ""
+            return Detection(0.95, f"BYAF v1 manifest ({len(scens)} scenario(s){many})")
+        if chars and any(p.startswith("characters/") and p.endswith("/character.json")
+                         for p in chars):
+            return Detection(0.6, "manifest.json lists BYAF character paths, but is not a "
+                                  "valid BYAF v1 manifest")
+        return Detection(0.0)
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+        from .read import read_archive
+        return read_archive(input, options)
+
+    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
+        from .write import write_archive
+        return write_archive(entities, options)  # type: ignore[arg-type]
+
+    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+        from .validate import validate_archive
+        return validate_archive(input)
+
+    def label_rules(self) -> list[LabelRule]:
+        from .labels import rules
+        return rules()
