@@ -9,6 +9,7 @@ cannot be written back), nesting too deep for either parser is a clean error (or
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -17,10 +18,35 @@ from .errors import MalformedInput
 from .limits import Limits
 
 _BOM = b"\xef\xbb\xbf"
+_LONG_DIGITS = re.compile(rb"\d{19,}")
 
 
 def _reject_constant(name: str) -> Any:
     raise MalformedInput(f"invalid JSON: {name} is not allowed")
+
+
+def _strict_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise MalformedInput(f"invalid JSON: number {text[:40]} is out of range")
+    return value
+
+
+_UTF16_32_BOMS = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le"),
+)
+
+
+def _transcode_bom(raw: bytes) -> bytes:
+    """UTF-16/32 text with a BOM (Windows editors write it) as UTF-8; other bytes unchanged."""
+    for bom, codec in _UTF16_32_BOMS:
+        if raw.startswith(bom):
+            try:
+                return raw[len(bom):].decode(codec).encode("utf-8")
+            except UnicodeError:
+                raise MalformedInput(f"invalid JSON: not valid {codec.upper()} text") from None
+    return raw
 
 
 def loads(data: bytes | bytearray | memoryview | str, *, limits: Limits | None = None) -> Any:
@@ -29,27 +55,32 @@ def loads(data: bytes | bytearray | memoryview | str, *, limits: Limits | None =
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     if raw.startswith(_BOM):
         raw = raw[3:]
+    elif raw[:1] in (b"\xff", b"\xfe", b"\x00"):
+        raw = _transcode_bom(raw)
+    message = "integer beyond 64 bits"
+    if not _LONG_DIGITS.search(raw):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            message = str(exc)
+    # orjson refuses or rounds integers beyond 64 bits, which real files contain; those go to
+    # the standard library (exact integers).  Everything else orjson refuses (NaN, lone
+    # surrogates, bad syntax) stays refused.
+    if "64-bit" not in message and "nteger" not in message:
+        if "recursion" in message:
+            raise MalformedInput("invalid JSON: nested too deeply") from None
+        raise MalformedInput(f"invalid JSON: {message}") from None
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        orjson_error = str(exc)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise MalformedInput(
-            f"invalid JSON: not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant,
+                          parse_float=_strict_float)
     except MalformedInput:
         raise
     except RecursionError:
         raise MalformedInput("invalid JSON: nested too deeply") from None
-    except json.JSONDecodeError as exc:
-        raise MalformedInput(
-            f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-        ) from None
-    except ValueError as exc:  # e.g. int too large to convert under sys.set_int_max_str_digits
-        raise MalformedInput(f"invalid JSON: {exc} ({orjson_error})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise MalformedInput(f"invalid JSON: {exc}") from None
+    except ValueError as exc:  # int too large for sys.set_int_max_str_digits
+        raise MalformedInput(f"invalid JSON: {exc}") from None
 
 
 def dumps(obj: Any, *, indent: int | None = None, ensure_ascii: bool = False) -> bytes:

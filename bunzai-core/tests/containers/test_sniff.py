@@ -126,3 +126,11 @@ def test_risu_samples() -> None:
     for name, kind in expect.items():
         with open(f"{base}/{name}", "rb") as f:
             assert sniff_container(f.read()) == kind, name
+
+
+def test_utf16_and_utf32_json_with_bom_is_json() -> None:
+    for codec in ("utf-16", "utf-16-le", "utf-32"):
+        data = '{"name": "ü"}'.encode(codec)
+        if codec == "utf-16-le":
+            data = b"\xff\xfe" + data
+        assert sniff_container(data) == "json"

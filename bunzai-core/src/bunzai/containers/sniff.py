@@ -154,8 +154,29 @@ def _png_is_apng(data: bytes) -> bool:
     return False
 
 
+_WIDE_BOMS = ((b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+              (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le"))
+
+
+def _wide_json_start(data: bytes) -> bool:
+    """UTF-16/32 text with a BOM whose first non-space character is ``{`` or ``[``."""
+    for bom, codec in _WIDE_BOMS:
+        if data.startswith(bom):
+            width = 4 if "32" in codec else 2
+            head = data[len(bom): len(bom) + 64 * width]
+            head = head[: len(head) - len(head) % width]
+            try:
+                text = head.decode(codec).lstrip()
+            except UnicodeDecodeError:
+                return False
+            return text[:1] in ("{", "[")
+    return False
+
+
 def _json_start(data: bytes) -> bool:
-    """First byte after an optional UTF-8 BOM and whitespace is ``{`` or ``[``."""
+    """First byte after an optional BOM and whitespace is ``{`` or ``[`` (UTF-16/32 too)."""
+    if data[:1] in (b"\xff", b"\xfe", b"\x00") and _wide_json_start(data):
+        return True
     head = data[:4096]
     if head.startswith(_UTF8_BOM):
         head = head[3:]
