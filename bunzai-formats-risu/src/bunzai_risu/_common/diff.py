@@ -45,3 +45,22 @@ def field_of(path: str) -> str:
     """The last field name of a path: ``entries[2].depth`` -> ``depth``."""
     last = path.rsplit(".", 1)[-1]
     return last.split("[", 1)[0]
+
+
+def report(loss: Any, before: Any, after: Any, *, prefix: str = "",
+           reasons: dict[str, str] | None = None, approximated: frozenset[str] = frozenset(),
+           default: str, skip: tuple[str, ...] = ()) -> None:
+    """Put every difference between ``before`` and its read-back ``after`` into ``loss``.
+
+    ``reasons`` and ``approximated`` are keyed by field name (the last path segment); paths
+    starting with one of ``skip`` were reported elsewhere.
+    """
+    for p in diff_paths(before, after):
+        if skip and p.startswith(skip):
+            continue
+        name = field_of(p)
+        why = (reasons or {}).get(name, default)
+        if name in approximated:
+            loss.approximated(f"{prefix}{p}", why)
+        else:
+            loss.dropped(f"{prefix}{p}", why)

@@ -24,7 +24,7 @@ from bunzai.loss import LossReport
 from bunzai.model import LorebookEntry
 
 from . import decorators
-from .diff import diff_paths, field_of
+from .diff import report
 from .shape import capture, restore
 from .values import Notes
 
@@ -215,14 +215,9 @@ def write_entry(entry: LorebookEntry, fid: str, index: int = 0) -> dict[str, Any
 def report_entry_loss(entry: LorebookEntry, written: Mapping[str, Any], loss: LossReport,
                       path: str) -> None:
     """Report what reading ``written`` back would change in ``entry``."""
-    back = _canonical(written, "$", Notes(), "\x00loss")
-    for p in diff_paths(entry, back):
-        name = field_of(p)
-        reason = _REASONS.get(name, "RisuAI lorebook entries have no such setting")
-        if name in _APPROXIMATED:
-            loss.approximated(f"{path}{p}", reason)
-        else:
-            loss.dropped(f"{path}{p}", reason)
+    report(loss, entry, _canonical(written, "$", Notes(), "\x00loss"), prefix=path,
+           reasons=_REASONS, approximated=_APPROXIMATED,
+           default="RisuAI lorebook entries have no such setting")
 
 
 def write_entries(entries: Sequence[LorebookEntry], fid: str, loss: LossReport | None,

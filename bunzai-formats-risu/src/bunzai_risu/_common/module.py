@@ -18,7 +18,7 @@ from bunzai.model import Asset, Lorebook, Module
 
 from . import lore, regex
 from .assets import ext_for, make_asset
-from .diff import diff_paths, field_of
+from .diff import report
 from .shape import capture, restore
 from .values import Notes
 
@@ -36,6 +36,9 @@ _REASONS = {
     "orphan": "every asset record belongs to the module",
     "extensions": "RisuAI modules keep only RisuAI's own extension data",
 }
+
+
+_APPROXIMATED = frozenset({"id", "name", "origin", "uri", "type", "orphan"})
 
 
 def read_triggers(raw: Any, path: str, notes: Notes) -> list[dict[str, Any]] | None:
@@ -145,14 +148,8 @@ def write_module(module: Module, fid: str, loss: LossReport | None = None
     out = restore(_build(module, fid, loss), pt.get("shape") if isinstance(pt, Mapping) else None)
     records = [a.data or b"" for a in module.assets]
     if loss is not None:
-        back = _canonical(out, records, "$", Notes(), "\x00loss")
-        for p in diff_paths(module, back):
-            if p.startswith(("lorebook.entries", "regex_scripts")):
-                continue  # reported entry by entry above
-            name = field_of(p)
-            reason = _REASONS.get(name, "RisuAI modules have no such field")
-            if name in ("id", "name", "origin", "uri", "type", "orphan"):
-                loss.approximated(p, reason)
-            else:
-                loss.dropped(p, reason)
+        report(loss, module, _canonical(out, records, "$", Notes(), "\x00loss"),
+               reasons=_REASONS, approximated=_APPROXIMATED,
+               default="RisuAI modules have no such field",
+               skip=("lorebook.entries", "regex_scripts"))
     return out, records

@@ -17,7 +17,7 @@ from typing import Any
 from bunzai.loss import LossReport
 from bunzai.model import PLACEMENTS, RegexScript
 
-from .diff import diff_paths, field_of
+from .diff import report
 from .shape import capture, restore
 from .values import Notes
 
@@ -160,14 +160,8 @@ def write_script(script: RegexScript, fid: str, loss: LossReport | None = None,
     pt = script.passthrough.get(fid)
     out = restore(build(script), pt.get("shape") if isinstance(pt, Mapping) else None)
     if loss is not None:
-        back = _canonical(out, "$", Notes())
-        for p in diff_paths(script, back):
-            name = field_of(p)
-            reason = _LOSS_REASONS.get(name, "RisuAI custom scripts cannot hold it")
-            if name in _APPROXIMATED:
-                loss.approximated(f"{path}{p}", reason)
-            else:
-                loss.dropped(f"{path}{p}", reason)
+        report(loss, script, _canonical(out, "$", Notes()), prefix=path, reasons=_LOSS_REASONS,
+               approximated=_APPROXIMATED, default="RisuAI custom scripts cannot hold it")
     return out
 
 

@@ -1,0 +1,66 @@
+"""Container images the RisuAI writers need: a PNG to carry chunks, a JPEG to carry a CharX.
+
+Pillow is optional and imported only when a transcode is really needed (an avatar in the wrong
+format); without it a small generated image stands in and the writer reports the avatar as
+approximated.
+"""
+
+from __future__ import annotations
+
+import io
+
+from bunzai.containers.media import sniff_media
+from bunzai.containers.png import minimal_png
+
+TINY_JPEG = bytes.fromhex(
+    "ffd8ffe000104a46494600010100000100010000ffdb004300080606070605080707070909080a0c140d0c0b0b0c"
+    "1912130f141d1a1f1e1d1a1c1c20242e2720222c231c1c2837292c30313434341f27393d38323c2e333432ffc0"
+    "000b080001000101011100ffc4001f0000010501010101010100000000000000000102030405060708090a0bff"
+    "c400b5100002010303020403050504040000017d01020300041105122131410613516107227114328191a10823"
+    "42b1c11552d1f02433627282090a161718191a25262728292a3435363738393a434445464748494a5354555657"
+    "58595a636465666768696a737475767778797a838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aa"
+    "b2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8"
+    "f9faffda0008010100003f002bffd9"
+)
+"""A valid 1x1 grey baseline JPEG (JFIF, no EXIF) for a JPEG-wrapped CharX without an avatar."""
+
+
+def _pillow_convert(data: bytes, fmt: str) -> bytes | None:
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            im.load()
+            if fmt == "JPEG" and im.mode not in ("RGB", "L"):
+                im = im.convert("RGB")
+            out = io.BytesIO()
+            im.save(out, format=fmt)
+            return out.getvalue()
+    except Exception:  # a damaged or unsupported image: the caller falls back
+        return None
+
+
+def as_png(data: bytes | None) -> tuple[bytes, str | None]:
+    """(PNG bytes, None) for an image, or (a generated PNG, why) when it cannot be converted."""
+    if not data:
+        return minimal_png(), "no image: a 1x1 transparent PNG was generated"
+    if sniff_media(data)[0] == "image/png":
+        return data, None
+    converted = _pillow_convert(data, "PNG")
+    if converted is None:
+        return minimal_png(), "the image could not be converted to PNG (is Pillow installed?)"
+    return converted, "the image was converted to PNG"
+
+
+def as_jpeg(data: bytes | None) -> tuple[bytes, str | None]:
+    """(JPEG bytes, None) for an image, or (a generated JPEG, why) when it cannot be converted."""
+    if not data:
+        return TINY_JPEG, "no image: a 1x1 JPEG was generated"
+    if sniff_media(data)[0] == "image/jpeg":
+        return data, None
+    converted = _pillow_convert(data, "JPEG")
+    if converted is None:
+        return TINY_JPEG, "the image could not be converted to JPEG (is Pillow installed?)"
+    return converted, "the image was converted to JPEG"
