@@ -1,0 +1,553 @@
+"""Character Card V2/V3 ``character_book`` <-> canonical :class:`~bunzai.model.Lorebook`.
+
+The card spec's entry has few fields; SillyTavern keeps the rest of its world-info settings in
+``entry.extensions`` under fixed names (``convertWorldInfoToCharacterBook``).  Those settings are
+what users lose in converters, so they are lifted into canonical fields here and put back on
+write, which lets them travel between formats as fields, not as opaque extension data:
+
+=================================  =============================  ===========================
+``entry.extensions`` key (ST)      canonical ``LorebookEntry``    value mapping
+=================================  =============================  ===========================
+``position``                       ``position``                   0..7 -> ``POSITIONS`` names
+``selectiveLogic``                 ``selective_logic``            0..3 -> ``SELECTIVE_LOGIC``
+``role``                           ``role``                       0..2 -> system/user/assistant
+``useProbability``                 ``use_probability``
+``probability``, ``depth``,        same name                      kept as given
+``group``, ``group_override``,
+``group_weight``, ``sticky``,
+``cooldown``, ``delay``,
+``exclude_recursion``,
+``prevent_recursion``,
+``delay_until_recursion``,
+``scan_depth``,
+``match_whole_words``,
+``use_group_scoring``,
+``case_sensitive``,
+``automation_id``, ``vectorized``,
+``display_index``,
+``outlet_name``, ``triggers``,
+``ignore_budget``,
+``match_persona_description``,
+``match_character_description``,
+``match_character_personality``,
+``match_character_depth_prompt``,
+``match_scenario``,
+``match_creator_notes``,
+``character_filter``
+=================================  =============================  ===========================
+
+A key is lifted only when its value has the type the canonical field holds (``null`` included:
+ST writes ``probability: null``); anything else stays in ``extensions`` untouched.  The spec's
+own entry fields (``keys``, ``content``, ``enabled``, ``insertion_order``, ``case_sensitive``,
+``name``, ``priority``, ``id``, ``comment``, ``selective``, ``secondary_keys``, ``constant``,
+``position``, V3 ``use_regex``) map one to one; RisuAI's ``folder`` and ``mode: "folder"`` map to
+``folder`` / ``is_folder``.  Unknown keys, absent keys, ``null``s, wrong types and key order are
+recorded in ``passthrough[format_id]`` so the same format re-writes the same JSON.
+
+``entry_from_v2`` / ``entry_to_v2`` are the per-entry half and are public so a world-info
+adapter can reuse the ST-extension mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..loss import LossReport
+from ..types import Issue
+from ._shape import (
+    ShapeReader,
+    ShapeWriter,
+    conv_bool,
+    conv_dict,
+    conv_id,
+    conv_int,
+    conv_num,
+    conv_opt_str,
+    conv_str,
+    conv_str_list,
+    json_equal,
+    plain,
+    reorder,
+)
+
+if TYPE_CHECKING:
+    from ..model import Lorebook, LorebookEntry
+
+__all__ = [
+    "BOOK_KEYS",
+    "ENTRY_KEYS",
+    "ST_ENTRY_EXTENSIONS",
+    "build_book",
+    "entry_from_v2",
+    "entry_to_v2",
+    "parse_book",
+    "st_extensions_from_entry",
+]
+
+_POSITIONS = ("before_char", "after_char", "an_top", "an_bottom", "at_depth", "em_top",
+              "em_bottom", "outlet")
+_LOGIC = ("and_any", "not_all", "not_any", "and_all")
+_ROLES = ("system", "user", "assistant")
+
+BOOK_KEYS = ("name", "description", "scan_depth", "token_budget", "recursive_scanning",
+             "extensions", "entries")
+"""The spec's book keys, in the order written when there is no recorded shape."""
+
+ENTRY_KEYS = ("keys", "content", "extensions", "enabled", "insertion_order", "case_sensitive",
+              "use_regex", "name", "priority", "id", "comment", "selective", "secondary_keys",
+              "constant", "position", "folder", "mode")
+"""Entry keys the codec maps (the spec's plus RisuAI's ``folder``/``mode``)."""
+
+
+# -- ST entry extensions -------------------------------------------------------------------------
+
+
+def _exact_bool(v: Any) -> tuple[bool, Any]:
+    return isinstance(v, bool), v
+
+
+def _exact_int(v: Any) -> tuple[bool, Any]:
+    return isinstance(v, int) and not isinstance(v, bool), v
+
+
+def _exact_num(v: Any) -> tuple[bool, Any]:
+    return isinstance(v, int | float) and not isinstance(v, bool), v
+
+
+def _exact_str(v: Any) -> tuple[bool, Any]:
+    return isinstance(v, str), v
+
+
+def _exact_int_or_bool(v: Any) -> tuple[bool, Any]:
+    return isinstance(v, int), v
+
+
+def _exact_str_list(v: Any) -> tuple[bool, Any]:
+    ok = isinstance(v, list | tuple) and all(isinstance(x, str) for x in v)
+    return ok, list(v) if ok else v
+
+
+def _exact_dict(v: Any) -> tuple[bool, Any]:
+    return isinstance(v, Mapping), plain(v) if isinstance(v, Mapping) else v
+
+
+def _indexed(names: tuple[str, ...]) -> Callable[[Any], tuple[bool, Any]]:
+    def check(v: Any) -> tuple[bool, Any]:
+        if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(names):
+            return True, names[v]
+        return False, v
+    return check
+
+
+def _index_of(names: tuple[str, ...]) -> Callable[[Any], Any]:
+    def back(v: Any) -> Any:
+        return names.index(v) if v in names else None
+    return back
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+ST_ENTRY_EXTENSIONS: tuple[tuple[str, str, Callable[[Any], tuple[bool, Any]],
+                                 Callable[[Any], Any]], ...] = (
+    ("position", "position", _indexed(_POSITIONS), _index_of(_POSITIONS)),
+    ("exclude_recursion", "exclude_recursion", _exact_bool, _same),
+    ("display_index", "display_index", _exact_int, _same),
+    ("probability", "probability", _exact_num, _same),
+    ("useProbability", "use_probability", _exact_bool, _same),
+    ("depth", "depth", _exact_int, _same),
+    ("selectiveLogic", "selective_logic", _indexed(_LOGIC), _index_of(_LOGIC)),
+    ("group", "group", _exact_str, _same),
+    ("group_override", "group_override", _exact_bool, _same),
+    ("group_weight", "group_weight", _exact_num, _same),
+    ("prevent_recursion", "prevent_recursion", _exact_bool, _same),
+    ("delay_until_recursion", "delay_until_recursion", _exact_int_or_bool, _same),
+    ("scan_depth", "scan_depth", _exact_int, _same),
+    ("match_whole_words", "match_whole_words", _exact_bool, _same),
+    ("use_group_scoring", "use_group_scoring", _exact_bool, _same),
+    ("case_sensitive", "case_sensitive", _exact_bool, _same),
+    ("automation_id", "automation_id", _exact_str, _same),
+    ("role", "role", _indexed(_ROLES), _index_of(_ROLES)),
+    ("vectorized", "vectorized", _exact_bool, _same),
+    ("sticky", "sticky", _exact_int, _same),
+    ("cooldown", "cooldown", _exact_int, _same),
+    ("delay", "delay", _exact_int, _same),
+    ("outlet_name", "outlet_name", _exact_str, _same),
+    ("match_persona_description", "match_persona_description", _exact_bool, _same),
+    ("match_character_description", "match_character_description", _exact_bool, _same),
+    ("match_character_personality", "match_character_personality", _exact_bool, _same),
+    ("match_character_depth_prompt", "match_character_depth_prompt", _exact_bool, _same),
+    ("match_scenario", "match_scenario", _exact_bool, _same),
+    ("match_creator_notes", "match_creator_notes", _exact_bool, _same),
+    ("triggers", "triggers", _exact_str_list, _same),
+    ("ignore_budget", "ignore_budget", _exact_bool, _same),
+    ("character_filter", "character_filter", _exact_dict, _same),
+)
+"""(ST extension key, canonical field, reader check -> (ok, value), writer mapping), in the
+order SillyTavern writes them."""
+
+_EXT_BY_KEY = {k: (attr, check, back) for k, attr, check, back in ST_ENTRY_EXTENSIONS}
+
+
+def _v2_position(p: str) -> str:
+    """The spec's two-valued ``position`` for a canonical position (ST's projection)."""
+    if p in _POSITIONS and p not in ("before_char", "after_char"):
+        return "after_char"
+    return p
+
+
+def _conv_top_position(v: Any) -> tuple[str | None, bool]:
+    if isinstance(v, str):
+        return v, True
+    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(_POSITIONS):
+        return _POSITIONS[v], False
+    return None, False
+
+
+def _conv_enabled(v: Any) -> tuple[bool | None, bool]:
+    return conv_bool(v)
+
+
+def st_extensions_from_entry(entry: LorebookEntry) -> dict[str, Any]:
+    """The SillyTavern ``entry.extensions`` keys for every stated canonical field.
+
+    Used by writers without a recorded shape: ST's own names, ST's value encoding (numbers for
+    position / selectiveLogic / role), in ST's order.  Positions the spec's ``position`` string
+    can say on its own (``before_char``/``after_char``) and custom positions are left out.
+    """
+    out: dict[str, Any] = {}
+    for key, attr, _check, back in ST_ENTRY_EXTENSIONS:
+        value = getattr(entry, attr)
+        if value is None:
+            continue
+        if key == "position" and (value in ("before_char", "after_char")
+                                  or value not in _POSITIONS):
+            continue
+        mapped = back(value)
+        if mapped is None:
+            continue
+        out[key] = plain(mapped)
+    return out
+
+
+# -- entries --------------------------------------------------------------------------------------
+
+
+def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
+                  warnings: list[Issue] | None = None, path: str = "$") -> LorebookEntry:
+    """One card-book entry (V2 or V3) as a canonical entry; ST extensions become fields.
+
+    ``path`` is the JSON path of the entry for warnings (``$.data.character_book.entries[3]``).
+    The shape is stored in ``entry.passthrough[format_id]``.
+    """
+    from ..model import LorebookEntry
+
+    # "mode" stays an unknown key (kept verbatim); only its "folder" value is lifted.
+    r = ShapeReader(obj, [k for k in ENTRY_KEYS if k != "mode"], path=path, warnings=warnings)
+    values: dict[str, Any] = {
+        "keys": r.field("keys", conv_str_list, [], nullable=False, expected="a list of strings"),
+        "content": r.field("content", conv_str, "", nullable=False, expected="a string"),
+        "enabled": r.field("enabled", _conv_enabled, True, nullable=False,
+                           expected="true or false"),
+        "insertion_order": r.field("insertion_order", conv_num, None, nullable=True,
+                                   expected="a number"),
+        "case_sensitive": r.field("case_sensitive", conv_bool, None, nullable=True,
+                                  expected="true or false"),
+        "use_regex": r.field("use_regex", conv_bool, None, nullable=True,
+                             expected="true or false"),
+        "name": r.field("name", conv_opt_str, None, nullable=True, expected="a string"),
+        "priority": r.field("priority", conv_num, None, nullable=True, expected="a number"),
+        "id": r.field("id", conv_id, None, nullable=True, expected="a number or string"),
+        "comment": r.field("comment", conv_opt_str, None, nullable=True, expected="a string"),
+        "selective": r.field("selective", conv_bool, None, nullable=True,
+                             expected="true or false"),
+        "secondary_keys": r.field("secondary_keys", conv_str_list, [], nullable=False,
+                                  expected="a list of strings"),
+        "constant": r.field("constant", conv_bool, None, nullable=True,
+                            expected="true or false"),
+        "folder": r.field("folder", conv_opt_str, None, nullable=True, expected="a string"),
+    }
+    if values["enabled"] is None:
+        values["enabled"] = True
+    top_position = r.field("position", _conv_top_position, None, nullable=True,
+                           expected="a string")
+    if "mode" in obj:
+        values["is_folder"] = obj.get("mode") == "folder"
+
+    ext_raw = obj.get("extensions")
+    ext: dict[str, Any]
+    if "extensions" not in obj:
+        r.absent.append("extensions")
+        ext = {}
+    elif isinstance(ext_raw, Mapping):
+        ext = plain(ext_raw)
+    else:
+        r.coerced["extensions"] = plain(ext_raw)
+        r.warn("extensions", "expected an object; read as {}")
+        ext = {}
+
+    lifted: list[str] = []
+    ext_null: list[str] = []
+    for key in list(ext):
+        spec = _EXT_BY_KEY.get(key)
+        if spec is None:
+            continue
+        attr, check, _back = spec
+        value = ext[key]
+        if attr == "case_sensitive" and "case_sensitive" in obj:
+            # The spec's own field wins; an equal ST copy is lifted, a different one stays.
+            if not json_equal(plain(value), plain(obj.get("case_sensitive"))):
+                continue
+            lifted.append(key)
+            del ext[key]
+            continue
+        if value is None:
+            if key == "position":  # the spec's own position decides; keep the null as is
+                continue
+            values[attr] = None
+            ext_null.append(key)
+        else:
+            ok, mapped = check(value)
+            if not ok:
+                continue
+            values[attr] = mapped
+        lifted.append(key)
+        del ext[key]
+    if "position" in lifted:
+        r.more["pos_v2"] = plain(obj.get("position")) if "position" in obj else None
+    else:
+        values["position"] = top_position
+    if lifted:
+        r.more["ext_lifted"] = lifted
+        if isinstance(ext_raw, Mapping):
+            r.more["ext_order"] = [str(k) for k in ext_raw]
+    if ext_null:
+        r.more["ext_null"] = ext_null
+    values["extensions"] = ext
+
+    entry = LorebookEntry(**values)
+    r.more["pos_canon"] = entry.position
+    entry.passthrough[format_id] = r.record()
+    return entry
+
+
+def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
+                loss: LossReport | None = None, path: str = "entry") -> dict[str, Any]:
+    """The card-book JSON for one canonical entry.
+
+    With the shape :func:`entry_from_v2` recorded under ``format_id`` the entry comes back as
+    it was read (unless its fields changed).  Without one, the spec's required keys are
+    written (``insertion_order`` 100 and V3 ``use_regex`` false when the canonical entry does
+    not state them, reported as approximations) and every stated ST setting goes into
+    ``extensions`` under ST's names, the way SillyTavern exports a book.
+    """
+    shape = entry.passthrough.get(format_id)
+    w = ShapeWriter(shape if isinstance(shape, Mapping) else None)
+    faithful = w.faithful
+    lifted_raw = w.shape.get("ext_lifted")
+    lifted: list[str] = list(lifted_raw) if isinstance(lifted_raw, list) else []
+    ext_null_raw = w.shape.get("ext_null")
+    ext_null = set(ext_null_raw) if isinstance(ext_null_raw, list) else set()
+
+    w.put("keys", list(entry.keys), conv_str_list, empty=[])
+    w.put("content", entry.content, conv_str, empty="")
+    # extensions are added below
+    w.put("enabled", entry.enabled, _conv_enabled, empty=True)
+    order = entry.insertion_order
+    if order is None and not faithful:
+        if loss is not None:
+            loss.approximated(f"{path}.insertion_order",
+                              "the card spec requires insertion_order; written as 100")
+        order = 100
+    w.put("insertion_order", order, conv_num, empty=None)
+    w.put("case_sensitive", entry.case_sensitive, conv_bool, empty=None)
+    use_regex = entry.use_regex
+    if use_regex is None and v3 and not faithful:
+        if loss is not None:
+            loss.approximated(f"{path}.use_regex",
+                              "CCv3 requires use_regex; the source did not state it, "
+                              "written as false")
+        use_regex = False
+    w.put("use_regex", use_regex, conv_bool, empty=None)
+    w.put("name", entry.name, conv_opt_str, empty=None)
+    w.put("priority", entry.priority, conv_num, empty=None)
+    w.put("id", entry.id, conv_id, empty=None)
+    w.put("comment", entry.comment, conv_opt_str, empty=None)
+    w.put("selective", entry.selective, conv_bool, empty=None)
+    w.put("secondary_keys", list(entry.secondary_keys), conv_str_list, empty=[])
+    w.put("constant", entry.constant, conv_bool, empty=None)
+    w.put("folder", entry.folder, conv_opt_str, empty=None)
+
+    # position: the spec's string, plus ST's number in extensions when it says more
+    ext_position: Any = None
+    pos = entry.position
+    unchanged = faithful and "pos_canon" in w.shape and w.shape.get("pos_canon") == pos
+    if "position" in lifted and unchanged:
+        if "pos_v2" in w.shape and w.shape["pos_v2"] is not None:
+            w.out["position"] = plain(w.shape["pos_v2"])
+        elif w.was_null("position"):
+            w.out["position"] = None
+        ext_position = _index_of(_POSITIONS)(pos) if pos is not None else None
+    elif unchanged:
+        w.put("position", pos, _conv_top_position, empty=None)
+    elif pos is not None:
+        w.out["position"] = _v2_position(pos)
+        if pos in _POSITIONS and pos not in ("before_char", "after_char"):
+            ext_position = _POSITIONS.index(pos)
+        elif "position" in lifted:
+            ext_position = _POSITIONS.index(pos) if pos in _POSITIONS else None
+
+    # mode (RisuAI folders): kept verbatim through "extra", fixed up when is_folder changed
+    extra = w.shape.get("extra")
+    mode = extra.get("mode") if isinstance(extra, Mapping) else None
+    if entry.is_folder and mode != "folder":
+        w.out["mode"] = "folder"
+    elif not entry.is_folder and mode == "folder":
+        w.out["mode"] = "normal"
+
+    # extensions: what stayed there, plus lifted ST settings
+    ext: dict[str, Any] = plain(entry.extensions)
+    if faithful:
+        for key in lifted:
+            attr, _check, back = _EXT_BY_KEY[key]
+            if key == "position":
+                if ext_position is not None:
+                    ext[key] = ext_position
+                continue
+            value = getattr(entry, attr)
+            if value is None:
+                if key in ext_null:
+                    ext[key] = None
+                continue
+            mapped = back(value)
+            if mapped is not None:
+                ext[key] = plain(mapped)
+        # canonical fields set since the read (or never lifted): ST names too
+        for key, value in st_extensions_from_entry(entry).items():
+            if key not in lifted and key not in ext and key not in ("case_sensitive",
+                                                                       "position"):
+                ext[key] = value
+        if "position" not in lifted and ext_position is not None and "position" not in ext:
+            ext["position"] = ext_position
+        order_raw = w.shape.get("ext_order")
+        if isinstance(order_raw, list):
+            ext = reorder(ext, order_raw)
+    else:
+        for key, value in st_extensions_from_entry(entry).items():
+            if key in ext and not json_equal(ext[key], value) and loss is not None:
+                loss.dropped(f"{path}.extensions.{key}",
+                             f"the canonical field replaces extensions.{key}")
+            ext[key] = value
+    if ext or not w.was_absent("extensions"):
+        w.put("extensions", ext, conv_dict, empty={})
+    if "extensions" not in w.out and (ext or not faithful):
+        w.out["extensions"] = ext
+    return w.finish(ENTRY_KEYS)
+
+
+# -- books ----------------------------------------------------------------------------------------
+
+
+def parse_book(obj: Mapping[str, Any], *, format_id: str,
+               warnings: list[Issue] | None = None, path: str = "$") -> Lorebook:
+    """A V2 ``character_book`` / V3 lorebook object as a canonical :class:`Lorebook`.
+
+    Tolerant: entries given as an object keyed by id are read in order (and written back as an
+    object), entries that are not objects are kept aside and restored by the same format, wrong
+    field types are read as well as possible with a warning.  The shape is stored in
+    ``lorebook.passthrough[format_id]``.
+    """
+    from ..model import Lorebook
+
+    r = ShapeReader(obj, BOOK_KEYS, path=path, warnings=warnings)
+    name = r.field("name", conv_opt_str, None, nullable=True, expected="a string")
+    description = r.field("description", conv_opt_str, None, nullable=True,
+                          expected="a string")
+    scan_depth = r.field("scan_depth", conv_int, None, nullable=True, expected="a number")
+    token_budget = r.field("token_budget", conv_int, None, nullable=True, expected="a number")
+    recursive = r.field("recursive_scanning", conv_bool, None, nullable=True,
+                        expected="true or false")
+    extensions = r.field("extensions", conv_dict, {}, nullable=False, expected="an object")
+
+    raw_entries = obj.get("entries")
+    items: list[tuple[int, Any]] = []
+    if "entries" not in obj:
+        r.absent.append("entries")
+    elif isinstance(raw_entries, Mapping):
+        r.more["entries_keys"] = [str(k) for k in raw_entries]
+        r.warn("entries", "expected an array of entries, found an object; read its values")
+        items = list(enumerate(raw_entries.values()))
+    elif isinstance(raw_entries, Sequence) and not isinstance(raw_entries, str | bytes):
+        items = list(enumerate(raw_entries))
+    else:
+        r.coerced["entries"] = plain(raw_entries)
+        r.warn("entries", "expected an array of entries; read as no entries")
+
+    entries = []
+    bad: list[list[Any]] = []
+    for i, item in items:
+        key = (r.more["entries_keys"][i] if "entries_keys" in r.more else None)
+        where = f"{path}.entries[{key!r}]" if key is not None else f"{path}.entries[{i}]"
+        if isinstance(item, Mapping):
+            entries.append(entry_from_v2(item, format_id=format_id, warnings=warnings,
+                                         path=where))
+        else:
+            bad.append([i, plain(item)])
+            if warnings is not None:
+                warnings.append(Issue(where, "entry is not an object; kept aside unread"))
+    if bad:
+        r.more["bad_entries"] = bad
+    book = Lorebook(
+        name=name, description=description, scan_depth=scan_depth, token_budget=token_budget,
+        recursive_scanning=recursive, extensions=extensions or {}, entries=entries,
+    )
+    book.passthrough[format_id] = r.record()
+    return book
+
+
+def build_book(lorebook: Lorebook, *, v3: bool, format_id: str, loss: LossReport,
+               path: str = "lorebook") -> dict[str, Any]:
+    """The ``character_book`` JSON for a canonical lorebook (``v3`` adds ``use_regex``).
+
+    Canonical fields the card book cannot hold are reported to ``loss`` under ``path``.
+    """
+    shape = lorebook.passthrough.get(format_id)
+    w = ShapeWriter(shape if isinstance(shape, Mapping) else None)
+    w.put("name", lorebook.name, conv_opt_str, empty=None)
+    w.put("description", lorebook.description, conv_opt_str, empty=None)
+    w.put("scan_depth", lorebook.scan_depth, conv_int, empty=None)
+    w.put("token_budget", lorebook.token_budget, conv_int, empty=None)
+    w.put("recursive_scanning", lorebook.recursive_scanning, conv_bool, empty=None)
+    w.put("extensions", plain(lorebook.extensions), conv_dict, empty={},
+          required_default={})
+    if "extensions" not in w.out and not w.faithful:
+        w.out["extensions"] = {}
+
+    entries: list[Any] = []
+    for i, entry in enumerate(lorebook.entries):
+        epath = f"{path}.entries[{i}]"
+        if entry.is_folder and entry.passthrough.get(format_id) is None:
+            loss.approximated(f"{epath}.is_folder",
+                              "card books have no folders; written as a RisuAI-style "
+                              "folder entry (mode: folder) that other apps show as an entry")
+        entries.append(entry_to_v2(entry, format_id=format_id, v3=v3, loss=loss, path=epath))
+    bad = w.shape.get("bad_entries")
+    if isinstance(bad, list):
+        for item in sorted((b for b in bad if isinstance(b, list) and len(b) == 2
+                            and isinstance(b[0], int)), key=lambda b: int(b[0])):
+            entries.insert(min(int(item[0]), len(entries)), plain(item[1]))
+    keys = w.shape.get("entries_keys")
+    if isinstance(keys, list) and len(keys) == len(entries):
+        w.put("entries", dict(zip((str(k) for k in keys), entries, strict=True)), None,
+              empty=None)
+    elif "entries" in w.coerced and not entries:
+        w.out["entries"] = plain(w.coerced["entries"])
+    else:
+        w.put("entries", entries, None, empty=[])
+        if "entries" not in w.out:
+            w.out["entries"] = entries
+            if w.was_absent("entries") and not entries:
+                del w.out["entries"]
+    return w.finish(BOOK_KEYS)
