@@ -150,13 +150,13 @@ class AdapterInput:
 
     def _parse_json(self) -> Any:
         from .jsonio import loads
-        if self.container != "json":
-            raise MalformedInput("not JSON")
         return loads(self.data, limits=self.limits)
 
     @property
     def json(self) -> Any:
         """The parsed top-level JSON value (read-only view), or ``None``."""
+        if self.container != "json":
+            return None
         value, _ = self._view("json", self._parse_json)
         return freeze(value)
 
@@ -172,6 +172,8 @@ class AdapterInput:
         The shared parse is handed over (not copied) and the shared view re-parses on its next
         use, so a reader may change what it gets without anyone else seeing it.
         """
+        if self.container != "json":
+            raise MalformedInput("not JSON", path=self.filename)
         value, err = self._view("json", self._parse_json)
         if err is not None:
             raise MalformedInput(err, path=self.filename)
