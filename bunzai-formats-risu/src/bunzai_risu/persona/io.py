@@ -35,7 +35,7 @@ def _canonical(raw: Mapping[str, Any], avatar: bytes | None, notes: Notes) -> Pe
     return Persona(
         name=notes.text(raw, "name", "$"),
         description=notes.text(raw, "personaPrompt", "$"),
-        note=notes.opt_text(raw, "note", "$"),
+        note=notes.opt_text(raw, "note", "$") or None,  # RisuAI writes "" for "no note"
         avatar=make_asset(type="user_icon", name="avatar", ext="png", data=avatar,
                           origin="png:container") if avatar else None,
     )

@@ -1,0 +1,92 @@
+"""``risu-charx``: CharX archives (``.charx``) and RisuAI's JPEG-wrapped CharX.
+
+A CharX is a zip with a CCv3 ``card.json`` at its root and the card's assets beside it; RisuAI
+adds ``module.risum`` (the character's regex scripts, trigger scripts and its own lorebook) and
+``x_meta/``.  Any CharX is read here, RisuAI's or not: the container decides, not the writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, Issue, LabelRule, ReadResult, WriteResult
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+FORMAT_ID = "risu-charx"
+
+
+def _names_card_json(input: AdapterInput) -> bool:
+    """A refused or damaged zip that still names ``card.json`` (so read can say why)."""
+    return input.memo(f"{FORMAT_ID}:named", lambda: b"card.json" in input.data)
+
+
+class RisuCharxAdapter(FormatAdapter):
+    """CharX: a zip (or a JPEG with a zip appended) holding a CCv3 card.json and its assets."""
+
+    format_id = FORMAT_ID
+    kind = "character"
+    label = "CharX (RisuAI and CCv3 zip)"
+    suffix = ".charx"
+    aliases = ("charx",)
+    options = {
+        "jpeg": "true: write a JPEG-wrapped CharX (the avatar, or a generated JPEG, with the "
+                "zip appended); default: as read, else a plain .charx",
+        "container": "zip or jpeg (same as jpeg=false/true)",
+    }
+    detection = (
+        ("zip or JPEG+zip with a root card.json whose spec is chara_card_v3", 1.0),
+        ("zip with a root card.json holding another card (V2, no spec)", 0.9),
+        ("zip with a root card.json that is not valid JSON (read reports why)", 0.6),
+        ("zip refused as unsafe or corrupt but naming card.json (read reports why)", 0.6),
+        ("anything else, plain JPEGs and other zips included", 0.0),
+    )
+    losses = (
+        ("assets without bytes",
+         "dropped when embedded (RisuAI refuses unresolvable embeded:// URIs); remote URIs "
+         "are kept as they are"),
+        ("regex_scripts[*].trim_strings / min_depth / max_depth / run_on_edit",
+         "dropped: RisuAI custom scripts have no such settings"),
+        ("lorebook (from a CharX module)", "RisuAI's own entry list, decorators for settings"),
+    )
+    doc = "bunzai-formats-risu/src/bunzai_risu/charx/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        if input.container not in ("zip", "jpeg+zip"):
+            return Detection(0.0)
+        z = input.zip
+        if z is None:
+            if _names_card_json(input):
+                return Detection(0.6, f"zip naming card.json, refused: {input.zip_error}")
+            return Detection(0.0)
+        if not z.has("card.json"):
+            return Detection(0.0)
+        card = input.zip_json("card.json")
+        if not isinstance(card, Mapping):
+            return Detection(0.6, "card.json is not a JSON object")
+        risu = z.has("module.risum") or any(n.startswith("x_meta/") for n in z.names())
+        who = "RisuAI CharX" if risu else "CharX"
+        if card.get("spec") == "chara_card_v3":
+            wrap = " (JPEG-wrapped)" if input.container == "jpeg+zip" else ""
+            return Detection(1.0, f"{who}{wrap}: card.json is CCv3")
+        return Detection(0.9, f"{who}: card.json is not CCv3")
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+        from .read import read
+        return read(input)
+
+    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
+        from .write import write
+        return write(entity, options)
+
+    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+        from .read import validate
+        return validate(input, entities)
+
+    def label_rules(self) -> list[LabelRule]:
+        from .._common.labels import charx_rules
+        return charx_rules()
