@@ -417,3 +417,26 @@ def _join(base: str, attr: str) -> str:
 def prune(record: dict[str, Any]) -> dict[str, Any]:
     """Drop empty parts of a record so passthrough stays small."""
     return {k: v for k, v in record.items() if v not in (None, {}, [])}
+
+
+def unwritable(table: Table, model: Any, record: Mapping[str, Any] | None,
+               skip: Sequence[str] = ("passthrough",)) -> list[str]:
+    """Canonical attributes of ``model`` holding a non-default value the table cannot write.
+
+    An attribute is unwritable when no field carries it, or when its field is written only for
+    data that came from the format (``foreign=False``) and this value did not.
+    """
+    fields = {f.attr: f for f in table.fields if f.attr}
+    raw = (record or {}).get("raw") or {}
+    out = []
+    for name, info in type(model).model_fields.items():
+        if name in skip:
+            continue
+        value = getattr(model, name)
+        default = info.get_default(call_default_factory=True)
+        if value == default and type(value) is type(default):
+            continue
+        f = fields.get(name)
+        if f is None or (not f.foreign and not any(n in raw for n, _ in f.names)):
+            out.append(name)
+    return out

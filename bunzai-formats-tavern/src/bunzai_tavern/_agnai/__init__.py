@@ -1,0 +1,1 @@
+"""Agnaistic pieces shared by ``agnai`` (characters) and ``agnai-memory`` (memory books)."""

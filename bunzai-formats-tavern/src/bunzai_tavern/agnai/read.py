@@ -1,0 +1,136 @@
+"""Reading a native Agnai character into the canonical Character.
+
+Mapping (specs §10.1/10.3), the same one Agnai uses for its own Tavern export:
+
+- ``description`` is creator notes; the card ``description`` is the persona rendered as text;
+- ``voice``/``persona``/``appearance``/``json``/``sprite`` go to ``extensions.agnai``;
+- ``insert`` ({prompt, depth}) goes to ``extensions.depth_prompt``;
+- the native ``extensions`` object is merged into the canonical one (its own ``agnai`` or
+  ``depth_prompt`` copies, left over from a card import, are kept aside for the round trip);
+- ``avatar`` becomes the main icon asset (bytes decoded when it is a ``data:`` URL);
+- ``characterBook`` becomes the lorebook through the shared memory-book mapping.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+from typing import TYPE_CHECKING, Any
+
+from bunzai.errors import MalformedInput
+from bunzai.types import Issue, ReadResult
+
+from .._agnai.memory import read_memory_book
+from .._agnai.persona import render
+from .._fieldmap import type_name
+from .._options import sniff_layout
+from .fields import AGNAI_BLOCK, CHARACTER, SKIP
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Asset, Character
+
+GENERATED = ("agnai", "depth_prompt")
+"""Canonical extension keys this reader builds from native fields."""
+
+
+def read_character(input: AdapterInput, *, format_id: str) -> ReadResult:
+    obj: Any = input.json_mutable()
+    if not isinstance(obj, dict):
+        raise MalformedInput(f"an Agnai character is a JSON object, not {type_name(obj)}")
+    warnings: list[Issue] = []
+    char = character_from_native(obj, format_id=format_id, warnings=warnings)
+    layout = sniff_layout(input.data, default_indent=2)
+    if layout:
+        char.passthrough[format_id]["layout"] = layout
+    return ReadResult([char], warnings)
+
+
+def character_from_native(obj: dict[str, Any], *, format_id: str,
+                          warnings: list[Issue]) -> Character:
+    from bunzai.model import Character
+
+    values, rec = CHARACTER.read(obj, "$", warnings, skip=SKIP)
+    mine: dict[str, Any] = {"fields": rec} if rec else {}
+
+    # extensions: native object, plus what Agnai's export puts there
+    ext: dict[str, Any] = {}
+    native_ext = obj.get("extensions")
+    if "extensions" not in obj:
+        mine["ext_absent"] = True
+    elif isinstance(native_ext, dict):
+        ext = copy.deepcopy(native_ext)
+        shadow = {k: ext.pop(k) for k in GENERATED if k in ext}
+        if shadow:
+            mine["ext_shadow"] = shadow
+            mine["ext_order"] = list(native_ext)
+    else:
+        warnings.append(Issue("$.extensions", f"is {type_name(native_ext)}, not an object; "
+                                              "kept as it was"))
+        mine["ext_raw"] = copy.deepcopy(native_ext)
+    block = {k: copy.deepcopy(obj[k]) for k in AGNAI_BLOCK if k in obj}
+    if block:
+        ext["agnai"] = block
+    if "insert" in obj:
+        ext["depth_prompt"] = copy.deepcopy(obj["insert"])
+
+    # the persona, rendered as Agnai renders it into a card description
+    description = ""
+    if "persona" in obj:
+        text = render(values["name"], obj["persona"])
+        if text is None:
+            warnings.append(Issue("$.persona", "not a persona Agnai can render (kind "
+                                               f"{_kind(obj['persona'])!r}); kept as it was"))
+        else:
+            description = text
+
+    assets: list[Asset] = []
+    if "avatar" in obj:
+        asset, arec = _avatar(obj["avatar"], warnings)
+        if asset is not None:
+            assets.append(asset)
+        if arec:
+            mine["avatar"] = arec
+
+    lorebook = None
+    book = obj.get("characterBook")
+    if isinstance(book, dict):
+        lorebook = read_memory_book(book, format_id=format_id, warnings=warnings,
+                                    path="$.characterBook")
+    elif "characterBook" in obj:
+        if book is not None:
+            warnings.append(Issue("$.characterBook", f"is {type_name(book)}, not a memory "
+                                                     "book; kept as it was"))
+        mine["book_raw"] = copy.deepcopy(book)
+
+    return Character(**values, description=description, extensions=ext, assets=assets,
+                     lorebook=lorebook, passthrough={format_id: mine})
+
+
+def _kind(persona: Any) -> Any:
+    return persona.get("kind") if isinstance(persona, dict) else type_name(persona)
+
+
+def _avatar(value: Any, warnings: list[Issue]) -> tuple[Asset | None, dict[str, Any]]:
+    """The avatar as the main icon: a path/URL is kept as ``uri``; a ``data:`` URL gives bytes."""
+    from bunzai.containers.media import sniff_media
+    from bunzai.model import Asset
+
+    if not isinstance(value, str) or not value:
+        return None, {"raw": copy.deepcopy(value)}
+    if value.startswith("data:") and "," in value:
+        head, _, payload = value.partition(",")
+        if head.endswith(";base64"):
+            try:
+                data = base64.b64decode(payload, validate=True)
+            except (binascii.Error, ValueError):
+                warnings.append(Issue("$.avatar", "data: URL is not valid base64; kept as it "
+                                                  "was"))
+                return Asset(type="icon", name="main", uri=value), {}
+            media, _ = sniff_media(data)
+            rec: dict[str, Any] = {"data_url": head + ","}
+            if base64.b64encode(data).decode("ascii") != payload:
+                rec["payload"] = payload  # not canonical base64: restore it verbatim
+            return Asset(type="icon", name="main", data=data, media_type=media), rec
+    return Asset(type="icon", name="main", uri=value), {}

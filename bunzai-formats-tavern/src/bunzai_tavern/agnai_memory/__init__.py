@@ -1,0 +1,80 @@
+"""``agnai-memory``: Agnaistic memory books (the Memory page's download)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, Issue, LabelRule, WriteResult
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+_SAMPLE = 32
+
+
+def _agnai_entries(entries: Any) -> bool:
+    """Entries in Agnai's own vocabulary: ``entry`` text and a ``keywords`` list."""
+    if not isinstance(entries, Sequence) or isinstance(entries, str) or not entries:
+        return False
+    items = [entries[i] for i in range(min(len(entries), _SAMPLE))]
+    return all(isinstance(e, Mapping) and isinstance(e.get("keywords"), Sequence)
+               and not isinstance(e.get("keywords"), str) and isinstance(e.get("entry"), str)
+               for e in items)
+
+
+def score(data: Any) -> tuple[float, str]:
+    if not isinstance(data, Mapping) or "schema_version" in data:
+        return 0.0, ""
+    entries = data.get("entries")
+    if data.get("kind") == "memory":
+        if isinstance(entries, Sequence) and not isinstance(entries, str):
+            return 0.95, "Agnai memory book (kind: memory)"
+        return 0.0, ""
+    if "kind" not in data and "spec" not in data and _agnai_entries(entries):
+        return 0.7, "memory-book entries (entry text, keywords) without kind"
+    return 0.0, ""
+
+
+class AgnaiMemoryAdapter(FormatAdapter):
+    """Agnaistic memory books: named entries with keywords, priority and weight."""
+
+    format_id = "agnai-memory"
+    kind = "lorebook"
+    label = "Agnai memory book"
+    suffix = ".json"
+    aliases = ("memory", "agnai-book")
+    options = {"indent": "JSON indent: 2 (default), 4 or 0 for compact"}
+    detection = (
+        ("object with kind 'memory' and an entries array", 0.95),
+        ("no kind, entries with entry text and a keywords list", 0.7),
+        ("anything else (World Info, V2 books, cards, canonical JSON)", 0.0),
+    )
+    losses = (
+        ("entries[].<ST settings>", "dropped: depth, role, group, sticky, cooldown, delay, scan "
+                                    "depth, match flags … (Agnai entries have none)"),
+        ("entries[].case_sensitive / extensions", "dropped (Agnai drops them too)"),
+        ("entries[].name", "approximated: an entry without a name gets its comment as name"),
+    )
+    doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai_memory/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        s, why = score(input.json)
+        return Detection(s, why)
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
+        from .read import read_book
+        return read_book(input, format_id=self.format_id)
+
+    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
+        from .write import write_book
+        return write_book(entity, options, format_id=self.format_id)
+
+    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+        from .validate import validate_book
+        return validate_book(input.json)
+
+    def label_rules(self) -> list[LabelRule]:
+        return []  # Agnai's rules (memory books included) come from the agnai adapter

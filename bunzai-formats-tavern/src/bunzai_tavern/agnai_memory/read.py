@@ -1,0 +1,27 @@
+"""Reading a memory book file."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bunzai.errors import MalformedInput
+from bunzai.types import Issue, ReadResult
+
+from .._agnai.memory import MEMORY, read_memory_book
+from .._fieldmap import type_name
+from .._options import sniff_layout
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+
+
+def read_book(input: AdapterInput, *, format_id: str) -> ReadResult:
+    obj: Any = input.json_mutable()
+    if not isinstance(obj, dict):
+        raise MalformedInput(f"a memory book is a JSON object, not {type_name(obj)}")
+    warnings: list[Issue] = []
+    book = read_memory_book(obj, format_id=format_id, warnings=warnings)
+    layout = sniff_layout(input.data, default_indent=2)
+    if layout:
+        book.passthrough[format_id][MEMORY]["layout"] = layout
+    return ReadResult([book], warnings)
