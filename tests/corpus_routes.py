@@ -47,5 +47,10 @@ SAMPLE_ROUTES: dict[str, str | None] = {
     "risu/gen_risu_persona.png": "risu-persona",
     "risu/gen_risu_preset.risup": None,  # presets are out of scope
     "risu/rpack_map.bin": None,
+    "tavern/st_regex_hide_think_numeric_substitute.json": "sillytavern-regex",
+    "tavern/st_regex_hide_summary_boolean_substitute.json": "sillytavern-regex",
+    "tavern/st_persona_backup_derived_legacy_descriptor.json": "sillytavern-persona",
+    "tavern/synthetic_agnai_native_character.json": "agnai",
+    "tavern/synthetic_agnai_memory_book.json": "agnai-memory",
 }
 """Sample path (relative to the samples folder) -> format id."""
