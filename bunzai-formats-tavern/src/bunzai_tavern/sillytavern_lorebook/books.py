@@ -11,13 +11,15 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
-from bunzai.cardspec.lorebook import build_book, parse_book
+from bunzai.cardspec.lorebook import ST_ENTRY_EXTENSIONS, build_book, parse_book
 from bunzai.errors import MalformedInput
 from bunzai.loss import LossReport
 from bunzai.types import Issue
 
+from .._fieldmap import same
+
 if TYPE_CHECKING:
-    from bunzai.model import Lorebook
+    from bunzai.model import Lorebook, LorebookEntry
 
 V2, V3 = "v2", "v3"
 _MINE = ("variant", "root", "root_order", "layout")
@@ -55,8 +57,39 @@ def _mark(book: Lorebook, format_id: str, variant: str) -> dict[str, Any]:
     return rec
 
 
-def _for_cardspec(book: Lorebook, format_id: str, variant: str) -> tuple[Lorebook,
-                                                                        dict[str, Any]]:
+_ST_EXT = {key: (attr, check) for key, attr, check, _back in ST_ENTRY_EXTENSIONS}
+
+
+def _st_copies(entry: LorebookEntry, loss: LossReport, epath: str) -> dict[str, Any]:
+    """``entry.extensions`` without SillyTavern's copies of entry settings.
+
+    A card book keeps ST's settings in ``extensions`` under ST's names and cardspec reads them
+    back as fields, so a copy left in canonical ``extensions`` (World Info keeps the card's
+    original ``extensions`` verbatim) would come back as the field's value.  The field is the
+    truth: copies are left out and reported.
+    """
+    ext = copy.deepcopy(entry.extensions)
+    for key in list(ext):
+        spec = _ST_EXT.get(key)
+        if spec is None:
+            continue
+        attr, check = spec
+        value = ext[key]
+        ok, mapped = (True, None) if value is None else check(value)
+        if not ok:
+            continue
+        del ext[key]
+        if same(mapped, getattr(entry, attr)):
+            loss.approximated(f"{epath}.extensions.{key}", f"SillyTavern's copy of {attr}; "
+                                                          "a card book carries the field itself")
+        else:
+            loss.dropped(f"{epath}.extensions.{key}", f"a stale SillyTavern copy that "
+                                                      f"disagrees with {attr}; {attr} is used")
+    return ext
+
+
+def _for_cardspec(book: Lorebook, format_id: str, variant: str,
+                  loss: LossReport) -> tuple[Lorebook, dict[str, Any]]:
     """The book as cardspec should see it: its own records when the book was read as this
     variant, none otherwise (another variant's record would make it restore a wrong shape)."""
     rec = book.passthrough.get(format_id)
@@ -67,9 +100,10 @@ def _for_cardspec(book: Lorebook, format_id: str, variant: str) -> tuple[Loreboo
         pt[format_id] = shape
         return book.model_copy(update={"passthrough": pt}), mine
     pt = {k: v for k, v in book.passthrough.items() if k != format_id}
-    entries = [e.model_copy(update={"passthrough": {k: v for k, v in e.passthrough.items()
-                                                    if k != format_id}})
-               for e in book.entries]
+    entries = [e.model_copy(update={
+        "passthrough": {k: v for k, v in e.passthrough.items() if k != format_id},
+        "extensions": _st_copies(e, loss, f"entries[{i}]")})
+        for i, e in enumerate(book.entries)]
     return book.model_copy(update={"passthrough": pt, "entries": entries}), {}
 
 
@@ -80,7 +114,7 @@ def _rebase(sub: LossReport, loss: LossReport) -> None:
 
 
 def write_array_book(book: Lorebook, *, format_id: str, loss: LossReport) -> dict[str, Any]:
-    view, _ = _for_cardspec(book, format_id, V2)
+    view, _ = _for_cardspec(book, format_id, V2, loss)
     sub = LossReport()
     out = build_book(view, v3=False, format_id=format_id, loss=sub, path="")
     _rebase(sub, loss)
@@ -88,7 +122,7 @@ def write_array_book(book: Lorebook, *, format_id: str, loss: LossReport) -> dic
 
 
 def write_v3_book(book: Lorebook, *, format_id: str, loss: LossReport) -> dict[str, Any]:
-    view, mine = _for_cardspec(book, format_id, V3)
+    view, mine = _for_cardspec(book, format_id, V3, loss)
     sub = LossReport()
     data = build_book(view, v3=True, format_id=format_id, loss=sub, path="")
     _rebase(sub, loss)
