@@ -1,0 +1,105 @@
+"""``risu``: RisuAI character cards in JSON and PNG (incl. RisuAI's V3 PNG and legacy PNGs).
+
+Claims only cards RisuAI marked as its own (``data.extensions.risuai``, the legacy ``risuai``
+chunk, encrypted ``rcc||`` payloads) and scores them above the generic ``sillytavern`` reader
+(0.9), so a plain CCv3 card still goes to ``sillytavern``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, Issue, LabelRule, ReadResult, WriteResult
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+FORMAT_ID = "risu"
+SCORE = 0.95
+
+
+def is_risu_card(value: Any) -> bool:
+    """A V2/V3 card object whose ``data.extensions.risuai`` is an object."""
+    if not isinstance(value, Mapping) or value.get("spec") not in ("chara_card_v2",
+                                                                    "chara_card_v3"):
+        return False
+    data = value.get("data")
+    ext = data.get("extensions") if isinstance(data, Mapping) else None
+    return isinstance(ext, Mapping) and isinstance(ext.get("risuai"), Mapping)
+
+
+def encrypted_chunk(input: AdapterInput) -> bool:
+    """A ``chara``/``ccv3`` chunk holding an encrypted ``rcc||`` payload."""
+    png = input.png
+    if png is None:
+        return False
+    for tc in png.find_text("chara", "ccv3"):
+        if tc.kind == "tEXt" and bytes(tc.chunk.data[tc.text_offset:tc.text_offset + 5]) == \
+                b"rcc||":
+            return True
+    return False
+
+
+class RisuCardAdapter(FormatAdapter):
+    """RisuAI character card: JSON, or PNG with ``ccv3`` and ``chara-ext-asset_:N`` chunks."""
+
+    format_id = FORMAT_ID
+    kind = "character"
+    label = "RisuAI character card (PNG/JSON)"
+    suffix = ".png"
+    options = {
+        "container": "png (default for PNG sources and new cards) or json (RisuAI's JSON "
+                     "export: every asset inlined as a data: URI)",
+    }
+    detection = (
+        ("V2/V3 card JSON or PNG card chunk with data.extensions.risuai", SCORE),
+        ("PNG with a legacy risuai MessagePack chunk (RisuAI 0.6)", SCORE),
+        ("PNG whose chara/ccv3 chunk is encrypted (rcc||); reading refuses it", SCORE),
+        ("any other card (sillytavern reads it)", 0.0),
+    )
+    losses = (
+        ("regex_scripts[*].trim_strings / min_depth / max_depth / run_on_edit",
+         "dropped: RisuAI custom scripts have no such settings"),
+        ("lorebook.entries[*] settings without a decorator (sticky, cooldown, groups, …)",
+         "kept in entry extensions under SillyTavern's names; RisuAI ignores them"),
+        ("assets without bytes", "dropped when embedded; remote URIs kept"),
+        ("assets (icon)", "the main icon becomes the PNG image itself (ccdefault:)"),
+    )
+    doc = "bunzai-formats-risu/src/bunzai_risu/card/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        container = input.container
+        if container == "json":
+            if is_risu_card(input.json):
+                return Detection(SCORE, "card JSON with data.extensions.risuai")
+            return Detection(0.0)
+        if input.png is None:
+            return Detection(0.0)
+        for kw in ("ccv3", "chara"):
+            for payload in input.png_json(kw):
+                if is_risu_card(payload.value):
+                    return Detection(SCORE, f"{kw} chunk with data.extensions.risuai")
+        if input.png.find_text("risuai"):
+            return Detection(SCORE, "legacy RisuAI PNG (risuai chunk)")
+        if encrypted_chunk(input):
+            return Detection(SCORE, "encrypted RisuAI card (rcc)")
+        return Detection(0.0)
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+        from .read import read
+        return read(input)
+
+    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
+        from .write import write
+        return write(entity, options)
+
+    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+        from .read import validate
+        return validate(input, entities)
+
+    def label_rules(self) -> list[LabelRule]:
+        from .._common.labels import card_rules
+        return card_rules()

@@ -1,0 +1,234 @@
+"""Reading RisuAI cards: JSON, V3 PNG with asset chunks, V2 PNG, legacy MessagePack PNG."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.cardspec import card_digest, validate_card
+from bunzai.containers.base64util import decode_base64
+from bunzai.errors import BunzaiError, MalformedInput, UnsupportedInput
+from bunzai.model import Character, Lorebook
+from bunzai.types import Issue, ReadResult
+
+from .._common import jsonfmt, lore, regex
+from .._common.assets import make_asset
+from .._common.card import read_card
+from .._common.pngtext import asset_key, strip_risu_chunks
+from .._common.values import Notes
+from . import FORMAT_ID, encrypted_chunk, is_risu_card
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+_MAX_CARD_TEXT = 5 * 1024 * 1024
+_LEGACY_RISUAI_KEYS = {"viewScreen": "viewScreen", "bias": "bias", "sdData": "sdData",
+                       "utilityBot": "utilityBot", "additionalText": "additionalText"}
+
+
+def read(input: AdapterInput) -> ReadResult:
+    if input.container == "json":
+        return _read_json(input)
+    if input.png is None:
+        raise MalformedInput("not a RisuAI card: neither card JSON nor a PNG")
+    return _read_png(input)
+
+
+def _read_json(input: AdapterInput) -> ReadResult:
+    obj = input.json_mutable()
+    if not isinstance(obj, dict) or not is_risu_card(obj):
+        raise MalformedInput("not a RisuAI card: no data.extensions.risuai")
+    notes = Notes()
+
+    def resolve(uri: str) -> tuple[bytes | None, str | None]:
+        return None, None
+
+    ch = read_card(obj, FORMAT_ID, notes, resolve)
+    pt = ch.passthrough.setdefault(FORMAT_ID, {})
+    pt["container"] = "json"
+    pt["layout"] = jsonfmt.layout(input.data)
+    return ReadResult([ch], notes.warnings)
+
+
+def _pick_card(input: AdapterInput, notes: Notes) -> tuple[str, dict[str, Any]] | None:
+    """The card chunk RisuAI uses: the last ccv3 that parses, else the last chara."""
+    for kw in ("ccv3", "chara"):
+        good = [p for p in input.png_json(kw) if p.error is None and isinstance(p.value, Mapping)]
+        good = [p for p in good if len(p.chunk.chunk.data) < _MAX_CARD_TEXT * 2] or good
+        if good:
+            if len(good) > 1:
+                notes.warn("$", f"{len(good)} {kw} chunks; the last one was read, as RisuAI "
+                                "does")
+            return kw, good[-1].mutable()
+    return None
+
+
+def _read_png(input: AdapterInput) -> ReadResult:
+    png = input.png
+    assert png is not None
+    notes = Notes()
+    picked = _pick_card(input, notes)
+    if (picked is None or not is_risu_card(picked[1])) and encrypted_chunk(input):
+        raise UnsupportedInput("encrypted RisuAI card (rcc), not supported")
+    if picked is None:
+        raise MalformedInput("this PNG has no readable chara or ccv3 card chunk")
+    keyword, obj = picked
+
+    chunks: dict[str, tuple[str, Any]] = {}
+    order: list[str] = []
+    for tc in png.text_chunks():
+        key = asset_key(tc.keyword)
+        if key is not None:
+            chunks.setdefault(key, (tc.keyword, tc))
+        order.append(tc.keyword)
+    used: set[str] = set()
+    image = strip_risu_chunks(png)
+
+    def chunk_bytes(key: str) -> bytes | None:
+        keyword_tc = chunks.get(key)
+        if keyword_tc is None:
+            return None
+        try:
+            return decode_base64(keyword_tc[1].value_bytes(input.limits), limits=input.limits)
+        except BunzaiError as exc:
+            notes.warn(f"png:{keyword_tc[0]}", f"asset chunk does not decode: {exc.message}")
+            return None
+
+    def resolve(uri: str) -> tuple[bytes | None, str | None]:
+        if uri == "ccdefault:":
+            return image, "png:container"
+        if uri.startswith("__asset:"):
+            key = uri[len("__asset:"):]
+            data = chunk_bytes(key)
+            if data is not None:
+                used.add(key)
+                return data, f"png:{chunks[key][0]}"
+        return None, None
+
+    legacy = png.find_text("risuai")
+    ch = read_card(obj, FORMAT_ID, notes, resolve)
+    pt = ch.passthrough.setdefault(FORMAT_ID, {})
+    if legacy:
+        _read_legacy(ch, legacy[-1], input, notes)
+        pt["legacy"] = True
+    for i, a in enumerate(ch.assets):
+        if a.data is None and a.uri and a.uri.startswith("__asset:"):
+            notes.warn(f"$.data.assets[{i}]", f"{a.uri} has no chara-ext-asset_ chunk")
+    if not any(a.uri == "ccdefault:" for a in ch.assets if not a.orphan):
+        # the PNG itself is the character's picture even when the card does not list it
+        ch.assets.append(make_asset(type="icon", name="main", ext="png", data=image,
+                                    origin="png:container"))
+        pt["implicit_icon"] = True
+    for key, (kw, _tc) in chunks.items():
+        if key in used:
+            continue
+        data = chunk_bytes(key)
+        if data is None:
+            continue
+        ch.assets.append(make_asset(type="other", name=kw, data=data, origin=f"png:{kw}",
+                                    orphan=True))
+        notes.warn(f"png:{kw}", "asset chunk no asset refers to; kept as an orphan asset")
+    pt["container"] = "png"
+    pt["chunk"] = keyword
+    pt["keywords"] = order
+    others = [p for p in input.png_json("chara" if keyword == "ccv3" else "ccv3")
+              if p.error is None]
+    if others:
+        pt["backfill"] = {"keyword": others[-1].keyword,
+                          "text": others[-1].chunk.value_bytes(input.limits).decode("latin-1"),
+                          "fp": card_digest(_fingerprint(ch))}
+    for problem in png.problems:
+        notes.warn("png", problem)
+    return ReadResult([ch], notes.warnings)
+
+
+def _fingerprint(ch: Character) -> Any:
+    return ch.model_dump(mode="json", exclude={"passthrough": True, "assets": {
+        "__all__": {"data"}}, "lorebook": {"passthrough": True}})
+
+
+def _read_legacy(ch: Character, tc: Any, input: AdapterInput, notes: Notes) -> None:
+    """RisuAI 0.6's ``risuai`` chunk: MessagePack of its internal character object."""
+    try:
+        import msgpack  # type: ignore[import-untyped]
+    except ImportError:
+        notes.warn("png:risuai", "msgpack is not installed; the legacy risuai chunk "
+                                 "(emotion images) was not read")
+        return
+    try:
+        raw = decode_base64(tc.value_bytes(input.limits), limits=input.limits)
+        packed = msgpack.unpackb(raw, raw=False, strict_map_key=False, use_list=True)
+    except BunzaiError as exc:
+        notes.warn("png:risuai", f"legacy risuai chunk does not decode: {exc.message}")
+        return
+    except Exception as exc:  # msgpack raises several types for corrupt data
+        notes.warn("png:risuai", f"legacy risuai chunk is not valid MessagePack: {exc}")
+        return
+    data = packed.get("data") if isinstance(packed, dict) else None
+    if not isinstance(data, dict):
+        notes.warn("png:risuai", "legacy risuai chunk holds no character object")
+        return
+    images = data.get("emotionImages")
+    for i, item in enumerate(images if isinstance(images, list) else []):
+        if (isinstance(item, list | tuple) and len(item) >= 2 and isinstance(item[0], str)
+                and isinstance(item[1], bytes | bytearray)):
+            blob = bytes(item[1])
+            ch.assets.append(make_asset(type="emotion", name=item[0], data=blob,
+                                        origin=f"png:risuai:emotionImages[{i}]"))
+        else:
+            notes.warn(f"png:risuai:emotionImages[{i}]", "expected [name, image bytes]")
+    risuai = {dst: data[src] for src, dst in _LEGACY_RISUAI_KEYS.items()
+              if src in data and _jsonable(data[src])}
+    ch.extensions["risuai"] = {**risuai, **(ch.extensions.get("risuai") or {})}
+    scripts = data.get("customscript")
+    if isinstance(scripts, list) and not ch.regex_scripts:
+        ch.regex_scripts = regex.read_scripts(scripts, "png:risuai:customscript", notes,
+                                              FORMAT_ID)
+    lorebook = data.get("globalLore")
+    if isinstance(lorebook, list) and lorebook and ch.lorebook is None:
+        ch.lorebook = Lorebook(entries=lore.read_entries(
+            lorebook, "png:risuai:globalLore", notes, FORMAT_ID))
+    if data.get("chats"):
+        notes.warn("png:risuai", "the legacy chunk also holds chat history; not read")
+
+
+def _jsonable(value: Any) -> bool:
+    if isinstance(value, str | int | float | bool) or value is None:
+        return True
+    if isinstance(value, list):
+        return all(_jsonable(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _jsonable(v) for k, v in value.items())
+    return False
+
+
+def validate(input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+    """Card-spec issues plus RisuAI's import rules."""
+    issues: list[Issue] = []
+    card: Any = input.json if input.container == "json" else None
+    if card is None and input.png is not None:
+        for kw in ("ccv3", "chara"):
+            found = [p.value for p in input.png_json(kw) if p.error is None]
+            if found:
+                card = found[-1]
+                break
+    if isinstance(card, Mapping):
+        issues += validate_card(card)
+    for e in entities:
+        if not isinstance(e, Character):
+            continue
+        for i, a in enumerate(e.assets):
+            if a.uri and a.uri.startswith("__asset:") and a.data is None:
+                issues.append(Issue(f"$.data.assets[{i}].uri",
+                                    f"{a.uri} has no asset chunk (RisuAI refuses the card)",
+                                    "error"))
+        risuai = e.extensions.get("risuai")
+        if isinstance(risuai, Mapping) and risuai.get("lowLevelAccess"):
+            issues.append(Issue("$.data.extensions.risuai.lowLevelAccess",
+                                "grants the card's triggers direct model and storage access"))
+        if isinstance(risuai, Mapping) and risuai.get("backgroundHTML"):
+            issues.append(Issue("$.data.extensions.risuai.backgroundHTML",
+                                "injects HTML into RisuAI's chat view"))
+    return issues
+
