@@ -1,0 +1,72 @@
+"""Validation of a card file: the card spec's rules (JSON paths) plus what the container
+does to compatibility (a zTXt card SillyTavern 1.12 cannot see, a ``ccv3``-only PNG that
+V2-only readers cannot see)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from bunzai.cardspec import validate_card
+from bunzai.types import Issue
+
+from . import find_card, is_asset_keyword
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+
+__all__ = ["validate_input"]
+
+
+def validate_input(input: AdapterInput) -> list[Issue]:
+    """Spec violations of the card in ``input`` (warnings unless the card is unusable)."""
+    found = find_card(input)
+    if found.card is None:
+        if found.problem:
+            return [Issue("$", found.problem, "error")]
+        return []
+    issues = validate_card(found.card)
+    if found.wrapper is not None:
+        issues = [Issue(i.path.replace("$", f"$.{found.wrapper}", 1), i.message, i.severity)
+                  for i in issues]
+    if found.source == "png":
+        issues += _png_issues(input)
+    elif found.source == "exif":
+        issues.append(Issue("$", "a WebP/JPEG card (EXIF UserComment): SillyTavern stopped "
+                            "importing these in 2023; convert it to PNG"))
+    return issues
+
+
+def _png_issues(input: AdapterInput) -> list[Issue]:
+    png = input.png
+    if png is None:
+        return []
+    issues: list[Issue] = []
+    cards = png.find_text("chara", "ccv3")
+    for tc in cards:
+        if tc.kind != "tEXt":
+            issues.append(Issue("$", f"card chunk {tc.keyword!r} is a {tc.kind} chunk; "
+                                "SillyTavern 1.12 and RisuAI read only tEXt"))
+        if tc.keyword not in ("chara", "ccv3"):
+            issues.append(Issue("$", f"card chunk keyword {tc.keyword!r} is not lowercase; "
+                                "RisuAI matches keywords exactly"))
+    keywords = {tc.keyword.lower() for tc in cards}
+    if "ccv3" in keywords and "chara" not in keywords:
+        issues.append(Issue("$", "only a ccv3 chunk: readers that know only chara (V1/V2: "
+                            "older SillyTavern, Agnai, TavernAI) will not find the card"))
+    first_text = next((tc for tc in png.text_chunks() if tc.kind == "tEXt"), None)
+    if first_text is not None and first_text.keyword.lower() != "chara" and "chara" in keywords:
+        issues.append(Issue("$", f"the first tEXt chunk is {first_text.keyword!r}, not "
+                            "chara: Agnai and TavernAI read the first tEXt chunk"))
+    for p in [*input.png_json("ccv3"), *input.png_json("chara")]:
+        if p.error is not None:
+            issues.append(Issue("$", f"{p.chunk.kind} {p.keyword!r} chunk cannot be read: "
+                                f"{p.error}"))
+        elif not isinstance(p.value, Mapping):
+            issues.append(Issue("$", f"{p.keyword!r} chunk does not hold a JSON object"))
+        if not p.chunk.chunk.crc_ok():
+            issues.append(Issue("$", f"{p.keyword!r} chunk has a bad CRC"))
+    for tc in png.text_chunks():
+        if is_asset_keyword(tc.keyword) is not None and not tc.chunk.crc_ok():
+            issues.append(Issue("$", f"asset chunk {tc.keyword!r} has a bad CRC"))
+    return issues

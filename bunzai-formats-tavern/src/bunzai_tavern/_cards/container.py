@@ -1,0 +1,678 @@
+"""Tavern character cards in their containers: JSON, PNG/APNG text chunks, EXIF UserComment.
+
+Reading: the card JSON goes through :mod:`bunzai.cardspec`; this module adds what the container
+holds (the avatar, ``chara-ext-asset_`` chunks) and remembers the container's layout in
+``passthrough[format_id]``: which chunks held the card, their keyword spelling, chunk type,
+encoding and position, and the JSON layout of a ``.json`` file.
+
+Writing: JSON with SillyTavern's 4-space indent, or a PNG built on the avatar with ``chara``
+(V2, root duplicates regenerated from ``data``) then ``ccv3`` (V3) spliced in before ``IEND``
+and every other chunk kept byte for byte.  When the card and the image are unchanged since
+they were read, the original chunk layout is restored, so a round trip re-emits the same file.
+
+Every write is read back and compared with the entity: whatever differs and was not already
+reported goes into the loss report, so the report cannot forget anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bunzai.cardspec import build_book, build_card, card_digest, parse_book, parse_card
+from bunzai.cardspec._shape import json_equal, plain
+from bunzai.containers.base64util import decode_base64
+from bunzai.containers.media import sniff_media
+from bunzai.containers.png import PngFile, is_text_chunk_with_keyword, make_text_chunk, splice
+from bunzai.errors import BunzaiError, MalformedInput, UsageError
+from bunzai.frozen import thaw
+from bunzai.input import AdapterInput
+from bunzai.jsonio import dumps
+from bunzai.loss import LossReport
+from bunzai.types import Issue, OutputFile, ReadResult, WriteResult
+
+from .._options import layout_of, sniff_layout
+from . import Found, find_card, is_asset_keyword
+from .avatar import default_avatar, is_default_avatar, to_png
+
+if TYPE_CHECKING:
+    from bunzai.model import Asset, Character
+
+__all__ = [
+    "CardOptions",
+    "diff_paths",
+    "parse_options",
+    "read_character",
+    "read_found",
+    "readback_loss",
+    "write_character",
+]
+
+CARD_KEYWORDS = frozenset({"chara", "ccv3"})
+_SPECS = ("v1", "v2", "v3")
+_SPEC_OF_LABEL = {"chara_card_v2": "v2", "chara_card_v3": "v3", None: "v1"}
+
+
+# -- options ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardOptions:
+    """Writer options; ``None`` means "as the source was" (or the default)."""
+
+    container: str | None = None
+    chunks: str | None = None
+    spec: str | None = None
+
+
+def parse_options(options: Mapping[str, Any]) -> CardOptions:
+    """Validate ``container`` (png|json), ``chunks`` (both|chara|ccv3), ``spec`` (v1|v2|v3)."""
+    def pick(name: str, allowed: Sequence[str]) -> str | None:
+        raw = options.get(name)
+        if raw is None:
+            return None
+        value = str(raw).strip().lower()
+        if value not in allowed:
+            raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {raw!r}")
+        return value
+
+    container = pick("container", ("png", "json"))
+    chunks = pick("chunks", ("both", "chara", "ccv3"))
+    spec = pick("spec", _SPECS)
+    if chunks is not None and container is None:
+        container = "png"
+    if chunks is not None and container == "json":
+        raise UsageError("chunks applies to PNG output; drop it or use container=png")
+    return CardOptions(container, chunks, spec)
+
+
+# -- reading ---------------------------------------------------------------------------------------
+
+
+def read_character(input: AdapterInput, format_id: str, *,
+                   book_in_extensions: bool = False) -> ReadResult:
+    """The character card in ``input`` (JSON, PNG or EXIF), with its container's assets."""
+    return read_found(input, find_card(input), format_id, book_in_extensions=book_in_extensions)
+
+
+def read_found(input: AdapterInput, found: Found, format_id: str, *,
+               book_in_extensions: bool = False) -> ReadResult:
+    """Read the card ``found`` located in ``input``."""
+    if found.card is None:
+        raise MalformedInput(found.problem or "no character card found in this "
+                             f"{input.container} file")
+    warnings: list[Issue] = []
+    card = thaw(found.card)
+    character = parse_card(card, format_id=format_id, warnings=warnings)
+    pt = character.passthrough[format_id]
+    if book_in_extensions:
+        _lift_extension_book(character, pt, format_id, warnings)
+    if found.source == "json":
+        layout = sniff_layout(input.data, 4)
+        if input.data.isascii() and b"\\u" in input.data:
+            layout["ascii"] = True
+        pt["json"] = layout
+    elif found.source == "png":
+        _read_png(input, found, card, character, pt, warnings)
+    elif found.source == "exif":
+        _read_exif(input, found, character, pt)
+    return ReadResult([character], warnings)
+
+
+def _lift_extension_book(character: Character, pt: dict[str, Any], format_id: str,
+                         warnings: list[Issue]) -> None:
+    """RoleCall's V2 export keeps the book in ``data.extensions.character_book``."""
+    book = character.extensions.get("character_book")
+    if character.lorebook is not None or not isinstance(book, Mapping):
+        return
+    pt["book_in_extensions"] = list(character.extensions).index("character_book")
+    character.lorebook = parse_book(book, format_id=format_id, warnings=warnings,
+                                    path="$.data.extensions.character_book")
+    del character.extensions["character_book"]
+
+
+def _first_difference(a: Any, b: Any, path: str = "$") -> str | None:
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        for k in sorted(set(a) | set(b), key=str):
+            if k not in a or k not in b:
+                return f"{path}.{k}"
+            got = _first_difference(a[k], b[k], f"{path}.{k}")
+            if got:
+                return got
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for i in range(max(len(a), len(b))):
+            if i >= len(a) or i >= len(b):
+                return f"{path}[{i}]"
+            got = _first_difference(a[i], b[i], f"{path}[{i}]")
+            if got:
+                return got
+        return None
+    return None if json_equal(a, b) else path
+
+
+def _without_spec(obj: Any) -> Any:
+    if not isinstance(obj, dict):
+        return obj
+    return {k: v for k, v in obj.items() if k not in ("spec", "spec_version")}
+
+
+def _read_png(input: AdapterInput, found: Found, card: Any, character: Character,
+              pt: dict[str, Any], warnings: list[Issue]) -> None:
+    from bunzai.model import Asset
+
+    png = input.png
+    assert png is not None and found.payload is not None
+    for problem in png.problems:
+        warnings.append(Issue("$", f"PNG: {problem}"))
+    winner = found.payload
+    removed: dict[int, dict[str, Any]] = {}
+    payloads = sorted([*input.png_json("ccv3"), *input.png_json("chara")],
+                      key=lambda p: p.chunk.chunk.offset)
+    for p in payloads:
+        chunk = p.chunk.chunk
+        where = f"{p.chunk.kind} {p.keyword!r} chunk at offset {chunk.offset}"
+        item: dict[str, Any] = {"keyword": p.keyword, "type": p.chunk.kind,
+                                "encoding": p.encoding}
+        if p.error is None:
+            style = _chunk_style(p, input)
+            if style:
+                item["style"] = style
+        if not chunk.crc_ok():
+            warnings.append(Issue("$", f"{where} has a bad CRC; read anyway, rewritten with "
+                                  "a correct one"))
+        if p is winner:
+            item["role"] = "winner"
+        elif p.error is not None:
+            item["role"] = "broken"
+            warnings.append(Issue("$", f"{where} cannot be read ({p.error}); the card comes "
+                                  f"from the {winner.keyword!r} chunk and the broken chunk is "
+                                  "not written back"))
+        else:
+            other = p.mutable()
+            if json_equal(_without_spec(other), _without_spec(card)) and isinstance(other, dict):
+                item["role"] = "mirror"
+                item["set"] = {k: other[k] for k in ("spec", "spec_version") if k in other}
+                item["drop"] = [k for k in ("spec", "spec_version")
+                                if k in card and k not in other]
+            else:
+                item["role"] = "other"
+                item["json"] = other
+                diff = _first_difference(other, card)
+                same_kind = p.keyword.lower() == winner.keyword.lower()
+                what = (f"two different {p.keyword!r} chunks: the first is read"
+                        if same_kind else
+                        f"the {p.keyword!r} and {winner.keyword!r} chunks disagree "
+                        f"(first at {diff}): {winner.keyword!r} is read")
+                warnings.append(Issue("$", f"{what}; the other is kept for a round trip"))
+        removed[chunk.offset] = item
+
+    chunk_assets: dict[str, bytes] = {}
+    for tc in png.text_chunks():
+        key = is_asset_keyword(tc.keyword)
+        if key is None:
+            continue
+        chunk = tc.chunk
+        item = {"asset": key, "keyword": tc.keyword, "type": tc.kind}
+        if not chunk.crc_ok():
+            warnings.append(Issue("$", f"asset chunk {tc.keyword!r} has a bad CRC; read anyway"))
+        try:
+            data = decode_base64(tc.value_bytes(input.limits), limits=input.limits)
+        except BunzaiError as exc:
+            warnings.append(Issue("$", f"asset chunk {tc.keyword!r} cannot be read "
+                                  f"({exc.message}); it is not written back"))
+            item["role"] = "broken"
+        else:
+            if key in chunk_assets:
+                warnings.append(Issue("$", f"asset chunk {tc.keyword!r} repeats key {key!r}; "
+                                      "the first is used"))
+                item["role"] = "duplicate"
+                item["data"] = base64.b64encode(data).decode("ascii")
+            else:
+                chunk_assets[key] = data
+        removed[chunk.offset] = item
+
+    stripped = splice(png, remove=lambda c: c.offset in removed)
+    kept = 0
+    for chunk in png.chunks:
+        if chunk.offset in removed:
+            removed[chunk.offset]["at"] = kept
+        else:
+            kept += 1
+    pt["png"] = {
+        "layout": [removed[o] for o in sorted(removed)],
+        "image": hashlib.sha256(stripped).hexdigest(),
+        "digest": card_digest(card),
+    }
+
+    placeholder = is_default_avatar(stripped)
+    media = sniff_media(stripped)[0]
+    image_used = False
+    referenced: set[str] = set()
+    for asset in character.assets:
+        uri = asset.uri or ""
+        if uri.startswith("ccdefault:"):
+            image_used = True
+            if not placeholder:
+                asset.data, asset.media_type, asset.origin = stripped, media, "png"
+        elif uri.startswith("__asset:"):
+            key = uri[len("__asset:"):]
+            if key in chunk_assets:
+                asset.data = chunk_assets[key]
+                asset.media_type = sniff_media(asset.data)[0]
+                asset.origin = f"png:chara-ext-asset_:{key}"
+                referenced.add(key)
+            else:
+                warnings.append(Issue("$.data.assets", f"asset {asset.name!r} points to "
+                                      f"{uri} but the PNG has no such chunk"))
+    for key, data in chunk_assets.items():
+        if key not in referenced:
+            character.assets.append(Asset(
+                type="x-risu-asset", name=key, uri=f"__asset:{key}", ext=sniff_media(data)[1],
+                media_type=sniff_media(data)[0], data=data,
+                origin=f"png:chara-ext-asset_:{key}", orphan=True))
+    if not image_used and not placeholder:
+        character.assets.insert(0, Asset(type="icon", name="main", ext="png", media_type=media,
+                                         data=stripped, origin="png"))
+
+
+def _chunk_style(p: Any, input: AdapterInput) -> dict[str, Any]:
+    try:
+        raw = p.chunk.value_bytes(input.limits)
+        if p.encoding == "base64":
+            raw = decode_base64(raw, limits=input.limits)
+    except BunzaiError:
+        return {}
+    return json_style(raw)
+
+
+def _read_exif(input: AdapterInput, found: Found, character: Character,
+               pt: dict[str, Any]) -> None:
+    from bunzai.model import Asset
+
+    media, ext = sniff_media(input.data)
+    pt["exif"] = {"container": input.container, "encoding": found.exif_encoding,
+                  "image": hashlib.sha256(input.data).hexdigest(),
+                  "digest": card_digest(plain(found.card))}
+    character.assets.insert(0, Asset(type="icon", name="main", ext=ext, media_type=media,
+                                     data=input.data, origin=input.container))
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+
+def _spec_of(pt: Mapping[str, Any]) -> str | None:
+    if "spec" not in pt:
+        return None
+    return _SPEC_OF_LABEL.get(pt.get("spec"), "v3")
+
+
+def _is_card_or_asset_chunk(chunk: Any) -> bool:
+    if chunk.type not in ("tEXt", "zTXt", "iTXt"):
+        return False
+    if is_text_chunk_with_keyword(chunk, CARD_KEYWORDS):
+        return True
+    head = bytes(chunk.data[:80])
+    keyword = head.split(b"\x00", 1)[0].decode("latin-1")
+    return is_asset_keyword(keyword) is not None
+
+
+def main_icon(assets: Sequence[Asset]) -> int | None:
+    """Index of the avatar: the ``main`` icon (or a ``ccdefault:`` one), else the first icon."""
+    with_data = [(i, a) for i, a in enumerate(assets) if a.type == "icon" and a.data]
+    for i, a in with_data:
+        if a.name == "main" or (a.uri or "").startswith("ccdefault:"):
+            return i
+    return with_data[0][0] if with_data else None
+
+
+def _image(character: Character, icon: int | None, loss: LossReport,
+           warnings: list[str]) -> bytes:
+    """The PNG the card is written onto (its own card chunks removed)."""
+    if icon is None:
+        return default_avatar()
+    asset = character.assets[icon]
+    data = asset.data or b""
+    if sniff_media(data)[0] != "image/png":
+        converted = to_png(data)
+        if converted is None:
+            loss.dropped(f"assets[{icon}]", f"the avatar ({asset.media_type or 'unknown type'}) "
+                         "could not be converted to PNG (is Pillow installed?); a placeholder "
+                         "image was used")
+            warnings.append("the avatar could not be converted to PNG; a placeholder was used")
+            return default_avatar()
+        loss.approximated(f"assets[{icon}]", f"converted from {sniff_media(data)[0]} to PNG to "
+                          "carry the card")
+        return converted
+    try:
+        png = PngFile.parse(data)
+    except MalformedInput:
+        loss.dropped(f"assets[{icon}]", "the avatar is a broken PNG; a placeholder was used")
+        return default_avatar()
+    if any(_is_card_or_asset_chunk(c) for c in png.chunks):
+        return splice(png, remove=_is_card_or_asset_chunk)
+    return data
+
+
+def json_style(raw: bytes) -> dict[str, Any]:
+    """How a chunk's JSON text was laid out, when it is not compact JSON.stringify output
+    (tab or space indent, Python's ``", "`` separators, ``\\u`` escapes, a final newline)."""
+    style: dict[str, Any] = {}
+    text = raw.lstrip(b"\xef\xbb\xbf")
+    brace = text.find(b"{")
+    if brace < 0:
+        return style
+    after = text[brace + 1:brace + 200]
+    if after.startswith((b"\n", b"\r\n")):
+        line = after.split(b"\n", 2)[1] if after.startswith(b"\n") else after[2:]
+        pad = line[:len(line) - len(line.lstrip(b" \t"))]
+        style["indent"] = "\t" if pad.startswith(b"\t") else len(pad)
+    else:
+        colon = text.find(b'":', brace)
+        if colon > 0 and text[colon + 2:colon + 3] == b" ":
+            style["sep"] = [", ", ": "]
+    if text.isascii() and b"\\u" in text:
+        style["ascii"] = True
+    if text.endswith(b"\n"):
+        style["newline"] = True
+    return style
+
+
+def _card_text(obj: Any, encoding: str, style: Mapping[str, Any] | None = None) -> bytes:
+    if style:
+        import json
+
+        indent = style.get("indent")
+        sep = style.get("sep")
+        separators = ((str(sep[0]), str(sep[1])) if isinstance(sep, list) and len(sep) == 2
+                      else (",", ": ") if indent is not None else (",", ":"))
+        raw = json.dumps(obj, indent=indent, separators=separators,
+                         ensure_ascii=bool(style.get("ascii"))).encode("utf-8", "surrogatepass")
+        if style.get("newline"):
+            raw += b"\n"
+    else:
+        raw = dumps(obj)
+    return raw if encoding == "raw" else base64.b64encode(raw)
+
+
+def _text_chunk(keyword: str, text: bytes, kind: str) -> bytes:
+    if kind not in ("tEXt", "zTXt", "iTXt"):
+        kind = "tEXt"
+    return make_text_chunk(keyword, text, kind)
+
+
+def write_character(character: Character, format_id: str, options: Mapping[str, Any], *,
+                    reader: Callable[[AdapterInput], ReadResult],
+                    book_in_extensions: bool = False) -> WriteResult:
+    """Write a character as a Tavern card (PNG by default, or JSON) and report what was lost.
+
+    ``reader`` reads the output back (the adapter's own reader); every canonical difference
+    not already reported is added to the loss report.
+    """
+    opts = parse_options(options)
+    raw_pt = character.passthrough.get(format_id)
+    pt: Mapping[str, Any] = raw_pt if isinstance(raw_pt, Mapping) else {}
+    container = opts.container or ("json" if "json" in pt else "png")
+    loss = LossReport()
+    warnings: list[str] = []
+    work = character.model_copy(deep=True)
+    if book_in_extensions and isinstance(pt.get("book_in_extensions"), int) and (
+            work.lorebook is not None):
+        items = list(work.extensions.items())
+        book = build_book(work.lorebook, v3=False, format_id=format_id, loss=loss)
+        items.insert(min(int(pt["book_in_extensions"]), len(items)), ("character_book", book))
+        work.extensions = dict(items)
+        work.lorebook = None
+    exif = _unchanged_exif(work, format_id, opts, pt)
+    if exif is not None:
+        data, suffix = exif
+    elif container == "json":
+        data = _write_json(work, format_id, opts, pt, loss, options)
+        suffix = ".json"
+    else:
+        data = _write_png(work, format_id, opts, pt, loss, warnings)
+        suffix = ".png"
+    readback_loss(character, data, suffix, reader, loss,
+                  f"the {'JSON' if container == 'json' else 'PNG'} card could not hold it as "
+                  "it was")
+    return WriteResult([OutputFile(data, suffix)], loss, warnings)
+
+
+def readback_loss(entity: Any, data: bytes, suffix: str,
+                  reader: Callable[[AdapterInput], ReadResult], loss: LossReport,
+                  reason: str) -> None:
+    """Read ``data`` back and report every difference the loss report does not cover yet."""
+    try:
+        back = reader(AdapterInput(data, f"out{suffix}")).entities[0]
+    except BunzaiError as exc:  # pragma: no cover - a writer bug; say so rather than hide it
+        loss.dropped("$", f"the output could not be read back ({exc.message})")
+        return
+    for path in diff_paths(entity, back):
+        if not loss.covers(path):
+            loss.approximated(path, reason)
+
+
+def diff_paths(a: Any, b: Any, base: str = "") -> list[str]:
+    """Canonical-field paths where two entities differ (``passthrough`` skipped)."""
+    from pydantic import BaseModel
+
+    if isinstance(a, BaseModel) and isinstance(b, BaseModel):
+        if type(a) is not type(b):
+            return [base.rstrip(".") or "$"]
+        out: list[str] = []
+        for name in type(a).model_fields:
+            if name != "passthrough":
+                out += diff_paths(getattr(a, name), getattr(b, name), f"{base}{name}.")
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        stem = base.rstrip(".")
+        out = []
+        for i in range(max(len(a), len(b))):
+            if i >= len(a) or i >= len(b):
+                out.append(f"{stem}[{i}]")
+            else:
+                out += diff_paths(a[i], b[i], f"{stem}[{i}].")
+        return out
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b), key=str):
+            if k not in a or k not in b:
+                out.append(f"{base}{k}")
+            else:
+                out += diff_paths(a[k], b[k], f"{base}{k}.")
+        return out
+    if type(a) is not type(b) or a != b:
+        return [base.rstrip(".") or "$"]
+    return []
+
+
+def _unchanged_exif(work: Character, format_id: str, opts: CardOptions,
+                    pt: Mapping[str, Any]) -> tuple[bytes, str] | None:
+    """A WebP/JPEG card whose card and image are unchanged is written back as it was.
+
+    bunzai does not rewrite EXIF; a changed card becomes a PNG card (reported as such).
+    """
+    exif = pt.get("exif")
+    if opts.container is not None or not isinstance(exif, Mapping):
+        return None
+    icon = main_icon(work.assets)
+    if icon is None:
+        return None
+    data = work.assets[icon].data or b""
+    if hashlib.sha256(data).hexdigest() != exif.get("image"):
+        return None
+    spec = _spec_of(pt) or "v1"
+    card = build_card(work, spec=spec, format_id=format_id, loss=LossReport())  # type: ignore[arg-type]
+    if card_digest(card) != exif.get("digest"):
+        return None
+    return data, "." + sniff_media(data)[1]
+
+
+def _write_json(work: Character, format_id: str, opts: CardOptions, pt: Mapping[str, Any],
+                loss: LossReport, options: Mapping[str, Any]) -> bytes:
+    spec = opts.spec or _spec_of(pt) or "v3"
+    for i, asset in enumerate(work.assets):
+        if asset.data is None or (asset.uri or "").startswith("data:"):
+            continue
+        if asset.uri is None or asset.orphan:
+            loss.dropped(f"assets[{i}]", "a JSON card cannot carry files; only assets with a "
+                         "uri are listed")
+        else:
+            loss.approximated(f"assets[{i}]", "a JSON card keeps the asset's uri, not its bytes")
+    card = build_card(work, spec=spec, format_id=format_id, loss=loss,  # type: ignore[arg-type]
+                      root_duplicates=True)
+    indent, newline = layout_of(options, pt.get("json"), 4)
+    layout = pt.get("json")
+    ascii_only = bool(layout.get("ascii")) if isinstance(layout, Mapping) else False
+    out = dumps(card, indent=indent, ensure_ascii=ascii_only)
+    return out + b"\n" if newline else out
+
+
+def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[str, Any],
+               loss: LossReport, warnings: list[str]) -> bytes:
+    png_pt = pt.get("png") if isinstance(pt.get("png"), Mapping) else None
+    icon = main_icon(work.assets)
+    image = _image(work, icon, loss, warnings)
+
+    # Assets with bytes travel as chara-ext-asset_ chunks, addressed by __asset:<key>.
+    chunk_assets: dict[str, bytes] = {}
+    used = {a.uri[len("__asset:"):] for a in work.assets
+            if (a.uri or "").startswith("__asset:") and a.data is not None}
+    next_key = 1
+    for i, asset in enumerate(work.assets):
+        uri = asset.uri or ""
+        if i == icon:
+            if asset.uri is not None and not uri.startswith("ccdefault:"):
+                loss.approximated(f"assets[{i}].uri", "the avatar is the PNG itself "
+                                  "(ccdefault:)")
+                asset.uri = "ccdefault:"
+            continue
+        if uri.startswith("ccdefault:") or asset.data is None or uri.startswith("data:"):
+            continue
+        if uri.startswith("__asset:"):
+            key = uri[len("__asset:"):]
+        else:
+            while str(next_key) in used:
+                next_key += 1
+            key = str(next_key)
+            used.add(key)
+            loss.approximated(f"assets[{i}]", f"stored as PNG chunk chara-ext-asset_:{key} "
+                              f"(uri __asset:{key})")
+            asset.uri = f"__asset:{key}"
+        chunk_assets.setdefault(key, asset.data)
+
+    usable = _usable_layout(work, format_id, opts, pt, png_pt, image)
+    placed: dict[int, list[bytes]] = {}
+    tail: list[bytes] = []
+    if usable is not None:
+        layout, winner = usable
+        written_assets: set[str] = set()
+        for item in layout:
+            chunk = _layout_chunk(item, winner, chunk_assets, written_assets)
+            if chunk is not None:
+                placed.setdefault(int(item.get("at", 0)), []).append(chunk)
+        for key, data in chunk_assets.items():
+            if key not in written_assets:
+                tail.append(make_text_chunk(f"chara-ext-asset_:{key}",
+                                            base64.b64encode(data)))
+    else:
+        chunks = opts.chunks or "both"
+        if chunks in ("both", "chara"):
+            chara_loss = loss if chunks == "chara" else LossReport()
+            chara = build_card(work, spec="v2", format_id=format_id, loss=chara_loss,
+                               root_duplicates=True)
+            tail.append(make_text_chunk("chara", _card_text(chara, "base64")))
+        if chunks in ("both", "ccv3"):
+            ccv3 = build_card(work, spec="v3", format_id=format_id, loss=loss)
+            tail.append(make_text_chunk("ccv3", _card_text(ccv3, "base64")))
+        for key, data in chunk_assets.items():
+            tail.append(make_text_chunk(f"chara-ext-asset_:{key}", base64.b64encode(data)))
+    return _assemble(image, placed, tail)
+
+
+def _usable_layout(work: Character, format_id: str, opts: CardOptions, pt: Mapping[str, Any],
+                   png_pt: Mapping[str, Any] | None, image: bytes
+                   ) -> tuple[list[Any], dict[str, Any]] | None:
+    """The recorded chunk layout and the card as read, when nothing has changed since."""
+    if png_pt is None or opts.chunks is not None:
+        return None
+    layout = png_pt.get("layout")
+    if not isinstance(layout, list) or png_pt.get("image") != hashlib.sha256(image).hexdigest():
+        return None
+    spec = _spec_of(pt) or "v3"
+    winner = build_card(work, spec=spec, format_id=format_id, loss=LossReport())  # type: ignore[arg-type]
+    if card_digest(winner) != png_pt.get("digest"):
+        return None
+    return layout, winner
+
+
+def _layout_chunk(item: Any, winner: dict[str, Any], assets: Mapping[str, bytes],
+                  written: set[str]) -> bytes | None:
+    if not isinstance(item, Mapping):
+        return None
+    keyword = str(item.get("keyword") or "chara")
+    kind = str(item.get("type") or "tEXt")
+    role = item.get("role")
+    if "asset" in item:
+        key = str(item["asset"])
+        if role == "duplicate" and isinstance(item.get("data"), str):
+            return _text_chunk(keyword, item["data"].encode("ascii"), kind)
+        if role == "broken" or key not in assets or key in written:
+            return None
+        written.add(key)
+        return _text_chunk(keyword, base64.b64encode(assets[key]), kind)
+    encoding = str(item.get("encoding") or "base64")
+    if role == "winner":
+        obj: Any = winner
+    elif role == "mirror":
+        obj = {**winner}
+        for k in item.get("drop") or ():
+            obj.pop(k, None)
+        sets = item.get("set")
+        if isinstance(sets, Mapping):
+            for k, v in sets.items():
+                obj[k] = plain(v)
+            order = list(winner)
+            obj = {k: obj[k] for k in [*order, *obj] if k in obj}
+    elif role == "other":
+        obj = plain(item.get("json"))
+    else:
+        return None
+    style = item.get("style")
+    return _text_chunk(keyword, _card_text(obj, encoding, style if isinstance(style, Mapping)
+                                           else None), kind)
+
+
+def _assemble(image: bytes, placed: Mapping[int, list[bytes]], tail: list[bytes]) -> bytes:
+    """``image`` with ``placed`` chunks before the kept chunk at each index and ``tail`` before
+    IEND; every chunk of the image is copied byte for byte."""
+    png = PngFile.parse(image)
+    if not placed:
+        return splice(png, remove=_is_card_or_asset_chunk, insert_before_iend=tail)
+    view = memoryview(image)
+    parts: list[bytes | memoryview] = [view[:8]]
+    kept = 0
+    late: list[bytes] = []
+    for i, chunk in enumerate(png.chunks):
+        if _is_card_or_asset_chunk(chunk):
+            continue
+        parts.extend(placed.get(kept, ()))
+        if i == png.iend_index:
+            parts.extend(tail)
+        parts.append(chunk.raw)
+        kept += 1
+    for at, chunks in placed.items():
+        if at >= kept:
+            late.extend(chunks)
+    if png.iend_index is None:
+        parts.extend(late)
+        parts.extend(tail)
+    elif late:
+        # positions past the end (chunks that followed IEND): keep them after it
+        parts.extend(late)
+    if png.trailing:
+        parts.append(view[png.trailing_offset:])
+    return b"".join(parts)

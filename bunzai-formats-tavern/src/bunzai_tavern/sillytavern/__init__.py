@@ -1,0 +1,94 @@
+"""``sillytavern``: Character Card V1/V2/V3 as SillyTavern reads and writes them.
+
+JSON cards, PNG/APNG cards (``chara``/``ccv3`` in tEXt, zTXt or iTXt) and TavernAI's WebP/JPEG
+cards (card JSON in the EXIF UserComment).  The generic Tavern reader: 0.9 on any recognisable
+card, so app-specific readers (``rolecall`` at 1.0, ``risu`` above 0.9 on RisuAI-marked cards)
+outrank it on their own cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, Issue, LabelRule
+
+from .._cards import find_card, rolecall_block
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+    from bunzai.types import ReadResult, WriteResult
+
+FORMAT_ID = "sillytavern"
+
+
+class SillyTavernAdapter(FormatAdapter):
+    """Character Card V1/V2/V3: JSON, PNG/APNG, TavernAI WebP/JPEG."""
+
+    format_id = FORMAT_ID
+    kind = "character"
+    label = "SillyTavern character card (CCv1/V2/V3 JSON, PNG, WebP)"
+    suffix = ".png"
+    aliases = ("png", "json", "card", "tavern")
+    options = {
+        "container": "png (default) or json; a card read from JSON is written as JSON",
+        "chunks": "PNG only: both (chara V2 + ccv3 V3, default), chara or ccv3",
+        "spec": "JSON only: v2 or v3 (default: the spec it was read as, else v3); v1 writes a "
+                "flat card",
+        "indent": "JSON only: 4 (SillyTavern's export, default), 2 or 0 (compact)",
+    }
+    detection = (
+        ("a Character Card V1 (flat, with a character field), V2 or V3 as JSON", 0.9),
+        ("a PNG/APNG with a readable chara or ccv3 text chunk (tEXt, zTXt, iTXt)", 0.9),
+        ("a WebP/JPEG with a card in its EXIF UserComment (TavernAI)", 0.9),
+        ("a PNG whose chara/ccv3 chunks cannot be read (claimed to say why)", 0.5),
+        ("a RoleCall persona card, a pygmalion.chat wrapper, a world-info file, a lorebook, "
+         "an Agnai or Pygmalion export", 0.0),
+    )
+    losses = (
+        ("nickname, creator_notes_multilingual, source, creation/modification_date",
+         "dropped from a V2 or V1 card (kept by V3, by the ccv3 chunk, and by chunks=both)"),
+        ("assets", "a JSON card lists uris only (bytes not embedded); PNG keeps bytes as "
+         "chara-ext-asset_ chunks addressed __asset:N; V2/V1 have no asset list"),
+        ("assets[main icon]", "becomes the PNG image; non-PNG avatars are converted to PNG"),
+        ("triggers", "dropped: character cards have no trigger scripts"),
+        ("lorebook.entries[].use_regex / insertion_order",
+         "written as false / 100 when unstated (the spec requires them)"),
+        ("lorebook.entries[].is_folder", "kept as a RisuAI-style mode: folder entry"),
+        ("regex_scripts[].extensions", "dropped: SillyTavern regex scripts have none"),
+    )
+    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        found = find_card(input)
+        if found.rcpersona is not None or found.wrapper is not None:
+            return Detection(0.0)
+        if found.card is not None:
+            rc = rolecall_block(found)
+            if rc is not None and rc.get("type") == "persona":
+                return Detection(0.0, "a RoleCall persona card")
+            where = {"json": "JSON", "exif": "EXIF UserComment"}.get(
+                found.source, f"{found.payload.keyword if found.payload else 'card'} chunk")
+            return Detection(0.9, f"character card {found.version} in {where}")
+        if found.source == "png" and found.card_chunks:
+            return Detection(0.5, f"card chunk present but unreadable: {found.problem}")
+        return Detection(0.0)
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+        from .._cards.container import read_character
+        return read_character(input, FORMAT_ID)
+
+    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
+        from .._cards.container import read_character, write_character
+        return write_character(entity, FORMAT_ID, options,  # type: ignore[arg-type]
+                               reader=lambda inp: read_character(inp, FORMAT_ID))
+
+    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+        from .._cards.checks import validate_input
+        return validate_input(input)
+
+    def label_rules(self) -> list[LabelRule]:
+        from .._cards.labels import rules
+        return rules()
