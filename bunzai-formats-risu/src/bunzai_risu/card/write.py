@@ -89,7 +89,7 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
         icon = ch.assets[icon_index]
         base, why = as_png(icon.data)
         if why:
-            loss.approximated(f"assets[{icon_index}].data", why)
+            loss.approximated(f"assets[{icon_index}]", why)
     image, why = as_png(base)
     if base is None and why:
         loss.approximated("assets", f"{why} (the card has no picture)")
@@ -140,6 +140,7 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
         if a.origin != f"png:{keyword}":
             loss.approximated(f"assets[{i}].origin", "the bytes now come from a PNG chunk")
         if a.orphan:
+            loss.approximated(f"assets[{i}]", "kept as an asset chunk no asset refers to")
             continue
         uri = f"__asset:{key}"
         if a.uri != uri:

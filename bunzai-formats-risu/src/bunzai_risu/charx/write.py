@@ -49,7 +49,7 @@ def _module_dict(ch: Character, info: Mapping[str, Any], loss: LossReport | None
         "id": str(uuid.uuid5(_MODULE_NS, ch.name)),
     }
     has = info.get("has")
-    parts = set(has) if isinstance(has, list) else {"lorebook", "regex", "trigger"}
+    parts = set(has) if isinstance(has, list) else set()
     if ch.triggers is not None or "trigger" in parts:
         out["trigger"] = list(ch.triggers or [])
     if ch.regex_scripts[n_st:] or "regex" in parts:
