@@ -1,0 +1,13 @@
+"""bunzai studio: a local web page over bunzai's engine.
+
+A person drops files and sees what bunzai sees (container, detection, origin, validation, the
+entity itself), converts to any format of the same kind and reads the loss report before
+downloading.  All of that is core (:mod:`bunzai.api`, the registry, ``summarize``, ``label``,
+``file_issues``); this package adds only HTTP, the page and its safety rules.
+
+Importing this package is cheap: the web stack is imported when ``bunzai studio`` runs.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

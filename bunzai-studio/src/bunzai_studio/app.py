@@ -1,0 +1,248 @@
+"""The Starlette application: the page, its static files and the JSON API.
+
+Safety lives here and in the page script:
+
+* every response carries a Content-Security-Policy that allows only this server's own script,
+  style and fetches, and images only from here or ``data:`` URLs, so even a card field that
+  somehow reached the DOM as markup could neither run a script nor load anything remote;
+* requests whose ``Host`` is not a loopback name are refused while the studio binds loopback,
+  so a web page cannot reach it through DNS rebinding;
+* uploads are capped (``Content-Length``, bytes read, the file part) and parsed in memory;
+* engine work runs in worker threads, at most two at a time, so one huge file cannot starve the
+  page and memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from bunzai.errors import BunzaiError, UsageError
+
+from . import __version__, engine
+from .openapi import openapi_schema
+from .uploads import LIMIT_HINT, Form, max_upload_from_env, parse_form, read_body
+
+if TYPE_CHECKING:
+    from bunzai.registry import Registry
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+CSP = ("default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
+       "connect-src 'self'; object-src 'none'; frame-src 'none'; frame-ancestors 'none'; "
+       "base-uri 'none'; form-action 'none'")
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+STATIC = Path(str(files("bunzai_studio") / "static"))
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and any address in 127.0.0.0/8 or ``::1``."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_name(header: str) -> str:
+    """The name part of a Host header: ``[::1]:8765`` -> ``::1``, ``a:80`` -> ``a``."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:header.find("]")] if "]" in header else header
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+class SecurityMiddleware:
+    """Adds the security headers to every response and, if asked, checks the Host header."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str] | None) -> None:
+        self.app = app
+        self.allowed = None if allowed_hosts is None else {h.lower() for h in allowed_hosts}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.allowed is not None:
+            host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
+            if _host_name(host) not in self.allowed:
+                response = JSONResponse({"error": f"refused: Host {host!r} is not this "
+                                                  "studio's address"}, status_code=400)
+                await self._send_with_headers(response, scope, receive, send)
+                return
+
+        async def send_wrapped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, send_wrapped)
+
+    async def _send_with_headers(self, response: Response, scope: Scope, receive: Receive,
+                                 send: Send) -> None:
+        response.raw_headers.extend(SECURITY_HEADERS)
+        await response(scope, receive, send)
+
+
+class BunzaiJSON(JSONResponse):
+    """JSON via core's serializer (orjson, big integers fall back to the standard library)."""
+
+    def render(self, content: Any) -> bytes:
+        from bunzai import jsonio
+        return jsonio.dumps(content)
+
+
+def _disposition(name: str) -> str:
+    """``attachment`` with an ASCII fallback and the exact UTF-8 name (RFC 6266)."""
+    fallback = name.encode("ascii", "replace").decode("ascii").replace('"', "_")
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
+
+
+def create_app(*, registry: Registry | None = None, max_upload: int | None = None,
+               allowed_hosts: Iterable[str] | None = None, workers: int = 2) -> Starlette:
+    """The studio app.
+
+    ``registry`` defaults to core's process-wide one; ``max_upload`` to
+    ``BUNZAI_STUDIO_MAX_UPLOAD`` or 64 MiB; ``allowed_hosts`` (Host header names) to no check.
+    """
+    import anyio
+
+    from bunzai.api import get_registry
+
+    limit = max_upload if max_upload is not None else max_upload_from_env()
+    limiter = anyio.CapacityLimiter(workers)
+    index_html = (STATIC / "index.html").read_bytes()
+
+    def reg() -> Registry:
+        return registry if registry is not None else get_registry()
+
+    async def upload(request: Request) -> Form:
+        body = await read_body(request.stream(), request.headers.get("content-length"), limit)
+        return parse_form(body, request.headers.get("content-type"), limit=limit)
+
+    def answer(outcome: engine.Outcome) -> Response:
+        return BunzaiJSON(outcome.payload, status_code=outcome.status,
+                          headers={"cache-control": "no-store"})
+
+    async def inspect(request: Request) -> Response:
+        filename = None
+        try:
+            form = await upload(request)
+            part = form.file()
+            filename = part.filename
+            from_format = form.value("from")
+        except BunzaiError as exc:
+            return answer(engine.failure(exc, filename))
+        outcome = await anyio.to_thread.run_sync(
+            lambda: engine.inspect(reg(), part.data, part.filename, from_format=from_format),
+            limiter=limiter)
+        return answer(outcome)
+
+    async def convert(request: Request) -> Response:
+        from bunzai.api import parse_options
+
+        filename = None
+        try:
+            form = await upload(request)
+            part = form.file()
+            filename = part.filename
+            to = form.value("to")
+            if to is None:
+                raise UsageError("convert needs the target format in the field 'to'")
+            from_format = form.value("from")
+            options = parse_options(form.values("option"))
+            download = form.flag("download")
+        except BunzaiError as exc:
+            return answer(engine.failure(exc, filename))
+        outcome = await anyio.to_thread.run_sync(
+            lambda: engine.convert(reg(), part.data, part.filename, to,
+                                   from_format=from_format, options=options),
+            limiter=limiter)
+        if outcome.status != 200 or not download:
+            return answer(outcome)
+        if len(outcome.files) != 1:
+            return answer(engine.Outcome(409, {
+                "file": filename, "exit_code": 5, "error_type": "ConversionRefused",
+                "error": f"{filename}: this conversion produced {len(outcome.files)} files; "
+                         "ask without download=true to get them all"}))
+        name, data, media_type = outcome.files[0]
+        return Response(data, media_type=media_type, headers={
+            "content-disposition": _disposition(name), "cache-control": "no-store",
+            "x-bunzai-format": outcome.payload["format"], "x-bunzai-to": outcome.payload["to"],
+            "x-bunzai-loss-entries": str(len(outcome.payload["loss"]))})
+
+    async def formats(request: Request) -> Response:
+        from bunzai.kinds import ANY_KIND, KINDS
+        from bunzai.roster import roster_json
+
+        rows = roster_json(reg())
+        kind = request.query_params.get("kind")
+        if kind:
+            if kind not in KINDS:
+                return BunzaiJSON({"error": f"unknown kind {kind!r} (kinds: "
+                                            f"{', '.join(KINDS)})", "exit_code": 2},
+                                  status_code=400)
+            rows = [r for r in rows if r["kind"] in (kind, ANY_KIND)]
+        return BunzaiJSON(rows)
+
+    async def info(request: Request) -> Response:
+        from bunzai import __version__ as core_version
+
+        return BunzaiJSON({"studio_version": __version__, "core_version": core_version,
+                           "max_upload": limit, "max_upload_hint": LIMIT_HINT,
+                           "formats": len(reg().adapters)})
+
+    async def openapi(request: Request) -> Response:
+        return BunzaiJSON(openapi_schema(limit))
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(index_html, headers={"cache-control": "no-store"})
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return BunzaiJSON({"error": str(exc.detail)}, status_code=exc.status_code,
+                          headers=exc.headers)
+
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        # The CLI's wording for a bug; the traceback stays in the server's log, not the page.
+        return BunzaiJSON({"error": f"internal error: {type(exc).__name__}: {exc} (please "
+                                    "report it)", "exit_code": 4}, status_code=500)
+
+    app = Starlette(
+        routes=[
+            Route("/", index, methods=["GET"]),
+            Route("/api/inspect", inspect, methods=["POST"]),
+            Route("/api/convert", convert, methods=["POST"]),
+            Route("/api/formats", formats, methods=["GET"]),
+            Route("/api/info", info, methods=["GET"]),
+            Route("/openapi.json", openapi, methods=["GET"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+        exception_handlers={HTTPException: http_error, Exception: internal_error},
+    )
+    app.add_middleware(SecurityMiddleware, allowed_hosts=allowed_hosts)
+    return app
