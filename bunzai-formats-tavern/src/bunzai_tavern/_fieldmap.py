@@ -255,6 +255,20 @@ def _canon_or_absent(f: Field, conv: Conv, raw: Any) -> Any:
         return copy.deepcopy(f.absent)
 
 
+def _warn_coerced(f: Field, conv: Conv, value: Any, raw: Any, where: str,
+                  warnings: list[Issue] | None) -> None:
+    """Warn when a value was readable only by changing its type (``"3"`` for 3)."""
+    if warnings is None:
+        return
+    try:
+        back = conv.source(value)
+    except Unrepresentable:
+        return
+    if type(back) is not type(raw) and not (is_num(back) and is_num(raw)):
+        warnings.append(Issue(where, f"{type_name(raw)} where {conv.name} is expected; read as "
+                                     f"{value!r}, written back as it was"))
+
+
 def _quote(key: str) -> str:
     return f".{key}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else f"[{key!r}]"
 
@@ -301,6 +315,8 @@ class Table:
                     value = None  # null on an optional key: "not stated", not an error
                 else:
                     value = first_conv.canon(src[first_name])
+                    _warn_coerced(f, first_conv, value, src[first_name],
+                                  f"{path}{_quote(first_name)}", warnings)
             except Bad as exc:
                 value = copy.deepcopy(f.absent)
                 if warnings is not None:
