@@ -1,0 +1,547 @@
+#!/usr/bin/env python3
+"""bunzai benchmark: every figure against its floor, in the same run, as ratios.
+
+    .venv/bin/python bench/run.py                 # full run (a few minutes on 2 cores)
+    .venv/bin/python bench/run.py --quick         # fewer repetitions, 200-card batch folder
+    .venv/bin/python bench/run.py --json out.json --only 1,3,5 --markdown
+
+Fixtures are generated on first use into a cache folder outside the repository (see
+``fixtures.cache_dir``).  Each figure prints PASS/FAIL against its target, but a miss never fails
+the run: this is a measurement tool and machines are noisy.  Figures whose adapters are not
+installed print ``n/a``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import traceback
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import fixtures  # noqa: E402
+import floors  # noqa: E402
+import timing  # noqa: E402
+
+import bunzai  # noqa: E402
+from bunzai.api import get_registry  # noqa: E402
+from bunzai.input import AdapterInput  # noqa: E402
+
+INTERPRETER_REF_MS = 10.5
+"""``python -c pass`` on the machine where the 60 ms cold-start target was set (peers.md §6.5)."""
+COLD_START_TARGET_MS = 60.0
+
+
+@dataclass
+class Row:
+    """One line of the table: a measured value, its floor, the ratio and the target."""
+
+    fig: str
+    case: str
+    value: float | None = None
+    unit: str = ""
+    floor: float | None = None
+    floor_label: str = ""
+    ratio: float | None = None
+    target: str = ""
+    ok: bool | None = None
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def result(self) -> str:
+        if self.value is None and self.ratio is None:
+            return "n/a"
+        return "-" if self.ok is None else ("PASS" if self.ok else "FAIL")
+
+
+@dataclass
+class Ctx:
+    fx: fixtures.Fixtures
+    quick: bool
+    installed: set[str]
+    python: str
+    bunzai_exe: str
+    work: Path
+
+    @property
+    def repeats(self) -> int:
+        return 5 if self.quick else 9
+
+    @property
+    def batch_seconds(self) -> float:
+        return 0.02 if self.quick else 0.06
+
+    def missing(self, *formats: str) -> str | None:
+        absent = [f for f in formats if f not in self.installed]
+        if not absent:
+            return None
+        return "n/a (adapter " + ", ".join(absent) + " not installed)"
+
+
+def _na(fig: str, case: str, why: str) -> Row:
+    return Row(fig, case, note=why)
+
+
+def _pair_row(fig: str, case: str, pair: timing.Pair, floor_label: str, limit: float | None,
+              *, note: str = "", unit: str = "µs", scale: float = 1e6) -> Row:
+    ratio = pair.ratio
+    return Row(
+        fig, case, pair.subject * scale, unit, pair.floor * scale, floor_label, ratio,
+        f"<= {limit:g}x" if limit is not None else "",
+        None if limit is None else ratio <= limit, note,
+        {"subject_runs_s": pair.subject_runs, "floor_runs_s": pair.floor_runs},
+    )
+
+
+# -- figures ----------------------------------------------------------------------------------
+
+
+def fig1_read_png(ctx: Ctx) -> list[Row]:
+    """PNG card -> canonical with the format given, against walk + base64 + JSON."""
+    why = ctx.missing("sillytavern")
+    cases = [("ST layout (chara+ccv3 before IEND), bytes in RAM", ctx.fx.png_st, False),
+             ("ST layout, from the file", ctx.fx.png_st, True),
+             ("card before IDAT, bytes in RAM", ctx.fx.png_early, False)]
+    if why:
+        return [_na("1", c, why) for c, _, _ in cases]
+    rows = []
+    name = ctx.fx.card["data"]["name"]
+    for case, path, from_file in cases:
+        src: str | bytes = str(path) if from_file else path.read_bytes()
+        floor_fn = floors.read_png_card_file if from_file else floors.read_png_card
+
+        def subject(src: Any = src) -> Any:
+            return bunzai.read(src, format="sillytavern")
+
+        def floor(src: Any = src, fn: Callable[[Any], Any] = floor_fn) -> Any:
+            return fn(src)
+
+        got = subject()
+        if getattr(got, "name", None) != name:
+            rows.append(_na("1", case, f"read returned {getattr(got, 'name', got)!r}, "
+                                       f"expected {name!r}"))
+            continue
+        pair = timing.time_pair(subject, floor, repeats=ctx.repeats,
+                                batch_seconds=ctx.batch_seconds)
+        rows.append(_pair_row("1", case, pair, "walk+b64+orjson (both chunks)", 1.3))
+    return rows
+
+
+def fig2_write_png(ctx: Ctx) -> list[Row]:
+    """Canonical -> PNG (splice into the card's own image), against a memoryview splice."""
+    case = "write canonical -> ST PNG (bytes out)"
+    why = ctx.missing("sillytavern")
+    if why:
+        return [_na("2", case, why)]
+    data = ctx.fx.png_st.read_bytes()
+    entity = bunzai.read(data, format="sillytavern")
+    v2 = ctx.fx.card
+    v3 = fixtures.card_v3(v2)
+
+    def subject() -> bytes:
+        return bunzai.write(entity, "sillytavern").files[0].data
+
+    def floor() -> bytes:
+        return floors.write_png_card(data, v2, v3)
+
+    out = subject()
+    note = ""
+    if len(out) < len(data) * 0.9:
+        note = f"output {len(out):,} B < source {len(data):,} B: the image was not carried"
+    pair = timing.time_pair(subject, floor, repeats=ctx.repeats, batch_seconds=ctx.batch_seconds)
+    return [_pair_row("2", case, pair, "orjson+b64+memoryview splice", 1.5, note=note)]
+
+
+def fig3_read_json(ctx: Ctx) -> list[Row]:
+    case = "20 KB V2 JSON -> canonical"
+    why = ctx.missing("sillytavern")
+    if why:
+        return [_na("3", case, why)]
+    data = ctx.fx.json_v2.read_bytes()
+
+    def subject() -> Any:
+        return bunzai.read(data, format="sillytavern")
+
+    def floor() -> Any:
+        return floors.read_json(data)
+
+    subject()
+    pair = timing.time_pair(subject, floor, repeats=ctx.repeats, batch_seconds=ctx.batch_seconds)
+    return [_pair_row("3", case, pair, "orjson.loads", 1.5)]
+
+
+def fig4_detect(ctx: Ctx) -> list[Row]:
+    """Detection over every installed adapter: what it adds to a read, and to one detector."""
+    reg = get_registry()
+    n = len(reg.adapters)
+    why = ctx.missing("sillytavern")
+    rows: list[Row] = []
+    for label, path in (("PNG", ctx.fx.png_st), ("JSON", ctx.fx.json_v2)):
+        case = f"{label}: detect ({n} adapters) + read vs read with --from"
+        if why:
+            rows.append(_na("4", case, why))
+            continue
+        data = path.read_bytes()
+
+        def auto(data: bytes = data) -> Any:
+            return bunzai.read(data)
+
+        def given(data: bytes = data) -> Any:
+            return bunzai.read(data, format="sillytavern")
+
+        winner = reg.detect(AdapterInput(data)).winner
+        if winner is None or winner.format != "sillytavern":
+            rows.append(_na("4", case, f"detection picked {winner.format if winner else None}"))
+            continue
+        pair = timing.time_pair(auto, given, repeats=ctx.repeats,
+                                batch_seconds=ctx.batch_seconds)
+        rows.append(_pair_row("4", case, pair, "read, format given", 1.2))
+
+        def detect_all(data: bytes = data) -> Any:
+            return reg.detect(AdapterInput(data))
+
+        def detect_one(data: bytes = data) -> Any:
+            return reg.detect(AdapterInput(data), formats=["sillytavern"])
+
+        pair = timing.time_pair(detect_all, detect_one, repeats=ctx.repeats,
+                                batch_seconds=ctx.batch_seconds)
+        rows.append(_pair_row("4", f"{label}: detect, all {n} adapters vs the winner's alone",
+                              pair, "sillytavern detect", None,
+                              note="shared container views: should stay near 1x"))
+    return rows
+
+
+def fig5_cold_start(ctx: Ctx) -> list[Row]:
+    """Process start to exit, median of N, interleaved so drift hits every command alike."""
+    n = 7 if ctx.quick else 21
+    png = str(ctx.fx.png_st)
+    commands = {
+        "python -c pass": [ctx.python, "-c", "pass"],
+        "stdlib script: read the card": [ctx.python, str(HERE / "stdlib_read.py"), png],
+        "bunzai --help": [ctx.bunzai_exe, "--help"],
+        "bunzai inspect card.png": [ctx.bunzai_exe, "inspect", png],
+    }
+    keys = list(commands)
+    # one warm-up round (page cache, .pyc files), then n interleaved rounds
+    specs = [{"argv": commands[k]} for _ in range(n + 1) for k in keys]
+    got = timing.spawn_many(specs)[len(keys):]
+    runs = {k: got[i::len(keys)] for i, k in enumerate(keys)}
+    ms = {k: timing.median_seconds(v) * 1e3 for k, v in runs.items()}
+    rss = {k: max(r.maxrss for r in v) / 2**20 for k, v in runs.items()}
+    base = ms["python -c pass"]
+    budget = COLD_START_TARGET_MS * base / INTERPRETER_REF_MS
+    target = f"<= {budget:.0f} ms (60 ms at a 10.5 ms interpreter)"
+    rows = [Row("5", "python -c pass", base, "ms", None, "", None, "", None,
+                f"peak RSS {rss['python -c pass']:.0f} MiB")]
+    std = ms["stdlib script: read the card"]
+    rows.append(Row("5", "stdlib-only script reading the card", std, "ms", base,
+                    "python -c pass", std / base, "", None,
+                    f"peak RSS {rss['stdlib script: read the card']:.0f} MiB"))
+    for key in ("bunzai --help", "bunzai inspect card.png"):
+        failed = [r.status for r in runs[key] if r.status != 0]
+        note = f"peak RSS {rss[key]:.0f} MiB; {ms[key] / std:.1f}x the stdlib script"
+        if failed:
+            note += f"; exit status {failed[0]}"
+            if key.startswith("bunzai inspect"):
+                note += " " + (ctx.missing("sillytavern") or "")
+        rows.append(Row("5", key, ms[key], "ms", base, "python -c pass", ms[key] / base,
+                        target, ms[key] <= budget and not failed, note.strip(),
+                        {"runs_ms": [r.seconds * 1e3 for r in runs[key]]}))
+    return rows
+
+
+def _batch_run(ctx: Ctx, src: Path, jobs: int, tag: str) -> tuple[timing.ProcRun, dict[str, int]]:
+    out = ctx.work / f"out-{tag}"
+    log = ctx.work / f"log-{tag}.jsonl"
+    shutil.rmtree(out, ignore_errors=True)
+    run = timing.spawn([ctx.bunzai_exe, "convert", str(src), "--to", "vaud-json",
+                        "--out-dir", str(out), "-j", str(jobs), "--json"],
+                       stdout=str(log), tree=True)
+    counts: dict[str, int] = {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        try:
+            status = json.loads(line).get("status", "?")
+        except ValueError:
+            continue
+        counts[status] = counts.get(status, 0) + 1
+    shutil.rmtree(out, ignore_errors=True)
+    log.unlink(missing_ok=True)
+    return run, counts
+
+
+def fig6_batch(ctx: Ctx) -> list[Row]:
+    count = ctx.fx.batch_count
+    why = ctx.missing("sillytavern", "sillytavern-lorebook")
+    cases = [f"batch {count} files -> vaud-json, -j 1", f"batch {count} files, -j 2 vs -j 1",
+             f"-j 1 peak memory, {count // 2} vs {count} files"]
+    if why:
+        return [_na("6", c, why) for c in cases]
+    full = ctx.fx.batch_dir(count)
+    half = ctx.fx.batch_dir(count // 2)
+    reps = 1 if ctx.quick else 3
+    j1: list[timing.ProcRun] = []
+    j2: list[timing.ProcRun] = []
+    counts: dict[str, int] = {}
+    for r in range(reps):
+        run, counts = _batch_run(ctx, full, 1, f"j1-{r}")
+        j1.append(run)
+        run, _ = _batch_run(ctx, full, 2, f"j2-{r}")
+        j2.append(run)
+    h1 = [_batch_run(ctx, half, 1, f"half-{r}")[0] for r in range(reps)]
+    fps1 = count / timing.median_seconds(j1)
+    fps2 = count / timing.median_seconds(j2)
+    mem1 = statistics.median(r.maxrss for r in j1) / 2**20
+    tree2 = statistics.median(r.tree_peak for r in j2) / 2**20
+    memh = statistics.median(r.maxrss for r in h1) / 2**20
+    status = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    rows = [
+        Row("6", cases[0], fps1, "files/s", None, "", None, "", None,
+            f"{status}; peak RSS {mem1:.0f} MiB", {"seconds": [r.seconds for r in j1]}),
+        Row("6", cases[1], fps2, "files/s", fps1, "-j 1 files/s", fps2 / fps1, ">= 1.8x",
+            fps2 / fps1 >= 1.8,
+            f"peak RSS, all processes summed: {tree2:.0f} MiB; {os.cpu_count()} CPUs",
+            {"seconds": [r.seconds for r in j2]}),
+        Row("6", cases[2], mem1, "MiB", memh, f"MiB at {count // 2}", mem1 / memh,
+            "<= 1.1x (flat)", mem1 / memh <= 1.1, "peak RSS of the bunzai process (wait4)"),
+    ]
+    return rows
+
+
+_TRACE_SCRIPT = r"""
+import json, sys, tracemalloc, bunzai
+from pathlib import Path
+bunzai.convert(sys.argv[2], to="sillytavern")  # warm-up: every import and the registry
+tracemalloc.start()
+out = bunzai.convert(sys.argv[1], to="sillytavern")
+Path(sys.argv[3]).write_bytes(out.files[0].data)
+del out
+current, peak = tracemalloc.get_traced_memory()
+print(json.dumps({"peak": peak}))
+"""
+
+
+def fig7_charx(ctx: Ctx) -> list[Row]:
+    big, small = ctx.fx.charx_big, ctx.fx.charx_small
+    size = big.stat().st_size
+    mb = size / 2**20
+    cases = [f"{mb:.0f} MB CharX -> PNG (CLI convert), time",
+             "peak RSS above the small-CharX baseline / file size",
+             "peak traced allocations (tracemalloc) / file size"]
+    why = ctx.missing("risu-charx", "sillytavern")
+    if why:
+        return [_na("7", c, why) for c in cases]
+    out = ctx.work / "charx-out.png"
+    reps = 3 if ctx.quick else 7
+
+    def cli_spec(src: Path) -> dict[str, Any]:
+        return {"argv": [ctx.bunzai_exe, "convert", str(src), "--to", "sillytavern",
+                         "-o", str(out), "--force"]}
+
+    got = timing.spawn_many([cli_spec(big)] + [cli_spec(p) for p in (big, small)
+                                               for _ in range(reps)])
+    runs_big, runs_small = got[1:reps + 1], got[reps + 1:]
+    failed = [r.status for r in runs_big + runs_small if r.status]
+    t_big = timing.median_seconds(runs_big) * 1e3
+    t_small = timing.median_seconds(runs_small) * 1e3
+    rss_big = statistics.median(r.maxrss for r in runs_big)
+    rss_small = statistics.median(r.maxrss for r in runs_small)
+    incr = (rss_big - rss_small) / size
+
+    # floor for the in-process part: unzip card + icon, parse, splice into the icon, write
+    blob = big.read_bytes()
+
+    def floor() -> None:
+        import io
+        with zipfile.ZipFile(io.BytesIO(blob)) as z:
+            card = orjson.loads(z.read("card.json"))
+            icon = z.read(card["data"]["assets"][0]["uri"].removeprefix("embeded://"))
+        out.write_bytes(floors.write_png_card(icon, card, card))
+
+    def subject() -> None:
+        res = bunzai.convert(str(big), to="sillytavern")
+        out.write_bytes(res.files[0].data)
+
+    pair = timing.time_pair(subject, floor, repeats=3 if ctx.quick else 5, batch_seconds=0)
+    note = f"in-process convert {pair.subject * 1e3:.0f} ms vs floor (zipfile + splice + " \
+           f"write) {pair.floor * 1e3:.0f} ms = {pair.ratio:.1f}x; CLI on the small CharX " \
+           f"{t_small:.0f} ms"
+    if failed:
+        note += f"; exit status {failed[0]}"
+    log = ctx.work / "trace.json"  # the tracemalloc child prints one JSON line
+    run = timing.spawn([ctx.python, "-c", _TRACE_SCRIPT, str(big), str(small), str(out)],
+                stdout=str(log))
+    try:
+        peak = json.loads(log.read_text())["peak"]
+    except (ValueError, KeyError, OSError):
+        peak = None
+    rows = [
+        Row("7", cases[0], t_big, "ms", None, "", None, "", None, note,
+            {"ms_per_mb": t_big / mb, "runs_ms": [r.seconds * 1e3 for r in runs_big]}),
+        Row("7", cases[1], (rss_big - rss_small) / 2**20, "MiB", mb, "file MiB", incr, "<= 2x",
+            incr <= 2, f"peak RSS {rss_big / 2**20:.0f} MiB vs {rss_small / 2**20:.0f} MiB "
+                       "converting the small CharX"),
+    ]
+    if peak is not None:
+        rows.append(Row("7", cases[2], peak / 2**20, "MiB", mb, "file MiB", peak / size,
+                        "<= 2x", peak / size <= 2, "read + write + file write, imports excluded"))
+    else:
+        rows.append(_na("7", cases[2], f"tracemalloc child failed (exit {run.status})"))
+    return rows
+
+
+FIGURES: dict[str, Callable[[Ctx], list[Row]]] = {
+    "1": fig1_read_png, "2": fig2_write_png, "3": fig3_read_json, "4": fig4_detect,
+    "5": fig5_cold_start, "6": fig6_batch, "7": fig7_charx,
+}
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    cpu = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    from importlib.metadata import PackageNotFoundError, version
+
+    def ver(dist: str) -> str | None:
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            return None
+
+    return {
+        "nproc": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+        else os.cpu_count(),
+        "cpu": cpu, "python": platform.python_version(), "implementation":
+        platform.python_implementation(), "platform": platform.platform(),
+        "bunzai": bunzai.__version__, "orjson": ver("orjson"), "pybase64": ver("pybase64"),
+        "pydantic": ver("pydantic"), "base64_lib": floors.BASE64_LIB,
+    }
+
+
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return ""
+    if unit == "µs":
+        return f"{value:,.1f} µs" if value < 100 else f"{value:,.0f} µs"
+    if unit == "ms":
+        return f"{value:,.1f} ms"
+    if unit == "files/s":
+        return f"{value:,.0f} files/s"
+    return f"{value:,.1f} {unit}"
+
+
+def _table(rows: Sequence[Row]) -> list[list[str]]:
+    out = [["#", "case", "bunzai", "floor", "ratio", "target", "result"]]
+    for r in rows:
+        floor = _fmt(r.floor, r.unit)
+        if floor and r.floor_label:
+            floor += f" ({r.floor_label})"
+        out.append([r.fig, r.case, _fmt(r.value, r.unit) or r.note, floor,
+                    "" if r.ratio is None else f"{r.ratio:.2f}x", r.target, r.result])
+    return out
+
+
+def print_table(rows: Sequence[Row], markdown: bool) -> None:
+    table = _table(rows)
+    if markdown:
+        print("| " + " | ".join(table[0]) + " |")
+        print("|" + "|".join("---:" if i in (2, 3, 4) else "---" for i in range(7)) + "|")
+        for line in table[1:]:
+            print("| " + " | ".join(c.replace("|", "\\|") for c in line) + " |")
+    else:
+        widths = [min(58, max(len(line[i]) for line in table)) for i in range(7)]
+        for j, line in enumerate(table):
+            print("  ".join(c.ljust(w) if i < 2 or i > 4 else c.rjust(w)
+                            for i, (c, w) in enumerate(zip(line, widths, strict=True))).rstrip())
+            if j == 0:
+                print("  ".join("-" * w for w in widths))
+    notes = [r for r in rows if r.note and r.value is not None]
+    if notes:
+        print()
+        for r in notes:
+            print(f"  {r.fig} {r.case}: {r.note}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true",
+                    help="fewer repetitions and a 200-file batch folder")
+    ap.add_argument("--json", metavar="PATH", help="write every figure as JSON here "
+                    "(default: bench/out/latest.json)")
+    ap.add_argument("--only", metavar="1,2,..", help="run only these figures")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    ap.add_argument("--batch", type=int, metavar="N",
+                    help="files in the batch folder (default 2000, --quick 200)")
+    args = ap.parse_args(argv)
+
+    selected = args.only.split(",") if args.only else list(FIGURES)
+    unknown = [s for s in selected if s not in FIGURES]
+    if unknown:
+        ap.error(f"unknown figure(s): {', '.join(unknown)}")
+    started = time.time()
+    reg = get_registry()
+    exe_dir = Path(sys.executable).parent
+    bunzai_exe = shutil.which("bunzai", path=str(exe_dir)) or shutil.which("bunzai")
+    if bunzai_exe is None:
+        print("bench: the bunzai command is not installed next to this Python", file=sys.stderr)
+        return 2
+    fx = fixtures.Fixtures(batch_count=args.batch or (200 if args.quick else 2000))
+    print(f"fixtures: {fixtures.cache_dir()}", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="bunzai-bench-") as tmp:
+        ctx = Ctx(fx, args.quick, set(reg.adapters), sys.executable, bunzai_exe, Path(tmp))
+        rows: list[Row] = []
+        for key in selected:
+            t0 = time.perf_counter()
+            try:
+                got = FIGURES[key](ctx)
+            except Exception as exc:  # a broken figure is reported, the others still run
+                traceback.print_exc()
+                got = [_na(key, f"figure {key}", f"error: {type(exc).__name__}: {exc}")]
+            rows.extend(got)
+            print(f"figure {key}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    print_table(rows, args.markdown)
+    info = machine()
+    report = {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "quick": args.quick, "seconds": round(time.time() - started, 1), "machine": info,
+        "adapters": sorted(reg.adapters),
+        "fixtures": {p.name: p.stat().st_size for p in sorted(fixtures.cache_dir().glob("*"))
+                     if p.is_file()},
+        "rows": [{**asdict(r), "result": r.result} for r in rows],
+    }
+    out = Path(args.json) if args.json else HERE / "out" / "latest.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"\n{info['cpu']}, {info['nproc']} CPUs, Python {info['python']}, "
+          f"base64: {info['base64_lib']}; JSON: {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
