@@ -121,7 +121,7 @@ def read_fields(obj: Mapping[str, Any], keys: Keys, fmt: str, where: str,
         raw = obj.get(key, ABSENT)
         seconds = parse_time(raw) if raw is not ABSENT else None
         out[field] = seconds
-        guard(guards, key, raw, seconds, format_time(seconds) if seconds is not None else ABSENT)
+        guard(guards, key, raw, seconds, format_time(seconds))
 
     book = read_lore(obj.get(keys.lore, ABSENT), fmt, f"{where}.{keys.lore}", warnings)
     out["lorebook"] = book

@@ -104,10 +104,11 @@ def validate_archive(input: AdapterInput) -> list[Issue]:
     mw = where("manifest.json")
     _check(manifest, MANIFEST, mw, issues)
     author = manifest.get("author")
-    if isinstance(author, Mapping):
-        if not (isinstance(author.get("name"), str) and isinstance(author.get("backyardURL"), str)
-                and str(author.get("backyardURL", "")).startswith(("http://", "https://"))):
-            issues.append(Issue(f"{mw}.author", "Backyard's validator needs both a name and a "
+    url = author.get("backyardURL") if isinstance(author, Mapping) else None
+    if isinstance(author, Mapping) and not (
+            isinstance(author.get("name"), str) and isinstance(url, str)
+            and url.startswith(("http://", "https://"))):
+        issues.append(Issue(f"{mw}.author", "Backyard's validator needs both a name and a "
                                 "backyardURL URL"))
     chars = [p for p in manifest.get("characters") or [] if isinstance(p, str)]
     scens = [p for p in manifest.get("scenarios") or [] if isinstance(p, str)]

@@ -302,11 +302,11 @@ class _Builder:
                 loss.approximated("alternate_greetings", MACRO_CLASH)
             built.append((None, ordered(obj, SCENARIO_ORDER)))
         self._place_backgrounds(built, backgrounds, ch, loss)
-        for record, obj in built:
+        for source, scen in built:
             if self.settings["chats"] == "drop":
-                obj["messages"] = []
-            stored = record.get("path") if record else None
-            if (self.reassemble and isinstance(stored, str)):
+                scen["messages"] = []
+            stored = source.get("path") if source else None
+            if self.reassemble and isinstance(stored, str):
                 if stored in self.scenarios:
                     continue  # shared with a character already written
                 spath = stored
@@ -314,7 +314,7 @@ class _Builder:
                 spath = stored
             else:
                 spath = self._free_scenario_path()
-            self.scenarios[spath] = obj
+            self.scenarios[spath] = scen
             self.scenario_paths.append(spath)
 
     def _primary(self, ch: Character, cid: str, record: dict[str, Any] | None,

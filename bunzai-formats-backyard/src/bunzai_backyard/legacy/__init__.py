@@ -70,7 +70,8 @@ def exif_card(input: AdapterInput) -> ExifCard | None:
             return ExifCard(freeze(loads(text, limits=input.limits)), None, charset, encoding,
                             payload, text)
         except BunzaiError as exc:
-            return ExifCard(None, exc.message, charset, encoding, payload, b"")
+            why = exc.message if encoding == "raw" else f"base64, but not JSON ({exc.message})"
+            return ExifCard(None, why, charset, encoding, payload, b"")
     return input.memo("backyard:exif", build)
 
 

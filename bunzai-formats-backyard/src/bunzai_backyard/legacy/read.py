@@ -228,7 +228,7 @@ def validate_legacy(input: AdapterInput) -> list[Issue]:
         inner, w = value["character"], "$.character"
         if shape == "card?":
             issues.append(Issue("$.version", "version must be 1, 2, 3 or 4", "error"))
-        required = ("id", "aiName", "aiDisplayName")
+        required: tuple[str, ...] = ("id", "aiName", "aiDisplayName")
     else:
         inner, w = value, "$"
         required = ("id",)

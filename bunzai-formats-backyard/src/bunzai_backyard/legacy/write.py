@@ -73,7 +73,8 @@ def write_legacy(ch: Character, options: Mapping[str, Any]) -> WriteResult:
                            "json" if source == "json" else "png")
     chats = opt_choice(options, "chats", ("keep", "drop"), "keep")
     personality = opt_choice(options, "personality", ("append", "drop"), "append") or "append"
-    shape = pt.get("shape") if pt.get("shape") in SHAPE_KEYS else "card"
+    encoding = opt_choice(options, "encoding", ("base64", "raw"), None)
+    shape = str(pt["shape"]) if pt.get("shape") in SHAPE_KEYS else "card"
     if container == "png" and shape not in ("card", "card?"):
         shape = "card"
     loss = LossReport()
@@ -82,7 +83,8 @@ def write_legacy(ch: Character, options: Mapping[str, Any]) -> WriteResult:
     if chats == "drop" and "Chat" in inner:
         inner["Chat"] = []
     if shape in ("card", "card?"):
-        root_rest = pt.get("root") if isinstance(pt.get("root"), dict) else {"version": 4}
+        root_rest: dict[str, Any] = pt["root"] if isinstance(pt.get("root"), dict) else {
+            "version": 4}
         root = ordered({**root_rest, "character": inner}, pt.get("root_order") or
                        ("character", "version"))
     else:
@@ -94,7 +96,7 @@ def write_legacy(ch: Character, options: Mapping[str, Any]) -> WriteResult:
             data += b"\n"
         out = OutputFile(data, ".json")
     else:
-        out = OutputFile(_png(ch, root, pt, loss, warnings), ".png")
+        out = OutputFile(_png(ch, root, pt, loss, warnings, encoding), ".png")
     if source in ("jpeg", "webp") and container == "png":
         warnings.append(f"the card came from a {source}; it is written as a PNG")
     _check(ch, out, loss)
@@ -208,14 +210,14 @@ def _tiff(root: Any, exif: Mapping[str, Any]) -> bytes:
 def _main_icon(assets: list[Asset]) -> int | None:
     icons = [i for i, a in enumerate(assets) if a.type == "icon"]
     main = [i for i in icons if assets[i].name == "main"]
-    return (main or icons or [None])[0]
+    picked = main or icons
+    return picked[0] if picked else None
 
 
 def _png(ch: Character, root: Any, pt: dict[str, Any], loss: LossReport,
-         warnings: list[str]) -> bytes:
-    exif = pt.get("exif") if isinstance(pt.get("exif"), dict) else {}
-    encoding = "base64" if not exif else exif.get("encoding", "base64")
-    settings = {**exif, "encoding": encoding}
+         warnings: list[str], encoding: str | None) -> bytes:
+    exif: dict[str, Any] = pt["exif"] if isinstance(pt.get("exif"), dict) else {}
+    settings = {**exif, "encoding": encoding or exif.get("encoding", "base64")}
     chunk = make_chunk(b"eXIf", _tiff(root, settings))
     index = _main_icon(ch.assets)
     base: PngFile | None = None
@@ -232,7 +234,7 @@ def _png(ch: Character, root: Any, pt: dict[str, Any], loss: LossReport,
                 base = PngFile.parse(data)
             except BunzaiError as exc:
                 loss.dropped(f"assets[{index}]", f"the image is not a usable PNG ({exc})")
-    for i, asset in enumerate(ch.assets):
+    for i in range(len(ch.assets)):
         if i != index:
             loss.dropped(f"assets[{i}]", "a Backyard card PNG holds one image")
     if base is None:
