@@ -1,0 +1,150 @@
+"""agnai-memory: Agnai memory books, and conversions with the other Tavern lorebooks."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bunzai.api import as_input
+from bunzai.errors import MalformedInput
+from bunzai.registry import Registry
+from bunzai.testing import (
+    conversion_problems,
+    corpus_files,
+    ids,
+    load_registry,
+    samples_dir,
+    uncovered_differences,
+)
+
+FID = "agnai-memory"
+FILES = corpus_files("agnai") + [samples_dir() / "tavern" / "synthetic_agnai_memory_book.json"]
+FILES = [p for p in FILES if p.exists()]
+
+
+@cache
+def reg() -> Registry:
+    return load_registry()
+
+
+def read(obj: Any, fmt: str | None = FID) -> Any:
+    data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
+    _, res, _ = reg().read(as_input(data, "m.json"), format=fmt)
+    return res
+
+
+def detect(obj: Any) -> dict[str, float]:
+    rep = reg().detect(as_input(json.dumps(obj).encode(), "x.json"))
+    return {c.format: c.score for c in rep.candidates}
+
+
+BOOK = {"kind": "memory", "name": "Ferry", "description": "River lore", "entries": [
+    {"name": "Ferry", "entry": "A flat boat on a chain.", "keywords": ["ferry", "boat"],
+     "priority": 5, "weight": 20, "enabled": True, "secondaryKeys": ["chain"],
+     "selective": True, "selectiveLogic": 2, "probability": 50, "useProbability": True,
+     "position": "after_char", "constant": False, "comment": "note", "id": 4,
+     "excludeRecursion": True},
+    {"name": "Off", "entry": "Unused.", "keywords": [], "priority": 0, "weight": 0,
+     "enabled": False}]}
+
+
+@pytest.mark.skipif(not FILES, reason="corpus not available")
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_memory_books_round_trip_exactly(path: Path) -> None:
+    rep = reg().detect(as_input(path))
+    assert rep.winner is not None and rep.winner.format == FID and rep.winner.score == 0.95
+    _, res, _ = reg().read(as_input(path))
+    out = reg().write(res.entities, FID)
+    assert not out.loss and json.loads(out.files[0].data) == json.loads(path.read_bytes())
+
+
+@pytest.mark.skipif(not FILES, reason="corpus not available")
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+@pytest.mark.parametrize(("target", "options"), [
+    ("sillytavern-lorebook", {}), ("sillytavern-lorebook", {"variant": "v3"}),
+    ("sillytavern-lorebook", {"variant": "v2"}),
+])
+def test_memory_books_convert_to_st_books_honestly(path: Path, target: str,
+                                                   options: dict[str, str]) -> None:
+    _, res, _ = reg().read(as_input(path))
+    assert conversion_problems(reg(), res.entities, target, options) == []
+
+
+def test_fields_map_to_the_canonical_entry() -> None:
+    book = read(BOOK).entities[0]
+    a, b = book.entries
+    assert (book.name, book.description) == ("Ferry", "River lore")
+    assert (a.name, a.content, a.keys, a.priority, a.insertion_order) == (
+        "Ferry", "A flat boat on a chain.", ["ferry", "boat"], 5, 20)
+    assert (a.secondary_keys, a.selective, a.selective_logic) == (["chain"], True, "not_any")
+    assert (a.probability, a.use_probability, a.position, a.comment, a.id) == (
+        50, True, "after_char", "note", 4)
+    assert a.exclude_recursion is True and b.enabled is False
+    assert json.loads(reg().write([book], FID).files[0].data) == BOOK
+
+
+def test_world_info_to_memory_reports_what_agnai_cannot_hold() -> None:
+    wi = {"entries": {"0": {"uid": 0, "key": ["k"], "content": "c", "comment": "Title",
+                            "depth": 4, "sticky": 2, "role": 1, "caseSensitive": True,
+                            "extensions": {"x": 1}}}}
+    _, res, _ = reg().read(as_input(json.dumps(wi).encode(), "w.json"),
+                           format="sillytavern-lorebook")
+    book = res.entities[0]
+    out = reg().write([book], FID)
+    doc = json.loads(out.files[0].data)
+    assert doc["kind"] == "memory"
+    assert doc["entries"][0]["name"] == "Title"  # the comment titles the entry
+    paths = {e.path for e in out.loss}
+    assert {"entries[0].depth", "entries[0].sticky", "entries[0].role",
+            "entries[0].case_sensitive", "entries[0].extensions", "entries[0].name"} <= paths
+    back = read(out.files[0].data).entities[0]
+    assert uncovered_differences(book, back, out.loss) == []
+
+
+def test_kindless_agnai_vocabulary_scores_in_band() -> None:
+    assert detect({"name": "x", "entries": [{"entry": "e", "keywords": ["k"]}]})[FID] == 0.7
+
+
+@pytest.mark.parametrize("obj", [
+    {"entries": {"0": {"uid": 0, "key": ["k"]}}},
+    {"entries": [{"keys": ["k"], "content": "c"}]},
+    {"kind": "character", "name": "x", "persona": {}},
+    {"kind": "lorebook", "schema_version": "1.0", "entries": []},
+    {"type": "risu", "data": []},
+])
+def test_other_shapes_are_not_claimed(obj: Any) -> None:
+    assert detect(obj).get(FID, 0.0) == 0.0
+
+
+@pytest.mark.parametrize("obj", [{"kind": "memory", "entries": None}, [], "x",
+                                 {"kind": "memory", "entries": {"a": 1}}])
+def test_unreadable_books_are_malformed(obj: Any) -> None:
+    with pytest.raises(MalformedInput):
+        read(obj)
+
+
+def test_wrong_types_are_tolerated_and_kept() -> None:
+    src = {"kind": "memory", "name": 3, "entries": [
+        {"name": "n", "entry": "e", "keywords": "solo", "priority": "high", "weight": "7",
+         "enabled": "yes"}, None]}
+    res = read(src)
+    e = res.entities[0].entries[0]
+    assert (e.keys, e.priority, e.insertion_order, e.enabled) == (["solo"], None, 7, True)
+    assert {"$.entries[0].priority", "$.entries[0].enabled", "$.entries[1]"} <= {
+        w.path for w in res.warnings}
+    assert json.loads(reg().write(res.entities, FID).files[0].data) == src
+
+
+def test_validate_reports_memory_rules_with_paths() -> None:
+    data = {"kind": "memory", "name": "b",
+            "entries": [{"entry": "e", "keywords": "k", "priority": "1"}, 5]}
+    issues = reg().validate(reg().get(FID), as_input(json.dumps(data).encode(), "m.json"), [])
+    got = {(i.path, i.severity) for i in issues}
+    assert ("$.entries[0].keywords", "error") in got
+    assert ("$.entries[0].priority", "warning") in got
+    assert ("$.entries[0].weight", "warning") in got
+    assert ("$.entries[1]", "error") in got
