@@ -177,7 +177,7 @@ def enum(names: Sequence[str], what: str) -> Conv:
 
     def canon(x: Any) -> str:
         if is_int(x) and 0 <= x < len(names):
-            return names[x]
+            return str(names[x])
         if isinstance(x, str) and x in names:
             return x
         raise Bad(f"unknown {what} {x!r}")
@@ -421,7 +421,7 @@ class Table:
                 conv.source(value)
             except Unrepresentable as exc:
                 if loss is not None:
-                    loss.dropped(_join(loss_path, f.attr), str(exc))
+                    loss.dropped(_join(loss_path, f.attr or f.names[0][0]), str(exc))
                 return OMIT
         return _default_emit(f, conv, value, forced=forced)
 

@@ -57,7 +57,8 @@ def _from_settings(obj: dict[str, Any], format_id: str,
     block = pu if isinstance(pu, dict) else {}
     personas = _from_backup(block, format_id, warnings, "$.power_user", keep_root=False)
     avatar, name = obj.get("user_avatar"), obj.get("username")
-    known = block.get("personas") if isinstance(block.get("personas"), dict) else {}
+    raw_known = block.get("personas")
+    known: dict[str, Any] = raw_known if isinstance(raw_known, dict) else {}
     if isinstance(avatar, str) and avatar and avatar not in known:
         # SillyTavern binds an active user that has no persona yet to one on load
         # (migrateNonPersonaUser); it is the user's persona, so it is read as one.

@@ -62,8 +62,7 @@ def write_backup(entities: Sequence[Entity], options: Mapping[str, Any], *,
     personas: list[Persona] = list(entities)  # type: ignore[arg-type]
     loss = LossReport()
     many = len(personas) > 1
-    recs = [p.passthrough.get(format_id) if isinstance(p.passthrough.get(format_id), dict)
-            else {} for p in personas]
+    recs: list[dict[str, Any]] = [_own(p, format_id) for p in personas]
     file_rec: dict[str, Any] = next((r["file"] for r in recs if isinstance(r.get("file"), dict)),
                                     {})
     used = {p.avatar_id for p in personas if p.avatar_id}
@@ -118,6 +117,11 @@ def write_backup(entities: Sequence[Entity], options: Mapping[str, Any], *,
     indent, newline = layout_of(options, file_rec.get("layout"), default=2)
     data = dumps(doc, indent=indent) + (b"\n" if newline else b"")
     return WriteResult([OutputFile(data, ".json", "personas")], loss)
+
+
+def _own(p: Persona, format_id: str) -> dict[str, Any]:
+    rec = p.passthrough.get(format_id)
+    return rec if isinstance(rec, dict) else {}
 
 
 def _has_descriptor_data(p: Persona) -> bool:

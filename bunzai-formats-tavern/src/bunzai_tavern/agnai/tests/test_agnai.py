@@ -64,7 +64,7 @@ def test_sample_is_detected_read_and_rewritten_exactly() -> None:
     rep = reg().detect(as_input(SAMPLE))
     assert rep.winner is not None and rep.winner.format == FID and rep.winner.score == 0.95
     _, res, _ = reg().read(as_input(SAMPLE))
-    c = res.entities[0]
+    c: Any = res.entities[0]
     src = json.loads(SAMPLE.read_bytes())
     assert c.creator_notes == src["description"]  # Agnai's description is creator notes
     assert c.description.startswith('[character("Bunzai Test Robot") {\nspecies("robot")')

@@ -22,7 +22,7 @@ from bunzai.testing import (
 )
 
 FID = "agnai-memory"
-FILES = corpus_files("agnai") + [samples_dir() / "tavern" / "synthetic_agnai_memory_book.json"]
+FILES = [*corpus_files("agnai"), samples_dir() / "tavern" / "synthetic_agnai_memory_book.json"]
 FILES = [p for p in FILES if p.exists()]
 
 

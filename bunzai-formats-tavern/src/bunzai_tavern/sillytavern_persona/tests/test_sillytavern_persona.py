@@ -68,6 +68,7 @@ def test_settings_json_routes_here_and_its_user_becomes_a_backup(path: Path) -> 
     _, res, _ = reg().read(as_input(path))
     settings = json.loads(path.read_bytes())
     # no persona entries yet: the active user is the persona, as ST binds it on load
+    p: Any
     (p,) = res.entities
     assert (p.name, p.avatar_id) == (settings["username"], settings["user_avatar"])
     out = reg().write(res.entities, FID)
@@ -79,6 +80,7 @@ def test_settings_json_routes_here_and_its_user_becomes_a_backup(path: Path) -> 
 
 def test_sample_backup_round_trips_byte_for_byte() -> None:
     _, res, _ = reg().read(as_input(SAMPLE))
+    p: Any
     (p,) = res.entities
     assert (p.name, p.avatar_id, p.description, p.position, p.depth) == (
         "白羽", "user-default.png", "", 0, None)
@@ -151,6 +153,7 @@ def test_personas_in_settings_json_are_read_with_the_rest_left_alone() -> None:
 
 
 def test_other_shapes_are_not_claimed() -> None:
+    obj: Any
     for obj in ({"name": "x", "description": "y"}, {"personas": []},
                 {"spec": "chara_card_v2", "data": {"name": "p"}},
                 {"entries": {"0": {"uid": 0, "key": ["k"]}}}, [{"personas": {}}]):

@@ -115,11 +115,12 @@ def test_tavernhelper_snake_case_scripts_are_not_claimed() -> None:
 
 def test_partial_scripts_score_in_band_and_other_shapes_zero() -> None:
     assert detect({"scriptName": "x", "replaceString": "y"})[FID] == 0.6
+    obj: Any
     for obj in ({"findRegex": "/a/"}, [], [SCRIPT, {"other": 1}], {"entries": {}}):
         assert detect(obj).get(FID, 0.0) == 0.0
 
 
-SETTINGS = {
+SETTINGS: dict[str, Any] = {
     "username": "Reader", "user_avatar": "reader.png", "main_api": "openai",
     "power_user": {"personas": {"reader.png": "Reader"},
                    "persona_descriptions": {"reader.png": {"description": "A reader."}},
