@@ -164,6 +164,8 @@ class _Builder:
                     continue
                 if path.endswith(".origin"):
                     loss.approximated(path, "now names the asset's place in the archive")
+                elif path.endswith(".uri"):
+                    loss.approximated(path, "BYAF refers to files by archive path, not URI")
                 elif path.endswith(".ext"):
                     loss.approximated(path, "the file name's extension follows the bytes")
                 else:
@@ -382,30 +384,40 @@ class _Builder:
                 continue
             placed.add(hit[0])
             self._add_member(ref, hit[1].data)
-        spare = [(i, a) for i, a in backgrounds if i not in placed]
-        for i, asset in spare:
+        usable: list[tuple[int, bytes, str, str]] = []
+        for i, asset in backgrounds:
+            if i in placed:
+                continue
             ext = _image_ext(asset)
             if asset.data is None or ext is None:
                 loss.dropped(f"assets[{i}]", "BYAF backgrounds must be embedded PNG, JPEG, "
                              "WebP or GIF images")
-                continue
-            if placed:
+            else:
+                usable.append((i, asset.data, ext, asset.name))
+        free = [obj for _, obj in built if not obj.get("backgroundImage")]
+        for j, (i, _, _, _) in enumerate(usable):
+            if j >= len(free):
                 loss.dropped(f"assets[{i}]", "each BYAF scenario holds one background")
-                continue
-            free = [obj for rec, obj in built if rec is None or not obj.get("backgroundImage")]
-            if not free:
-                loss.dropped(f"assets[{i}]", "each BYAF scenario holds one background")
-                continue
-            stem = f"scenario{len(self.scenarios) + 1}-background"
+        refs: list[str] = []
+        for i, data, ext, name in usable[:len(free)]:
+            # a later background is read back under its file name, so name the file after it
+            stem = (slug(name, "background") if refs and name != "main" else
+                    f"scenario{len(self.scenarios) + len(refs) + 1}-background")
             ref = f"scenarios/{stem}.{ext}"
             k = 2
             while ref in self.members:
-                ref = f"scenarios/{stem}-{k}.{ext}"
+                ref = f"scenarios/background{k}.{ext}"
                 k += 1
-            for obj in free:
-                obj["backgroundImage"] = ref
-            self._add_member(ref, asset.data)
+            self._add_member(ref, data)
+            refs.append(ref)
             placed.add(i)
+        if not refs:
+            return
+        for j, obj in enumerate(free):
+            if j < len(refs):
+                obj["backgroundImage"] = refs[j]
+            elif not any(r is not None for r, _ in built):
+                obj["backgroundImage"] = refs[0]  # new greeting scenarios share the main one
 
     def _add_member(self, path: str, data: bytes) -> None:
         if path not in self.members:

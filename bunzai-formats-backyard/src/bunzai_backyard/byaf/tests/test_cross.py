@@ -1,0 +1,97 @@
+"""BYAF to the card formats and back: every field the target can carry survives, and whatever
+changes is in a loss report.  Skipped (with the reason) when a target adapter is missing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bunzai.api import as_input
+from bunzai.loss import LossReport
+from bunzai.model import Character
+from bunzai.registry import Registry
+from bunzai.testing import conversion_problems, diff_paths
+
+FMT = "backyard-byaf"
+CARD_FIELDS = ("name", "description", "scenario", "first_mes", "alternate_greetings",
+               "mes_example", "system_prompt", "creator", "tags")
+
+
+def need(registry: Registry, fmt: str) -> None:
+    if fmt not in registry.adapters:
+        pytest.skip(f"{fmt} is not installed")
+
+
+def read_one(registry: Registry, data: bytes, name: str, fmt: str | None) -> Character:
+    _, result, _ = registry.read(as_input(data, name), format=fmt)
+    ch = result.entities[0]
+    assert isinstance(ch, Character)
+    return ch
+
+
+def chain(registry: Registry, source: Character, target: str
+          ) -> tuple[Character, Character, LossReport]:
+    """source -> target -> canonical -> BYAF -> canonical, with both loss reports merged."""
+    there = registry.write([source], target)
+    middle = read_one(registry, there.data, "card" + there.suffix, target)
+    back = registry.write([middle], FMT)
+    final = read_one(registry, back.data, "again.byaf", FMT)
+    loss = LossReport()
+    loss.extend(there.loss)
+    loss.extend(back.loss)
+    return middle, final, loss
+
+
+@pytest.mark.parametrize("target", ["sillytavern", "risu-charx"])
+def test_byaf_to_a_card_format_and_back_keeps_what_it_can(registry: Registry, kit: Any,
+                                                          target: str) -> None:
+    need(registry, target)
+    source = read_one(registry, kit.rich_archive(), "rich.byaf", FMT)
+    middle, final, loss = chain(registry, source, target)
+    for field in CARD_FIELDS:
+        assert getattr(middle, field) == getattr(source, field), (target, field)
+        assert getattr(final, field) == getattr(source, field), (target, field)
+    assert middle.extensions.get("display_name") == "Mara of the Slate Light"
+    assert final.extensions == source.extensions
+    assert final.lorebook is not None and source.lorebook is not None
+    assert [(e.keys, e.content) for e in final.lorebook.entries] == \
+        [(e.keys, e.content) for e in source.lorebook.entries]
+    assert [p for p in diff_paths(source, final) if not loss.covers(p)] == []
+    assert kit.schema_problems(registry.write([middle], FMT).data) == []
+
+
+def test_byaf_to_charx_keeps_every_image_byte(registry: Registry, kit: Any) -> None:
+    need(registry, "risu-charx")
+    source = read_one(registry, kit.rich_archive(), "rich.byaf", FMT)
+    _, final, _ = chain(registry, source, "risu-charx")
+    assert [(a.type, a.data) for a in final.assets] == [(a.type, a.data) for a in source.assets]
+
+
+@pytest.mark.parametrize("fixture", ["rich_archive", "ginger_archive"])
+def test_every_character_format_reports_its_losses(registry: Registry, kit: Any,
+                                                   fixture: str) -> None:
+    _, result, _ = registry.read(as_input(getattr(kit, fixture)(), "x.byaf"), format=FMT)
+    entities = list(result.entities)
+    targets = [i.id for i in registry.formats("character") if i.can_write]
+    assert FMT in targets
+    for target in targets:
+        assert conversion_problems(registry, entities, target) == [], target
+
+
+def test_cards_from_other_formats_become_valid_archives(registry: Registry, kit: Any) -> None:
+    """Every character the other adapters read from the corpus converts to schema-valid BYAF."""
+    from bunzai.testing import corpus_files
+
+    done = 0
+    for path in corpus_files("png-both", "ccv3-json", "charx"):
+        rep = registry.detect(as_input(path))
+        if rep.winner is None or rep.winner.kind != "character" or rep.winner.format == FMT:
+            continue
+        _, result, _ = registry.read(as_input(path), format=rep.winner.format)
+        out = registry.write(list(result.entities), FMT)
+        assert kit.schema_problems(out.data) == [], path.name
+        assert conversion_problems(registry, list(result.entities), FMT) == [], path.name
+        done += 1
+    if not done:
+        pytest.skip("no other character adapter is installed")
