@@ -41,7 +41,7 @@ class RisuCharxAdapter(FormatAdapter):
     detection = (
         ("zip or JPEG+zip with a root card.json whose spec is chara_card_v3", 1.0),
         ("zip with a root card.json holding another card (V2, no spec)", 0.9),
-        ("zip with a root card.json that is not valid JSON (read reports why)", 0.6),
+        ("zip with a root card.json that is not a card or not JSON (read reports why)", 0.6),
         ("zip refused as unsafe or corrupt but naming card.json (read reports why)", 0.6),
         ("anything else, plain JPEGs and other zips included", 0.0),
     )
@@ -68,6 +68,9 @@ class RisuCharxAdapter(FormatAdapter):
         card = input.zip_json("card.json")
         if not isinstance(card, Mapping):
             return Detection(0.6, "card.json is not a JSON object")
+        from bunzai.cardspec import is_card
+        if not is_card(card):
+            return Detection(0.6, "card.json is not a character card")
         risu = z.has("module.risum") or any(n.startswith("x_meta/") for n in z.names())
         who = "RisuAI CharX" if risu else "CharX"
         if card.get("spec") == "chara_card_v3":

@@ -6,7 +6,7 @@ import base64
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.cardspec import validate_card
+from bunzai.cardspec import is_card, validate_card
 from bunzai.containers.zipsafe import SafeZip
 from bunzai.errors import BunzaiError, MalformedInput
 from bunzai.jsonio import loads
@@ -63,6 +63,9 @@ def read(input: AdapterInput) -> ReadResult:
         raise MalformedInput(f"card.json: {exc.message}") from None
     if not isinstance(card_obj, dict):
         raise MalformedInput("card.json is not a JSON object")
+    if not is_card(card_obj):
+        raise MalformedInput("card.json is not a character card (no spec, data or card "
+                             "fields)")
     if card_obj.get("spec") != "chara_card_v3":
         notes.warn("$.spec", "RisuAI imports a CharX only when card.json is chara_card_v3")
 
