@@ -43,9 +43,7 @@ def plain(value: Any) -> Any:
     """A plain (mutable, dict/list) deep copy of a JSON value, which may be a frozen view."""
     if isinstance(value, Mapping):
         return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple) or (
-        isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray)
-    ):
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
         return [plain(v) for v in value]
     return value
 
@@ -71,9 +69,14 @@ def conv_opt_str(v: Any) -> tuple[str | None, bool]:
     return None, False
 
 
+def is_array(v: Any) -> bool:
+    """A JSON array (a list or a read-only view of one), not a string."""
+    return isinstance(v, Sequence) and not isinstance(v, str | bytes | bytearray)
+
+
 def conv_str_list(v: Any) -> tuple[list[str], bool]:
     """A list of strings; a lone string becomes a one-item list (greetings given as a string)."""
-    if isinstance(v, list):
+    if is_array(v):
         if all(isinstance(x, str) for x in v):
             return list(v), True
         return [x if isinstance(x, str) else str(x) for x in v

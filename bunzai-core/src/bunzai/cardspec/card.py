@@ -213,8 +213,11 @@ def parse_card(obj: Mapping[str, Any], *, format_id: str,
         if key == "creator_notes" and alias is not None:
             values[attr] = body[alias]
             continue
+        raw = body.get(key)
         values[attr] = r.field(key, conv, empty, nullable=key in _OPTIONAL,
-                               expected=_EXPECTED.get(conv, "another type"))
+                               expected=_EXPECTED.get(conv, "another type"),
+                               quiet=conv is conv_int and isinstance(raw, float)
+                               and raw.is_integer())
     if alias is not None:
         r.more["alias"] = {"creator_notes": alias}
         r.absent.append("creator_notes")

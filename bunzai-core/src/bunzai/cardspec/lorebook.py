@@ -66,6 +66,7 @@ from ._shape import (
     conv_opt_str,
     conv_str,
     conv_str_list,
+    is_array,
     json_equal,
     plain,
     reorder,
@@ -124,7 +125,7 @@ def _exact_int_or_bool(v: Any) -> tuple[bool, Any]:
 
 
 def _exact_str_list(v: Any) -> tuple[bool, Any]:
-    ok = isinstance(v, list | tuple) and all(isinstance(x, str) for x in v)
+    ok = is_array(v) and all(isinstance(x, str) for x in v)
     return ok, list(v) if ok else v
 
 

@@ -47,6 +47,7 @@ from ._shape import (
     conv_opt_str,
     conv_str,
     conv_str_list,
+    is_array,
     plain,
 )
 
@@ -121,7 +122,7 @@ def _conv_depth(v: Any) -> tuple[int | None, bool]:
 
 
 def _placements(v: Any) -> tuple[list[str], bool]:
-    if not isinstance(v, list):
+    if not is_array(v):
         if isinstance(v, int) and not isinstance(v, bool):
             v = [v]
             exact = False
