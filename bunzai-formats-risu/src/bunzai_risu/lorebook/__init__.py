@@ -18,8 +18,8 @@ RISU_ONLY_KEYS = ("insertorder", "secondkey", "alwaysActive", "mode")
 
 
 def is_entry(item: Any) -> bool:
-    return (isinstance(item, Mapping) and isinstance(item.get("key"), str)
-            and isinstance(item.get("content"), str))
+    """An object with RisuAI's ``key`` and ``content`` (wrong value types are read tolerantly)."""
+    return isinstance(item, Mapping) and "key" in item and "content" in item
 
 
 def shape_of(data: Any) -> tuple[str, float] | None:
@@ -50,7 +50,7 @@ class RisuLorebookAdapter(FormatAdapter):
     suffix = ".json"
     options = {"array": "write a bare JSON array of entries instead of RisuAI's export envelope"}
     detection = (
-        ("export envelope type 'risu', ver 1, data = list of entries with string key/content",
+        ("export envelope type 'risu', ver 1, data = list of entries with key/content",
          1.0),
         ("bare JSON array of entries with key/content and a RisuAI-only key "
          "(insertorder, secondkey, alwaysActive, mode)", 0.9),

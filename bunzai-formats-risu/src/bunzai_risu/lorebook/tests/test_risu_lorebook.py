@@ -1,0 +1,144 @@
+"""risu-lorebook: exports and bare arrays, folders and decorators both ways."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bunzai.api import as_input
+from bunzai.model import Lorebook, LorebookEntry
+from bunzai.registry import Registry
+from bunzai.testing import corpus_dir, load_registry, samples_dir
+
+EXPORT = samples_dir() / "risu" / "gen_risu_lorebook_export.json"
+TAMMY = corpus_dir() / "other" / "other__tammy3211_RisuAI_bot_test__lorebook__9b1a73126e.json"
+
+
+@pytest.fixture(scope="module")
+def reg() -> Registry:
+    return load_registry()
+
+
+def _read(reg: Registry, data: bytes) -> Lorebook:
+    _, result, _ = reg.read(as_input(data, "book.json"))
+    (book,) = result.entities
+    assert isinstance(book, Lorebook)
+    return book
+
+
+def _export(entries: list[dict]) -> bytes:
+    return json.dumps({"type": "risu", "ver": 1, "data": entries}).encode()
+
+
+def _entry(**kw: object) -> dict:
+    base = {"key": "k", "comment": "c", "content": "x", "mode": "normal", "insertorder": 100,
+            "alwaysActive": False, "secondkey": "", "selective": False}
+    base.update(kw)
+    return base
+
+
+@pytest.mark.skipif(not TAMMY.exists(), reason="corpus not available")
+def test_real_entry_array_round_trips_with_folders(reg: Registry) -> None:
+    rep = reg.detect(as_input(TAMMY))
+    assert rep.winner is not None and rep.winner.format == "risu-lorebook"
+    book = _read(reg, TAMMY.read_bytes())
+    folders = [e for e in book.entries if e.is_folder]
+    assert [f.id for f in folders] == ["world_info", "characters"]
+    assert all(not f.keys for f in folders)
+    assert [e.folder for e in book.entries if not e.is_folder] == [
+        "world_info", "world_info", "characters", "characters", None]
+    assert book.entries[1].keys == ["세계", "세계관", "world", "setting"]
+    assert book.entries[1].secondary_keys == ["세계관 상세", "설정", "배경"]
+    out = reg.write([book], "risu-lorebook")
+    assert not out.loss
+    assert json.loads(out.data) == json.loads(TAMMY.read_bytes())
+    assert out.data.startswith(b"[\n  {")  # the bare array and its indentation are kept
+
+
+@pytest.mark.skipif(not EXPORT.exists(), reason="samples not available")
+def test_export_envelope_round_trips_byte_for_byte(reg: Registry) -> None:
+    book = _read(reg, EXPORT.read_bytes())
+    out = reg.write([book], "risu-lorebook")
+    assert not out.loss
+    assert out.data == EXPORT.read_bytes()
+
+
+def test_hypav3_preset_is_not_a_lorebook(reg: Registry) -> None:
+    data = json.dumps({"type": "risu", "ver": 1, "data": {"summaries": []}}).encode()
+    rep = reg.detect(as_input(data, "hypa.json"))
+    assert "risu-lorebook" not in {c.format for c in rep.candidates}
+
+
+def test_decorators_become_fields_and_come_back(reg: Registry) -> None:
+    content = ("@@depth 2\n@@role user\n@@probability 35\n@@activate_only_after 3\n"
+               "@@match_full_word\n@@dont_activate\n@@position after_desc\nBody text.")
+    book = _read(reg, _export([_entry(content=content)]))
+    e = book.entries[0]
+    assert (e.position, e.depth, e.role, e.probability, e.use_probability) == (
+        "at_depth", 2, "user", 35, True)
+    assert (e.delay, e.match_whole_words, e.enabled) == (3, True, False)
+    assert e.content == "@@position after_desc\nBody text."  # no canonical field: stays
+    out = reg.write([book], "risu-lorebook")
+    assert json.loads(out.data)["data"][0]["content"] == content
+
+
+def test_key_logic_decorators(reg: Registry) -> None:
+    content = "@@exclude_keys a\n@@exclude_keys b\nText"
+    book = _read(reg, _export([_entry(content=content)]))
+    e = book.entries[0]
+    assert (e.selective_logic, e.secondary_keys, e.selective) == ("not_any", ["a", "b"], True)
+    e.secondary_keys = ["a", "b", "c"]
+    written = json.loads(reg.write([book], "risu-lorebook").data)["data"][0]
+    assert written["content"].splitlines()[:3] == ["@@exclude_keys a", "@@exclude_keys b",
+                                                   "@@exclude_keys c"]
+    assert written["selective"] is False and written["secondkey"] == ""
+
+
+def test_fallback_and_unknown_decorators_stay_in_content(reg: Registry) -> None:
+    content = "@@depth 4\n@@@depth 2\n@@inject_lore x\nText"
+    book = _read(reg, _export([_entry(content=content)]))
+    assert book.entries[0].depth is None and book.entries[0].content == content
+
+
+def test_sillytavern_style_entry_reports_what_risu_cannot_hold(reg: Registry) -> None:
+    book = Lorebook(name="World", entries=[
+        LorebookEntry(keys=["a, b"], content="x", enabled=False, sticky=2, position="at_depth",
+                      depth=1, role="assistant", insertion_order=5)])
+    out = reg.write([book], "risu-lorebook")
+    paths = {e.path for e in out.loss}
+    assert {"name", "entries[0].sticky"} <= paths
+    assert any(p.startswith("entries[0].keys") for p in paths)  # "a, b" splits into two
+    back = _read(reg, out.data)
+    e = back.entries[0]
+    assert (e.enabled, e.depth, e.role, e.position) == (False, 1, "assistant", "at_depth")
+
+
+def test_folder_written_for_risu_has_the_marker_key(reg: Registry) -> None:
+    book = Lorebook(entries=[LorebookEntry(id="places", is_folder=True, comment="Places"),
+                             LorebookEntry(keys=["dock"], content="x", folder="places")])
+    data = json.loads(reg.write([book], "risu-lorebook").data)["data"]
+    assert data[0]["key"] == "\uf000folder:places" and data[0]["mode"] == "folder"
+    assert data[1]["folder"] == "\uf000folder:places"
+
+
+def test_wrong_types_read_with_warnings(reg: Registry) -> None:
+    data = _export([_entry(key=5, insertorder="7", alwaysActive="true", extentions=[1])])
+    _, result, _ = reg.read(as_input(data, "b.json"))
+    (book,) = result.entities
+    e = book.entries[0]
+    assert (e.keys, e.insertion_order, e.constant) == (["5"], 7, True)
+    assert len(result.warnings) == 4
+
+
+def test_sillytavern_lorebook_round_trip_keeps_risu_settings(reg: Registry) -> None:
+    if "sillytavern-lorebook" not in reg.adapters:
+        pytest.skip("sillytavern-lorebook is not installed")
+    book = _read(reg, _export([_entry(content="@@depth 3\n@@role system\nText",
+                                      secondkey="b", selective=True)]))
+    st = reg.write([book], "sillytavern-lorebook")
+    _, result, _ = reg.read(as_input(st.data, "st.json"), format="sillytavern-lorebook")
+    e = result.entities[0].entries[0]
+    assert (e.depth, e.role, e.position, e.content) == (3, "system", "at_depth", "Text")
+    back = reg.write(result.entities, "risu-lorebook")
+    assert json.loads(back.data)["data"][0]["content"] == "@@depth 3\n@@role system\nText"
