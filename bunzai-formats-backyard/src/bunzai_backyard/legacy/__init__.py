@@ -163,7 +163,7 @@ class BackyardLegacyAdapter(FormatAdapter):
     )
     losses = (
         ("alternate_greetings", "dropped: one firstMessage"),
-        ("mes_example", "one customDialogue string; <START> blocks are joined"),
+        ("mes_example", "one customDialogue string; `<START>` blocks are joined"),
         ("personality", "appended to aiPersona (option personality=drop drops it)"),
         ("tags", "only the NSFW flag (tag 'nsfw')"),
         ("nickname", "becomes aiName; the card name becomes aiDisplayName"),
