@@ -397,6 +397,7 @@ def test_only_sniffed_raster_images_become_previews() -> None:
     views = entity_view(ent)["assets"]
     assert views[0]["preview"].startswith("data:image/png;base64,")
     assert views[1]["preview"] is None and views[1]["sniffed_type"] == "image/svg+xml"
+    assert views[1]["preview_note"] == "not previewed (image/svg+xml can carry scripts)"
     assert views[2]["preview"] is None and views[2]["preview_note"].startswith("not an image")
     assert views[3]["preview"] is None and "never fetched" in views[3]["preview_note"]
     assert "data" not in views[0]  # raw bytes never travel

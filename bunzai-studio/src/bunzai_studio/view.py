@@ -84,7 +84,8 @@ def asset_view(asset: Any, budget: PreviewBudget) -> dict[str, Any]:
     if data is None:
         view["preview_note"] = "not embedded" + (" (remote, never fetched)" if asset.uri else "")
     elif sniffed not in PREVIEW_TYPES:
-        view["preview_note"] = f"not an image ({sniffed})"
+        view["preview_note"] = (f"not previewed ({sniffed} can carry scripts)"
+                                if sniffed == "image/svg+xml" else f"not an image ({sniffed})")
     else:
         note = budget.take(len(data))
         if note is None:

@@ -173,7 +173,8 @@
       v !== null && typeof v !== "object");
     if (!items.length) return null;
     return el("div", {class: "facts"}, items.map(([k, v]) =>
-      el("span", {text: `${k.replaceAll("_", " ")}: ${typeof v === "boolean" ? (v ? "yes" : "no") : v}`})));
+      el("span", {text: `${k.replaceAll("_", " ")}: ${typeof v === "boolean" ? (v ? "yes" : "no")
+        : k.endsWith("_bytes") ? bytes(v) : v}`})));
   }
 
   function avatarOf(view) {
@@ -303,12 +304,12 @@
   }
 
   function regexTable(scripts) {
-    return table(["name", "find", "replace", "placement", "disabled"], scripts.map(s => [
+    return el("div", {class: "regex"}, table(["name", "find", "replace", "placement", "disabled"], scripts.map(s => [
       s.name || "",
       el("code", {text: `/${s.pattern}/${s.flags || ""}`}),
       el("div", {class: "cell-text mono", text: s.replace}),
       (s.placement || []).join(", "),
-      yesNo(s.disabled)]));
+      yesNo(s.disabled)])));
   }
 
   function persona(v) {
@@ -414,7 +415,8 @@
   async function handle(files) {
     const results = document.getElementById("results");
     const jobs = Array.from(files).map(file => {
-      const article = el("article", {class: "result", testid: "result"});
+      const article = el("article", {class: "result", testid: "result"},
+        el("p", {class: "pending", text: `Waiting: ${file.name}`}));
       results.prepend(article);
       return [file, article];
     });
