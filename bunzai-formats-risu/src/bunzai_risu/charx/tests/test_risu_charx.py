@@ -1,0 +1,219 @@
+"""risu-charx: CharX and JPEG-wrapped CharX, module.risum, assets, orphans, hostile archives."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+
+from bunzai.api import as_input
+from bunzai.containers.png import minimal_png
+from bunzai.containers.zipsafe import write_zip
+from bunzai.errors import MalformedInput
+from bunzai.model import Asset, Character, Lorebook, LorebookEntry, RegexScript
+from bunzai.registry import Registry
+from bunzai.testing import corpus_files, load_registry, samples_dir
+from bunzai_risu._common import risum
+from bunzai_risu._common.images import TINY_JPEG
+
+SAMPLE = samples_dir() / "risu" / "gen_risu_export.charx"
+TAVERNKIT = next(iter(corpus_files("charx")), None)
+needs_sample = pytest.mark.skipif(not SAMPLE.exists(), reason="samples not available")
+
+
+@pytest.fixture(scope="module")
+def reg() -> Registry:
+    return load_registry()
+
+
+def _read(reg: Registry, data: bytes, name: str = "c.charx") -> Character:
+    _, result, _ = reg.read(as_input(data, name))
+    (ch,) = result.entities
+    assert isinstance(ch, Character)
+    return ch
+
+
+def _zip(data: bytes) -> zipfile.ZipFile:
+    return zipfile.ZipFile(io.BytesIO(data))
+
+
+def _card(**data: object) -> bytes:
+    body = {"name": "Ivy", "description": "", "personality": "", "scenario": "",
+            "first_mes": "Hi", "mes_example": "", "creator_notes": "", "system_prompt": "",
+            "post_history_instructions": "", "alternate_greetings": [], "tags": [],
+            "creator": "", "character_version": "", "extensions": {},
+            "group_only_greetings": []}
+    body.update(data)
+    return json.dumps({"spec": "chara_card_v3", "spec_version": "3.0", "data": body}).encode()
+
+
+@needs_sample
+def test_module_parts_become_part_of_the_character(reg: Registry) -> None:
+    ch = _read(reg, SAMPLE.read_bytes())
+    assert [s.name for s in ch.regex_scripts] == ["Strip OOC", "Bold names"]
+    assert ch.triggers is not None and len(ch.triggers) == 2
+    assert ch.lorebook is not None
+    assert ch.lorebook.extensions == {"risu_fullWordMatching": False}  # book from card.json
+    assert ch.lorebook.entries[1].depth == 4  # entries from the module, decorators lifted
+    happy = next(a for a in ch.assets if a.name == "happy")
+    assert happy.ext == "png" and happy.media_type == "image/jpeg"  # sniffed, not trusted
+
+
+@needs_sample
+def test_same_format_round_trip(reg: Registry) -> None:
+    ch = _read(reg, SAMPLE.read_bytes())
+    out = reg.write([ch], "risu-charx")
+    assert not out.loss
+    a, b = _zip(SAMPLE.read_bytes()), _zip(out.data)
+    assert a.namelist() == b.namelist()
+    assert json.loads(a.read("card.json")) == json.loads(b.read("card.json"))
+    for name in a.namelist():
+        if name.startswith("assets/"):
+            assert a.read(name) == b.read(name), name
+    ma, mb = risum.decode(a.read("module.risum")), risum.decode(b.read("module.risum"))
+    assert ma.main == mb.main and ma.assets == mb.assets
+    again = _read(reg, out.data)
+    assert again.model_dump(exclude={"passthrough"}) == ch.model_dump(exclude={"passthrough"})
+
+
+@needs_sample
+def test_edited_lorebook_rewrites_module_and_projection(reg: Registry) -> None:
+    ch = _read(reg, SAMPLE.read_bytes())
+    assert ch.lorebook is not None
+    ch.lorebook.entries[2].keys = ["lamp", "light"]
+    z = _zip(reg.write([ch], "risu-charx").data)
+    module = risum.decode(z.read("module.risum")).main["module"]
+    assert module["lorebook"][2]["key"] == "lamp, light"
+    card = json.loads(z.read("card.json"))
+    projected = card["data"]["character_book"]["entries"][2]
+    assert projected["keys"] == ["lamp", "light"] and projected["mode"] == "normal"
+    assert card["data"]["character_book"]["entries"][1]["folder"] == \
+        "\uf000folder:6f1d1b0e-0000-4000-8000-000000000001"
+
+
+@pytest.mark.skipif(TAVERNKIT is None, reason="corpus not available")
+def test_third_party_charx_keeps_its_orphan(reg: Registry) -> None:
+    assert TAVERNKIT is not None
+    _, result, _ = reg.read(as_input(TAVERNKIT))
+    (ch,) = result.entities
+    orphan = [a for a in ch.assets if a.orphan]
+    assert [a.origin for a in orphan] == ["zip:assets/emotions/happy.png"]
+    assert any("orphan" in w.message for w in result.warnings)
+    out = reg.write([ch], "risu-charx")
+    z, src = _zip(out.data), _zip(TAVERNKIT.read_bytes())
+    assert z.read("assets/emotions/happy.png") == src.read("assets/emotions/happy.png")
+    assert "module.risum" not in z.namelist()  # none in the source, none added
+    card = json.loads(z.read("card.json"))
+    assert card["data"]["extensions"] == {}  # RisuAI's importer needs the object
+
+
+@needs_sample
+def test_jpeg_wrapped_charx(reg: Registry) -> None:
+    wrapped = TINY_JPEG + SAMPLE.read_bytes()  # RisuAI's layout: zip-relative offsets
+    rep = reg.detect(as_input(wrapped, "card.jpeg"))
+    assert rep.container == "jpeg+zip"
+    assert rep.winner is not None and rep.winner.format == "risu-charx"
+    ch = _read(reg, wrapped, "card.jpeg")
+    out = reg.write([ch], "risu-charx")
+    assert out.suffix == ".jpeg" and out.data.startswith(TINY_JPEG)
+    plain = reg.write([ch], "risu-charx", {"jpeg": False})
+    assert plain.suffix == ".charx" and plain.data.startswith(b"PK")
+    fresh = _read(reg, plain.data)
+    jpeg = reg.write([fresh], "risu-charx", {"jpeg": True})
+    assert jpeg.data[:3] == b"\xff\xd8\xff"
+    back = _read(reg, jpeg.data, "x.jpeg")
+    assert [a.data for a in back.assets] == [a.data for a in fresh.assets]
+
+
+def test_new_charx_is_importable(reg: Registry) -> None:
+    ch = Character(
+        name="Ivy", first_mes="Hi",
+        regex_scripts=[RegexScript(name="r", pattern="a", replace="b", flags="g",
+                                   placement=["ai_output"])],
+        triggers=[{"comment": "", "type": "start", "conditions": [], "effect": []}],
+        lorebook=Lorebook(entries=[LorebookEntry(keys=["k"], content="c")]),
+        assets=[Asset(type="icon", name="main", data=minimal_png()),
+                Asset(type="emotion", name="joy", data=minimal_png(2, 2)),
+                Asset(type="emotion", name="joy", data=minimal_png(3, 3)),
+                Asset(type="background", name="far", uri="https://example.com/bg.png")])
+    z = _zip(reg.write([ch], "risu-charx").data)
+    card = json.loads(z.read("card.json"))["data"]
+    assert card["extensions"] == {}
+    uris = [a["uri"] for a in card["assets"]]
+    embedded = [u[len("embeded://"):] for u in uris if u.startswith("embeded://")]
+    assert len(set(embedded)) == 3 and all(p in z.namelist() for p in embedded)
+    assert "https://example.com/bg.png" in uris
+    module = risum.decode(z.read("module.risum")).main["module"]
+    assert module["regex"][0]["in"] == "a" and module["trigger"] == ch.triggers
+    assert "lorebook" not in module  # the book stays in card.json for every reader
+    back = _read(reg, reg.write([ch], "risu-charx").data)
+    assert back.regex_scripts[0].pattern == "a" and back.triggers == ch.triggers
+
+
+def test_embedded_asset_without_bytes_is_dropped_and_reported(reg: Registry) -> None:
+    data = write_zip([("card.json", _card(assets=[
+        {"type": "icon", "uri": "embeded://assets/missing.png", "name": "main",
+         "ext": "png"}]))])
+    _, result, _ = reg.read(as_input(data, "c.charx"))
+    assert any("not in the archive" in w.message for w in result.warnings)
+    out = reg.write(result.entities, "risu-charx")
+    assert "assets[0]" in {e.path for e in out.loss}
+    assert json.loads(_zip(out.data).read("card.json"))["data"].get("assets", []) == []
+
+
+@pytest.mark.parametrize(("entries", "message"), [
+    ([("card.json", _card()), ("../evil.png", b"x")], "unsafe zip entry name"),
+    ([("card.json", _card()), ("assets/bomb.bin", b"\0" * (8 * 1024 * 1024))], "ratio"),
+])
+def test_hostile_archives_are_refused_clearly(reg: Registry, entries: list, message: str
+                                              ) -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, payload in entries:
+            zf.writestr(name, payload)
+    data = buf.getvalue()
+    rep = reg.detect(as_input(data, "evil.charx"))
+    assert rep.winner is not None and rep.winner.format == "risu-charx"
+    with pytest.raises(MalformedInput, match=message) as err:
+        reg.read(as_input(data, "evil.charx"))
+    assert err.value.exit_code == 4
+    assert "CharX" in err.value.message
+
+
+def test_card_json_that_is_not_a_card(reg: Registry) -> None:
+    data = write_zip([("card.json", b'{"a": 1}')])
+    with pytest.raises(MalformedInput, match="not a character card"):
+        reg.read(as_input(data, "c.charx"))
+
+
+def test_corrupt_module_is_kept_and_reported(reg: Registry) -> None:
+    data = write_zip([("card.json", _card()), ("module.risum", b"\x6f\x00\xff\xff")])
+    _, result, _ = reg.read(as_input(data, "c.charx"))
+    assert any(w.path == "module.risum" for w in result.warnings)
+    out = reg.write(result.entities, "risu-charx")
+    assert _zip(out.data).read("module.risum") == b"\x6f\x00\xff\xff"
+
+
+@needs_sample
+def test_charx_to_sillytavern_png_and_back(reg: Registry) -> None:
+    if "sillytavern" not in reg.adapters:
+        pytest.skip("sillytavern is not installed")
+    ch = _read(reg, SAMPLE.read_bytes())
+    png = reg.write([ch], "sillytavern")
+    _, result, _ = reg.read(as_input(png.data, "c.png"), format="sillytavern")
+    back_charx = reg.write(result.entities, "risu-charx")
+    again = _read(reg, back_charx.data)
+    for field in ("name", "description", "scenario", "first_mes", "mes_example",
+                  "alternate_greetings", "tags", "creator", "creation_date"):
+        assert getattr(again, field) == getattr(ch, field), field
+    assert [a.data for a in again.assets] == [a.data for a in ch.assets]
+    assert [(s.name, s.pattern, s.replace, s.flags) for s in again.regex_scripts] == [
+        (s.name, s.pattern, s.replace, s.flags) for s in ch.regex_scripts]
+    assert again.lorebook is not None and ch.lorebook is not None
+    assert [(e.keys, e.content, e.depth, e.is_folder, e.folder)
+            for e in again.lorebook.entries] == [
+        (e.keys, e.content, e.depth, e.is_folder, e.folder) for e in ch.lorebook.entries]
+    reported = {e.path for e in png.loss}
+    assert "triggers" in reported  # a PNG card has no place for RisuAI's triggers
