@@ -43,7 +43,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CardOptions",
+    "card_text",
     "diff_paths",
+    "json_style",
+    "main_icon",
     "parse_options",
     "read_character",
     "read_found",
@@ -381,7 +384,8 @@ def json_style(raw: bytes) -> dict[str, Any]:
     return style
 
 
-def _card_text(obj: Any, encoding: str, style: Mapping[str, Any] | None = None) -> bytes:
+def card_text(obj: Any, encoding: str, style: Mapping[str, Any] | None = None) -> bytes:
+    """The chunk text for a JSON value: base64 (or raw) of compact JSON, or of ``style``."""
     if style:
         import json
 
@@ -406,7 +410,7 @@ def _text_chunk(keyword: str, text: bytes, kind: str) -> bytes:
 
 def write_character(character: Character, format_id: str, options: Mapping[str, Any], *,
                     reader: Callable[[AdapterInput], ReadResult],
-                    book_in_extensions: bool = False) -> WriteResult:
+                    book_in_extensions: bool = False, readback: bool = True) -> WriteResult:
     """Write a character as a Tavern card (PNG by default, or JSON) and report what was lost.
 
     ``reader`` reads the output back (the adapter's own reader); every canonical difference
@@ -435,9 +439,10 @@ def write_character(character: Character, format_id: str, options: Mapping[str, 
     else:
         data = _write_png(work, format_id, opts, pt, loss, warnings)
         suffix = ".png"
-    readback_loss(character, data, suffix, reader, loss,
-                  f"the {'JSON' if container == 'json' else 'PNG'} card could not hold it as "
-                  "it was")
+    if readback:
+        readback_loss(character, data, suffix, reader, loss,
+                      f"the {'JSON' if container == 'json' else 'PNG'} card could not hold it "
+                      "as it was")
     return WriteResult([OutputFile(data, suffix)], loss, warnings)
 
 
@@ -584,10 +589,10 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
             chara_loss = loss if chunks == "chara" else LossReport()
             chara = build_card(work, spec="v2", format_id=format_id, loss=chara_loss,
                                root_duplicates=True)
-            tail.append(make_text_chunk("chara", _card_text(chara, "base64")))
+            tail.append(make_text_chunk("chara", card_text(chara, "base64")))
         if chunks in ("both", "ccv3"):
             ccv3 = build_card(work, spec="v3", format_id=format_id, loss=loss)
-            tail.append(make_text_chunk("ccv3", _card_text(ccv3, "base64")))
+            tail.append(make_text_chunk("ccv3", card_text(ccv3, "base64")))
         for key, data in chunk_assets.items():
             tail.append(make_text_chunk(f"chara-ext-asset_:{key}", base64.b64encode(data)))
     return _assemble(image, placed, tail)
@@ -642,7 +647,7 @@ def _layout_chunk(item: Any, winner: dict[str, Any], assets: Mapping[str, bytes]
     else:
         return None
     style = item.get("style")
-    return _text_chunk(keyword, _card_text(obj, encoding, style if isinstance(style, Mapping)
+    return _text_chunk(keyword, card_text(obj, encoding, style if isinstance(style, Mapping)
                                            else None), kind)
 
 

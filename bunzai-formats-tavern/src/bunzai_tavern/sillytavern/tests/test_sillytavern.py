@@ -1,0 +1,456 @@
+"""sillytavern: Character Card V1/V2/V3 in JSON, PNG/APNG and TavernAI WebP/JPEG."""
+
+from __future__ import annotations
+
+import base64
+import json
+from functools import cache
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bunzai.api import as_input
+from bunzai.containers.base64util import decode_base64
+from bunzai.containers.png import PngFile, make_chunk
+from bunzai.errors import MalformedInput, UsageError
+from bunzai.input import AdapterInput
+from bunzai.label import label
+from bunzai.model import Asset, Character, Lorebook, LorebookEntry
+from bunzai.registry import Registry
+from bunzai.testing import corpus_files, diff_paths, ids, load_registry, samples_dir
+from bunzai_tavern._cards.avatar import default_avatar
+from bunzai_tavern._cards.fixtures import (
+    card_chunk,
+    exif_image,
+    image_png,
+    png_with,
+    sample_card,
+)
+
+FID = "sillytavern"
+MINE = ("sillytavern", "rolecall", "rolecall-persona", "pygmalion")
+JSON_CARDS = corpus_files("ccv1-json", "ccv2-json", "ccv3-json")
+PNG_CARDS = corpus_files("png-both", "png-ccv3", "png-chara-v1", "png-chara-v2")
+WEBP = [p for p in corpus_files("other") if p.suffix == ".webp"]
+NEGATIVE = corpus_files("negative")
+NOT_CARDS = corpus_files("st-worldbook", "st-regex", "st-persona", "agnai", "charx", "byaf")
+
+
+@cache
+def reg() -> Registry:
+    return load_registry()
+
+
+def scores(data: bytes | Path, name: str = "x") -> dict[str, float]:
+    rep = reg().detect(as_input(data, name) if isinstance(data, bytes) else as_input(data))
+    return {c.format: c.score for c in rep.candidates}
+
+
+def read(data: bytes | Path, name: str = "card.png", fmt: str | None = FID) -> Any:
+    src = as_input(data, name) if isinstance(data, bytes) else as_input(data)
+    _, res, _ = reg().read(src, format=fmt)
+    return res
+
+
+def write(entity: Any, **options: Any) -> Any:
+    return reg().write([entity], FID, options)
+
+
+def chunks(data: bytes) -> list[tuple[str, str, bytes]]:
+    """(type, keyword or '', raw chunk bytes) in file order."""
+    png = PngFile.parse(data)
+    out = []
+    for c in png.chunks:
+        kw = ""
+        if c.type in ("tEXt", "zTXt", "iTXt"):
+            kw = bytes(c.data[:80]).split(b"\x00", 1)[0].decode("latin-1")
+        out.append((c.type, kw, bytes(c.raw)))
+    return out
+
+
+def card_json(data: bytes, keyword: str) -> Any:
+    payloads = AdapterInput(data, "x.png").png_json(keyword)
+    assert payloads, f"no {keyword} chunk"
+    return payloads[0].mutable()
+
+
+# -- the corpus ----------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not JSON_CARDS, reason="corpus not available")
+@pytest.mark.parametrize("path", JSON_CARDS, ids=ids(JSON_CARDS))
+def test_json_card_round_trip_is_json_equal(path: Path) -> None:
+    assert scores(path)[FID] == 0.9
+    res = read(path)
+    out = write(res.entities[0])
+    assert not out.loss, [str(e) for e in out.loss]
+    assert out.suffix == ".json"
+    assert json.loads(out.data) == json.loads(path.read_bytes())
+
+
+@pytest.mark.skipif(not PNG_CARDS, reason="corpus not available")
+@pytest.mark.parametrize("path", PNG_CARDS, ids=ids(PNG_CARDS))
+def test_png_card_round_trip_keeps_every_chunk(path: Path) -> None:
+    assert scores(path)[FID] == 0.9
+    original = path.read_bytes()
+    res = read(path)
+    out = write(res.entities[0])
+    assert not out.loss, [str(e) for e in out.loss]
+    before, after = chunks(original), chunks(out.data)
+    card = [(t, k) for t, k, _ in before if k.lower() in ("chara", "ccv3")]
+    assert [(t, k) for t, k, _ in after if k.lower() in ("chara", "ccv3")] == card
+    assert [r for _, k, r in before if k.lower() not in ("chara", "ccv3")] == [
+        r for _, k, r in after if k.lower() not in ("chara", "ccv3")]
+    for _, kw in card:
+        assert card_json(out.data, kw) == card_json(original, kw)
+    # unchanged card and image: the original file comes back byte for byte
+    assert out.data == original
+
+
+@pytest.mark.skipif(not WEBP, reason="corpus not available")
+@pytest.mark.parametrize("path", WEBP, ids=ids(WEBP))
+def test_tavernai_webp_reads_and_unchanged_round_trip_is_the_same_file(path: Path) -> None:
+    assert scores(path)[FID] == 0.9
+    ch = read(path).entities[0]
+    assert ch.name and ch.first_mes
+    assert ch.assets[0].media_type == "image/webp"
+    out = write(ch)
+    assert out.data == path.read_bytes() and out.suffix == ".webp" and not out.loss
+
+
+@pytest.mark.skipif(not NEGATIVE, reason="corpus not available")
+@pytest.mark.parametrize("path", NEGATIVE + NOT_CARDS, ids=ids(NEGATIVE + NOT_CARDS))
+def test_not_claimed(path: Path) -> None:
+    got = scores(path)
+    assert all(got.get(f, 0) == 0 for f in MINE), got
+
+
+def test_samples_of_other_kinds_are_not_claimed() -> None:
+    tavern = samples_dir() / "tavern"
+    if not tavern.exists():
+        pytest.skip("samples not available")
+    for path in sorted(tavern.glob("*.json")):
+        got = scores(path)
+        assert all(got.get(f, 0) == 0 for f in MINE), (path.name, got)
+
+
+# -- detection of shapes -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("obj", "expected"), [
+    ({"name": "A", "first_mes": "hi"}, 0.9),
+    ({"name": "World", "entries": {"0": {"key": ["a"], "content": "x", "uid": 0}}}, 0),
+    ({"name": "Book", "description": "d", "entries": []}, 0),
+    ({"spec": "lorebook_v3", "data": {"name": "B", "entries": []}}, 0),
+    ({"kind": "character", "name": "A", "description": "d", "persona": {}}, 0),
+    ({"char_name": "A", "char_persona": "p", "char_greeting": "g"}, 0),
+    ({"personas": {"a.png": "A"}, "persona_descriptions": {}}, 0),
+    ({"spec": "chara_card_v2", "spec_version": "2.0",
+      "data": {"name": "P", "extensions": {"rolecall": {"type": "persona"}}}}, 0),
+    ({"character": {"spec": "chara_card_v2", "data": {"name": "A"}}}, 0),
+    ({"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "A"}}, 0.9),
+])
+def test_json_detection(obj: Any, expected: float) -> None:
+    assert scores(json.dumps(obj).encode(), "x.json").get(FID, 0) == expected
+
+
+# -- PNG variants --------------------------------------------------------------------------
+
+
+V2 = sample_card()
+V3_REAL = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+    "name": "Wren", "description": "Real V3", "nickname": "W", "group_only_greetings": [],
+    "assets": [{"type": "icon", "uri": "ccdefault:", "name": "main", "ext": "png"}],
+    "extensions": {}}}
+
+
+@pytest.mark.parametrize("kind", ["tEXt", "zTXt", "iTXt"])
+def test_every_text_chunk_kind_and_keyword_case(kind: str) -> None:
+    data = png_with(before_iend=[card_chunk("Chara", V2, kind), card_chunk("CCV3", V3_REAL, kind)])
+    assert scores(data)[FID] == 0.9
+    ch = read(data).entities[0]
+    assert ch.description == "Real V3"  # ccv3 preferred
+    out = write(ch)
+    assert out.data == data  # chunk kinds, keyword spelling and positions restored
+
+
+def test_raw_json_in_itxt() -> None:
+    data = png_with(before_iend=[card_chunk("chara", V2, "iTXt", raw=True)])
+    ch = read(data).entities[0]
+    assert ch.name == "Wren"
+    assert write(ch).data == data
+
+
+def test_card_chunk_before_idat_stays_there() -> None:
+    data = png_with(before_idat=[card_chunk("chara", V2)])
+    assert [t for t, _, _ in chunks(data)][:3] == ["IHDR", "tEXt", "IDAT"]
+    assert write(read(data).entities[0]).data == data
+
+
+def test_broken_ccv3_falls_back_to_chara_and_says_so() -> None:
+    broken = make_chunk(b"tEXt", b"ccv3\x00" + base64.b64encode(b'{"spec": "chara_card_v3", '))
+    data = png_with(before_iend=[card_chunk("chara", V2), broken])
+    res = read(data)
+    assert res.entities[0].name == "Wren"
+    assert any("ccv3" in w.message and "cannot be read" in w.message for w in res.warnings)
+    out = write(res.entities[0])
+    assert [k for _, k, _ in chunks(out.data) if k] == ["chara"]
+
+
+def test_disagreeing_chunks_warn_and_the_loser_survives_the_round_trip() -> None:
+    data = png_with(before_iend=[card_chunk("chara", V2), card_chunk("ccv3", V3_REAL)])
+    res = read(data)
+    assert res.entities[0].nickname == "W"
+    assert any("disagree" in w.message for w in res.warnings)
+    out = write(res.entities[0])
+    assert card_json(out.data, "chara") == V2 and card_json(out.data, "ccv3") == V3_REAL
+
+
+def test_two_different_chara_chunks_first_wins_other_kept() -> None:
+    other = sample_card(name="Other")
+    data = png_with(before_iend=[card_chunk("chara", V2), card_chunk("chara", other)])
+    res = read(data)
+    assert res.entities[0].name == "Wren"
+    assert any("two different" in w.message for w in res.warnings)
+    assert write(res.entities[0]).data == data
+
+
+def test_edited_card_is_rewritten_chara_then_ccv3_before_iend() -> None:
+    data = png_with(before_idat=[make_chunk(b"tEXt", b"Title\x00x"),
+                                 card_chunk("chara", V2)])
+    ch = read(data).entities[0]
+    ch.first_mes = "Changed."
+    out = write(ch)
+    types = [(t, k) for t, k, _ in chunks(out.data)]
+    assert types[-3:] == [("tEXt", "chara"), ("tEXt", "ccv3"), ("IEND", "")]
+    assert card_json(out.data, "chara")["data"]["first_mes"] == "Changed."
+    assert card_json(out.data, "chara")["first_mes"] == "Changed."  # root duplicate regenerated
+    assert card_json(out.data, "ccv3")["spec"] == "chara_card_v3"
+    # every other chunk byte for byte
+    kept = [r for _, k, r in chunks(data) if k != "chara"]
+    assert [r for _, k, r in chunks(out.data) if k not in ("chara", "ccv3")] == kept
+
+
+def test_bad_crc_is_read_with_a_warning_and_fixed() -> None:
+    good = card_chunk("chara", V2)
+    bad = good[:-4] + bytes(4)
+    res = read(png_with(before_iend=[bad]))
+    assert any("CRC" in w.message for w in res.warnings)
+    out = write(res.entities[0])
+    assert all(PngFile.parse(out.data).chunks[i].crc_ok()
+               for i in range(len(PngFile.parse(out.data).chunks)))
+
+
+def test_apng_frames_survive_a_rewrite() -> None:
+    data = png_with(before_iend=[card_chunk("chara", V2)], apng=True)
+    assert as_input(data).container == "apng"
+    ch = read(data).entities[0]
+    ch.name = "Renamed"
+    out = write(ch)
+    anim = [r for t, _, r in chunks(data) if t in ("acTL", "fcTL", "fdAT", "IDAT")]
+    assert [r for t, _, r in chunks(out.data) if t in ("acTL", "fcTL", "fdAT", "IDAT")] == anim
+
+
+def test_asset_chunks_become_assets_and_come_back() -> None:
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Mira", "group_only_greetings": [], "extensions": {},
+        "assets": [{"type": "icon", "uri": "ccdefault:", "name": "main", "ext": "png"},
+                   {"type": "emotion", "uri": "__asset:1", "name": "happy", "ext": "png"}]}}
+    happy = image_png(2, 2, (0, 255, 0))
+    spare = b"not referenced"
+    data = png_with(before_iend=[
+        make_chunk(b"tEXt", b"chara-ext-asset_:1\x00" + base64.b64encode(happy)),
+        make_chunk(b"tEXt", b"chara-ext-asset_2\x00" + base64.b64encode(spare)),
+        card_chunk("ccv3", card)])
+    ch = read(data).entities[0]
+    by_name = {a.name: a for a in ch.assets}
+    assert by_name["happy"].data == happy and by_name["happy"].media_type == "image/png"
+    assert by_name["main"].data is not None and by_name["main"].origin == "png"
+    assert by_name["2"].orphan and by_name["2"].data == spare
+    assert write(ch).data == data
+
+
+def test_unreadable_card_chunk_is_claimed_weakly_and_refused_clearly() -> None:
+    data = png_with(before_iend=[make_chunk(b"tEXt", b"chara\x00!!not base64!!")])
+    assert scores(data)[FID] == 0.5
+    with pytest.raises(MalformedInput, match="chara"):
+        read(data)
+    rcc = png_with(before_iend=[make_chunk(b"tEXt", b"chara\x00rcc||rccv1||x||y||z")])
+    with pytest.raises(MalformedInput, match="password-protected"):
+        read(rcc, fmt=FID)
+
+
+# -- writing from canonical ----------------------------------------------------------------
+
+
+def test_no_avatar_gets_the_generated_placeholder_and_reads_back_without_one() -> None:
+    ch = Character(name="Nobody", first_mes="Hello.")
+    out = write(ch)
+    assert out.suffix == ".png" and not out.loss
+    assert [t for t, _, _ in chunks(out.data)][:2] == ["IHDR", "IDAT"]
+    again = read(out.data).entities[0]
+    assert again.assets == [] and again.name == "Nobody"
+    stripped = [r for t, k, r in chunks(out.data) if k not in ("chara", "ccv3")]
+    assert b"".join([default_avatar()[:8], *stripped]) == default_avatar()
+
+
+def test_jpeg_avatar_is_transcoded_once_and_reported() -> None:
+    pil = pytest.importorskip("PIL.Image")
+    buf = BytesIO()
+    pil.new("RGB", (6, 4), (10, 200, 30)).save(buf, format="JPEG")
+    ch = Character(name="J", assets=[Asset(type="icon", name="main", data=buf.getvalue(),
+                                           media_type="image/jpeg", ext="jpg")])
+    out = write(ch)
+    assert out.data.startswith(b"\x89PNG") and out.loss.covers("assets[0]")
+    assert [e.action for e in out.loss if e.path == "assets[0]"] == ["approximated"]
+    back = read(out.data).entities[0]
+    assert back.assets[0].media_type == "image/png"
+
+
+def test_fresh_write_layout_chara_first_with_root_duplicates() -> None:
+    ch = Character(name="Fresh", description="d", nickname="F",
+                   lorebook=Lorebook(entries=[LorebookEntry(keys=["k"], content="c",
+                                                            insertion_order=1,
+                                                            use_regex=False)]))
+    out = write(ch)
+    assert not out.loss
+    png = PngFile.parse(out.data)
+    texts = [tc.keyword for tc in png.text_chunks()]
+    assert texts == ["chara", "ccv3"]
+    chara, ccv3 = card_json(out.data, "chara"), card_json(out.data, "ccv3")
+    assert chara["spec"] == "chara_card_v2" and chara["name"] == "Fresh"
+    assert "nickname" not in chara["data"] and ccv3["data"]["nickname"] == "F"
+    assert "name" not in ccv3  # the ccv3 chunk is real V3: no root duplicates
+
+
+def test_chunks_option() -> None:
+    ch = Character(name="Opt", nickname="O")
+    only_chara = write(ch, chunks="chara")
+    assert [tc.keyword for tc in PngFile.parse(only_chara.data).text_chunks()] == ["chara"]
+    assert only_chara.loss.covers("nickname")
+    only_ccv3 = write(ch, chunks="ccv3")
+    assert [tc.keyword for tc in PngFile.parse(only_ccv3.data).text_chunks()] == ["ccv3"]
+    assert not only_ccv3.loss
+    with pytest.raises(UsageError):
+        write(ch, chunks="all")
+    with pytest.raises(UsageError):
+        write(ch, container="json", chunks="chara")
+
+
+def test_json_output_spec_and_indent() -> None:
+    ch = Character(name="J", description="d", nickname="n")
+    v2 = write(ch, container="json", spec="v2")
+    assert v2.suffix == ".json" and v2.data.startswith(b'{\n    "spec": "chara_card_v2"')
+    assert json.loads(v2.data)["name"] == "J"  # root duplicates for V1-only readers
+    assert v2.loss.covers("nickname")
+    v3 = write(ch, container="json")
+    assert json.loads(v3.data)["data"]["nickname"] == "n" and not v3.loss
+    compact = write(ch, container="json", indent=0)
+    assert b"\n" not in compact.data
+
+
+def test_png_card_converted_to_json_reports_the_avatar() -> None:
+    data = png_with(before_iend=[card_chunk("chara", V2)])
+    ch = read(data).entities[0]
+    out = write(ch, container="json")
+    assert out.loss.covers("assets[0]")
+    assert json.loads(out.data)["data"]["name"] == "Wren"
+
+
+def test_v1_json_stays_v1() -> None:
+    v1 = {"name": "Old", "description": "d", "first_mes": "hi", "chat": "1677261616514"}
+    res = read(json.dumps(v1).encode(), "old.json")
+    out = write(res.entities[0])
+    assert json.loads(out.data) == v1
+
+
+# -- EXIF cards ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("fmt", "encoding"), [("WEBP", "bytes"), ("JPEG", "json")])
+def test_exif_cards(fmt: str, encoding: str) -> None:
+    pytest.importorskip("PIL.Image")
+    card = {"name": "Exif", "description": "d", "first_mes": "hi"}
+    raw = json.dumps(card).encode()
+    payload = b",".join(str(b).encode() for b in raw) if encoding == "bytes" else raw
+    data = exif_image(fmt, payload)
+    assert scores(data)[FID] == 0.9
+    ch = read(data, "card.img").entities[0]
+    assert ch.name == "Exif"
+    assert write(ch).data == data
+    ch.first_mes = "changed"
+    out = write(ch)  # bunzai does not rewrite EXIF: a changed card becomes a PNG card
+    assert out.suffix == ".png" and out.loss.covers("assets[0]")
+    assert card_json(out.data, "chara")["data"]["first_mes"] == "changed"
+
+
+# -- validation and labels -----------------------------------------------------------------
+
+
+def test_validate_reports_spec_violations_and_container_issues() -> None:
+    bad = {"spec": "chara_card_v2", "spec_version": "2.0",
+           "data": {"name": "A", "alternate_greetings": "hi", "character_book": None}}
+    data = png_with(before_iend=[card_chunk("chara", bad, "zTXt")])
+    inp = as_input(data, "x.png")
+    handle = reg().adapters[FID]
+    issues = reg().validate(handle, inp, read(data).entities)
+    paths = {i.path for i in issues}
+    assert {"$.data.alternate_greetings", "$.data.character_book", "$.data.extensions"} <= paths
+    assert any("zTXt" in i.message for i in issues)
+    assert all(i.severity == "warning" for i in issues)
+
+
+def _labels(data: bytes | Path, name: str = "x.png") -> dict[tuple[str, str], list[str]]:
+    inp = as_input(data, name) if isinstance(data, bytes) else as_input(data)
+    _, res, _ = reg().read(inp)
+    got = label(reg(), inp, res.entities)
+    return {(g.app, g.role): g.evidence for g in got.guesses}
+
+
+def test_labels_on_synthetic_cards() -> None:
+    ext = {"chub": {"id": 1, "full_path": "someone/wren"}, "risuai": {"bias": []},
+           "agnai": {"voice": {}}, "ginger": {"version": 1}, "voxta": {"id": "x"},
+           "pygmalion_id": "abc", "tavern_helper": {"scripts": []},
+           "visual_description": "tall", "talkativeness": "0.5", "fav": False, "world": ""}
+    book = {"entries": [{"keys": ["a"], "content": "b", "entry_id": "e1"}], "lexicon": []}
+    card = sample_card(extensions=ext, character_book=book)
+    card["data"]["avatar"] = "https://avatars.charhub.io/avatars/someone/wren.webp"
+    card["metadata"] = {"tool": {"name": "AI Character Editor"}}
+    data = png_with(before_iend=[card_chunk("chara", card, "zTXt")])
+    got = _labels(data)
+    for app in ("Chub", "RisuAI", "Agnai", "Ginger", "Voxta", "Pygmalion", "TavernHelper",
+                "Wyvern", "AI Character Editor (ZoltanAI)", "Character Tavern"):
+        assert (app, "origin") in got, app
+    assert ("SillyTavern", "last_writer") in got
+    assert any("charhub.io" in e for e in got[("Chub", "origin")])
+    assert any("creatorcomment" in e for e in got[("SillyTavern", "last_writer")])
+
+
+@pytest.mark.skipif(not PNG_CARDS, reason="corpus not available")
+def test_labels_on_real_cards() -> None:
+    cass = next(p for p in PNG_CARDS if "Cass1" in p.name)
+    got = _labels(cass)
+    assert ("Chub", "origin") in got and ("SillyTavern", "last_writer") in got
+    seraphina = next(p for p in PNG_CARDS if "Oyyouri" in p.name)
+    assert any("relabelled" in e for e in _labels(seraphina)[("SillyTavern", "last_writer")])
+    if WEBP:
+        assert ("TavernAI", "origin") in _labels(WEBP[0])
+
+
+def test_a_written_card_decodes_as_plain_base64_json() -> None:
+    out = write(Character(name="Ünïcødé", description="日本語"))
+    png = PngFile.parse(out.data)
+    tc = png.find_text("chara")[0]
+    body = json.loads(decode_base64(tc.value_bytes()))
+    assert body["data"]["name"] == "Ünïcødé"
+    assert tc.value_bytes().isascii()
+
+
+def test_round_trip_through_canonical_json_is_lossless() -> None:
+    data = png_with(before_iend=[card_chunk("chara", V2), card_chunk("ccv3", V3_REAL)])
+    ch = read(data).entities[0]
+    via_vaud = Character.model_validate_json(ch.model_dump_json())
+    assert diff_paths(ch, via_vaud) == []
+    assert write(via_vaud).data == data
