@@ -1,0 +1,177 @@
+"""risu: RisuAI cards in PNG and JSON, legacy and encrypted variants, detection gradient."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from bunzai.api import as_input
+from bunzai.containers.png import PngFile, make_text_chunk, minimal_png, splice
+from bunzai.errors import UnsupportedInput
+from bunzai.model import Asset, Character
+from bunzai.registry import Registry
+from bunzai.testing import load_registry, samples_dir
+
+SAMPLE = samples_dir() / "risu" / "gen_risu_card_v3.png"
+CHARX = samples_dir() / "risu" / "gen_risu_export.charx"
+needs_sample = pytest.mark.skipif(not SAMPLE.exists(), reason="samples not available")
+
+
+@pytest.fixture(scope="module")
+def reg() -> Registry:
+    return load_registry()
+
+
+def _card(spec: str = "chara_card_v3", **data: object) -> dict:
+    body: dict = {"name": "Ivy", "description": "d", "personality": "", "scenario": "",
+                  "first_mes": "Hi", "mes_example": "", "creator_notes": "",
+                  "system_prompt": "", "post_history_instructions": "",
+                  "alternate_greetings": [], "tags": [], "creator": "",
+                  "character_version": "", "extensions": {}}
+    body.update(data)
+    return {"spec": spec, "spec_version": "3.0" if spec.endswith("v3") else "2.0",
+            "data": body}
+
+
+def _png(*chunks: tuple[str, bytes | str]) -> bytes:
+    made = [make_text_chunk(k, v) for k, v in chunks]
+    return splice(PngFile.parse(minimal_png(2, 2)), insert_before_iend=made)
+
+
+def _b64(obj: object) -> bytes:
+    return base64.b64encode(json.dumps(obj).encode())
+
+
+def _read(reg: Registry, data: bytes, name: str = "c.png") -> Character:
+    _, result, _ = reg.read(as_input(data, name))
+    (ch,) = result.entities
+    assert isinstance(ch, Character)
+    return ch
+
+
+@needs_sample
+def test_risu_png_outranks_sillytavern_and_round_trips(reg: Registry) -> None:
+    rep = reg.detect(as_input(SAMPLE))
+    assert rep.winner is not None and (rep.winner.format, rep.winner.score) == ("risu", 0.95)
+    ch = _read(reg, SAMPLE.read_bytes())
+    assert [s.name for s in ch.regex_scripts] == ["Strip OOC", "Bold names"]
+    assert "customScripts" not in ch.extensions["risuai"]
+    assert ch.triggers is not None and len(ch.triggers) == 2
+    room, happy, icon = ch.assets
+    assert (room.uri, room.media_type, happy.media_type) == ("__asset:1", "image/png",
+                                                            "image/jpeg")
+    assert icon.uri == "ccdefault:" and icon.origin == "png:container"
+    out = reg.write([ch], "risu")
+    assert not out.loss and out.data == SAMPLE.read_bytes()
+
+
+def test_plain_card_is_left_to_sillytavern(reg: Registry) -> None:
+    data = _png(("ccv3", _b64(_card())))
+    scores = {c.format: c.score for c in reg.detect(as_input(data, "p.png")).candidates}
+    assert "risu" not in scores
+    json_scores = {c.format: c.score for c in reg.detect(
+        as_input(json.dumps(_card()).encode(), "p.json")).candidates}
+    assert "risu" not in json_scores
+
+
+def test_json_card_scripts_and_assets(reg: Registry) -> None:
+    pic = base64.b64encode(minimal_png()).decode()
+    card = _card(extensions={"risuai": {"customScripts": [
+        {"comment": "c", "in": "x", "out": "y", "type": "editinput"}],
+        "triggerscript": [], "utilityBot": False}},
+        assets=[{"type": "icon", "uri": f"data:application/octet-stream;base64,{pic}",
+                 "name": "main", "ext": "png"}])
+    data = json.dumps(card, indent=4).encode()
+    ch = _read(reg, data, "c.json")
+    assert ch.regex_scripts[0].placement == ["user_input"]
+    assert ch.triggers == [] and ch.assets[0].data == minimal_png()
+    out = reg.write([ch], "risu")
+    assert out.suffix == ".json" and not out.loss
+    assert json.loads(out.data) == card
+
+
+def test_png_write_from_a_charx_character(reg: Registry) -> None:
+    if not CHARX.exists():
+        pytest.skip("samples not available")
+    ch = _read(reg, CHARX.read_bytes(), "c.charx")
+    out = reg.write([ch], "risu")
+    png = PngFile.parse(out.data)
+    keywords = [t.keyword for t in png.text_chunks()]
+    assert keywords == ["chara-ext-asset_:1", "chara-ext-asset_:2", "ccv3"]
+    back = _read(reg, out.data)
+    assert [a.data for a in back.assets] == [a.data for a in ch.assets]
+    assert back.regex_scripts[1].extensions == ch.regex_scripts[1].extensions
+    assert back.triggers == ch.triggers
+    reported = {e.path for e in out.loss}
+    assert {"assets[0].uri", "assets[2].uri"} <= reported
+
+
+def test_encrypted_card_is_refused_clearly(reg: Registry) -> None:
+    data = _png(("chara", "rcc||rccv1||AAAA||00||e30="))
+    rep = reg.detect(as_input(data, "e.png"))
+    assert rep.winner is not None and rep.winner.format == "risu"
+    with pytest.raises(UnsupportedInput, match=r"encrypted RisuAI card \(rcc\)") as err:
+        reg.read(as_input(data, "e.png"))
+    assert err.value.exit_code == 4
+
+
+def test_legacy_messagepack_card(reg: Registry) -> None:
+    msgpack = pytest.importorskip("msgpack")
+    v1 = {"name": "Yuzu", "description": "d", "personality": "p", "scenario": "s",
+          "first_mes": "Hi", "mes_example": ""}
+    internal = {"type": 101, "data": {
+        "name": "Yuzu", "viewScreen": "emotion", "bias": [],
+        "emotionImages": [["smile", minimal_png(3, 3)], ["cry", minimal_png(4, 4)]],
+        "customscript": [{"comment": "c", "in": "a", "out": "b", "type": "editoutput"}],
+        "globalLore": [{"key": "k", "content": "v", "comment": "", "insertorder": 1,
+                        "mode": "normal", "alwaysActive": False, "secondkey": "",
+                        "selective": False}],
+        "chats": [{"message": []}]}}
+    data = _png(("chara", _b64(v1)), ("risuai", base64.b64encode(msgpack.packb(internal))))
+    rep = reg.detect(as_input(data, "yuzu.png"))
+    assert rep.winner is not None and rep.winner.format == "risu"
+    _, result, _ = reg.read(as_input(data, "yuzu.png"))
+    (ch,) = result.entities
+    assert ch.name == "Yuzu" and ch.extensions["risuai"]["viewScreen"] == "emotion"
+    emotions = [a for a in ch.assets if a.type == "emotion"]
+    assert [(a.name, a.media_type) for a in emotions] == [("smile", "image/png"),
+                                                          ("cry", "image/png")]
+    assert ch.regex_scripts[0].pattern == "a"
+    assert ch.lorebook is not None and ch.lorebook.entries[0].keys == ["k"]
+    assert any("chat history" in w.message for w in result.warnings)
+    out = reg.write([ch], "risu")  # written as RisuAI's current V3 PNG
+    back = _read(reg, out.data)
+    assert [a.data for a in back.assets if a.type == "emotion"] == [a.data for a in emotions]
+
+
+def test_v2_card_emotions_come_from_asset_chunks(reg: Registry) -> None:
+    card = _card("chara_card_v2", extensions={"risuai": {
+        "emotions": [["happy", "__asset:0"]],
+        "additionalAssets": [["bg", "__asset:1", "png"]]}})
+    data = _png(("chara", _b64(card)),
+                ("chara-ext-asset_:0", base64.b64encode(minimal_png(5, 5))),
+                ("chara-ext-asset_:1", base64.b64encode(minimal_png(6, 6))))
+    ch = _read(reg, data)
+    by_type = {a.type: a for a in ch.assets}
+    assert by_type["emotion"].data == minimal_png(5, 5)
+    assert by_type["x-risu-asset"].data == minimal_png(6, 6)
+    assert "emotions" not in ch.extensions["risuai"]
+    out = reg.write([ch], "risu")
+    back = _read(reg, out.data)
+    assert sorted(a.data for a in back.assets if a.data) == sorted(
+        a.data for a in ch.assets if a.data)
+
+
+def test_icon_in_another_format_becomes_the_png(reg: Registry) -> None:
+    pil = pytest.importorskip("PIL.Image")
+    import io
+    buf = io.BytesIO()
+    pil.new("RGB", (4, 3)).save(buf, "WEBP")
+    ch = Character(name="W", extensions={"risuai": {}},
+                   assets=[Asset(type="icon", name="main", uri="ccdefault:", data=buf.getvalue())])
+    out = reg.write([ch], "risu")
+    png = PngFile.parse(out.data)
+    assert (png.width, png.height) == (4, 3)
+    assert "assets[0]" in {e.path for e in out.loss}
