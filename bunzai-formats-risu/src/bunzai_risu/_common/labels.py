@@ -1,4 +1,9 @@
-"""Origin-labeler rules: the evidence that RisuAI made or last saved a file."""
+"""Origin-labeler rules: the evidence that RisuAI made or last saved a file.
+
+The card formats' shared rules already credit RisuAI for ``extensions.risuai``,
+``x-risu-asset`` assets, ``__asset:`` URIs and the legacy ``risuai`` chunk; these add what only
+RisuAI's own containers show.
+"""
 
 from __future__ import annotations
 
@@ -16,27 +21,9 @@ def _characters(entities: Sequence[Any]) -> list[Any]:
     return [e for e in entities if getattr(e, "kind", None) == "character"]
 
 
-def _risuai_block(input: Any, entities: Sequence[Any]) -> list[str]:
-    out = []
-    for e in _characters(entities):
-        block = e.extensions.get("risuai")
-        if isinstance(block, Mapping):
-            keys = ", ".join(list(block)[:5])
-            out.append(f"data.extensions.risuai ({keys}{', …' if len(block) > 5 else ''})")
-        if "risuRealmImportId" in e.extensions:
-            out.append("data.extensions.risuRealmImportId (imported from RisuAI Realm)")
-    return out
-
-
-def _risu_assets(input: Any, entities: Sequence[Any]) -> list[str]:
-    out = []
-    for e in _characters(entities):
-        n = sum(1 for a in e.assets if a.type == "x-risu-asset")
-        if n:
-            out.append(f"{n} x-risu-asset asset(s)")
-        if any((a.uri or "").startswith("__asset:") for a in e.assets):
-            out.append("__asset: URIs (RisuAI PNG asset chunks)")
-    return out
+def _realm(input: Any, entities: Sequence[Any]) -> list[str]:
+    return ["data.extensions.risuRealmImportId (imported from RisuAI Realm)"
+            for e in _characters(entities) if "risuRealmImportId" in e.extensions]
 
 
 def _risu_entries(input: Any, entities: Sequence[Any]) -> list[str]:
@@ -66,13 +53,6 @@ def _png_chunks(input: Any, entities: Sequence[Any]) -> list[str]:
     return out
 
 
-def _legacy_chunk(input: Any, entities: Sequence[Any]) -> list[str]:
-    png = getattr(input, "png", None)
-    if png is not None and png.find_text("risuai"):
-        return ["risuai PNG chunk (RisuAI 0.6 MessagePack card)"]
-    return []
-
-
 def _charx_files(input: Any, entities: Sequence[Any]) -> list[str]:
     z = getattr(input, "zip", None)
     if z is None:
@@ -87,12 +67,12 @@ def _charx_files(input: Any, entities: Sequence[Any]) -> list[str]:
 
 
 def card_rules() -> list[LabelRule]:
+    """Evidence the shared card rules (``extensions.risuai``, ``x-risu-asset``, ``__asset:``
+    URIs, the legacy chunk) do not already cover."""
     return [
-        LabelRule(APP, 0.9, _risuai_block, "origin", "risuai-extension"),
-        LabelRule(APP, 0.8, _risu_assets, "origin", "risu-assets"),
+        LabelRule(APP, 0.9, _realm, "origin", "risu-realm"),
         LabelRule(APP, 0.7, _risu_entries, "origin", "risu-lorebook-extensions"),
         LabelRule(APP, 0.95, _png_chunks, "last_writer", "risu-png-export"),
-        LabelRule(APP, 0.95, _legacy_chunk, "origin", "risu-legacy-png"),
     ]
 
 
