@@ -7,7 +7,7 @@ RisuAI's own containers show.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from bunzai.types import LabelRule
