@@ -31,8 +31,9 @@ def _pillow_convert(data: bytes, fmt: str) -> bytes | None:
     except ImportError:
         return None
     try:
-        with Image.open(io.BytesIO(data)) as im:
-            im.load()
+        with Image.open(io.BytesIO(data)) as opened:
+            opened.load()
+            im: Image.Image = opened
             if fmt == "JPEG" and im.mode not in ("RGB", "L"):
                 im = im.convert("RGB")
             out = io.BytesIO()

@@ -158,7 +158,8 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
     backfill = pt.get("backfill")
     if isinstance(backfill, Mapping) and backfill.get("fp") == card_digest(_fingerprint(ch)):
         extra = make_text_chunk(str(backfill.get("keyword")), str(backfill.get("text")))
-        keywords = pt.get("keywords") if isinstance(pt.get("keywords"), list) else []
+        raw_keywords = pt.get("keywords")
+        keywords: list[str] = raw_keywords if isinstance(raw_keywords, list) else []
         first = next((k for k in keywords if k.lower() in ("chara", "ccv3")), None)
         order = [extra, card_chunk] if first and first.lower() != keyword else [card_chunk,
                                                                                extra]

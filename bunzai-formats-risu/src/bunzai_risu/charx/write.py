@@ -179,7 +179,7 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
 
     order = pt.get("zip_order")
     names = list(files)
-    risu_tail = [n for n in ("module.risum", "card.json") if n in files]
+    risu_tail: list[str] = [n for n in ("module.risum", "card.json") if n in files]
     body = [n for n in names if n not in risu_tail]
     if isinstance(order, list):
         ranked = {n: i for i, n in enumerate(order)}
