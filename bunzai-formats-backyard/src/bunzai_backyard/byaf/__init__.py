@@ -47,7 +47,8 @@ class BackyardArchiveAdapter(FormatAdapter):
     }
     detection = (
         ("zip whose manifest.json has schemaVersion 1 and BYAF character/scenario paths", 0.95),
-        ("zip with a manifest.json listing characters/…/character.json, not fully BYAF", 0.6),
+        ("zip with a manifest.json listing …/character.json paths, not fully BYAF (read then "
+         "says what is wrong, e.g. a path leaving the archive)", 0.6),
         ("zip with characters/*/character.json whose manifest.json is unreadable", 0.55),
         ("anything else, including zips with some other manifest.json", 0.0),
     )
@@ -82,8 +83,9 @@ class BackyardArchiveAdapter(FormatAdapter):
                 and all(_SCENARIO.match(p) for p in scens)):
             many = f", {len(chars)} characters" if len(chars) > 1 else ""
             return Detection(0.95, f"BYAF v1 manifest ({len(scens)} scenario(s){many})")
-        if chars and any(p.startswith("characters/") and p.endswith("/character.json")
-                         for p in chars):
+        if chars and any(p.endswith("character.json") for p in chars) and (
+                manifest.get("schemaVersion") == 1
+                or any(p.startswith("characters/") for p in chars)):
             return Detection(0.6, "manifest.json lists BYAF character paths, but is not a "
                                   "valid BYAF v1 manifest")
         return Detection(0.0)

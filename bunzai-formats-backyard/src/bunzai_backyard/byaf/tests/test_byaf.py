@@ -340,6 +340,9 @@ def test_detection_scores(registry: Registry, kit: Any) -> None:
     loose = kit.archive({"schemaVersion": 2, "characters": ["characters/a/character.json"],
                          "scenarios": "nope"}, {})
     assert score(loose) == 0.6
+    outside = kit.archive({"schemaVersion": 1, "characters": ["../x/character.json"],
+                           "scenarios": []}, {})
+    assert score(outside) == 0.6  # claimed, so that reading can say what is wrong
     assert score(kit.archive({"name": "some other app", "version": 3}, {})) == 0.0
     assert score(kit.raw_zip([("card.json", b"{}")])) == 0.0
     broken = kit.raw_zip([("manifest.json", b"{oops"),
