@@ -54,3 +54,9 @@ SAMPLE_ROUTES: dict[str, str | None] = {
     "tavern/synthetic_agnai_memory_book.json": "agnai-memory",
 }
 """Sample path (relative to the samples folder) -> format id."""
+
+UNREADABLE: set[str] = {
+    "risu/gen_malformed_version1.risum",
+}
+"""Files (sample paths or corpus names) that route to their format but must be refused on read
+(exit 4): the adapter recognises the format and names the problem."""

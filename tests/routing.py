@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bunzai.testing import corpus_dir, manifest, samples_dir
 
-from .corpus_routes import CLASS_ROUTES, FILE_ROUTES, SAMPLE_ROUTES
+from .corpus_routes import CLASS_ROUTES, FILE_ROUTES, SAMPLE_ROUTES, UNREADABLE
 
 
 def routed_files() -> list[tuple[Path, str | None]]:
@@ -28,3 +28,10 @@ def routed_files() -> list[tuple[Path, str | None]]:
 def short_id(path: Path) -> str:
     parts = path.name.split("__")
     return f"{parts[0]}:{parts[-2]}" if len(parts) >= 3 else path.name
+
+
+def is_unreadable(path: Path) -> bool:
+    """Recognised but deliberately refused on read (see ``UNREADABLE``)."""
+    rel = path.relative_to(samples_dir()).as_posix() if path.is_relative_to(samples_dir()) \
+        else path.name
+    return rel in UNREADABLE

@@ -16,7 +16,7 @@ from bunzai.errors import MalformedInput, UnrecognizedInput
 from bunzai.registry import Registry
 from bunzai.testing import require_corpus
 
-from .routing import routed_files, short_id
+from .routing import is_unreadable, routed_files, short_id
 
 FILES = routed_files()
 require_corpus()
@@ -66,3 +66,15 @@ def test_every_installed_adapter_is_kind_discriminated(registry: Registry) -> No
 
 def test_no_plugin_is_broken(registry: Registry) -> None:
     assert registry.broken == [], [b.to_dict() for b in registry.broken]
+
+
+UNREADABLE_FILES = [(p, f) for p, f in FILES if f is not None and is_unreadable(p)]
+
+
+@pytest.mark.parametrize(("path", "expected"), UNREADABLE_FILES,
+                         ids=[short_id(p) for p, _ in UNREADABLE_FILES])
+def test_recognised_but_broken_files_are_refused_clearly(registry: Registry, path: Path,
+                                                        expected: str) -> None:
+    with pytest.raises(MalformedInput) as info:
+        registry.read(as_input(path))
+    assert info.value.exit_code == 4 and info.value.message
