@@ -5,7 +5,8 @@ Linux charges a child's peak RSS (``ru_maxrss``) with the peak of the process th
 would report the benchmark's own 100+ MiB for ``python -c pass``.  This launcher is started with
 ``-I -S`` and imports only the standard library, so that floor is a few MiB.
 
-Input (argv[1]): a JSON list of runs ``{"argv": [...], "stdout": path or null, "tree": bool}``.
+Input (argv[1]): a JSON list of runs ``{"argv": [...], "stdout": path or null, "tree": bool,
+"env": {...} or null}``.
 Output: a JSON list of ``{"seconds", "status", "maxrss", "tree_peak"}`` in the same order.
 """
 
@@ -62,7 +63,8 @@ def run(spec: dict) -> dict:  # type: ignore[type-arg]
     peak = [0]
     done = threading.Event()
     t0 = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
+    env = spec.get("env") or os.environ
+    pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
 
     def sample() -> None:
         while not done.wait(0.01):
@@ -77,7 +79,8 @@ def run(spec: dict) -> dict:  # type: ignore[type-arg]
     if sampler:
         sampler.join()
     return {"seconds": seconds, "status": os.waitstatus_to_exitcode(status),
-            "maxrss": usage.ru_maxrss * 1024, "tree_peak": peak[0]}
+            "maxrss": usage.ru_maxrss * 1024, "tree_peak": peak[0],
+            "cpu": usage.ru_utime + usage.ru_stime}
 
 
 def main() -> int:

@@ -80,6 +80,9 @@ class Ctx:
     python: str
     bunzai_exe: str
     work: Path
+    clock: str = "wall"
+    env: dict[str, str] = field(default_factory=dict)
+    """Environment of every child process: bytecode cached (as after a pip install)."""
 
     @property
     def repeats(self) -> int:
@@ -88,6 +91,11 @@ class Ctx:
     @property
     def batch_seconds(self) -> float:
         return 0.02 if self.quick else 0.06
+
+    def pair(self, subject: Callable[[], Any], floor: Callable[[], Any]) -> timing.Pair:
+        """Time ``subject`` against ``floor`` with this run's repetitions and clock."""
+        return timing.time_pair(subject, floor, repeats=self.repeats,
+                                batch_seconds=self.batch_seconds, clock=self.clock)
 
     def missing(self, *formats: str) -> str | None:
         absent = [f for f in formats if f not in self.installed]
@@ -139,8 +147,7 @@ def fig1_read_png(ctx: Ctx) -> list[Row]:
             rows.append(_na("1", case, f"read returned {getattr(got, 'name', got)!r}, "
                                        f"expected {name!r}"))
             continue
-        pair = timing.time_pair(subject, floor, repeats=ctx.repeats,
-                                batch_seconds=ctx.batch_seconds)
+        pair = ctx.pair(subject, floor)
         rows.append(_pair_row("1", case, pair, "walk+b64+orjson (both chunks)", 1.3))
     return rows
 
@@ -166,7 +173,7 @@ def fig2_write_png(ctx: Ctx) -> list[Row]:
     note = ""
     if len(out) < len(data) * 0.9:
         note = f"output {len(out):,} B < source {len(data):,} B: the image was not carried"
-    pair = timing.time_pair(subject, floor, repeats=ctx.repeats, batch_seconds=ctx.batch_seconds)
+    pair = ctx.pair(subject, floor)
     return [_pair_row("2", case, pair, "orjson+b64+memoryview splice", 1.5, note=note)]
 
 
@@ -184,7 +191,7 @@ def fig3_read_json(ctx: Ctx) -> list[Row]:
         return floors.read_json(data)
 
     subject()
-    pair = timing.time_pair(subject, floor, repeats=ctx.repeats, batch_seconds=ctx.batch_seconds)
+    pair = ctx.pair(subject, floor)
     return [_pair_row("3", case, pair, "orjson.loads", 1.5)]
 
 
@@ -211,8 +218,7 @@ def fig4_detect(ctx: Ctx) -> list[Row]:
         if winner is None or winner.format != "sillytavern":
             rows.append(_na("4", case, f"detection picked {winner.format if winner else None}"))
             continue
-        pair = timing.time_pair(auto, given, repeats=ctx.repeats,
-                                batch_seconds=ctx.batch_seconds)
+        pair = ctx.pair(auto, given)
         rows.append(_pair_row("4", case, pair, "read, format given", 1.2))
 
         def detect_all(data: bytes = data) -> Any:
@@ -221,8 +227,7 @@ def fig4_detect(ctx: Ctx) -> list[Row]:
         def detect_one(data: bytes = data) -> Any:
             return reg.detect(AdapterInput(data), formats=["sillytavern"])
 
-        pair = timing.time_pair(detect_all, detect_one, repeats=ctx.repeats,
-                                batch_seconds=ctx.batch_seconds)
+        pair = ctx.pair(detect_all, detect_one)
         rows.append(_pair_row("4", f"{label}: detect, all {n} adapters vs the winner's alone",
                               pair, "sillytavern detect", None,
                               note="shared container views: should stay near 1x"))
@@ -241,10 +246,10 @@ def fig5_cold_start(ctx: Ctx) -> list[Row]:
     }
     keys = list(commands)
     # one warm-up round (page cache, .pyc files), then n interleaved rounds
-    specs = [{"argv": commands[k]} for _ in range(n + 1) for k in keys]
+    specs = [{"argv": commands[k], "env": ctx.env} for _ in range(n + 1) for k in keys]
     got = timing.spawn_many(specs)[len(keys):]
     runs = {k: got[i::len(keys)] for i, k in enumerate(keys)}
-    ms = {k: timing.median_seconds(v) * 1e3 for k, v in runs.items()}
+    ms = {k: timing.median_seconds(v, ctx.clock) * 1e3 for k, v in runs.items()}
     rss = {k: max(r.maxrss for r in v) / 2**20 for k, v in runs.items()}
     base = ms["python -c pass"]
     budget = COLD_START_TARGET_MS * base / INTERPRETER_REF_MS
@@ -274,7 +279,7 @@ def _batch_run(ctx: Ctx, src: Path, jobs: int, tag: str) -> tuple[timing.ProcRun
     shutil.rmtree(out, ignore_errors=True)
     run = timing.spawn([ctx.bunzai_exe, "convert", str(src), "--to", "vaud-json",
                         "--out-dir", str(out), "-j", str(jobs), "--json"],
-                       stdout=str(log), tree=True)
+                       stdout=str(log), tree=True, env=ctx.env)
     counts: dict[str, int] = {}
     for line in log.read_text(encoding="utf-8").splitlines():
         try:
@@ -353,14 +358,14 @@ def fig7_charx(ctx: Ctx) -> list[Row]:
 
     def cli_spec(src: Path) -> dict[str, Any]:
         return {"argv": [ctx.bunzai_exe, "convert", str(src), "--to", "sillytavern",
-                         "-o", str(out), "--force"]}
+                         "-o", str(out), "--force"], "env": ctx.env}
 
     got = timing.spawn_many([cli_spec(big)] + [cli_spec(p) for p in (big, small)
                                                for _ in range(reps)])
     runs_big, runs_small = got[1:reps + 1], got[reps + 1:]
     failed = [r.status for r in runs_big + runs_small if r.status]
-    t_big = timing.median_seconds(runs_big) * 1e3
-    t_small = timing.median_seconds(runs_small) * 1e3
+    t_big = timing.median_seconds(runs_big, ctx.clock) * 1e3
+    t_small = timing.median_seconds(runs_small, ctx.clock) * 1e3
     rss_big = statistics.median(r.maxrss for r in runs_big)
     rss_small = statistics.median(r.maxrss for r in runs_small)
     incr = (rss_big - rss_small) / size
@@ -379,7 +384,8 @@ def fig7_charx(ctx: Ctx) -> list[Row]:
         res = bunzai.convert(str(big), to="sillytavern")
         out.write_bytes(res.files[0].data)
 
-    pair = timing.time_pair(subject, floor, repeats=3 if ctx.quick else 5, batch_seconds=0)
+    pair = timing.time_pair(subject, floor, repeats=3 if ctx.quick else 5, batch_seconds=0,
+                            clock=ctx.clock)
     note = f"in-process convert {pair.subject * 1e3:.0f} ms vs floor (zipfile + splice + " \
            f"write) {pair.floor * 1e3:.0f} ms = {pair.ratio:.1f}x; CLI on the small CharX " \
            f"{t_small:.0f} ms"
@@ -387,7 +393,7 @@ def fig7_charx(ctx: Ctx) -> list[Row]:
         note += f"; exit status {failed[0]}"
     log = ctx.work / "trace.json"  # the tracemalloc child prints one JSON line
     run = timing.spawn([ctx.python, "-c", _TRACE_SCRIPT, str(big), str(small), str(out)],
-                stdout=str(log))
+                stdout=str(log), env=ctx.env)
     try:
         peak = json.loads(log.read_text())["peak"]
     except (ValueError, KeyError, OSError):
@@ -496,6 +502,9 @@ def main(argv: list[str] | None = None) -> int:
                     "(default: bench/out/latest.json)")
     ap.add_argument("--only", metavar="1,2,..", help="run only these figures")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall (perf_counter; default) or cpu (process CPU time: steadier on "
+                    "a shared machine; batch throughput is always wall time)")
     ap.add_argument("--batch", type=int, metavar="N",
                     help="files in the batch folder (default 2000, --quick 200)")
     args = ap.parse_args(argv)
@@ -505,6 +514,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown figure(s): {', '.join(unknown)}")
     started = time.time()
+    load_before = os.getloadavg()
     reg = get_registry()
     exe_dir = Path(sys.executable).parent
     bunzai_exe = shutil.which("bunzai", path=str(exe_dir)) or shutil.which("bunzai")
@@ -514,7 +524,11 @@ def main(argv: list[str] | None = None) -> int:
     fx = fixtures.Fixtures(batch_count=args.batch or (200 if args.quick else 2000))
     print(f"fixtures: {fixtures.cache_dir()}", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="bunzai-bench-") as tmp:
-        ctx = Ctx(fx, args.quick, set(reg.adapters), sys.executable, bunzai_exe, Path(tmp))
+        env = dict(os.environ)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(fixtures.cache_dir() / "pycache")
+        ctx = Ctx(fx, args.quick, set(reg.adapters), sys.executable, bunzai_exe, Path(tmp),
+                  args.clock, env)
         rows: list[Row] = []
         for key in selected:
             t0 = time.perf_counter()
@@ -529,7 +543,9 @@ def main(argv: list[str] | None = None) -> int:
     info = machine()
     report = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "quick": args.quick, "seconds": round(time.time() - started, 1), "machine": info,
+        "quick": args.quick, "clock": args.clock,
+        "seconds": round(time.time() - started, 1), "machine": info,
+        "loadavg": {"before": load_before, "after": os.getloadavg()},
         "adapters": sorted(reg.adapters),
         "fixtures": {p.name: p.stat().st_size for p in sorted(fixtures.cache_dir().glob("*"))
                      if p.is_file()},
@@ -539,7 +555,8 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"\n{info['cpu']}, {info['nproc']} CPUs, Python {info['python']}, "
-          f"base64: {info['base64_lib']}; JSON: {out}", file=sys.stderr)
+          f"base64: {info['base64_lib']}, clock: {args.clock}, load average "
+          f"{load_before[0]:.2f} -> {os.getloadavg()[0]:.2f}; JSON: {out}", file=sys.stderr)
     return 0
 
 

@@ -37,42 +37,46 @@ class Pair:
         return self.subject / self.floor if self.floor else float("inf")
 
 
-def _calibrate(fn: Callable[[], Any], batch_seconds: float) -> int:
+def _calibrate(fn: Callable[[], Any], batch_seconds: float, now: Callable[[], float]) -> int:
     """How many calls make a batch of about ``batch_seconds`` (after a warm-up call)."""
     fn()
     n = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = now()
         for _ in range(n):
             fn()
-        dt = time.perf_counter() - t0
+        dt = now() - t0
         if dt >= batch_seconds / 4 or n >= 1 << 20:
             return max(1, int(n * batch_seconds / max(dt, 1e-9)))
         n *= 2
 
 
-def _batch(fn: Callable[[], Any], n: int) -> float:
-    t0 = time.perf_counter()
+def _batch(fn: Callable[[], Any], n: int, now: Callable[[], float]) -> float:
+    t0 = now()
     for _ in range(n):
         fn()
-    return (time.perf_counter() - t0) / n
+    return (now() - t0) / n
+
+
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
 def time_pair(subject: Callable[[], Any], floor: Callable[[], Any], *, repeats: int = 7,
-              batch_seconds: float = 0.05) -> Pair:
+              batch_seconds: float = 0.05, clock: str = "wall") -> Pair:
     """Alternate batches of ``subject`` and ``floor``; medians of the per-operation times.
 
     The garbage collector stays on (a real read pays for it) but runs before each batch, so one
     batch does not inherit another's garbage.
     """
-    ns, nf = _calibrate(subject, batch_seconds), _calibrate(floor, batch_seconds)
+    now = CLOCKS[clock]
+    ns, nf = _calibrate(subject, batch_seconds, now), _calibrate(floor, batch_seconds, now)
     s_runs: list[float] = []
     f_runs: list[float] = []
     for _ in range(repeats):
         gc.collect()
-        s_runs.append(_batch(subject, ns))
+        s_runs.append(_batch(subject, ns, now))
         gc.collect()
-        f_runs.append(_batch(floor, nf))
+        f_runs.append(_batch(floor, nf, now))
     return Pair(statistics.median(s_runs), statistics.median(f_runs), s_runs, f_runs)
 
 
@@ -90,6 +94,8 @@ class ProcRun:
     """Peak resident set of the child (or of its largest waited-for descendant), bytes."""
     tree_peak: int = 0
     """Peak of the summed RSS of the child and all its descendants (sampled), bytes."""
+    cpu: float = 0.0
+    """User + system CPU seconds of the child and its waited-for descendants."""
 
 
 def spawn_many(specs: Sequence[dict[str, Any]]) -> list[ProcRun]:
@@ -104,10 +110,12 @@ def spawn_many(specs: Sequence[dict[str, Any]]) -> list[ProcRun]:
     return [ProcRun(**r) for r in json.loads(out)]
 
 
-def spawn(argv: Sequence[str], *, stdout: str | None = None, tree: bool = False) -> ProcRun:
+def spawn(argv: Sequence[str], *, stdout: str | None = None, tree: bool = False,
+          env: dict[str, str] | None = None) -> ProcRun:
     """Run one command to completion: wall time, exit status and peak memory."""
-    return spawn_many([{"argv": list(argv), "stdout": stdout, "tree": tree}])[0]
+    return spawn_many([{"argv": list(argv), "stdout": stdout, "tree": tree, "env": env}])[0]
 
 
-def median_seconds(runs: Sequence[ProcRun]) -> float:
-    return statistics.median(r.seconds for r in runs)
+def median_seconds(runs: Sequence[ProcRun], clock: str = "wall") -> float:
+    """Median wall time, or with ``clock="cpu"`` median CPU time (steadier on a busy machine)."""
+    return statistics.median(r.cpu if clock == "cpu" else r.seconds for r in runs)
