@@ -51,6 +51,7 @@ __all__ = [
     "read_character",
     "read_found",
     "readback_loss",
+    "rolled_up",
     "write_character",
 ]
 
@@ -455,9 +456,26 @@ def readback_loss(entity: Any, data: bytes, suffix: str,
     except BunzaiError as exc:  # pragma: no cover - a writer bug; say so rather than hide it
         loss.dropped("$", f"the output could not be read back ({exc.message})")
         return
-    for path in diff_paths(entity, back):
+    for path in rolled_up(back, diff_paths(entity, back)):
         if not loss.covers(path):
             loss.approximated(path, reason)
+
+
+def rolled_up(back: Any, paths: list[str]) -> list[str]:
+    """``paths``, with everything under a top-level field that came back empty reported as
+    that field (``alternate_greetings``, not ``alternate_greetings[0]`` …)."""
+    out: list[str] = []
+    for path in paths:
+        field = path.split(".", 1)[0].split("[", 1)[0]
+        value = getattr(back, field, _MISSING)
+        if value is not _MISSING and value in (None, "", [], {}):
+            path = field
+        if path not in out:
+            out.append(path)
+    return out
+
+
+_MISSING: Any = object()
 
 
 def diff_paths(a: Any, b: Any, base: str = "") -> list[str]:

@@ -15,7 +15,7 @@ from bunzai.loss import LossReport
 from bunzai.types import Issue, OutputFile, ReadResult, WriteResult
 
 from .._cards import find_card
-from .._cards.container import diff_paths
+from .._cards.container import diff_paths, rolled_up
 from .._options import layout_of, sniff_layout
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def write_pygmalion(character: Character, options: Mapping[str, Any]) -> WriteRe
     if newline:
         data += b"\n"
     back = read_pygmalion(AdapterInput(data, "out.json")).entities[0]
-    for path in diff_paths(character, back):
+    for path in rolled_up(back, diff_paths(character, back)):
         if not loss.covers(path):
             loss.dropped(path, reason)
     return WriteResult([OutputFile(data, ".json")], loss)

@@ -25,6 +25,7 @@ from .._cards.container import (
     json_style,
     main_icon,
     read_found,
+    rolled_up,
     write_character,
 )
 from .._options import layout_of, sniff_layout
@@ -150,7 +151,7 @@ def write_persona(persona: Persona, options: Mapping[str, Any]) -> WriteResult:
     else:
         data, suffix = _write_rcpersona(persona, pt, container, options, loss)
     back = read_persona(AdapterInput(data, f"out{suffix}")).entities[0]
-    for path in diff_paths(persona, back):
+    for path in rolled_up(back, diff_paths(persona, back)):
         if loss.covers(path):
             continue
         field = path.split(".", 1)[0].split("[", 1)[0]
