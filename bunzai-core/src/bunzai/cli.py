@@ -238,9 +238,16 @@ def _convert_batch(srcs: list[Path], to: str, out_dir: Path | None, jobs: int,
     from . import batch
 
     try:
+        folder = next((s for s in srcs if s.is_dir()), None)
         if out is not None:
+            if folder is not None:
+                raise UsageError("is a folder: converting a folder is a batch; use --out-dir "
+                                 "instead of --out", path=str(folder))
             raise UsageError("--out names one file; use --out-dir for several sources")
         if out_dir is None:
+            if folder is not None:
+                raise UsageError("is a folder: converting a folder is a batch; give --out-dir",
+                                 path=str(folder))
             raise UsageError("converting several files needs --out-dir")
         if jobs < 1:
             raise UsageError("--jobs must be at least 1")
