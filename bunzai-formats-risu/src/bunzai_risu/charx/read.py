@@ -89,6 +89,7 @@ def read(input: AdapterInput) -> ReadResult:
                 notes.warn("module.risum", w)
 
     used: set[str] = set()
+    repeats: dict[str, int] = {}
 
     def resolve(uri: str) -> tuple[bytes | None, str | None]:
         path = zip_path(uri)
@@ -99,6 +100,16 @@ def read(input: AdapterInput) -> ReadResult:
         name = _lookup(z, path)
         if name is None:
             return None, None
+        if name in used:
+            # RisuAI's writer renames a second file with the same name to name_1.ext but
+            # leaves its URI alone: take the renamed file rather than the first one again.
+            repeats[name] = repeats.get(name, 0) + 1
+            stem, dot, ext = name.rpartition(".")
+            variant = f"{stem}_{repeats[name]}.{ext}" if dot else f"{name}_{repeats[name]}"
+            if z.has(variant) and variant not in used:
+                notes.warn(uri, f"several assets name {name}; this one read from {variant}, "
+                                "as RisuAI's exporter renamed it")
+                name = variant
         used.add(name)
         return z.read(name), f"zip:{name}"
 

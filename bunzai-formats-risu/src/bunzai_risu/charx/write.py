@@ -21,7 +21,7 @@ from bunzai.model import Asset, Character
 from bunzai.types import OutputFile, WriteResult
 
 from .._common import jsonfmt, lore, regex, risum
-from .._common.assets import charx_path, dedupe, ext_for, try_data_uri
+from .._common.assets import charx_path, dedupe, ext_for, sanitize, try_data_uri
 from .._common.card import build_risu_card, lorebook_fingerprint
 from .._common.images import as_jpeg
 from .._common.options import flag
@@ -229,6 +229,10 @@ def _place(i: int, a: Asset, files: dict[str, bytes], taken: set[str],
         if data == a.data:
             return a
     path = zip_path(uri) if uri else None
+    if path is not None:
+        # RisuAI's own writer renames unsafe names (``sad:1``) but not their URIs; an entry
+        # name must be safe everywhere, so such a URI is pointed at the sanitised name.
+        path = "/".join(sanitize(part) for part in path.split("/"))
     if path is not None and (entry_name_problem(path) or path.casefold() in taken
                              or path in ("card.json", "module.risum")):
         path = None

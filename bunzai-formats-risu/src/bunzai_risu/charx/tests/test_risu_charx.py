@@ -217,3 +217,25 @@ def test_charx_to_sillytavern_png_and_back(reg: Registry) -> None:
         (e.keys, e.content, e.depth, e.is_folder, e.folder) for e in ch.lorebook.entries]
     reported = {e.path for e in png.loss}
     assert "triggers" in reported  # a PNG card has no place for RisuAI's triggers
+
+
+def test_risu_renamed_duplicates_are_read_and_repaired(reg: Registry) -> None:
+    """RisuAI's exporter renames a second ``happy.png`` and an unsafe ``sad:1.png`` in the zip
+    but not in card.json; bunzai reads the renamed files and writes URIs that resolve."""
+    a, b, c = minimal_png(1, 1), minimal_png(2, 2), minimal_png(3, 3)
+    uri = "embeded://assets/emotion/image/"
+    assets = [{"type": "emotion", "uri": uri + "happy.png", "name": "happy", "ext": "png"},
+              {"type": "emotion", "uri": uri + "happy.png", "name": "happy", "ext": "png"},
+              {"type": "emotion", "uri": uri + "sad:1.png", "name": "sad:1", "ext": "png"}]
+    data = write_zip([("assets/emotion/image/happy.png", a),
+                      ("assets/emotion/image/happy_1.png", b),
+                      ("assets/emotion/image/sad_1.png", c),
+                      ("card.json", _card(assets=assets))])
+    ch = _read(reg, data)
+    assert [x.data for x in ch.assets] == [a, b, c] and not any(x.orphan for x in ch.assets)
+    out = reg.write([ch], "risu-charx")
+    assert {e.path for e in out.loss} == {"assets[1].uri", "assets[2].uri"}
+    z = _zip(out.data)
+    uris = [x["uri"] for x in json.loads(z.read("card.json"))["data"]["assets"]]
+    assert len(set(uris)) == 3
+    assert [z.read(u[len("embeded://"):]) for u in uris] == [a, b, c]
