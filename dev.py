@@ -23,9 +23,9 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
 MEMBERS = ["bunzai-core", "bunzai-formats-tavern", "bunzai-formats-risu",
-           "bunzai-formats-backyard"]
+           "bunzai-formats-backyard", "bunzai-studio"]
 DEV_TOOLS = ["pytest>=8", "hypothesis>=6", "jsonschema>=4", "ruff>=0.6", "mypy>=1.10",
-             "Pillow>=10"]
+             "Pillow>=10", "httpx>=0.27", "playwright>=1.40"]
 SAMPLE = ROOT / "examples" / "cards" / "bunzai-sample.png"
 
 
