@@ -120,11 +120,17 @@ def _read_png(input: AdapterInput) -> ReadResult:
         ch.assets.append(make_asset(type="icon", name="main", ext="png", data=image,
                                     origin="png:container"))
         pt["implicit_icon"] = True
+    vits = _vits_refs(ch)
     for key, (kw, _tc) in chunks.items():
         if key in used:
             continue
         data = chunk_bytes(key)
         if data is None:
+            continue
+        if key in vits:
+            # a V2 card's TTS model files: referenced from risuai.vits, not from the asset list
+            ch.assets.append(make_asset(type="x-risu-vits", name=vits[key], data=data,
+                                        origin=f"png:{kw}", orphan=True))
             continue
         ch.assets.append(make_asset(type="other", name=kw, data=data, origin=f"png:{kw}",
                                     orphan=True))
@@ -141,6 +147,16 @@ def _read_png(input: AdapterInput) -> ReadResult:
     for problem in png.problems:
         notes.warn("png", problem)
     return ReadResult([ch], notes.warnings)
+
+
+def _vits_refs(ch: Character) -> dict[str, str]:
+    """``{chunk key: file name}`` for ``risuai.vits`` values of the form ``__asset:N``."""
+    risuai = ch.extensions.get("risuai")
+    vits = risuai.get("vits") if isinstance(risuai, Mapping) else None
+    if not isinstance(vits, Mapping):
+        return {}
+    return {v[len("__asset:"):]: str(k) for k, v in vits.items()
+            if isinstance(v, str) and v.startswith("__asset:")}
 
 
 def _fingerprint(ch: Character) -> Any:

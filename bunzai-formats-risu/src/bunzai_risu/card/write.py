@@ -19,7 +19,7 @@ from .._common import jsonfmt
 from .._common.assets import data_uri, try_data_uri
 from .._common.card import build_risu_card
 from .._common.images import as_png
-from .._common.pngtext import ASSET_PREFIX, strip_risu_chunks
+from .._common.pngtext import ASSET_PREFIX, asset_key, strip_risu_chunks
 from . import FORMAT_ID
 from .read import _fingerprint
 
@@ -99,7 +99,12 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
     plan: list[tuple[int, Asset, str | None]] = []
     for i, a in enumerate(ch.assets):
         wanted = a.uri[len("__asset:"):] if a.uri and a.uri.startswith("__asset:") else None
-        if wanted is not None and wanted not in taken and a.data is not None:
+        if a.orphan and a.origin and a.origin.startswith(f"png:{ASSET_PREFIX}"):
+            wanted = asset_key(a.origin[4:])  # unlisted chunks (VITS files) keep their key
+        if wanted is not None and (wanted in taken or a.data is None or i == icon_index
+                                   or not _safe_key(wanted)):
+            wanted = None  # a duplicate or unusable key: a fresh one is given below
+        if wanted is not None:
             taken.add(wanted)
         plan.append((i, a, wanted))
     counter = 0
@@ -140,7 +145,8 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
         if a.origin != f"png:{keyword}":
             loss.approximated(f"assets[{i}].origin", "the bytes now come from a PNG chunk")
         if a.orphan:
-            loss.approximated(f"assets[{i}]", "kept as an asset chunk no asset refers to")
+            if a.origin != f"png:{keyword}":
+                loss.approximated(f"assets[{i}]", "kept as an asset chunk no asset refers to")
             continue
         uri = f"__asset:{key}"
         if a.uri != uri:
@@ -165,6 +171,15 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
                                                                                extra]
     out = strip_risu_chunks(PngFile.parse(image), chunks + order)
     return WriteResult([OutputFile(out, ".png")], loss)
+
+
+def _safe_key(key: str) -> bool:
+    """A chunk key that fits a PNG keyword (79 Latin-1 bytes, no NUL)."""
+    try:
+        raw = f"{ASSET_PREFIX}:{key}".encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return bool(key) and len(raw) <= 79 and b"\x00" not in raw
 
 
 def _keyword_for(a: Asset, key: str) -> str:

@@ -175,3 +175,17 @@ def test_icon_in_another_format_becomes_the_png(reg: Registry) -> None:
     png = PngFile.parse(out.data)
     assert (png.width, png.height) == (4, 3)
     assert "assets[0]" in {e.path for e in out.loss}
+
+
+def test_v2_vits_files_keep_their_chunk_keys(reg: Registry) -> None:
+    card = _card("chara_card_v2", extensions={"risuai": {"vits": {"voice.onnx": "__asset:3"}}})
+    data = _png(("chara", _b64(card)), ("chara-ext-asset_:3", base64.b64encode(b"onnx-bytes")))
+    _, result, _ = reg.read(as_input(data, "v.png"))
+    (ch,) = result.entities
+    assert not any("orphan" in w.message for w in result.warnings)
+    (vits,) = [a for a in ch.assets if a.type == "x-risu-vits"]
+    assert (vits.name, vits.data) == ("voice.onnx", b"onnx-bytes")
+    out = reg.write([ch], "risu")
+    assert not out.loss
+    keywords = [t.keyword for t in PngFile.parse(out.data).text_chunks()]
+    assert "chara-ext-asset_:3" in keywords
