@@ -120,7 +120,7 @@ def read_found(input: AdapterInput, found: Found, format_id: str, *,
             layout["ascii"] = True
         pt["json"] = layout
     elif found.source == "png":
-        _read_png(input, found, card, character, pt, warnings)
+        _read_png(input, found, card, character, pt, warnings, format_id)
     elif found.source == "exif":
         _read_exif(input, found, character, pt)
     return ReadResult([character], warnings)
@@ -164,8 +164,29 @@ def _without_spec(obj: Any) -> Any:
     return {k: v for k, v in obj.items() if k not in ("spec", "spec_version")}
 
 
+_NO_SHAPE = "\x00no-shape"
+
+
+def _backfill(character: Character, format_id: str, shaped: bool = True) -> dict[str, Any]:
+    """The ``chara`` chunk this module writes next to a ``ccv3`` one (V2, root duplicates):
+    shaped like the card it was read from, or (``shaped=False``) as a fresh card."""
+    return build_card(character, spec="v2", format_id=format_id if shaped else _NO_SHAPE,
+                      loss=LossReport(), root_duplicates=True)
+
+
+def _backfill_kind(other: Any, keyword: str, winner: str, character: Character,
+                   format_id: str) -> bool | None:
+    """Whether ``other`` is the V2 backfill of the card read (and which kind), else None."""
+    if keyword.lower() != "chara" or winner.lower() != "ccv3":
+        return None
+    for shaped in (True, False):
+        if json_equal(other, _backfill(character, format_id, shaped)):
+            return shaped
+    return None
+
+
 def _read_png(input: AdapterInput, found: Found, card: Any, character: Character,
-              pt: dict[str, Any], warnings: list[Issue]) -> None:
+              pt: dict[str, Any], warnings: list[Issue], format_id: str) -> None:
     from bunzai.model import Asset
 
     png = input.png
@@ -197,11 +218,16 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
                                   "not written back"))
         else:
             other = p.mutable()
-            if json_equal(_without_spec(other), _without_spec(card)) and isinstance(other, dict):
+            if json_equal(_without_spec(other), _without_spec(card)) and isinstance(other,
+                                                                                  dict):
                 item["role"] = "mirror"
                 item["set"] = {k: other[k] for k in ("spec", "spec_version") if k in other}
                 item["drop"] = [k for k in ("spec", "spec_version")
                                 if k in card and k not in other]
+            elif (shaped := _backfill_kind(other, p.keyword, winner.keyword, character,
+                                           format_id)) is not None:
+                item["role"] = "backfill"  # the V2 copy bunzai derives: nothing to keep
+                item["shaped"] = shaped
             else:
                 item["role"] = "other"
                 item["json"] = other
@@ -593,8 +619,10 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
     if usable is not None:
         layout, winner = usable
         written_assets: set[str] = set()
+        backfill = _backfill(work, format_id)
+        fresh = _backfill(work, format_id, shaped=False)
         for item in layout:
-            chunk = _layout_chunk(item, winner, chunk_assets, written_assets)
+            chunk = _layout_chunk(item, winner, backfill, fresh, chunk_assets, written_assets)
             if chunk is not None:
                 placed.setdefault(int(item.get("at", 0)), []).append(chunk)
         for key, data in chunk_assets.items():
@@ -632,7 +660,8 @@ def _usable_layout(work: Character, format_id: str, opts: CardOptions, pt: Mappi
     return layout, winner
 
 
-def _layout_chunk(item: Any, winner: dict[str, Any], assets: Mapping[str, bytes],
+def _layout_chunk(item: Any, winner: dict[str, Any], backfill: dict[str, Any],
+                  backfill_fresh: dict[str, Any], assets: Mapping[str, bytes],
                   written: set[str]) -> bytes | None:
     if not isinstance(item, Mapping):
         return None
@@ -662,6 +691,8 @@ def _layout_chunk(item: Any, winner: dict[str, Any], assets: Mapping[str, bytes]
             obj = {k: obj[k] for k in [*order, *obj] if k in obj}
     elif role == "other":
         obj = plain(item.get("json"))
+    elif role == "backfill":
+        obj = backfill if item.get("shaped", True) else backfill_fresh
     else:
         return None
     style = item.get("style")

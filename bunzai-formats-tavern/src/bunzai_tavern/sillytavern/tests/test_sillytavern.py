@@ -19,7 +19,15 @@ from bunzai.input import AdapterInput
 from bunzai.label import label
 from bunzai.model import Asset, Character, Lorebook, LorebookEntry
 from bunzai.registry import Registry
-from bunzai.testing import corpus_files, diff_paths, ids, load_registry, samples_dir
+from bunzai.testing import (
+    REPO_ROOT,
+    conversion_problems,
+    corpus_files,
+    diff_paths,
+    ids,
+    load_registry,
+    samples_dir,
+)
 from bunzai_tavern._cards.avatar import default_avatar
 from bunzai_tavern._cards.fixtures import (
     card_chunk,
@@ -323,6 +331,7 @@ def test_fresh_write_layout_chara_first_with_root_duplicates() -> None:
     assert chara["spec"] == "chara_card_v2" and chara["name"] == "Fresh"
     assert "nickname" not in chara["data"] and ccv3["data"]["nickname"] == "F"
     assert "name" not in ccv3  # the ccv3 chunk is real V3: no root duplicates
+    assert not read(out.data).warnings  # chara is ccv3's V2 backfill: not a disagreement
 
 
 def test_chunks_option() -> None:
@@ -454,3 +463,23 @@ def test_round_trip_through_canonical_json_is_lossless() -> None:
     via_vaud = Character.model_validate_json(ch.model_dump_json())
     assert diff_paths(ch, via_vaud) == []
     assert write(via_vaud).data == data
+
+
+# -- the project's sample card -----------------------------------------------------------------
+
+SAMPLE = REPO_ROOT / "examples" / "cards" / "bunzai-sample.png"
+
+
+@pytest.mark.skipif(not SAMPLE.exists(), reason="not run from a checkout")
+def test_the_bundled_sample_card() -> None:
+    data = SAMPLE.read_bytes()
+    assert reg().detect(as_input(data, "s.png")).winner.format == FID  # type: ignore[union-attr]
+    res = read(data)
+    ch = res.entities[0]
+    assert not res.warnings
+    assert ch.name == "Pell Ashdown" and ch.lorebook is not None
+    assert len(ch.lorebook.entries) == 3 and ch.lorebook.entries[2].position == "at_depth"
+    assert write(ch).data == data
+    for target in ("risu-charx", "vaud-json", "pygmalion"):
+        if target in reg().adapters:
+            assert conversion_problems(reg(), [ch], target) == [], target
