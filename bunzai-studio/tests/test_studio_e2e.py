@@ -305,7 +305,14 @@ def test_unrecognized_and_oversized_files_show_one_line_messages(
     photo = minimal_png(16, 16, (250, 200, 10, 255))
     with pytest.raises(BunzaiError) as info:
         registry.detect(AdapterInput(photo, "photo.png")).raise_for_status("photo.png")
-    result = upload(pg, {"name": "photo.png", "mimeType": "image/png", "buffer": photo})
+    # Dropped onto the drop zone this time, as a person drags a file from their desktop.
+    pg.evaluate("""bytes => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([new Uint8Array(bytes)], "photo.png", {type: "image/png"}));
+        document.getElementById("drop").dispatchEvent(
+            new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+    }""", list(photo))
+    result = pg.locator("[data-testid=result]").first
     expect(result.locator("[data-testid=error]")).to_have_text(str(info.value))
     expect(result.locator("[data-testid=format]")).to_have_count(0)
 
