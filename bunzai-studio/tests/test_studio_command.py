@@ -112,3 +112,38 @@ def test_default_bind_is_loopback(host: str) -> None:
 
     assert is_loopback(host)
     assert not is_loopback("0.0.0.0") and not is_loopback("192.0.2.1")
+
+
+def test_open_starts_the_browser_on_the_printed_url(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import threading
+    import webbrowser
+
+    import uvicorn
+
+    from bunzai.limits import get_limits, set_limits
+    from bunzai_studio import server
+
+    opened: list[str] = []
+    ran: list[object] = []
+    done = threading.Event()
+
+    def fake_open(url: str) -> bool:
+        opened.append(url)
+        done.set()
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", fake_open)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: ran.append(sockets))
+    limits = get_limits()
+    try:
+        server.serve("127.0.0.1", 0, open_browser=True, max_upload=limits.max_size + 1)
+        # Core must accept whatever the studio lets in.
+        assert get_limits().max_size == limits.max_size + 1
+    finally:
+        set_limits(limits)
+    assert done.wait(10)
+    printed = capsys.readouterr().out.split()[3]
+    assert opened == [printed] and printed.startswith("http://127.0.0.1:")
+    assert len(ran) == 1 and len(ran[0]) == 1  # type: ignore[arg-type]
+    ran[0][0].close()  # type: ignore[index]
