@@ -70,10 +70,15 @@ def character_from_native(obj: dict[str, Any], *, format_id: str,
                                               "kept as it was"))
         mine["ext_raw"] = copy.deepcopy(native_ext)
     block = {k: copy.deepcopy(obj[k]) for k in AGNAI_BLOCK if k in obj}
+    generated = []
     if block:
         ext["agnai"] = block
+        generated.append("agnai")
     if "insert" in obj:
         ext["depth_prompt"] = copy.deepcopy(obj["insert"])
+        generated.append("depth_prompt")
+    if generated:
+        mine["generated"] = generated
 
     # the persona, rendered as Agnai renders it into a card description
     description = ""

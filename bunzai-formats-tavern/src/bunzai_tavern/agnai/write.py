@@ -56,7 +56,9 @@ def write_character(entity: Entity, options: Mapping[str, Any], *,
     persona = _persona(char, block, mine, loss)
     if persona is not None:
         tail["persona"] = persona
-    if isinstance(ext.get("depth_prompt"), dict):
+    generated = (mine or {}).get("generated") or ()
+    if "depth_prompt" in ext and (isinstance(ext["depth_prompt"], dict)
+                                  or "depth_prompt" in generated):
         tail["insert"] = ext.pop("depth_prompt")
     avatar = _avatar(char, mine, loss)
     if avatar is not _OMIT:

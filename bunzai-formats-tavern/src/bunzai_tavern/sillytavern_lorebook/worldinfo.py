@@ -142,7 +142,10 @@ def write_worldinfo(book: Lorebook, *, format_id: str, loss: LossReport,
         rec = _entry_record(entry, format_id)
         uid: Any = entry.id
         key = _key_for(uid)
-        if key is None or key in seen:
+        if key is None and rec is not None and rec.get("okey_for", 0) is None \
+                and rec.get("okey") not in seen and rec.get("okey") not in used:
+            key = rec["okey"]  # the source entry had no uid either: keep it that way
+        elif key is None or key in seen:
             while str(next_uid) in used or str(next_uid) in seen:
                 next_uid += 1
             why = ("no id; SillyTavern needs a uid" if key is None

@@ -107,7 +107,7 @@ def _from_backup(obj: Mapping[str, Any], format_id: str, warnings: list[Issue], 
                                  "of avatar file -> name")
         names = {}
     if not isinstance(descs, dict):
-        if descs is not None:
+        if "persona_descriptions" in obj:
             warnings.append(Issue(f"{base}.persona_descriptions",
                                   f"is {type_name(descs)}, not an object; kept as it was"))
             file_rec["descs_raw"] = copy.deepcopy(descs)

@@ -120,6 +120,13 @@ def test_leftover_card_extensions_survive_beside_the_generated_ones() -> None:
     assert json.loads(write(c).files[0].data) == src
 
 
+@pytest.mark.parametrize("insert", [None, "deep", [2]])
+def test_a_malformed_insert_is_written_back_where_it_was(insert: Any) -> None:
+    src = native(insert=insert, extensions={"other": 1})
+    c = read(src).entities[0]
+    assert json.loads(write(c).files[0].data) == src
+
+
 def test_a_tavern_character_becomes_a_text_persona_with_honest_losses() -> None:
     from bunzai.model import Asset, Character, RegexScript
 

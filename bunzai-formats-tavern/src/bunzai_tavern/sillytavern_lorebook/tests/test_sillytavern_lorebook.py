@@ -175,6 +175,14 @@ def test_uid_that_differs_from_its_key_is_kept_and_reported() -> None:
     assert list(out["entries"]) == ["5"] and out["entries"]["5"]["uid"] == 6
 
 
+def test_entries_without_uid_stay_without_uid() -> None:
+    src = {"entries": {"4": {"key": ["a"], "content": "x"}, "9": {"key": ["b"]}}}
+    book = read(src).entities[0]
+    assert [e.id for e in book.entries] == [None, None]
+    out = write(book)
+    assert not out.loss and json.loads(out.files[0].data) == src
+
+
 def test_world_info_root_fields_and_original_data_survive() -> None:
     src = {"name": "Coast", "description": "d", "scanDepth": 2, "tokenBudget": 900,
            "recursiveScanning": True, "extensions": {"tool": {"v": 1}},

@@ -183,6 +183,14 @@ def test_wrong_types_are_tolerated_and_kept() -> None:
     assert json.loads(reg().write(res.entities, FID).files[0].data) == src
 
 
+@pytest.mark.parametrize("descs", [None, "x", [1]])
+def test_broken_description_maps_are_kept_as_they_were(descs: Any) -> None:
+    src = {"personas": {"a.png": "A"}, "persona_descriptions": descs}
+    res = read(src)
+    assert [p.name for p in res.entities] == ["A"]
+    assert json.loads(reg().write(res.entities, FID).files[0].data) == src
+
+
 def test_validate_reports_persona_rules_with_paths() -> None:
     data = {"personas": {"a.png": 1},
             "persona_descriptions": {"a.png": {"description": [], "role": 7}, "z.png": "t"},
