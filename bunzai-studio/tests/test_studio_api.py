@@ -410,3 +410,44 @@ def test_preview_budget_and_passthrough_are_named_not_dumped() -> None:
     assert [a["preview"] is not None for a in view["assets"]] == [True, True, False]
     assert view["assets"][2]["preview_note"].endswith("budget of this file spent")
     assert view["passthrough_formats"] == ["sillytavern"] and "passthrough" not in view
+
+
+# -- one engine -----------------------------------------------------------------------------------
+
+
+def _corpus_sample() -> list[Path]:
+    from bunzai.testing import corpus_files, manifest
+
+    classes = sorted({row["class"] for row in manifest()})
+    return [corpus_files(c)[0] for c in classes if corpus_files(c)]
+
+
+@pytest.mark.parametrize("path", _corpus_sample(), ids=lambda p: p.parent.name)
+def test_inspect_agrees_with_the_cli_on_real_files(
+        path: Path, installed: Registry, make_client: Callable[..., Any],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One file of every corpus class: same detection, summaries and error as the CLI."""
+    import json
+
+    monkeypatch.chdir(path.parent)
+    set_registry(installed)
+    try:
+        res = CliRunner().invoke(cli_app, ["inspect", "--json", path.name])
+    finally:
+        set_registry(None)
+    cli = json.loads(res.stdout)
+    body = make_client(installed).post("/api/inspect", files=upload(path.read_bytes(),
+                                                                    path.name)).json()
+    for key in ("container", "format", "kind", "confidence", "candidates", "faults"):
+        assert body.get(key) == cli.get(key), key
+    # The CLI's JSON carries the bare message; its stderr line and the studio name the file.
+    assert body.get("error") == (f"{path.name}: {cli['error']}" if "error" in cli else None)
+    assert [e["summary"] for e in body.get("entities", [])] == cli.get("entities", [])
+
+
+@pytest.fixture(scope="module")
+def installed() -> Registry:
+    from bunzai.testing import require_corpus
+
+    require_corpus()
+    return Registry.load()
