@@ -19,7 +19,6 @@ travel through ``vaud-json`` unchanged.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,15 @@ from bunzai.types import Issue
 
 OMIT: Any = object()
 """Writer sentinel: leave the key out."""
+
+
+def jcopy(value: Any) -> Any:
+    """A copy of a JSON value that shares nothing mutable with it (scalars are immutable)."""
+    if isinstance(value, dict):
+        return {k: jcopy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [jcopy(v) for v in value]
+    return value
 
 
 class Bad(Exception):
@@ -84,7 +92,7 @@ class Conv:
 
     name: str
     canon: Callable[[Any], Any]
-    source: Callable[[Any], Any] = lambda v: copy.deepcopy(v)
+    source: Callable[[Any], Any] = jcopy
 
 
 _INT_TEXT = re.compile(r"-?\d{1,18}")
@@ -150,13 +158,13 @@ def _strlist(x: Any) -> list[str]:
 
 def _dict(x: Any) -> dict[str, Any]:
     if isinstance(x, dict):
-        return copy.deepcopy(x)
+        return jcopy(x)
     raise Bad(f"expected an object, got {type_name(x)}")
 
 
 def _dictlist(x: Any) -> list[dict[str, Any]]:
     if isinstance(x, list) and all(isinstance(i, dict) for i in x):
-        return copy.deepcopy(x)
+        return jcopy(x)
     raise Bad(f"expected a list of objects, got {type_name(x)}")
 
 
@@ -252,7 +260,7 @@ def _canon_or_absent(f: Field, conv: Conv, raw: Any) -> Any:
     try:
         return conv.canon(raw)
     except Bad:
-        return copy.deepcopy(f.absent)
+        return jcopy(f.absent)
 
 
 def _warn_coerced(f: Field, conv: Conv, value: Any, raw: Any, where: str,
@@ -299,12 +307,12 @@ class Table:
             if f.attr is None:
                 name = f.names[0][0]
                 if name in src:
-                    extra[name] = copy.deepcopy(src[name])
+                    extra[name] = jcopy(src[name])
                     natural.append(name)
                 continue
             present = [(n, c) for n, c in f.names if n in src]
             if not present:
-                value = copy.deepcopy(f.absent)
+                value = jcopy(f.absent)
                 values[f.attr] = value
                 if _default_emit(f, f.names[0][1], value, forced=False) is not OMIT:
                     absent.append(f.attr)
@@ -318,7 +326,7 @@ class Table:
                     _warn_coerced(f, first_conv, value, src[first_name],
                                   f"{path}{_quote(first_name)}", warnings)
             except Bad as exc:
-                value = copy.deepcopy(f.absent)
+                value = jcopy(f.absent)
                 if warnings is not None:
                     warnings.append(Issue(f"{path}{_quote(first_name)}",
                                           f"{exc}; kept as it was"))
@@ -332,7 +340,7 @@ class Table:
                     except Bad:
                         other = OMIT
                     if other is OMIT or not same(other, value):
-                        extra[n] = copy.deepcopy(r)
+                        extra[n] = jcopy(r)
                         if f.warn_mismatch and warnings is not None:
                             warnings.append(Issue(
                                 f"{path}{_quote(n)}",
@@ -344,13 +352,13 @@ class Table:
                 w = _default_emit(f, c, value, forced=True)
                 if w is OMIT or not same(w, r) or not f.foreign \
                         or (f.omit_empty and same(value, f.absent)):
-                    raw[n] = copy.deepcopy(r)
+                    raw[n] = jcopy(r)
             if emitted != [f.names[0][0]]:
                 alias[f.attr] = emitted
         known = self.known()
         for k, v in src.items():
             if k not in known and k not in skip:
-                extra[k] = copy.deepcopy(v)
+                extra[k] = jcopy(v)
         natural += [k for k in extra if k not in natural]
         natural += [k for k in skip if k in src]
         record: dict[str, Any] = {}
@@ -383,7 +391,7 @@ class Table:
             if f.attr is None:
                 name = f.names[0][0]
                 if name in extra:
-                    out[name] = copy.deepcopy(extra[name])
+                    out[name] = jcopy(extra[name])
                 continue
             value = get(f.attr)
             if f.attr in absent and same(value, f.absent):
@@ -394,7 +402,7 @@ class Table:
                 conv = convs.get(n, f.names[0][1])
                 if n in raw:
                     if same(_canon_or_absent(f, conv, raw[n]), value):
-                        out[n] = copy.deepcopy(raw[n])
+                        out[n] = jcopy(raw[n])
                         continue
                     w = self._emit(f, conv, value, True, loss, loss_path)
                 else:
@@ -403,7 +411,7 @@ class Table:
                     out[n] = w
         for k, v in extra.items():
             if k not in out:
-                out[k] = copy.deepcopy(v)
+                out[k] = jcopy(v)
         if tail:
             out.update(tail)
         order = rec.get("order")
