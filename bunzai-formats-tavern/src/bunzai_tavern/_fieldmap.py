@@ -158,13 +158,13 @@ def _strlist(x: Any) -> list[str]:
 
 def _dict(x: Any) -> dict[str, Any]:
     if isinstance(x, dict):
-        return jcopy(x)
+        return {k: jcopy(v) for k, v in x.items()}
     raise Bad(f"expected an object, got {type_name(x)}")
 
 
 def _dictlist(x: Any) -> list[dict[str, Any]]:
     if isinstance(x, list) and all(isinstance(i, dict) for i in x):
-        return jcopy(x)
+        return [_dict(i) for i in x]
     raise Bad(f"expected a list of objects, got {type_name(x)}")
 
 
