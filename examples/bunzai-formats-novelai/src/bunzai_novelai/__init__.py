@@ -1,0 +1,1 @@
+"""bunzai format adapter: NovelAI lorebooks (.lorebook JSON and naidata PNGs)."""

@@ -1,0 +1,112 @@
+"""``novelai-lorebook``: NovelAI lorebooks, as ``.lorebook`` JSON or as a PNG with ``naidata``.
+
+A NovelAI lorebook is ``{"lorebookVersion": N, "entries": [...], "settings": {...},
+"categories": [...]}``; each entry holds ``text``, ``keys``, ``displayName``, ``enabled``,
+``forceActivation`` and a ``contextConfig`` (prefix, suffix, token budget, budget priority,
+trimming and insertion position).  NovelAI's "export as image" stores the same JSON in a PNG
+``tEXt`` chunk with the keyword ``naidata``.
+
+This module is imported whenever bunzai detects a file, so it stays import-light: the reader and
+writer (and the canonical model) are imported inside ``read`` and ``write``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, Issue, WriteResult
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+PNG_KEYWORD = "naidata"
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, str | bytes)
+
+
+def _version(data: Any) -> Any:
+    if not isinstance(data, Mapping):
+        return None
+    version = data.get("lorebookVersion")
+    if isinstance(version, bool) or not isinstance(version, int | float):
+        return None
+    return version
+
+
+def score(data: Any, where: str) -> Detection:
+    """The detection score for one parsed JSON document (from the file or a ``naidata`` chunk).
+
+    ``lorebookVersion`` is NovelAI's own marker: no other format writes it, and the
+    first-party lorebook adapters answer 0 on it, so 0.95 and 0.65 never tie with them.
+    """
+    version = _version(data)
+    if version is None:
+        return Detection(0.0)
+    if _is_list(data.get("entries")):
+        return Detection(0.95, f"NovelAI lorebook{where} (lorebookVersion {version:g})")
+    return Detection(0.65, f"lorebookVersion{where} without an entries list")
+
+
+class NovelaiLorebookAdapter(FormatAdapter):
+    """NovelAI lorebooks: ``.lorebook`` JSON, and PNG images carrying a ``naidata`` chunk."""
+
+    format_id = "novelai-lorebook"
+    kind = "lorebook"
+    label = "NovelAI lorebook"
+    suffix = ".lorebook"
+    aliases = ("novelai", "lorebook-nai")
+    options = {
+        "container": "json (a .lorebook file) or png (the book in a naidata chunk); default: "
+                     "what was read, json for books from other formats",
+    }
+    detection = (
+        ("JSON with a numeric lorebookVersion and an entries list", 0.95),
+        ("PNG whose naidata chunk holds such a lorebook", 0.95),
+        ("lorebookVersion without an entries list (JSON or naidata)", 0.65),
+        ("anything else, including PNGs without naidata", 0.0),
+    )
+    losses = (
+        ("name, description, scan_depth, token_budget, recursive_scanning, extensions",
+         "dropped: a NovelAI lorebook has no book-level equivalents"),
+        ("entries[].secondary_keys, selective, position, depth, role, probability, sticky, "
+         "cooldown, delay, group* and the other World Info fields",
+         "dropped: NovelAI entries activate on keys only"),
+        ("entries[].insertion_order", "approximated when unset: NovelAI's default budget "
+                                      "priority 400 is written"),
+        ("entries[].id", "approximated when not a string: written as text"),
+        ("entries[].name", "approximated as displayName when there is no comment, else "
+                           "dropped"),
+        ("entries[] that are folders (is_folder)", "dropped; later entries move up"),
+        ("entries[].extensions, entries[].folder, entries[].priority", "dropped"),
+    )
+    doc = "src/bunzai_novelai/novelai_lorebook/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        if input.container == "json":
+            return score(input.json, "")
+        if input.container == "png":
+            for payload in input.png_json(PNG_KEYWORD):
+                found = score(payload.value, " in a PNG naidata chunk")
+                if found.score:
+                    return found
+        return Detection(0.0)
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
+        from .read import read_lorebook
+
+        return read_lorebook(input, format_id=self.format_id)
+
+    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
+        from .write import write_lorebook
+
+        return write_lorebook(entity, options, format_id=self.format_id)
+
+    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+        from .read import validate_lorebook
+
+        return validate_lorebook(entities)
