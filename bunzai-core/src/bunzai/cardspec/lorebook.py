@@ -441,6 +441,11 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
                 loss.dropped(f"{path}.extensions.{key}",
                              f"the canonical field replaces extensions.{key}")
             ext[key] = value
+    if loss is not None:
+        for key, attr, _check, back in ST_ENTRY_EXTENSIONS:
+            value = getattr(entry, attr)
+            if value is not None and key != "position" and back(value) is None:
+                loss.dropped(f"{path}.{attr}", f"SillyTavern has no {attr} {value!r}")
     if ext or not w.was_absent("extensions"):
         w.put("extensions", ext, conv_dict, empty={})
     if "extensions" not in w.out and (ext or not faithful):

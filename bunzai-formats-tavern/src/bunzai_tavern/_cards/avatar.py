@@ -78,8 +78,9 @@ def to_png(data: bytes) -> bytes | None:
     except ImportError:
         return None
     try:
-        with Image.open(BytesIO(data)) as im:
-            im.load()
+        with Image.open(BytesIO(data)) as opened:
+            opened.load()
+            im: Image.Image = opened
             if im.mode not in ("1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"):
                 im = im.convert("RGBA")
             out = BytesIO()

@@ -20,7 +20,7 @@ import base64
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from bunzai.cardspec import build_book, build_card, card_digest, parse_book, parse_card
 from bunzai.cardspec._shape import json_equal, plain
@@ -57,7 +57,9 @@ __all__ = [
 
 CARD_KEYWORDS = frozenset({"chara", "ccv3"})
 _SPECS = ("v1", "v2", "v3")
-_SPEC_OF_LABEL = {"chara_card_v2": "v2", "chara_card_v3": "v3", None: "v1"}
+Spec = Literal["v1", "v2", "v3"]
+_SPEC_OF_LABEL: dict[str | None, Spec] = {"chara_card_v2": "v2", "chara_card_v3": "v3",
+                                          None: "v1"}
 
 
 # -- options ---------------------------------------------------------------------------------------
@@ -334,7 +336,7 @@ def _read_exif(input: AdapterInput, found: Found, character: Character,
 # -- writing ---------------------------------------------------------------------------------------
 
 
-def _spec_of(pt: Mapping[str, Any]) -> str | None:
+def _spec_of(pt: Mapping[str, Any]) -> Spec | None:
     if "spec" not in pt:
         return None
     return _SPEC_OF_LABEL.get(pt.get("spec"), "v3")
@@ -369,9 +371,9 @@ def _image(character: Character, icon: int | None, loss: LossReport,
     if sniff_media(data)[0] != "image/png":
         converted = to_png(data)
         if converted is None:
-            loss.dropped(f"assets[{icon}]", f"the avatar ({asset.media_type or 'unknown type'}) "
-                         "could not be converted to PNG (is Pillow installed?); a placeholder "
-                         "image was used")
+            loss.dropped(f"assets[{icon}]", f"the avatar ({sniff_media(data)[0]}) could not be "
+                         "converted to PNG (not an image Pillow reads, or Pillow is not "
+                         "installed); a placeholder image was used")
             warnings.append("the avatar could not be converted to PNG; a placeholder was used")
             return default_avatar()
         loss.approximated(f"assets[{icon}]", f"converted from {sniff_media(data)[0]} to PNG to "
@@ -554,7 +556,7 @@ def _unchanged_exif(work: Character, format_id: str, opts: CardOptions,
     if hashlib.sha256(data).hexdigest() != exif.get("image"):
         return None
     spec = _spec_of(pt) or "v1"
-    card = build_card(work, spec=spec, format_id=format_id, loss=LossReport())  # type: ignore[arg-type]
+    card = build_card(work, spec=spec, format_id=format_id, loss=LossReport())
     if card_digest(card) != exif.get("digest"):
         return None
     return data, "." + sniff_media(data)[1]
@@ -562,7 +564,7 @@ def _unchanged_exif(work: Character, format_id: str, opts: CardOptions,
 
 def _write_json(work: Character, format_id: str, opts: CardOptions, pt: Mapping[str, Any],
                 loss: LossReport, options: Mapping[str, Any]) -> bytes:
-    spec = opts.spec or _spec_of(pt) or "v3"
+    spec = cast(Spec, opts.spec) or _spec_of(pt) or "v3"
     for i, asset in enumerate(work.assets):
         if asset.data is None or (asset.uri or "").startswith("data:"):
             continue
@@ -571,8 +573,7 @@ def _write_json(work: Character, format_id: str, opts: CardOptions, pt: Mapping[
                          "uri are listed")
         else:
             loss.approximated(f"assets[{i}]", "a JSON card keeps the asset's uri, not its bytes")
-    card = build_card(work, spec=spec, format_id=format_id, loss=loss,  # type: ignore[arg-type]
-                      root_duplicates=True)
+    card = build_card(work, spec=spec, format_id=format_id, loss=loss, root_duplicates=True)
     indent, newline = layout_of(options, pt.get("json"), 4)
     layout = pt.get("json")
     ascii_only = bool(layout.get("ascii")) if isinstance(layout, Mapping) else False
@@ -588,7 +589,7 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
 
     # Assets with bytes travel as chara-ext-asset_ chunks, addressed by __asset:<key>.
     chunk_assets: dict[str, bytes] = {}
-    used = {a.uri[len("__asset:"):] for a in work.assets
+    used = {(a.uri or "")[len("__asset:"):] for a in work.assets
             if (a.uri or "").startswith("__asset:") and a.data is not None}
     next_key = 1
     for i, asset in enumerate(work.assets):
@@ -654,7 +655,7 @@ def _usable_layout(work: Character, format_id: str, opts: CardOptions, pt: Mappi
     if not isinstance(layout, list) or png_pt.get("image") != hashlib.sha256(image).hexdigest():
         return None
     spec = _spec_of(pt) or "v3"
-    winner = build_card(work, spec=spec, format_id=format_id, loss=LossReport())  # type: ignore[arg-type]
+    winner = build_card(work, spec=spec, format_id=format_id, loss=LossReport())
     if card_digest(winner) != png_pt.get("digest"):
         return None
     return layout, winner

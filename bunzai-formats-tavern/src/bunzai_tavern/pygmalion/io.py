@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from bunzai.cardspec import build_card, parse_card, validate_card
 from bunzai.cardspec._shape import ShapeReader, ShapeWriter, conv_str, json_equal, plain
@@ -119,7 +119,7 @@ def write_pygmalion(character: Character, options: Mapping[str, Any]) -> WriteRe
 def _chat(character: Character, pt: Mapping[str, Any], loss: LossReport) -> dict[str, Any]:
     faithful = pt.get("shape") == "chat"
     label = pt.get("spec") if faithful else None
-    spec = "v3" if label == "chara_card_v3" else "v2"
+    spec: Literal["v2", "v3"] = "v3" if label == "chara_card_v3" else "v2"
     card = build_card(character, spec=spec, format_id=FORMAT_ID, loss=loss)
     key = str(pt.get("wrapper") or "character") if faithful else "character"
     out: dict[str, Any] = {key: card}
