@@ -230,6 +230,9 @@ class Field:
     """Leave the key out when the value equals ``absent`` (e.g. an empty ``extensions``)."""
     warn_mismatch: bool = False
     """Warn when two spellings of this attribute disagree."""
+    quiet: bool = False
+    """Do not warn when the value needed a type change (an app's known habit, such as Chub's
+    string ``displayIndex``); validation still reports it."""
 
 
 def field(attr: str, *names: str | tuple[str, Conv], conv: Conv = STR, **kw: Any) -> Field:
@@ -323,8 +326,9 @@ class Table:
                     value = None  # null on an optional key: "not stated", not an error
                 else:
                     value = first_conv.canon(src[first_name])
-                    _warn_coerced(f, first_conv, value, src[first_name],
-                                  f"{path}{_quote(first_name)}", warnings)
+                    if not f.quiet:
+                        _warn_coerced(f, first_conv, value, src[first_name],
+                                      f"{path}{_quote(first_name)}", warnings)
             except Bad as exc:
                 value = jcopy(f.absent)
                 if warnings is not None:

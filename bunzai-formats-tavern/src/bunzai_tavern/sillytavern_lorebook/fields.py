@@ -71,7 +71,7 @@ ENTRY = Table((
     field("delay", conv=INT, null=True),
     field("triggers", conv=STRLIST),
     field("id", ("uid", ID), ("id", ID)),
-    field("display_index", "displayIndex", conv=INT),
+    field("display_index", "displayIndex", conv=INT, quiet=True),
     field("extensions", conv=DICT, absent={}, omit_empty=True),
     field("character_filter", "characterFilter", conv=DICT),
     field("name"),
