@@ -64,10 +64,13 @@ class BrokenPlugin:
     distribution: str
     version: str | None
     reason: str
+    api_version: int | None = None
+    """Set when the plugin was refused for the adapter API version it was built for."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "group": self.group, "distribution": self.distribution,
-                "version": self.version, "reason": self.reason}
+                "version": self.version, "reason": self.reason,
+                "api_version": self.api_version}
 
 
 @dataclass
@@ -159,11 +162,12 @@ class PluginHost:
                                  else PLUGINS_GROUP, "<in-process>", None, lambda o=obj: o))
         return self
 
-    def _break(self, cand: _Candidate, reason: str, plugin: Any = None) -> None:
+    def _break(self, cand: _Candidate, reason: str, plugin: Any = None,
+               api_version: int | None = None) -> None:
         if plugin is not None and self.pm.is_registered(plugin):
             self.pm.unregister(plugin)
         self.broken.append(BrokenPlugin(cand.name, cand.group, cand.distribution, cand.version,
-                                        reason))
+                                        reason, api_version))
 
     def _add(self, cand: _Candidate) -> None:
         try:
@@ -214,7 +218,8 @@ class PluginHost:
                 return
             if info.api_version not in SUPPORTED_API_VERSIONS:
                 self._break(cand, f"built for bunzai API {info.api_version}; this bunzai "
-                                  f"supports {sorted(SUPPORTED_API_VERSIONS)}", plugin)
+                                  f"supports {sorted(SUPPORTED_API_VERSIONS)}", plugin,
+                            api_version=info.api_version)
                 return
             from .kinds import ANY_KIND, KINDS
             if info.kind not in KINDS and info.kind != ANY_KIND:

@@ -50,11 +50,11 @@ def plugins_json(reg: Registry) -> dict[str, Any]:
         d = dists.setdefault(b.distribution, {
             "name": b.distribution, "version": b.version, "adapters": [], "plugins": [],
             "api_versions": [], "compatible": True})
-        if "API" in b.reason:
-            d["compatible"] = False
+        if b.api_version is not None and b.api_version not in d["api_versions"]:
+            d["api_versions"].append(b.api_version)
     for d in dists.values():
-        d["compatible"] = d["compatible"] and all(
-            v in SUPPORTED_API_VERSIONS for v in d["api_versions"])
+        d["api_versions"] = sorted(d["api_versions"])
+        d["compatible"] = all(v in SUPPORTED_API_VERSIONS for v in d["api_versions"])
     return {"api_versions_supported": sorted(SUPPORTED_API_VERSIONS),
             "distributions": sorted(dists.values(), key=lambda d: d["name"]),
             "broken": [b.to_dict() for b in reg.broken]}
