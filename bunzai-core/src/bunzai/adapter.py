@@ -30,6 +30,7 @@ class FormatAdapter:
     suffix: ClassVar[str] = ".json"
     multi: ClassVar[bool] = False
     aliases: ClassVar[tuple[str, ...]] = ()
+    alias_options: ClassVar[dict[str, dict[str, str]]] = {}
     carries_passthrough: ClassVar[bool] = False
     api_version: ClassVar[int] = API_VERSION
     options: ClassVar[dict[str, str]] = {}
@@ -85,6 +86,7 @@ class FormatAdapter:
                        or cls.write_many is not FormatAdapter.write_many),
             multi=cls.multi,
             aliases=cls.aliases,
+            alias_options={k: dict(v) for k, v in cls.alias_options.items()},
             carries_passthrough=cls.carries_passthrough,
             api_version=cls.api_version,
             options=dict(cls.options),

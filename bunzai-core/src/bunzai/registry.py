@@ -297,6 +297,9 @@ class Registry:
         if not handle.info.can_write:
             raise UsageError(f"{handle.id} cannot be written")
         opts = dict(options or {})
+        implied = handle.info.alias_options.get(format.lower()) if format != handle.id else None
+        if implied:
+            opts = {**implied, **opts}
         groups: list[Sequence[Entity]] = (
             [entities] if handle.info.multi else [[e] for e in entities])
         files: list[OutputFile] = []

@@ -32,6 +32,9 @@ class FormatInfo:
     """The format holds several entities in one file (persona backups, regex arrays)."""
     aliases: tuple[str, ...] = ()
     """Short names accepted by ``--to`` (``png``, ``charx``)."""
+    alias_options: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Writer options an alias implies (``--to json`` -> ``container=json`` for a format that
+    writes PNG by default); options given explicitly win."""
     carries_passthrough: bool = False
     """The writer keeps every format's passthrough data (only the native format does)."""
     api_version: int = API_VERSION
