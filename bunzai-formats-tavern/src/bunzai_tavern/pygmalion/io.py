@@ -110,7 +110,8 @@ def write_pygmalion(character: Character, options: Mapping[str, Any]) -> WriteRe
     if newline:
         data += b"\n"
     back = read_pygmalion(AdapterInput(data, "out.json")).entities[0]
-    for path in rolled_up(back, diff_paths(character, back)):
+    for path in rolled_up(back, [p for p in diff_paths(character, back)
+                                    if not loss.covers(p)]):
         if not loss.covers(path):
             loss.dropped(path, reason)
     return WriteResult([OutputFile(data, ".json")], loss)

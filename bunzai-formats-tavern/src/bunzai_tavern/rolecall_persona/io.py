@@ -151,7 +151,8 @@ def write_persona(persona: Persona, options: Mapping[str, Any]) -> WriteResult:
     else:
         data, suffix = _write_rcpersona(persona, pt, container, options, loss)
     back = read_persona(AdapterInput(data, f"out{suffix}")).entities[0]
-    for path in rolled_up(back, diff_paths(persona, back)):
+    for path in rolled_up(back, [p for p in diff_paths(persona, back)
+                                    if not loss.covers(p)]):
         if loss.covers(path):
             continue
         field = path.split(".", 1)[0].split("[", 1)[0]

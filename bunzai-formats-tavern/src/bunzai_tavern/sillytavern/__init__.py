@@ -32,6 +32,7 @@ class SillyTavernAdapter(FormatAdapter):
     label = "SillyTavern character card (CCv1/V2/V3 JSON, PNG, WebP)"
     suffix = ".png"
     aliases = ("png", "json", "card", "tavern")
+    alias_options = {"png": {"container": "png"}, "json": {"container": "json"}}
     options = {
         "container": "png (default) or json; a card read from JSON is written as JSON",
         "chunks": "PNG only: both (chara V2 + ccv3 V3, default), chara or ccv3",

@@ -483,3 +483,12 @@ def test_the_bundled_sample_card() -> None:
     for target in ("risu-charx", "vaud-json", "pygmalion"):
         if target in reg().adapters:
             assert conversion_problems(reg(), [ch], target) == [], target
+
+
+def test_png_and_json_aliases_choose_the_container() -> None:
+    ch = read(png_with(before_iend=[card_chunk("chara", V2)])).entities[0]
+    as_json = reg().write([ch], "json")
+    assert as_json.suffix == ".json" and json.loads(as_json.data)["data"]["name"] == "Wren"
+    from_json = read(as_json.data, "c.json").entities[0]
+    assert reg().write([from_json], "png").suffix == ".png"
+    assert reg().write([from_json], FID).suffix == ".json"  # the id keeps the source's container
