@@ -114,9 +114,6 @@ def _st_regex(input: Any, entities: Sequence[Any]) -> list[str]:
     scripts = ext.get("regex_scripts")
     if isinstance(scripts, Sequence) and not isinstance(scripts, str) and scripts:
         return [f"data.extensions.regex_scripts ({len(scripts)} SillyTavern regex script(s))"]
-    for e in entities:
-        if getattr(e, "regex_scripts", None):
-            return [f"{len(e.regex_scripts)} character regex script(s)"]
     return []
 
 
@@ -157,6 +154,15 @@ def _risu(input: Any, entities: Sequence[Any]) -> list[str]:
     ext = _ext(input, entities)
     if "risuai" in ext:
         out.append(f"data.extensions.risuai{_keys(ext['risuai'])}")
+    if "risuRealmImportId" in ext:
+        out.append("data.extensions.risuRealmImportId (imported from RisuRealm)")
+    book = _book(input, entities)
+    entries = book.get("entries") if book is not None else None
+    if isinstance(entries, Sequence) and not isinstance(entries, str):
+        keys = sorted({k for e in entries if isinstance(e, Mapping)
+                       for k in (e.get("extensions") or {}) if str(k).startswith("risu_")})
+        if keys:
+            out.append(f"book entry extensions {', '.join(keys)}")
     body = card_body(_card(input))
     assets = body.get("assets") if body is not None else None
     if isinstance(assets, Sequence) and not isinstance(assets, str):
@@ -277,6 +283,13 @@ def _tavernai(input: Any, entities: Sequence[Any]) -> list[str]:
     return []
 
 
+def _cc_extractor(input: Any, entities: Sequence[Any]) -> list[str]:
+    ext = _ext(input, entities)
+    keys = [k for k in ext if str(k).startswith("cc_extractor")]
+    return [f"data.extensions.{k} (V3 fields stashed in a V2 card by an extractor tool)"
+            for k in keys]
+
+
 def rules() -> list[LabelRule]:
     """Every Tavern-card label rule."""
     return [
@@ -298,4 +311,6 @@ def rules() -> list[LabelRule]:
         LabelRule("AI Character Editor (ZoltanAI)", 0.8, _zoltan, "origin", "zoltanai"),
         LabelRule("Character Tavern", 0.5, _ztxt_card, "origin", "character-tavern"),
         LabelRule("TavernAI", 0.7, _tavernai, "origin", "tavernai"),
+        LabelRule("cc_extractor (unidentified tool)", 0.3, _cc_extractor, "last_writer",
+                  "cc-extractor"),
     ]

@@ -420,6 +420,7 @@ def _labels(data: bytes | Path, name: str = "x.png") -> dict[tuple[str, str], li
 
 def test_labels_on_synthetic_cards() -> None:
     ext = {"chub": {"id": 1, "full_path": "someone/wren"}, "risuai": {"bias": []},
+           "cc_extractor/v3": {"nickname": "W"},
            "agnai": {"voice": {}}, "ginger": {"version": 1}, "voxta": {"id": "x"},
            "pygmalion_id": "abc", "tavern_helper": {"scripts": []},
            "visual_description": "tall", "talkativeness": "0.5", "fav": False, "world": ""}
@@ -433,6 +434,7 @@ def test_labels_on_synthetic_cards() -> None:
                 "Wyvern", "AI Character Editor (ZoltanAI)", "Character Tavern"):
         assert (app, "origin") in got, app
     assert ("SillyTavern", "last_writer") in got
+    assert ("cc_extractor (unidentified tool)", "last_writer") in got
     assert any("charhub.io" in e for e in got[("Chub", "origin")])
     assert any("creatorcomment" in e for e in got[("SillyTavern", "last_writer")])
 
