@@ -324,3 +324,16 @@ def test_is_really_v3_looks_at_content_not_the_label() -> None:
     assert is_really_v3(v3(name="A", assets=[]))
     assert is_really_v3(v3(name="A", character_book={"entries": [{"use_regex": False}]}))
     assert not is_really_v3(v2(name="A", nickname="n"))
+
+
+def test_a_v3_source_written_as_v2_drops_v3_only_keys_but_keeps_st_habits() -> None:
+    card = v3(name="A", nickname="N", group_only_greetings=[], source=["x"])
+    ch = parse_card(card, format_id=FID)
+    loss = LossReport()
+    out = build_card(ch, spec="v2", format_id=FID, loss=loss)
+    assert "nickname" not in out["data"] and "source" not in out["data"]
+    assert out["data"]["group_only_greetings"] == []  # SillyTavern writes it into V2 data too
+    assert loss.covers("nickname") and loss.covers("source")
+    flat = parse_card({"name": "F", "description": "d", "nickname": "n"}, format_id=FID)
+    again = build_card(flat, spec="v1", format_id=FID, loss=LossReport())
+    assert again["nickname"] == "n"  # a flat card's own quirk comes back

@@ -366,7 +366,15 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
     present = set(w.shape.get("order", ())) if faithful else set()
 
     def allowed(key: str, first: Spec) -> bool:
-        return _RANK[first] <= _RANK[spec] or key in present
+        """The target spec has the key, or the source had it in a card of this spec or an
+        older one (a quirk worth keeping); a V3 source's V3-only keys do not go into V2,
+        except group_only_greetings, which SillyTavern writes into V2 data too."""
+        if _RANK[first] <= _RANK[spec]:
+            return True
+        if key not in present:
+            return False
+        older = source_spec is not None and _RANK[source_spec] <= _RANK[spec]
+        return older or key == "group_only_greetings"
 
     alias_map = w.shape.get("alias")
     alias = alias_map.get("creator_notes") if isinstance(alias_map, Mapping) else None
