@@ -271,8 +271,8 @@ def _character(input: AdapterInput, z: SafeZip, index: int, path: str, obj: dict
     rest = {k: v for k, v in obj.items() if k not in BYAF_KEYS.mapped and k != "images"}
     assets, images = _images(z, path, obj.get("images", ABSENT), w, warnings)
 
-    pt: dict[str, Any] = {"manifest": shared, "index": index, "path": path, "rest": rest,
-                          "order": list(obj), "images": images}
+    pt: dict[str, Any] = {"manifest": shared, "index": index, "path": path, "cid": cid,
+                          "rest": rest, "order": list(obj), "images": images}
     if guards:
         pt["guards"] = guards
     if "images" not in obj:

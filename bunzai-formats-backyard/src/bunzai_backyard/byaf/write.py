@@ -174,8 +174,7 @@ class _Builder:
     def _ids(self) -> list[str]:
         out: list[str] = []
         for n, ch in enumerate(self.entities, 1):
-            rest = _pt(ch).get("rest")
-            raw = rest.get("id") if isinstance(rest, dict) else None
+            raw = _pt(ch).get("cid")
             base = raw if isinstance(raw, str) and raw else slug(ch.name, f"character{n}")
             cid = base
             k = 2
@@ -186,9 +185,10 @@ class _Builder:
         return out
 
     def _character_path(self, ch: Character, cid: str, taken: list[str]) -> str:
-        stored = _pt(ch).get("path")
-        if (self.reassemble and isinstance(stored, str) and stored not in taken
-                and stored.split("/")[-2:-1] == [cid]):
+        pt = _pt(ch)
+        stored = pt.get("path")
+        if isinstance(stored, str) and stored not in taken and (
+                pt.get("cid") == cid or stored.split("/")[-2:-1] == [cid]):
             return stored
         return f"characters/{slug(cid, 'character')}/character.json"
 
@@ -214,9 +214,10 @@ class _Builder:
                    ) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
         pt = _pt(ch)
         guards = pt.get("guards") if isinstance(pt.get("guards"), dict) else None
-        obj: dict[str, Any] = dict(pt.get("rest", {})) if isinstance(pt.get("rest"), dict) else {}
-        obj.setdefault("schemaVersion", 1)
-        obj["id"] = cid
+        rest = pt.get("rest")
+        obj: dict[str, Any] = dict(rest) if isinstance(rest, dict) else {"schemaVersion": 1}
+        if pt.get("cid") != cid or not isinstance(rest, dict):
+            obj["id"] = cid  # the source's own id (or its absence) stays when it is unchanged
         obj.update(write_fields(ch, BYAF_KEYS, FMT, guards, loss,
                                 personality=self.settings["personality"]))
         images, entries = self._images(ch, path, pt, loss)

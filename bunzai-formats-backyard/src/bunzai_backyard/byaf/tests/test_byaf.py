@@ -450,3 +450,60 @@ def test_label_rules_name_backyard_and_ginger(registry: Registry, kit: Any) -> N
     assert result.app == "Backyard" and result.confidence == 0.9
     ginger = label(registry, as_input(kit.ginger_archive(), "g.byaf"), [])
     assert ginger.best("last_writer").app == "Ginger"  # type: ignore[union-attr]
+
+
+# -- any readable archive round-trips ------------------------------------------------------------
+
+ODD_VALUES: list[Any] = [None, 1, -2.5, True, "x", "", [], {}, [1], {"a": 1}, "{{char}}",
+                         [{"characterID": 5}], [{"key": 1}], "2025-01-01"]
+
+
+def _mutate(obj: Any, rnd: Any) -> None:
+    if isinstance(obj, dict) and obj:
+        key = rnd.choice(sorted(obj))
+        roll = rnd.random()
+        if roll < 0.2:
+            del obj[key]
+        elif roll < 0.6:
+            obj[key] = rnd.choice(ODD_VALUES)
+        else:
+            _mutate(obj[key], rnd)
+    elif isinstance(obj, list) and obj:
+        i = rnd.randrange(len(obj))
+        if rnd.random() < 0.5:
+            obj[i] = rnd.choice(ODD_VALUES)
+        else:
+            _mutate(obj[i], rnd)
+
+
+def test_damaged_archives_round_trip_exactly(registry: Registry, kit: Any) -> None:
+    """Odd values anywhere in the JSON: reading never crashes, and whatever was read is
+    written back unchanged (references to missing files aside, which reading skips, and
+    files that nothing refers to)."""
+    import random
+
+    sources = [kit.members(kit.rich_archive()), kit.members(kit.ginger_archive())]
+    checked = 0
+    for seed in range(120):
+        rnd = random.Random(seed)
+        files = json.loads(json.dumps({k: v for k, v in sources[seed % 2].items()
+                                       if k.endswith(".json")}))
+        blobs = {k: v for k, v in sources[seed % 2].items() if not k.endswith(".json")}
+        for _ in range(rnd.randint(1, 3)):
+            _mutate(files[rnd.choice(sorted(k for k in files if k != "manifest.json"))], rnd)
+        data = kit.archive(files.pop("manifest.json"), {**files, **blobs})
+        try:
+            entities, warnings = read_all(registry, data)
+        except MalformedInput:
+            continue
+        out = write(registry, entities)
+        if any("skipped" in w.message or "ignored" in w.message for w in warnings):
+            continue
+        assert not out.loss, (seed, [str(e) for e in out.loss])
+        before, after = kit.members(data), kit.members(out.data)
+        assert {k: v for k, v in before.items() if k.endswith(".json")} == \
+            {k: v for k, v in after.items() if k.endswith(".json")}, seed
+        # files nothing refers to any more (a deleted image list) are not carried
+        assert all(before.get(k) == v for k, v in after.items()), seed
+        checked += 1
+    assert checked > 80

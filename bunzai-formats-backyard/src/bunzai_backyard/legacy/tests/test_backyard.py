@@ -299,3 +299,41 @@ def test_validate_points_at_bad_fields(registry: Registry, kit: Any) -> None:
     found = {(i.path, i.severity) for i in issues}
     assert ("$.character.createdAt", "warning") in found
     assert ("$.character.loreItems[2]", "error") in found
+
+
+def test_damaged_cards_round_trip_exactly(registry: Registry, kit: Any) -> None:
+    """Odd values anywhere in the card: reading never crashes and writing gives the same file."""
+    import random
+
+    odd: list[Any] = [None, 1, -2.5, True, "x", "", [], {}, [1], {"a": 1}, "{{char}}",
+                      [{"key": 1}], "2024-01-01"]
+
+    def mutate(obj: Any, rnd: Any) -> None:
+        if isinstance(obj, dict) and obj:
+            key = rnd.choice(sorted(obj))
+            roll = rnd.random()
+            if roll < 0.2:
+                del obj[key]
+            elif roll < 0.6:
+                obj[key] = rnd.choice(odd)
+            else:
+                mutate(obj[key], rnd)
+        elif isinstance(obj, list) and obj:
+            i = rnd.randrange(len(obj))
+            if rnd.random() < 0.5:
+                obj[i] = rnd.choice(odd)
+            else:
+                mutate(obj[i], rnd)
+
+    for seed in range(150):
+        rnd = random.Random(seed)
+        obj = kit.card(kit.inner_v1() if seed % 2 else kit.inner_v4(), 1 if seed % 2 else 4)
+        for _ in range(rnd.randint(1, 3)):
+            mutate(obj["character"], rnd)
+        as_png = seed % 5 != 0
+        data = (kit.card_png(obj, encoding="raw" if seed % 3 else "base64") if as_png
+                else json.dumps(obj).encode())
+        ch = read(registry, data, "c.png" if as_png else "c.json")
+        out = registry.write([ch], FMT)
+        assert not out.loss, (seed, [str(e) for e in out.loss])
+        assert out.data == data if as_png else json.loads(out.data) == obj, seed
