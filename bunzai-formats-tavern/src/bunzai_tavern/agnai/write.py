@@ -54,7 +54,7 @@ def write_character(entity: Entity, options: Mapping[str, Any], *,
         if key != "persona" and key in block:
             tail[key] = copy.deepcopy(block[key])
     persona = _persona(char, block, mine, loss)
-    if persona is not None:
+    if persona is not _OMIT:
         tail["persona"] = persona
     generated = (mine or {}).get("generated") or ()
     if "depth_prompt" in ext and (isinstance(ext["depth_prompt"], dict)
@@ -86,15 +86,16 @@ def write_character(entity: Entity, options: Mapping[str, Any], *,
 
 def _persona(char: Character, block: Mapping[str, Any], mine: dict[str, Any] | None,
              loss: LossReport) -> Any:
-    stored = block.get("persona") if "persona" in block else None
+    has = "persona" in block
+    stored = block.get("persona")
     desc, pers = char.description, char.personality
-    if stored is not None and not pers:
+    if has and not pers:
         text = render(char.name, stored)
         if text == desc or (text is None and desc == ""):
-            return copy.deepcopy(stored)
-    if stored is None and mine is not None and not desc and not pers:
-        return None  # the source had no persona and there is still nothing to say
-    if stored is not None:
+            return copy.deepcopy(stored)  # as stored, even when it is not a usable persona
+    if not has and mine is not None and not desc and not pers:
+        return _OMIT  # the source had no persona and there is still nothing to say
+    if has:
         loss.approximated("extensions.agnai.persona",
                           "the stored Agnai persona no longer renders to the description; "
                           "replaced by a text persona, as Agnai's own import does")
