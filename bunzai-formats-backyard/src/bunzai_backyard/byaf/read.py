@@ -160,7 +160,8 @@ def read_archive(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
     if len(entities) > 1:
         warnings.append(Issue(f'{where("manifest.json")}.characters',
                               f"{len(entities)} characters in one archive (a Ginger export; "
-                              "the BYAF schema allows one): read as one card each"))
+                              "the BYAF schema allows one and Backyard reads the first): read "
+                              "as one card each"))
     return ReadResult(list(entities), warnings)
 
 

@@ -3,7 +3,8 @@
 Errors are what makes Backyard's own reader (the ``byaf`` library, zod) refuse the archive:
 missing required keys, wrong types, timestamps that are not UTC ``Z``, listed files that are
 missing.  Warnings are what the official JSON Schemas refuse but readers tolerate: unknown keys
-(zod strips them), several characters (Ginger's extension), duplicate lore keys.
+(zod strips them), duplicate lore keys.  What the reader already warns about (several
+characters, an id that differs from its folder) is not repeated here.
 """
 
 from __future__ import annotations
@@ -112,9 +113,6 @@ def validate_archive(input: AdapterInput) -> list[Issue]:
                                 "backyardURL URL"))
     chars = [p for p in manifest.get("characters") or [] if isinstance(p, str)]
     scens = [p for p in manifest.get("scenarios") or [] if isinstance(p, str)]
-    if len(chars) > 1:
-        issues.append(Issue(f"{mw}.characters", f"{len(chars)} characters: the BYAF schema "
-                            "allows one (Ginger writes several; Backyard reads the first)"))
     if not scens and isinstance(manifest.get("scenarios"), list):
         issues.append(Issue(f"{mw}.scenarios", "at least one scenario is required", "error"))
     for key, paths, pattern in (("characters", chars, CHARACTER_PATH),
@@ -133,8 +131,6 @@ def validate_archive(input: AdapterInput) -> list[Issue]:
         cid = obj.get("id")
         if isinstance(cid, str):
             ids.append(cid)
-            if path.split("/")[-2:-1] != [cid]:
-                issues.append(Issue(f"{w}.id", f"id {cid!r} must equal its folder name"))
         _lore(obj.get("loreItems"), f"{w}.loreItems", issues)
         _images(z, path, obj.get("images"), f"{w}.images", issues)
     for path in scens:
