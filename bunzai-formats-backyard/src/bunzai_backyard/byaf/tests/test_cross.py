@@ -84,13 +84,14 @@ def test_cards_from_other_formats_become_valid_archives(registry: Registry, kit:
     from bunzai.testing import corpus_files
 
     done = 0
-    for path in corpus_files("png-both", "ccv3-json", "charx"):
+    for path in corpus_files():
         rep = registry.detect(as_input(path))
         if rep.winner is None or rep.winner.kind != "character" or rep.winner.format == FMT:
             continue
         _, result, _ = registry.read(as_input(path), format=rep.winner.format)
         out = registry.write(list(result.entities), FMT)
-        assert kit.schema_problems(out.data) == [], path.name
+        many = len(result.entities) > 1
+        assert kit.schema_problems(out.data, many=many) == [], path.name
         assert conversion_problems(registry, list(result.entities), FMT) == [], path.name
         done += 1
     if not done:
