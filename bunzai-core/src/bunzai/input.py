@@ -256,8 +256,12 @@ class AdapterInput:
         def build() -> tuple[bytes, bytes] | None:
             if self.container not in ("png", "apng", "jpeg", "webp", "jpeg+zip"):
                 return None
-            from .containers.exif import find_exif, read_user_comment
-            tiff = find_exif(self.data, self.container)
+            from .containers.exif import find_exif, png_exif, read_user_comment
+            if self.container in ("png", "apng"):
+                png = self.png  # the chunk table every PNG detector already shares
+                tiff = png_exif(png) if png is not None else None
+            else:
+                tiff = find_exif(self.data, self.container)
             if tiff is None:
                 return None
             return read_user_comment(tiff)

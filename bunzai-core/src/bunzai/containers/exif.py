@@ -42,7 +42,12 @@ def _strip_exif_header(payload: bytes) -> bytes:
 
 
 def _png_exif(data: bytes) -> bytes | None:
-    chunks = PngFile.parse(data).chunks_of("eXIf")
+    return png_exif(PngFile.parse(data))
+
+
+def png_exif(png: PngFile) -> bytes | None:
+    """The TIFF bytes of an already parsed PNG's first ``eXIf`` chunk, if any."""
+    chunks = png.chunks_of("eXIf")
     return _strip_exif_header(chunks[0].data.tobytes()) if chunks else None
 
 
