@@ -1,4 +1,6 @@
-"""Build ``bunzai-sample.png``, the project's own demo card: ``python examples/cards/make_sample.py``.
+"""Build ``bunzai-sample.png``, the project's own demo card.
+
+Run ``python examples/cards/make_sample.py`` (with bunzai installed).
 
 Everything in it is ours: the character and her three lorebook entries were written for
 bunzai, and the picture (a dusk gradient with a tram's headlight) is drawn here pixel row by

@@ -1,16 +1,16 @@
 """Validation of a card file: the card spec's rules (JSON paths) plus what the container
 does to compatibility (a zTXt card SillyTavern 1.12 cannot see, a ``ccv3``-only PNG that
-V2-only readers cannot see)."""
+V2-only readers cannot see).  What the reader already warns about (wrong types it read as
+something else, unreadable chunks, bad CRCs, disagreeing chunks) is not said again."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bunzai.cardspec import validate_card
 from bunzai.types import Issue
 
-from . import find_card, is_asset_keyword
+from . import find_card
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -25,7 +25,7 @@ def validate_input(input: AdapterInput) -> list[Issue]:
         if found.problem:
             return [Issue("$", found.problem, "error")]
         return []
-    issues = validate_card(found.card)
+    issues = _not_said_by_the_reader(found.card, validate_card(found.card))
     if found.wrapper is not None:
         issues = [Issue(i.path.replace("$", f"$.{found.wrapper}", 1), i.message, i.severity)
                   for i in issues]
@@ -35,6 +35,21 @@ def validate_input(input: AdapterInput) -> list[Issue]:
         issues.append(Issue("$", "a WebP/JPEG card (EXIF UserComment): SillyTavern stopped "
                             "importing these in 2023; convert it to PNG"))
     return issues
+
+
+def _not_said_by_the_reader(card: Any, issues: list[Issue]) -> list[Issue]:
+    """``issues`` minus those at a path the reader already warns about (each problem once)."""
+    from bunzai.cardspec import parse_card
+    from bunzai.errors import BunzaiError
+    from bunzai.frozen import thaw
+
+    said: list[Issue] = []
+    try:
+        parse_card(thaw(card), format_id="\x00validate", warnings=said)
+    except BunzaiError:
+        return issues
+    paths = {w.path for w in said}
+    return [i for i in issues if i.path not in paths]
 
 
 def _png_issues(input: AdapterInput) -> list[Issue]:
@@ -58,15 +73,5 @@ def _png_issues(input: AdapterInput) -> list[Issue]:
     if first_text is not None and first_text.keyword.lower() != "chara" and "chara" in keywords:
         issues.append(Issue("$", f"the first tEXt chunk is {first_text.keyword!r}, not "
                             "chara: Agnai and TavernAI read the first tEXt chunk"))
-    for p in [*input.png_json("ccv3"), *input.png_json("chara")]:
-        if p.error is not None:
-            issues.append(Issue("$", f"{p.chunk.kind} {p.keyword!r} chunk cannot be read: "
-                                f"{p.error}"))
-        elif not isinstance(p.value, Mapping):
-            issues.append(Issue("$", f"{p.keyword!r} chunk does not hold a JSON object"))
-        if not p.chunk.chunk.crc_ok():
-            issues.append(Issue("$", f"{p.keyword!r} chunk has a bad CRC"))
-    for tc in png.text_chunks():
-        if is_asset_keyword(tc.keyword) is not None and not tc.chunk.crc_ok():
-            issues.append(Issue("$", f"asset chunk {tc.keyword!r} has a bad CRC"))
+    # unreadable chunks, bad CRCs and disagreements are the reader's warnings already
     return issues

@@ -28,6 +28,7 @@ from bunzai.testing import (
     load_registry,
     samples_dir,
 )
+from bunzai.validate import file_issues
 from bunzai_tavern._cards.avatar import default_avatar
 from bunzai_tavern._cards.fixtures import (
     card_chunk,
@@ -404,9 +405,11 @@ def test_validate_reports_spec_violations_and_container_issues() -> None:
     data = png_with(before_iend=[card_chunk("chara", bad, "zTXt")])
     inp = as_input(data, "x.png")
     handle = reg().adapters[FID]
-    issues = reg().validate(handle, inp, read(data).entities)
-    paths = {i.path for i in issues}
-    assert {"$.data.alternate_greetings", "$.data.character_book", "$.data.extensions"} <= paths
+    issues = file_issues(reg(), handle, inp, read(data))  # what `bunzai validate` shows
+    paths = [i.path for i in issues]
+    assert {"$.data.alternate_greetings", "$.data.character_book", "$.data.extensions"} <= set(
+        paths)
+    assert paths.count("$.data.alternate_greetings") == 1  # each problem said once
     assert any("zTXt" in i.message for i in issues)
     assert all(i.severity == "warning" for i in issues)
 
