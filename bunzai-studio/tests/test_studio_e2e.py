@@ -38,7 +38,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 REPO = Path(__file__).resolve().parents[2]
-SCREENSHOT = REPO / "docs" / "images" / "studio-inspect.png"
+SCREENSHOT = Path(os.environ.get("BUNZAI_SCREENSHOT_DIR", REPO / "screenshots")) / \
+    "studio-inspect.png"
+"""Saved on every run for reviewers (gitignored); copy it to docs/images/ to update the README."""
 MAX_UPLOAD = 2 * 1024 * 1024
 EXPECTED_REFUSAL = re.compile(r"Failed to load resource: the server responded with a status of "
                               r"(400|409|413|422) \(.*\)")
