@@ -320,9 +320,13 @@ def test_guard_catches_silently_replaced_or_removed_checks(kit: Kit) -> None:
                      "    super().test_own_sample_routes_here(bunzai_subject, sample)\n"
                      "    raise AssertionError('still broken')\n",
     }
+    bodies["TestOneSampleWaived"] = (
+        "sample_waivers = {'test_own_sample_routes_here': {'*minimal*': 'an empty book'}}\n")
+    bodies["TestStaleSampleWaiver"] = (
+        "sample_waivers = {'test_own_sample_routes_here': {'*gone*': 'no such file'}}\n")
     classes = "".join(conformance_class(name, "bzk-notes", "bzk_notes", body)
                       for name, body in bodies.items())
-    result = kit.run(classes, "-k", "standard_checks or own_sample_routes_here")
+    result = kit.run(classes, "-k", "standard_checks or own_sample_routes_here or declares")
     guard = "test_standard_checks_are_not_removed"
     assert outcomes_by_check(result, "TestSilent")[guard] == {"FAILED"}
     assert outcomes_by_check(result, "TestRemoved")[guard] == {"FAILED"}
@@ -330,7 +334,14 @@ def test_guard_catches_silently_replaced_or_removed_checks(kit: Kit) -> None:
     assert outcomes_by_check(result, "TestWaived")["test_own_sample_routes_here"] == {"SKIPPED"}
     assert outcomes_by_check(result, "TestXfail")[guard] == {"PASSED"}
     assert outcomes_by_check(result, "TestXfail")["test_own_sample_routes_here"] == {"XFAIL"}
+    one = [line for line in result.outlines if "TestOneSampleWaived::test_own_sample_routes"
+           in line]
+    assert sorted(line.split()[1] for line in one) == ["PASSED", "SKIPPED"], one
+    assert outcomes_by_check(result, "TestStaleSampleWaiver")[
+        "test_declares_format_and_samples"] == {"FAILED"}
     text = result.stdout.str()
+    assert "waived for bzk_notes-minimal.json: an empty book" in text
+    assert "matches no sample" in text
     assert "test_own_sample_routes_here is overridden without @waive(reason)" in text
     assert "test_wrong_json_types_raise_bunzai_errors_only was removed" in text
     assert "waived: the toy routes through a side door" in text
@@ -427,3 +438,32 @@ def test_examples_survive_vaud_json_and_carry_fixture_passthrough(kind: str,
     assert [e.model_dump() for e in result.entities] == [e.model_dump() for e in before]
     if variant == "rich":
         assert FIXTURE_FORMAT in before[0].passthrough
+
+
+# -- the routing-table feed used by bunzai's own distributions -----------------------------------
+
+
+def test_routes_split_own_malformed_and_foreign_files(tmp_path: Path) -> None:
+    from bunzai.testing.routes import Routes, load_routes
+
+    a, b, bad, neg = (tmp_path / n for n in ("a.json", "b.png", "bad.risum", "neg.json"))
+    routes = Routes(files=[(a, "fmt-a"), (b, "fmt-a"), (bad, "fmt-a"), (neg, None)],
+                    unreadable={"bad.risum"})
+    assert routes.samples_of("fmt-a") == [a, b]
+    assert routes.malformed_of("fmt-a") == [bad]
+    assert routes.foreign_to("fmt-a") == {neg: None}
+    assert routes.foreign_to("fmt-b") == {a: "fmt-a", b: "fmt-a", bad: "fmt-a", neg: None}
+    assert load_routes(tmp_path / "no-such-table.py").files == []
+
+
+def test_spread_covers_every_file_type_before_repeating_one(tmp_path: Path) -> None:
+    from bunzai.testing.routes import spread
+
+    files = []
+    for name, size in (("a.json", 30), ("b.json", 10), ("c.json", 20), ("d.png", 50),
+                       ("e.webp", 40)):
+        (tmp_path / name).write_bytes(b"x" * size)
+        files.append(tmp_path / name)
+    assert [p.name for p in spread(files, 3)] == ["b.json", "d.png", "e.webp"]
+    assert [p.name for p in spread(files, 4)] == ["b.json", "c.json", "d.png", "e.webp"]
+    assert len(spread(files, 10)) == 5

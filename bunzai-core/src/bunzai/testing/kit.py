@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fnmatch
 import inspect
 import os
 import subprocess
@@ -77,6 +78,9 @@ STANDARD_CHECKS: tuple[str, ...] = (
 )
 """The checks a subclass inherits; the guard fails when one is removed or silently replaced."""
 
+FOREIGN_FILES_ONE_BY_ONE = 40
+"""Up to this many ``foreign_samples`` get one test each; more are grouped by owner."""
+
 CUTS: tuple[str, ...] = ("0", "1", "25%", "50%", "75%", "-1")
 """Where own samples are truncated: byte counts, fractions, or bytes removed from the end."""
 
@@ -108,6 +112,7 @@ def explain(what: str, fix: str) -> str:
 # -- per-session state ---------------------------------------------------------------------------
 
 _REGISTRY_KEY = pytest.StashKey[Registry]()
+_WRITTEN_KEY = pytest.StashKey[dict[tuple[str, str, str], tuple[bytes, str] | str]]()
 _CLASSES_KEY = pytest.StashKey[list[type["AdapterConformance"]]]()
 
 
@@ -186,7 +191,7 @@ class ForeignCase:
     """Something that is not this adapter's: a file, or an example another writer produces."""
 
     label: str
-    path: Path | None = None
+    paths: tuple[Path, ...] = ()
     owner: str | None = None
     """The format that owns the content, when known (None: unknown or nobody)."""
     kind: str | None = None
@@ -220,6 +225,11 @@ class AdapterConformance:
     """Skip (instead of fail) when no adapter with ``format_id`` is installed."""
     type_mutations: ClassVar[int] = 80
     """How many wrong-type mutations to try per sample (fewer on samples over 256 KiB)."""
+    robustness_samples: ClassVar[Sequence[PathLike] | None] = None
+    """Samples for the truncation and wrong-type checks (default: all of ``samples``)."""
+    sample_waivers: ClassVar[Mapping[str, Mapping[str, str]]] = {}
+    """Check name -> {sample file name pattern -> why that check does not apply to it}; the
+    matching cases are reported as skipped with the reason."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -240,12 +250,18 @@ class AdapterConformance:
             classes.append(cls)
         names = metafunc.fixturenames
         own = _paths(cls.samples)
+        check = metafunc.function.__name__
+        if "sample" in names:
+            metafunc.parametrize("sample", [cls._param(check, p) for p in own],
+                                 ids=[_short(p) for p in own])
+        probes = own if cls.robustness_samples is None else _paths(cls.robustness_samples)
         if "cut" in names:
-            cases = [(p, c) for p in own for c in CUTS]
-            metafunc.parametrize(("sample", "cut"), cases,
+            cases = [(p, c) for p in probes for c in CUTS]
+            metafunc.parametrize(("probe", "cut"), [cls._param(check, p, c) for p, c in cases],
                                  ids=[f"{_short(p)}@{c}" for p, c in cases])
-        elif "sample" in names:
-            metafunc.parametrize("sample", own, ids=[_short(p) for p in own])
+        elif "probe" in names:
+            metafunc.parametrize("probe", [cls._param(check, p) for p in probes],
+                                 ids=[_short(p) for p in probes])
         if "malformed" in names:
             bad: list[Path | None] = list(_paths(cls.malformed_samples)) or [None]
             metafunc.parametrize("malformed", bad,
@@ -266,6 +282,20 @@ class AdapterConformance:
                                      ids=[f"{k}-{v}" for k, v in examples])
 
     @classmethod
+    def _sample_waiver(cls, check: str, path: Path) -> str | None:
+        for pattern, reason in cls.sample_waivers.get(check, {}).items():
+            if fnmatch.fnmatch(path.name, pattern):
+                return reason
+        return None
+
+    @classmethod
+    def _param(cls, check: str, path: Path, *more: Any) -> Any:
+        """One parametrized case, skipped with its reason when ``sample_waivers`` says so."""
+        reason = cls._sample_waiver(check, path)
+        marks = [pytest.mark.skip(reason=f"waived for {path.name}: {reason}")] if reason else []
+        return pytest.param(path, *more, marks=marks)
+
+    @classmethod
     def _foreign_cases(cls, reg: Registry) -> list[ForeignCase]:
         cases: list[ForeignCase] = []
         declared = cls.foreign_samples
@@ -274,11 +304,17 @@ class AdapterConformance:
         else:
             items = [(Path(p), None) for p in declared]
         own = {p.resolve() for p in _paths(cls.samples)}
+        items = [(p, owner) for p, owner in items if p.resolve() not in own]
+        grouped: dict[str | None, list[Path]] = {}
         for path, owner in items:
-            if path.resolve() in own:
-                continue
+            grouped.setdefault(owner, []).append(path)
+        for owner, paths in sorted(grouped.items(), key=lambda kv: kv[0] or ""):
             kind = reg.adapters[owner].kind if owner in reg.adapters else None
-            cases.append(ForeignCase(f"file:{_short(path)}", path=path, owner=owner, kind=kind))
+            if len(items) <= FOREIGN_FILES_ONE_BY_ONE:
+                cases += [ForeignCase(f"file:{_short(p)}", (p,), owner, kind) for p in paths]
+            else:  # many files (a whole corpus): one case per owning format
+                cases.append(ForeignCase(f"files-of:{owner or 'no-format'}", tuple(paths),
+                                         owner, kind))
         for kind in KINDS:
             for variant in VARIANTS:
                 cases.append(ForeignCase(f"vaud-json:{kind}-{variant}", owner="vaud-json",
@@ -376,6 +412,14 @@ class AdapterConformance:
                    if not p.is_file()]
         if missing:
             problems.append(f"missing sample files: {missing}")
+        for check, patterns in cls.sample_waivers.items():
+            if check not in STANDARD_CHECKS:
+                problems.append(f"sample_waivers names {check!r}, which is not a standard check")
+            for pattern, reason in patterns.items():
+                if not str(reason).strip():
+                    problems.append(f"sample_waivers[{check!r}][{pattern!r}] gives no reason")
+                if not any(fnmatch.fnmatch(p.name, pattern) for p in _paths(cls.samples)):
+                    problems.append(f"sample_waivers[{check!r}][{pattern!r}] matches no sample")
         assert not problems, explain(
             f"{cls.__name__}: {'; '.join(problems)}",
             "set format_id = \"your-format-id\" and samples = [paths to files of your format]; "
@@ -545,63 +589,53 @@ class AdapterConformance:
                             "authors which key marks your format."), pytrace=False)
 
     def test_foreign_input_is_not_claimed(self, bunzai_subject: Subject,
-                                          foreign: ForeignCase) -> None:
+                                          foreign: ForeignCase,
+                                          request: pytest.FixtureRequest) -> None:
         """Files that are not this format's are never won by it (the firewall, for your detector).
 
-        Covers the files in ``foreign_samples``, canonical examples of every kind written by core's
-        ``vaud-json``, and the same examples written by every other installed adapter.
+        Covers the files in ``foreign_samples`` (grouped by owner when there are many),
+        canonical examples of every kind written by core's ``vaud-json``, and the same examples
+        written by every other installed adapter.
 
         Troubleshooting: answer 0 on other kinds' files and stay below the owner's score on
         same-kind files; look for the key that makes your format yours, not one it shares.
         """
         subject = bunzai_subject
-        if foreign.path is not None:
-            data, name = foreign.path.read_bytes(), foreign.path.name
+        if foreign.paths:
+            items = [(p.read_bytes(), p.name, f"{foreign.label} {p.name}" if len(foreign.paths)
+                      > 1 else foreign.label) for p in foreign.paths]
         else:
-            data, name = self._foreign_bytes(subject, foreign)
+            data, name = _written_example(request.config, subject.registry, foreign)
+            items = [(data, name, foreign.label)]
+        problems = [p for data, name, label in items
+                    if (p := self._claim(subject, foreign, data, name, label)) is not None]
+        assert not problems, explain(
+            "\n".join(problems[:10]),
+            "find the key or shape that makes a file yours and require it; answer 0 on other "
+            "kinds and stay below the owner on shared shapes.  If two formats truly share a "
+            "file shape, say so in may_win = {\"other-format\": \"why\"}.")
+
+    def _claim(self, subject: Subject, case: ForeignCase, data: bytes, name: str,
+               label: str) -> str | None:
+        """Why this adapter wrongly claims one foreign input, or None."""
         inp = as_input(data, name)
         try:
             score, reason = _raw_detect(subject.handle, inp)
         except Exception as exc:
-            pytest.fail(explain(f"{subject.id}.detect failed on {foreign.label}: "
-                                f"{_exc_line(exc)}",
-                                "detect() must never raise; return 0 on what is not yours."),
-                        pytrace=False)
+            return f"{subject.id}.detect failed on {label}: {_exc_line(exc)}"
         report = subject.registry.detect(inp)
-        fix = ("find the key or shape that makes a file yours and require it; answer 0 on "
-               "other kinds and stay below the owner on shared shapes.")
-        if subject.info.kind in KINDS and foreign.kind not in (None, subject.info.kind):
-            assert score < 0.5, explain(
-                f"{subject.id} ({subject.info.kind}) scores {score:g} ({reason!r}) on "
-                f"{foreign.label}, a {foreign.kind} file: it would steal it whenever the owner "
-                f"is not installed (scores: {_scores(report)})", fix)
+        if subject.info.kind in KINDS and case.kind not in (None, subject.info.kind) \
+                and score >= 0.5:
+            return (f"{subject.id} ({subject.info.kind}) scores {score:g} ({reason!r}) on "
+                    f"{label}, a {case.kind} file: it would steal it whenever the owner is not "
+                    f"installed (scores: {_scores(report)})")
         if subject.id in report.tied:
-            pytest.fail(explain(f"{subject.id} ties with {report.tied} on {foreign.label} "
-                                f"(scores: {_scores(report)})", fix), pytrace=False)
-        if report.winner is not None and report.winner.format == subject.id:
-            if foreign.owner in self.may_win:
-                return
-            pytest.fail(explain(f"{subject.id} wins {foreign.label}, which belongs to "
-                                f"{foreign.owner or 'another format or none'} "
-                                f"(scores: {_scores(report)})",
-                                fix + " If the two formats truly share this file shape, say so "
-                                "in may_win = {\"other-format\": \"why\"}."), pytrace=False)
-
-    def _foreign_bytes(self, subject: Subject, case: ForeignCase) -> tuple[bytes, str]:
-        assert case.kind is not None and case.variant is not None and case.writer is not None
-        if case.writer == "vaud-json":
-            return vaud_json_bytes(case.kind, case.variant), f"{case.label}.vaud.json"
-        try:
-            out = subject.registry.write(canonical_examples(case.kind, case.variant),
-                                         case.writer)
-        except BunzaiError as exc:
-            pytest.skip(f"{case.writer} cannot write the generated {case.kind}: {exc}")
-        owner = subject.registry.detect(as_input(out.files[0].data,
-                                                 f"example{out.files[0].suffix}"))
-        if owner.winner is None or owner.winner.format != case.writer:
-            pytest.skip(f"{case.writer} does not recognise its own output of the generated "
-                        f"{case.kind} ({_scores(owner)}); its own conformance checks report that")
-        return out.files[0].data, f"example{out.files[0].suffix}"
+            return f"{subject.id} ties with {report.tied} on {label} ({_scores(report)})"
+        if report.winner is not None and report.winner.format == subject.id \
+                and case.owner not in self.may_win:
+            return (f"{subject.id} wins {label}, which belongs to "
+                    f"{case.owner or 'another format or none'} (scores: {_scores(report)})")
+        return None
 
     def test_other_conformance_samples_are_not_claimed(self, bunzai_subject: Subject,
                                                        request: pytest.FixtureRequest) -> None:
@@ -767,7 +801,7 @@ class AdapterConformance:
             "loss.approximated(path, why), using canonical paths such as entries[0].sticky.")
 
     def test_truncated_input_raises_bunzai_errors_only(self, bunzai_subject: Subject,
-                                                       sample: Path, cut: str) -> None:
+                                                       probe: Path, cut: str) -> None:
         """A cut-off copy of an own sample is refused with a BunzaiError (or read tolerantly),
         never with a KeyError, TypeError, struct.error or similar.
 
@@ -775,17 +809,17 @@ class AdapterConformance:
         reader finds missing or broken data; the CLI then prints one clean line (exit 4).
         """
         subject = bunzai_subject
-        data = sample.read_bytes()
+        data = probe.read_bytes()
         n = {"0": 0, "1": 1, "25%": len(data) // 4, "50%": len(data) // 2,
              "75%": len(data) * 3 // 4, "-1": len(data) - 1}[cut]
-        failure = _probe(subject, data[:max(n, 0)], sample.name, self.read_options)
+        failure = _probe(subject, data[:max(n, 0)], probe.name, self.read_options)
         assert failure is None, explain(
-            f"{sample.name} cut to {n} of {len(data)} bytes: {failure}",
+            f"{probe.name} cut to {n} of {len(data)} bytes: {failure}",
             "check what you index and unpack; raise MalformedInput with a one-line reason "
             "instead of letting the exception escape.")
 
     def test_wrong_json_types_raise_bunzai_errors_only(self, bunzai_subject: Subject,
-                                                       sample: Path) -> None:
+                                                       probe: Path) -> None:
         """Own samples with JSON values swapped for the wrong type (null, number, string, list,
         object) are refused with a BunzaiError or read tolerantly; detection never raises.
 
@@ -797,19 +831,19 @@ class AdapterConformance:
         with a warning.
         """
         subject = bunzai_subject
-        data = sample.read_bytes()
+        data = probe.read_bytes()
         budget = self.type_mutations if len(data) <= 256 * 1024 else 12
-        variants = list(_type_mutations(as_input(sample), budget))
+        variants = list(_type_mutations(as_input(probe), budget))
         if not variants:
-            pytest.skip(f"{sample.name} holds no JSON this check can mutate (zip members and "
+            pytest.skip(f"{probe.name} holds no JSON this check can mutate (zip members and "
                         "binary formats: list broken files in malformed_samples)")
         failures = []
         for label, mutated in variants:
-            failure = _probe(subject, mutated, sample.name, self.read_options)
+            failure = _probe(subject, mutated, probe.name, self.read_options)
             if failure is not None:
                 failures.append(f"{label}: {failure}")
         assert not failures, explain(
-            f"{len(failures)} of {len(variants)} wrong-type variants of {sample.name} "
+            f"{len(failures)} of {len(variants)} wrong-type variants of {probe.name} "
             "escaped as non-bunzai errors:\n  " + "\n  ".join(failures[:10]),
             "check JSON types where you read them and raise MalformedInput (naming the JSON "
             "path) or read tolerantly with a warning.")
@@ -875,6 +909,39 @@ class AdapterConformance:
             f"{cls.__name__} silently changes standard checks:\n  " + "\n  ".join(problems),
             "restore the inherited method, or decorate the override with @waive(\"why it does "
             "not apply\") or @pytest.mark.xfail(reason=\"why it fails for now\").")
+
+
+# -- foreign examples written by other adapters ---------------------------------------------------
+
+
+def _written_example(config: pytest.Config, reg: Registry, case: ForeignCase
+                     ) -> tuple[bytes, str]:
+    """The generated example of ``case.kind`` as ``case.writer`` writes it, once per session."""
+    assert case.kind is not None and case.variant is not None and case.writer is not None
+    if case.writer == "vaud-json":
+        return vaud_json_bytes(case.kind, case.variant), f"{case.label}.vaud.json"
+    cache = config.stash.setdefault(_WRITTEN_KEY, {})
+    key = (case.writer, case.kind, case.variant)
+    if key not in cache:
+        cache[key] = _write_example(reg, case.writer, case.kind, case.variant)
+    got = cache[key]
+    if isinstance(got, str):
+        pytest.skip(got)
+    return got
+
+
+def _write_example(reg: Registry, writer: str, kind: str, variant: str
+                   ) -> tuple[bytes, str] | str:
+    try:
+        out = reg.write(canonical_examples(kind, variant), writer)
+    except BunzaiError as exc:
+        return f"{writer} cannot write the generated {kind}: {exc}"
+    name = f"example{out.files[0].suffix}"
+    owner = reg.detect(as_input(out.files[0].data, name))
+    if owner.winner is None or owner.winner.format != writer:
+        return (f"{writer} does not recognise its own output of the generated {kind} "
+                f"({_scores(owner)}); its own conformance checks report that")
+    return out.files[0].data, name
 
 
 # -- probing malformed input ---------------------------------------------------------------------

@@ -1,0 +1,39 @@
+"""The conformance kit on every bunzai-formats-risu adapter (dogfood).
+
+Each class takes its samples from the repository's routing table (``tests/corpus_routes.py``):
+the real corpus files and generated samples routed to that format, read in place; files routed
+to it but listed as unreadable are its malformed samples; every other routed file is a foreign
+sample it must not claim.  An adapter that is not installed yet is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+from bunzai.testing import require_corpus
+from bunzai.testing.routes import RoutedConformance
+
+pytest_plugins = ["bunzai.testing.plugin"]
+require_corpus()
+
+
+class TestRisuCharx(RoutedConformance):
+    format_id = "risu-charx"
+
+
+class TestRisuCard(RoutedConformance):
+    format_id = "risu"
+
+
+class TestRisuModule(RoutedConformance):
+    format_id = "risu-module"
+
+
+class TestRisuLorebook(RoutedConformance):
+    format_id = "risu-lorebook"
+
+
+class TestRisuRegex(RoutedConformance):
+    format_id = "risu-regex"
+
+
+class TestRisuPersona(RoutedConformance):
+    format_id = "risu-persona"

@@ -1,0 +1,63 @@
+"""The conformance kit on every bunzai-formats-tavern adapter (dogfood).
+
+Each class takes its samples from the repository's routing table (``tests/corpus_routes.py``):
+the real corpus files and generated samples routed to that format, read in place; every other
+routed file is a foreign sample it must not claim.  RoleCall has no public export, so its two
+adapters use the small cards in ``samples/`` written for these tests.  An adapter that is not
+installed yet is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bunzai.testing import require_corpus
+from bunzai.testing.routes import RoutedConformance
+
+pytest_plugins = ["bunzai.testing.plugin"]
+require_corpus()
+
+HERE = Path(__file__).parent / "samples"
+
+
+class TestSillyTavern(RoutedConformance):
+    format_id = "sillytavern"
+    robustness_count = 8  # JSON V1/V2/V3, PNG chara/ccv3, WebP and JPEG EXIF cards
+
+
+class TestSillyTavernLorebook(RoutedConformance):
+    format_id = "sillytavern-lorebook"
+
+
+class TestSillyTavernRegex(RoutedConformance):
+    format_id = "sillytavern-regex"
+
+
+class TestSillyTavernPersona(RoutedConformance):
+    format_id = "sillytavern-persona"
+    _settings = ("a settings.json is read for its personas and written as a persona backup, "
+                 "never as settings.json (see the adapter's README)")
+    sample_waivers = {"test_same_format_round_trip_is_lossless": {"*settings*": _settings},
+                      "test_same_format_round_trip_keeps_the_file": {"*settings*": _settings}}
+
+
+class TestAgnai(RoutedConformance):
+    format_id = "agnai"
+
+
+class TestAgnaiMemory(RoutedConformance):
+    format_id = "agnai-memory"
+
+
+class TestPygmalion(RoutedConformance):
+    format_id = "pygmalion"
+
+
+class TestRoleCall(RoutedConformance):
+    format_id = "rolecall"
+    extra_samples = [HERE / "rolecall-lighthouse-keeper.json"]
+
+
+class TestRoleCallPersona(RoutedConformance):
+    format_id = "rolecall-persona"
+    extra_samples = [HERE / "rolecall-persona-ferry-pilot.json"]
