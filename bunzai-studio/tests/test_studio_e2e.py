@@ -170,6 +170,22 @@ def convert_and_download(pg: Page, result: Any, to: str, tmp_path: Path) -> Path
     return path
 
 
+# -- the project's own sample card (its screenshot is the one the README shows) -------------------
+
+
+def test_sample_card_inspect_view_screenshot(page: tuple[Page, Watch], registry: Registry) -> None:
+    if "sillytavern" not in registry.adapters:
+        pytest.skip("the sillytavern adapter (bunzai-formats-tavern) is not installed")
+    sample = REPO / "examples" / "cards" / "bunzai-sample.png"
+    pg, _ = page
+    result = upload(pg, str(sample))
+    expect(result.locator("[data-testid=name]")).to_have_text(bunzai.read(sample).name)
+    expect(result.locator("[data-testid=format]")).to_have_text("sillytavern")
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(SCREENSHOT), full_page=True,
+                  clip={"x": 0, "y": 0, "width": 1280, "height": 1400})
+
+
 # -- a real card ----------------------------------------------------------------------------------
 
 
@@ -189,9 +205,6 @@ def test_real_png_card_inspect_convert_to_charx_download(
     expect(result.locator("[data-testid=format]")).to_have_text("sillytavern")
     avatar = result.locator("img.avatar").get_attribute("src") or ""
     assert avatar.startswith("data:image/")
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    pg.screenshot(path=str(SCREENSHOT), full_page=True,
-                  clip={"x": 0, "y": 0, "width": 1280, "height": 1400})
 
     if "risu-charx" not in registry.adapters:
         pytest.skip("the risu-charx adapter (bunzai-formats-risu) is not installed")
