@@ -337,3 +337,10 @@ def test_a_v3_source_written_as_v2_drops_v3_only_keys_but_keeps_st_habits() -> N
     flat = parse_card({"name": "F", "description": "d", "nickname": "n"}, format_id=FID)
     again = build_card(flat, spec="v1", format_id=FID, loss=LossReport())
     assert again["nickname"] == "n"  # a flat card's own quirk comes back
+
+
+def test_canonical_json_of_any_kind_is_not_a_v1_card() -> None:
+    # vaud-json files carry name/description like a flat card; their kind marker says otherwise
+    for kind in ("module", "persona", "lorebook", "character"):
+        obj = {"kind": kind, "schema_version": "1.0", "name": "M", "description": "d"}
+        assert not looks_like_v1(obj)

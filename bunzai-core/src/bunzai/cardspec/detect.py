@@ -53,6 +53,8 @@ def looks_like_v1(obj: Any) -> bool:
     kind = obj.get("kind")
     if kind in ("character", "memory"):
         return False
+    if isinstance(kind, str) and isinstance(obj.get("schema_version"), str):
+        return False  # bunzai's own canonical JSON (any kind): vaud-json's file, not a card
     if "persona" in obj and "greeting" in obj and "sampleChat" in obj:
         return False  # Agnai's own five-field rule
     return obj.get("type") != "risu"
