@@ -148,7 +148,7 @@ def fig1_read_png(ctx: Ctx) -> list[Row]:
                                        f"expected {name!r}"))
             continue
         pair = ctx.pair(subject, floor)
-        rows.append(_pair_row("1", case, pair, "walk+b64+orjson (both chunks)", 1.3))
+        rows.append(_pair_row("1", case, pair, "walk + base64 + orjson, both chunks", 1.3))
     return rows
 
 
@@ -174,7 +174,7 @@ def fig2_write_png(ctx: Ctx) -> list[Row]:
     if len(out) < len(data) * 0.9:
         note = f"output {len(out):,} B < source {len(data):,} B: the image was not carried"
     pair = ctx.pair(subject, floor)
-    return [_pair_row("2", case, pair, "orjson+b64+memoryview splice", 1.5, note=note)]
+    return [_pair_row("2", case, pair, "orjson + base64 + memoryview splice", 1.5, note=note)]
 
 
 def fig3_read_json(ctx: Ctx) -> list[Row]:
@@ -230,7 +230,7 @@ def fig4_detect(ctx: Ctx) -> list[Row]:
         pair = ctx.pair(detect_all, detect_one)
         rows.append(_pair_row("4", f"{label}: detect, all {n} adapters vs the winner's alone",
                               pair, "sillytavern detect", None,
-                              note="shared container views: should stay near 1x"))
+                              note="what the other adapters add; the container is parsed once"))
     return rows
 
 
@@ -324,7 +324,7 @@ def fig6_batch(ctx: Ctx) -> list[Row]:
             fps2 / fps1 >= 1.8,
             f"peak RSS, all processes summed: {tree2:.0f} MiB; {os.cpu_count()} CPUs",
             {"seconds": [r.seconds for r in j2]}),
-        Row("6", cases[2], mem1, "MiB", memh, f"MiB at {count // 2}", mem1 / memh,
+        Row("6", cases[2], mem1, "MiB", memh, f"at {count // 2} files", mem1 / memh,
             "<= 1.1x (flat)", mem1 / memh <= 1.1, "peak RSS of the bunzai process (wait4)"),
     ]
     return rows
@@ -402,12 +402,12 @@ def fig7_charx(ctx: Ctx) -> list[Row]:
         Row("7", cases[0], t_big, "ms", None, "", None, "", None, note,
             {"ms_per_mb": (t_big - t_small) / (size / 1e6), "small_ms": t_small,
              "runs_ms": [r.seconds * 1e3 for r in runs_big]}),
-        Row("7", cases[1], (rss_big - rss_small) / 2**20, "MiB", mb, "file MiB", incr, "<= 2x",
+        Row("7", cases[1], (rss_big - rss_small) / 2**20, "MiB", mb, "file size", incr, "<= 2x",
             incr <= 2, f"peak RSS {rss_big / 2**20:.0f} MiB vs {rss_small / 2**20:.0f} MiB "
                        "converting the small CharX"),
     ]
     if peak is not None:
-        rows.append(Row("7", cases[2], peak / 2**20, "MiB", mb, "file MiB", peak / size,
+        rows.append(Row("7", cases[2], peak / 2**20, "MiB", mb, "file size", peak / size,
                         "<= 2x", peak / size <= 2, "read + write + file write, imports excluded"))
     else:
         rows.append(_na("7", cases[2], f"tracemalloc child failed (exit {run.status})"))
