@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..api import as_input
+from ..compare import diff_paths
 from ..registry import Registry
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
@@ -80,45 +81,6 @@ def route(registry: Registry, path: Path | str | bytes, filename: str | None = N
 def ids(paths: Iterable[Path]) -> list[str]:
     """Short pytest ids for corpus paths."""
     return [p.name.split("__")[-2] if "__" in p.name else p.name for p in paths]
-
-
-def diff_paths(a: Any, b: Any, base: str = "") -> list[str]:
-    """Canonical-field paths where two entities (or JSON values) differ; ``passthrough`` skipped.
-
-    Paths use the loss-report syntax (``lorebook.entries[2].sticky``) so a test can check every
-    difference is covered by a :class:`~bunzai.loss.LossReport`.
-    """
-    from pydantic import BaseModel
-
-    if isinstance(a, BaseModel) and isinstance(b, BaseModel):
-        if type(a) is not type(b):
-            return [base.rstrip(".") or "$"]
-        out: list[str] = []
-        for name in type(a).model_fields:
-            if name == "passthrough":
-                continue
-            out += diff_paths(getattr(a, name), getattr(b, name), f"{base}{name}.")
-        return out
-    if isinstance(a, list) and isinstance(b, list):
-        out = []
-        stem = base.rstrip(".")
-        for i in range(max(len(a), len(b))):
-            if i >= len(a) or i >= len(b):
-                out.append(f"{stem}[{i}]")
-            else:
-                out += diff_paths(a[i], b[i], f"{stem}[{i}].")
-        return out
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for k in sorted(set(a) | set(b), key=str):
-            if k not in a or k not in b:
-                out.append(f"{base}{k}")
-            else:
-                out += diff_paths(a[k], b[k], f"{base}{k}.")
-        return out
-    if a != b or type(a) is not type(b):
-        return [base.rstrip(".") or "$"]
-    return []
 
 
 def uncovered_differences(before: Any, after: Any, loss: Any) -> list[str]:

@@ -148,8 +148,8 @@ class _Builder:
 
     def _check(self, data: bytes) -> None:
         """Read the archive back and report every canonical difference not yet reported."""
+        from bunzai.compare import diff_paths
         from bunzai.input import AdapterInput
-        from bunzai.testing import diff_paths
 
         from .read import read_archive
 

@@ -261,8 +261,8 @@ def _png(ch: Character, root: Any, pt: dict[str, Any], loss: LossReport,
 
 def _check(ch: Character, out: OutputFile, loss: LossReport) -> None:
     """Read the file back and report every canonical difference not reported yet."""
+    from bunzai.compare import diff_paths
     from bunzai.input import AdapterInput
-    from bunzai.testing import diff_paths
 
     from .read import read_legacy
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from bunzai.cardspec import build_book, build_card, card_digest, parse_book, parse_card
 from bunzai.cardspec._shape import json_equal, plain
+from bunzai.compare import diff_paths
 from bunzai.containers.base64util import decode_base64
 from bunzai.containers.media import sniff_media
 from bunzai.containers.png import PngFile, is_text_chunk_with_keyword, make_text_chunk, splice
@@ -505,40 +506,6 @@ def rolled_up(back: Any, paths: list[str]) -> list[str]:
 
 
 _MISSING: Any = object()
-
-
-def diff_paths(a: Any, b: Any, base: str = "") -> list[str]:
-    """Canonical-field paths where two entities differ (``passthrough`` skipped)."""
-    from pydantic import BaseModel
-
-    if isinstance(a, BaseModel) and isinstance(b, BaseModel):
-        if type(a) is not type(b):
-            return [base.rstrip(".") or "$"]
-        out: list[str] = []
-        for name in type(a).model_fields:
-            if name != "passthrough":
-                out += diff_paths(getattr(a, name), getattr(b, name), f"{base}{name}.")
-        return out
-    if isinstance(a, list) and isinstance(b, list):
-        stem = base.rstrip(".")
-        out = []
-        for i in range(max(len(a), len(b))):
-            if i >= len(a) or i >= len(b):
-                out.append(f"{stem}[{i}]")
-            else:
-                out += diff_paths(a[i], b[i], f"{stem}[{i}].")
-        return out
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for k in sorted(set(a) | set(b), key=str):
-            if k not in a or k not in b:
-                out.append(f"{base}{k}")
-            else:
-                out += diff_paths(a[k], b[k], f"{base}{k}.")
-        return out
-    if type(a) is not type(b) or a != b:
-        return [base.rstrip(".") or "$"]
-    return []
 
 
 def _unchanged_exif(work: Character, format_id: str, opts: CardOptions,

@@ -1,0 +1,81 @@
+"""Where two canonical entities differ, as loss-report paths, and loss found by reading back.
+
+Writers report loss by reading back what they wrote and comparing with what they were given:
+every field the format could not carry shows up as a difference, so a report cannot forget
+one.  The conversion matrix uses the same comparison to check that reports are honest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .loss import LossReport
+
+
+def diff_paths(a: Any, b: Any, base: str = "") -> list[str]:
+    """Canonical-field paths where two entities (or JSON values) differ; ``passthrough`` skipped.
+
+    Paths use the loss-report syntax (``lorebook.entries[2].sticky``), so a difference can be
+    checked against a :class:`~bunzai.loss.LossReport` with ``covers``.
+    """
+    from pydantic import BaseModel
+
+    if isinstance(a, BaseModel) and isinstance(b, BaseModel):
+        if type(a) is not type(b):
+            return [base.rstrip(".") or "$"]
+        out: list[str] = []
+        for name in type(a).model_fields:
+            if name != "passthrough":
+                out += diff_paths(getattr(a, name), getattr(b, name), f"{base}{name}.")
+        return out
+    if isinstance(a, list) and isinstance(b, list):
+        stem = base.rstrip(".")
+        out = []
+        for i in range(max(len(a), len(b))):
+            if i >= len(a) or i >= len(b):
+                out.append(f"{stem}[{i}]")
+            else:
+                out += diff_paths(a[i], b[i], f"{stem}[{i}].")
+        return out
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b), key=str):
+            if k not in a or k not in b:
+                out.append(f"{base}{k}")
+            else:
+                out += diff_paths(a[k], b[k], f"{base}{k}.")
+        return out
+    if type(a) is not type(b) or a != b:
+        return [base.rstrip(".") or "$"]
+    return []
+
+
+def field_of(path: str) -> str:
+    """The last field name of a path: ``entries[2].depth`` -> ``depth``."""
+    return path.rsplit(".", 1)[-1].split("[", 1)[0]
+
+
+def readback_losses(loss: LossReport, before: Any, after: Any, *, default: str,
+                    prefix: str = "", reasons: Mapping[str, str] | None = None,
+                    approximated: frozenset[str] = frozenset(),
+                    skip: tuple[str, ...] = (), skip_covered: bool = True) -> list[str]:
+    """Report every difference between ``before`` and its read-back ``after`` not yet reported.
+
+    ``reasons`` and ``approximated`` are keyed by field name (the last path segment); paths
+    starting with one of ``skip``, or already covered by ``loss`` (unless ``skip_covered`` is
+    false), are left alone.  Returns the paths added.
+    """
+    added: list[str] = []
+    for p in diff_paths(before, after):
+        full = f"{prefix}{p}"
+        if (skip and p.startswith(skip)) or (skip_covered and loss.covers(full)):
+            continue
+        name = field_of(p)
+        why = (reasons or {}).get(name, default)
+        if name in approximated:
+            loss.approximated(full, why)
+        else:
+            loss.dropped(full, why)
+        added.append(full)
+    return added
