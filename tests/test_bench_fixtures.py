@@ -17,6 +17,7 @@ import pytest
 import bunzai
 from bunzai.api import as_input
 from bunzai.containers.png import PngFile
+from bunzai.model import Character, Lorebook
 from bunzai.registry import Registry
 
 
@@ -90,7 +91,9 @@ def test_json_cards_and_world_books_route_to_their_adapters(registry: Registry) 
     assert _route(registry, fx.json_bytes(fx.card_v1(5))) == "sillytavern"
     book = fx.world_book(6, entries=3)
     assert _route(registry, fx.json_bytes(book, indent=4)) == "sillytavern-lorebook"
-    assert len(bunzai.read(fx.json_bytes(book)).entries) == 3
+    lorebook = bunzai.read(fx.json_bytes(book))
+    assert isinstance(lorebook, Lorebook)
+    assert len(lorebook.entries) == 3
 
 
 def test_charx_routes_to_risu_charx_with_its_assets(registry: Registry) -> None:
@@ -98,6 +101,7 @@ def test_charx_routes_to_risu_charx_with_its_assets(registry: Registry) -> None:
     data = fx.charx(1, asset_sizes=(2000, 1500, 1500), card_size=3_000)
     assert _route(registry, data) == "risu-charx"
     character = bunzai.read(data)
+    assert isinstance(character, Character)
     assert len(character.assets) == 3
     assert all(a.media_type == "image/png" for a in character.assets)
 
