@@ -9,7 +9,6 @@ cannot be written back), nesting too deep for either parser is a clean error (or
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
@@ -18,7 +17,11 @@ from .errors import MalformedInput
 from .limits import Limits
 
 _BOM = b"\xef\xbb\xbf"
-_LONG_DIGITS = re.compile(rb"\d{19,}")
+# Integers beyond 64 bits need 19+ digits.  Mapping every ASCII digit to "1" and every other byte
+# to "0", then searching for nineteen "1"s, is the regex ``\d{19,}`` on bytes at a tenth of the cost
+# (two C passes over the text instead of a per-byte regex loop).
+_DIGITS_TO_1 = bytes(0x31 if 0x30 <= b <= 0x39 else 0x30 for b in range(256))
+_DIGIT_RUN = b"1" * 19
 
 
 def _reject_constant(name: str) -> Any:
@@ -58,7 +61,7 @@ def loads(data: bytes | bytearray | memoryview | str, *, limits: Limits | None =
     elif raw[:1] in (b"\xff", b"\xfe", b"\x00"):
         raw = _transcode_bom(raw)
     message = "integer beyond 64 bits"
-    if not _LONG_DIGITS.search(raw):
+    if _DIGIT_RUN not in raw.translate(_DIGITS_TO_1):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
