@@ -48,7 +48,9 @@ def canonical_issues(entities: Sequence[Any]) -> list[Issue]:
                 if a.data is None and not a.uri:
                     issues.append(Issue(f"{base}.assets[{j}]", "asset has neither bytes nor a "
                                         "URI", "error"))
-        book = getattr(ent, "lorebook", None) if kind != "lorebook" else ent
+        # A persona's ``lorebook`` is the *name* of a linked book, not an embedded one.
+        book = ent if kind == "lorebook" else (
+            ent.lorebook if kind in ("character", "module") else None)
         if book is not None:
             stem = f"{base}.lorebook" if kind != "lorebook" else base
             for j, e in enumerate(book.entries):

@@ -10,6 +10,7 @@ still the same; once a user edits the field, the edit wins.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -31,7 +32,11 @@ def digest(value: Any) -> str:
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         value = dump(mode="json")
-    raw = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    try:
+        raw = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # integers beyond 64 bits are valid JSON that orjson cannot encode
+        raw = json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr).encode(
+            "utf-8", "surrogatepass")
     return hashlib.sha1(raw).hexdigest()[:16]
 
 

@@ -17,8 +17,6 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from bunzai.containers.exif import build_exif_user_comment
 from bunzai.containers.media import sniff_media
 from bunzai.containers.png import (
@@ -188,7 +186,7 @@ def _payload(root: Any, exif: Mapping[str, Any]) -> bytes:
     if exif.get("ascii"):
         text = json.dumps(root, ensure_ascii=True, separators=(",", ":")).encode("ascii")
     else:
-        text = orjson.dumps(root)
+        text = dumps(root)  # orjson, with a fallback for integers beyond 64 bits
     if exif.get("encoding", "base64") == "base64":
         text = base64.b64encode(text)
     return text + b"\x00" * int(exif.get("nuls") or 0)

@@ -1,0 +1,70 @@
+"""Inputs the fuzzer found that once escaped with a non-bunzai exception, kept as regressions.
+
+Each finding is rebuilt here from code, reduced to what triggers it, with our own text (the
+fuzzer's raw input was a mutation of a real card).  Inputs that cannot be rebuilt readably are
+stored as small ``*.bin`` files next to this module.  ``tests/test_fuzz_regressions.py`` runs
+every one through the fuzz harness (the whole read path, every same-kind writer) and the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Regression:
+    name: str
+    data: bytes
+    filename: str
+    found: str
+    """What escaped before the fix, and where it was fixed."""
+
+
+def _card(**data: object) -> dict[str, object]:
+    body: dict[str, object] = {
+        "name": "Marrow", "description": "{{char}} mends nets on the pier.", "personality": "",
+        "scenario": "", "first_mes": "Mind the hooks.", "mes_example": "", "creator_notes": "",
+        "system_prompt": "", "post_history_instructions": "", "alternate_greetings": [],
+        "tags": [], "creator": "", "character_version": "", "extensions": {},
+    }
+    body.update(data)
+    return {"spec": "chara_card_v2", "spec_version": "2.0", "data": body}
+
+
+def _dump(obj: object) -> bytes:
+    return json.dumps(obj).encode()
+
+
+_BUILDERS: list[Callable[[], Regression]] = [
+    lambda: Regression(
+        "persona-linked-lorebook-validate",
+        _dump({"personas": {"ann.png": "Ann"},
+               "persona_descriptions": {"ann.png": {"description": "A ferry pilot.",
+                                                    "position": 0, "lorebook": "Coast"}}}),
+        "personas.json",
+        "validate: AttributeError 'str' object has no attribute 'entries' (a persona's lorebook "
+        "is the name of a linked book); fixed in bunzai/validate.py"),
+    lambda: Regression(
+        "integer-beyond-64-bits-to-backyard",
+        _dump(_card(character_book={"entries": [{
+            "keys": ["pier"], "content": "The pier is old.", "enabled": True,
+            "insertion_order": 1, "extensions": {"counter": 10**20}}], "extensions": {}})),
+        "card.json",
+        "write sillytavern->backyard: TypeError 'Integer exceeds 64-bit range' from orjson; fixed "
+        "in bunzai_backyard/_common/util.py (digest) and legacy/write.py"),
+]
+
+
+def regressions() -> list[Regression]:
+    """Every kept finding: the built ones, then the stored ``*.bin`` files."""
+    found = [build() for build in _BUILDERS]
+    for path in sorted(HERE.glob("*.bin")):
+        found.append(Regression(path.stem, path.read_bytes(), path.name,
+                                (path.with_suffix(".txt").read_text().strip()
+                                 if path.with_suffix(".txt").exists() else "")))
+    return found
