@@ -15,7 +15,7 @@ from typing import Any
 from bunzai.errors import LimitExceeded, MalformedInput
 from bunzai.limits import Limits, get_limits, setting_hint
 
-__all__ = ["decode_base64", "looks_like_base64"]
+__all__ = ["decode_base64", "encode_base64", "looks_like_base64"]
 
 try:  # optional accelerator; same semantics with validate=True
     _pybase64: Any = importlib.import_module("pybase64")
@@ -34,6 +34,15 @@ def _strict(data: bytes | memoryview) -> bytes:
         out: bytes = _pybase64.b64decode(data, validate=True)
         return out
     return binascii.a2b_base64(data, strict_mode=True)
+
+
+def encode_base64(data: bytes | bytearray | memoryview) -> bytes:
+    """Standard base64 without line breaks (what cards carry); pybase64 when installed, as it
+    encodes megabyte assets about ten times faster than the standard library."""
+    if _pybase64 is not None:
+        out: bytes = _pybase64.b64encode(data)
+        return out
+    return binascii.b2a_base64(data, newline=False)
 
 
 def decode_base64(text: str | bytes | memoryview, *, limits: Limits | None = None) -> bytes:

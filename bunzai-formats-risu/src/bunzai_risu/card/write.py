@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.cardspec import card_digest
+from bunzai.containers.base64util import encode_base64
 from bunzai.containers.png import PngFile, make_text_chunk
 from bunzai.errors import UsageError
 from bunzai.jsonio import dumps
@@ -141,7 +141,7 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
                 continue
         key = wanted if wanted is not None else next_key()
         keyword = _keyword_for(a, key)
-        chunks.append(make_text_chunk(keyword, base64.b64encode(a.data)))
+        chunks.append(make_text_chunk(keyword, encode_base64(a.data)))
         if a.origin != f"png:{keyword}":
             loss.approximated(f"assets[{i}].origin", "the bytes now come from a PNG chunk")
         if a.orphan:
@@ -159,7 +159,7 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
     keyword = str(pt.get("chunk") or "ccv3")
     if card.get("spec") != "chara_card_v3":
         keyword = "chara"
-    card_chunk = make_text_chunk(keyword, base64.b64encode(dumps(card)))
+    card_chunk = make_text_chunk(keyword, encode_base64(dumps(card)))
     order = [card_chunk]
     backfill = pt.get("backfill")
     if isinstance(backfill, Mapping) and backfill.get("fp") == card_digest(_fingerprint(ch)):

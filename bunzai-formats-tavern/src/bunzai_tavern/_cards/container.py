@@ -16,7 +16,6 @@ reported goes into the loss report, so the report cannot forget anything.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from bunzai.cardspec import build_book, build_card, card_digest, parse_book, parse_card
 from bunzai.cardspec._shape import json_equal, plain
 from bunzai.compare import diff_paths
-from bunzai.containers.base64util import decode_base64
+from bunzai.containers.base64util import decode_base64, encode_base64
 from bunzai.containers.media import sniff_media
 from bunzai.containers.png import PngFile, is_text_chunk_with_keyword, make_text_chunk, splice
 from bunzai.errors import BunzaiError, MalformedInput, UsageError
@@ -263,7 +262,7 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
                 warnings.append(Issue("$", f"asset chunk {tc.keyword!r} repeats key {key!r}; "
                                       "the first is used"))
                 item["role"] = "duplicate"
-                item["data"] = base64.b64encode(data).decode("ascii")
+                item["data"] = encode_base64(data).decode("ascii")
             else:
                 chunk_assets[key] = data
         removed[chunk.offset] = item
@@ -429,7 +428,7 @@ def card_text(obj: Any, encoding: str, style: Mapping[str, Any] | None = None) -
             raw += b"\n"
     else:
         raw = dumps(obj)
-    return raw if encoding == "raw" else base64.b64encode(raw)
+    return raw if encoding == "raw" else encode_base64(raw)
 
 
 def _text_chunk(keyword: str, text: bytes, kind: str) -> bytes:
@@ -597,7 +596,7 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
         for key, data in chunk_assets.items():
             if key not in written_assets:
                 tail.append(make_text_chunk(f"chara-ext-asset_:{key}",
-                                            base64.b64encode(data)))
+                                            encode_base64(data)))
     else:
         chunks = opts.chunks or "both"
         if chunks in ("both", "chara"):
@@ -609,7 +608,7 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
             ccv3 = build_card(work, spec="v3", format_id=format_id, loss=loss)
             tail.append(make_text_chunk("ccv3", card_text(ccv3, "base64")))
         for key, data in chunk_assets.items():
-            tail.append(make_text_chunk(f"chara-ext-asset_:{key}", base64.b64encode(data)))
+            tail.append(make_text_chunk(f"chara-ext-asset_:{key}", encode_base64(data)))
     return _assemble(image, placed, tail)
 
 
@@ -644,7 +643,7 @@ def _layout_chunk(item: Any, winner: dict[str, Any], backfill: dict[str, Any],
         if role == "broken" or key not in assets or key in written:
             return None
         written.add(key)
-        return _text_chunk(keyword, base64.b64encode(assets[key]), kind)
+        return _text_chunk(keyword, encode_base64(assets[key]), kind)
     encoding = str(item.get("encoding") or "base64")
     if role == "winner":
         obj: Any = winner
