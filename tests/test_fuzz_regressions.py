@@ -41,3 +41,23 @@ def test_cli_answers_without_internal_error(registry: Registry, tmp_path, case: 
     assert res.exception is None or isinstance(res.exception, SystemExit), repr(res.exception)
     assert "internal error" not in res.stderr and "Traceback" not in res.stderr
     assert res.exit_code in (0, 1, 3, 4), res.stderr
+
+
+@pytest.mark.parametrize("text", [
+    b'{"a": "\\ud800"}',                                  # orjson path
+    b'{"a": "\\udc00", "n": 123456789012345678901234}',    # standard-library path
+])
+def test_lone_surrogates_are_refused_by_both_parsers(text: bytes) -> None:
+    from bunzai.errors import MalformedInput
+    from bunzai.jsonio import loads
+
+    with pytest.raises(MalformedInput, match="surrogate"):
+        loads(text)
+
+
+def test_surrogate_pairs_and_escaped_backslashes_still_parse() -> None:
+    from bunzai.jsonio import loads
+
+    big = 123456789012345678901234
+    assert loads(b'{"a": "\\ud83d\\ude00", "n": %d}' % big) == {"a": "\U0001f600", "n": big}
+    assert loads(b'{"a": "\\\\ud800", "n": %d}' % big) == {"a": "\\ud800", "n": big}

@@ -40,6 +40,16 @@ def _dump(obj: object) -> bytes:
     return json.dumps(obj).encode()
 
 
+def _charx_lone_surrogate() -> bytes:
+    from bunzai.containers.zipsafe import write_zip
+
+    card = _card(extensions={"risuai": {"counter": 10**20}}, description="half a pair: \ud800")
+    card.update(spec="chara_card_v3", spec_version="3.0")
+    module = {"module": {"name": "m", "description": "\ud800", "lorebook": [],
+                         "regex": [], "id": "x", "counter": 10**20}, "type": "risuModule"}
+    return write_zip([("card.json", _dump(card)), ("module.json", _dump(module))])
+
+
 _BUILDERS: list[Callable[[], Regression]] = [
     lambda: Regression(
         "persona-linked-lorebook-validate",
@@ -57,6 +67,16 @@ _BUILDERS: list[Callable[[], Regression]] = [
         "card.json",
         "write sillytavern->backyard: TypeError 'Integer exceeds 64-bit range' from orjson; fixed "
         "in bunzai_backyard/_common/util.py (digest) and legacy/write.py"),
+    lambda: Regression(
+        "lone-surrogate-with-big-integer",
+        _dump(_card(description="half a pair: \ud800", extensions={"counter": 10**20})),
+        "card.json",
+        "JSON holding an integer beyond 64 bits went to the standard-library parser, which "
+        "accepts a lone surrogate escape; writing it back raised UnicodeEncodeError (found in a "
+        "charx's module); fixed in bunzai/jsonio.py (refused like orjson refuses it)"),
+    lambda: Regression(
+        "charx-lone-surrogate-with-big-integer", _charx_lone_surrogate(), "card.charx",
+        "read risu-charx: UnicodeEncodeError in jsonio.dumps; fixed in bunzai/jsonio.py"),
 ]
 
 

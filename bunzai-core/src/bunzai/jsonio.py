@@ -9,6 +9,7 @@ cannot be written back), nesting too deep for either parser is a clean error (or
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -22,6 +23,27 @@ _BOM = b"\xef\xbb\xbf"
 # (two C passes over the text instead of a per-byte regex loop).
 _DIGITS_TO_1 = bytes(0x31 if 0x30 <= b <= 0x39 else 0x30 for b in range(256))
 _DIGIT_RUN = b"1" * 19
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _reject_lone_surrogates(value: Any) -> None:
+    """Refuse strings holding half a surrogate pair: they cannot be written back as UTF-8."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise MalformedInput("invalid JSON: a string holds a lone surrogate "
+                                     "(\\ud800-\\udfff without its pair)") from None
+        elif isinstance(v, dict):
+            stack.extend(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
 
 
 def _reject_constant(name: str) -> Any:
@@ -74,8 +96,11 @@ def loads(data: bytes | bytearray | memoryview | str, *, limits: Limits | None =
             raise MalformedInput("invalid JSON: nested too deeply") from None
         raise MalformedInput(f"invalid JSON: {message}") from None
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant,
-                          parse_float=_strict_float)
+        value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant,
+                           parse_float=_strict_float)
+        if _SURROGATE_ESCAPE.search(raw):  # the standard library accepts what orjson refuses
+            _reject_lone_surrogates(value)
+        return value
     except MalformedInput:
         raise
     except RecursionError:
