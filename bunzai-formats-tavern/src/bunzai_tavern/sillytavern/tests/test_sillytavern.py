@@ -470,6 +470,30 @@ def test_round_trip_through_canonical_json_is_lossless() -> None:
     assert write(via_vaud).data == data
 
 
+def test_image_fingerprint_tells_a_changed_image_and_accepts_older_sha256_records() -> None:
+    import hashlib
+
+    from bunzai_tavern._cards.container import image_fingerprint, image_unchanged
+
+    data = png_with(before_iend=[card_chunk("chara", V2), card_chunk("ccv3", V3_REAL)])
+    ch = read(data).entities[0]
+    recorded = ch.passthrough[FID]["png"]["image"]
+    image = image_png()
+    other = image_png(colour=(10, 80, 40))
+    assert recorded == image_fingerprint(image) and image_unchanged(recorded, image)
+    assert not image_unchanged(recorded, other)
+    assert not image_unchanged(recorded, image + b"trailing")
+    assert image_unchanged(hashlib.sha256(image).hexdigest(), image)  # written by 0.1 readers
+    assert not image_unchanged(hashlib.sha256(image).hexdigest(), other)
+    # a record from an older version still restores the original layout byte for byte
+    ch.passthrough[FID]["png"]["image"] = hashlib.sha256(image).hexdigest()
+    assert write(ch).data == data
+    # a changed avatar gets a fresh layout
+    ch.passthrough[FID]["png"]["image"] = recorded
+    ch.assets[0].data = other
+    assert write(ch).data != data
+
+
 # -- the project's sample card -----------------------------------------------------------------
 
 SAMPLE = REPO_ROOT / "examples" / "cards" / "bunzai-sample.png"
