@@ -342,6 +342,7 @@ def mutate_exif(data: bytes, rng: random.Random, mutate_bytes: ByteMutator, max_
     if comment is None:
         return None
     charset, payload = comment
+    charset = charset[:8].ljust(8, b"\x00")
     if rng.random() < 0.8:
         payload = _payload(rng, payload, mutate_bytes, max_size)
     if rng.random() < 0.15:
@@ -403,7 +404,7 @@ def mutate(data: bytes, rng: random.Random, mutate_bytes: ByteMutator, max_size:
                 out = mutate_json_bytes(data, rng, mutate_bytes, max_size)
             elif data[:1] == b"\x6f":
                 out = mutate_risum(data, rng, mutate_bytes, max_size)
-        except RecursionError:
+        except Exception:  # a mutator that trips over its own input falls back to bytes
             out = None
         if out is not None:
             return out
