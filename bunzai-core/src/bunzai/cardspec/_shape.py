@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ..frozen import FrozenDict, FrozenList
 from ..types import Issue
 
 Converter = Callable[[Any], tuple[Any, bool]]
@@ -41,6 +42,17 @@ def json_equal(a: Any, b: Any) -> bool:
 
 def plain(value: Any) -> Any:
     """A plain (mutable, dict/list) deep copy of a JSON value, which may be a frozen view."""
+    t = type(value)  # scalars and plain containers first: the ABC checks below are slow
+    if t is str or t is int or t is float or t is bool or value is None:
+        return value
+    if t is dict:
+        return {str(k): plain(v) for k, v in value.items()}
+    if t is list:
+        return [plain(v) for v in value]
+    if t is FrozenDict:  # skip the view's per-item wrapping
+        return {str(k): plain(v) for k, v in value._d.items()}
+    if t is FrozenList:
+        return [plain(v) for v in value._l]
     if isinstance(value, Mapping):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
