@@ -26,6 +26,7 @@ from .card import (
     ROOT_MIRRORS,
     build_card,
     card_digest,
+    digest_matches,
     parse_card,
     resolve_data_uri,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "card_body",
     "card_digest",
     "card_version",
+    "digest_matches",
     "entry_from_v2",
     "entry_to_v2",
     "is_card",

@@ -55,6 +55,7 @@ __all__ = [
     "ROOT_MIRRORS",
     "build_card",
     "card_digest",
+    "digest_matches",
     "parse_card",
     "resolve_data_uri",
 ]
@@ -141,11 +142,39 @@ def _is_blank(v: Any) -> bool:
 
 
 def card_digest(obj: Any) -> str:
-    """A key-order-independent SHA-256 of a JSON value (used to tell "unchanged" on re-write)."""
+    """A key-order-independent SHA-256 of a JSON value (used to tell "unchanged" on re-write).
+
+    orjson with sorted keys: the same bytes as the standard library's compact, sorted,
+    non-ASCII output except for floats in exponent form (``1e-05`` vs ``1e-5``), at a twentieth
+    of the cost.  Values orjson refuses (integers beyond 64 bits, lone surrogates) use the
+    standard library, so the digest depends only on the value.
+    """
+    import orjson
+
+    try:
+        text = orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # frozen views, non-string keys, or what only the stdlib can write
+        try:
+            text = orjson.dumps(plain(obj), option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            return _stdlib_digest(obj)
+    return hashlib.sha256(text).hexdigest()
+
+
+def _stdlib_digest(obj: Any) -> str:
     import json
 
     text = json.dumps(plain(obj), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def digest_matches(obj: Any, recorded: Any) -> bool:
+    """Whether ``obj`` has the digest a reader recorded, by this version's :func:`card_digest`
+    or the standard-library one earlier versions stored in passthrough (they differ only for
+    exponent-form floats)."""
+    if not isinstance(recorded, str):
+        return False
+    return card_digest(obj) == recorded or _stdlib_digest(obj) == recorded
 
 
 def resolve_data_uri(uri: str) -> bytes | None:

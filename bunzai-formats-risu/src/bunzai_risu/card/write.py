@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.cardspec import card_digest
+from bunzai.cardspec import digest_matches
 from bunzai.containers.base64util import encode_base64
 from bunzai.containers.png import PngFile, make_text_chunk
 from bunzai.errors import UsageError
@@ -162,7 +162,7 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
     card_chunk = make_text_chunk(keyword, encode_base64(dumps(card)))
     order = [card_chunk]
     backfill = pt.get("backfill")
-    if isinstance(backfill, Mapping) and backfill.get("fp") == card_digest(_fingerprint(ch)):
+    if isinstance(backfill, Mapping) and digest_matches(_fingerprint(ch), backfill.get("fp")):
         extra = make_text_chunk(str(backfill.get("keyword")), str(backfill.get("text")))
         raw_keywords = pt.get("keywords")
         keywords: list[str] = raw_keywords if isinstance(raw_keywords, list) else []

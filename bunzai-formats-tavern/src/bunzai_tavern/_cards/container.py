@@ -21,7 +21,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from bunzai.cardspec import build_book, build_card, card_digest, parse_book, parse_card
+from bunzai.cardspec import (
+    build_book,
+    build_card,
+    card_digest,
+    digest_matches,
+    parse_book,
+    parse_card,
+)
 from bunzai.cardspec._shape import json_equal, plain
 from bunzai.compare import diff_paths
 from bunzai.containers.base64util import decode_base64, encode_base64
@@ -556,7 +563,7 @@ def _unchanged_exif(work: Character, format_id: str, opts: CardOptions,
         return None
     spec = _spec_of(pt) or "v1"
     card = build_card(work, spec=spec, format_id=format_id, loss=LossReport())
-    if card_digest(card) != exif.get("digest"):
+    if not digest_matches(card, exif.get("digest")):
         return None
     return data, "." + sniff_media(data)[1]
 
@@ -655,7 +662,7 @@ def _usable_layout(work: Character, format_id: str, opts: CardOptions, pt: Mappi
         return None
     spec = _spec_of(pt) or "v3"
     winner = build_card(work, spec=spec, format_id=format_id, loss=LossReport())
-    if card_digest(winner) != png_pt.get("digest"):
+    if not digest_matches(winner, png_pt.get("digest")):
         return None
     return layout, winner
 
