@@ -344,3 +344,21 @@ def test_canonical_json_of_any_kind_is_not_a_v1_card() -> None:
     for kind in ("module", "persona", "lorebook", "character"):
         obj = {"kind": kind, "schema_version": "1.0", "name": "M", "description": "d"}
         assert not looks_like_v1(obj)
+
+
+def test_card_digest_ignores_key_order_and_accepts_digests_of_earlier_versions() -> None:
+    import hashlib
+
+    from bunzai.cardspec import card_digest, digest_matches
+    from bunzai.frozen import freeze
+
+    card = {"b": [1, 2.5, True, None], "a": {"é": "x", "d": 1e-05}, "big": 10**30}
+    reordered = {"big": 10**30, "a": {"d": 1e-05, "é": "x"}, "b": [1, 2.5, True, None]}
+    assert card_digest(card) == card_digest(reordered) == card_digest(freeze(card))
+    assert card_digest({"n": 1}) != card_digest({"n": True}) != card_digest({"n": 1.0})
+    # what 0.1 stored in passthrough: the standard library's sorted compact JSON
+    old = hashlib.sha256(json.dumps(card, sort_keys=True, ensure_ascii=False,
+                                    separators=(",", ":")).encode()).hexdigest()
+    assert digest_matches(card, old) and digest_matches(card, card_digest(card))
+    assert not digest_matches({**card, "b": []}, old)
+    assert not digest_matches(card, None)
