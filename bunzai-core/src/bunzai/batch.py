@@ -52,20 +52,29 @@ def expand_sources(items: Iterable[str]) -> list[Path]:
 
 
 def plan(sources: list[Path], out_dir: Path, suffix: str) -> list[Path]:
-    """A unique, safe output path per source (case-insensitively unique)."""
+    """A unique, safe output path per source (unique case-insensitively, as on Windows and
+    macOS), never the path of any source in the batch: with ``--force`` an output written over
+    a source that has not been read yet would destroy it."""
     from .outputs import safe_name
 
     used: set[str] = set()
+    taken = {_key(src) for src in sources}
     paths = []
     for src in sources:
         stem = safe_name(src.name[: -len(".vaud.json")] if src.name.endswith(".vaud.json")
                          else src.stem)
         cand, n = stem, 2
-        while f"{cand}{suffix}".lower() in used:
+        while (f"{cand}{suffix}".casefold() in used
+               or _key(out_dir / f"{cand}{suffix}") in taken):
             cand, n = f"{stem}-{n}", n + 1
-        used.add(f"{cand}{suffix}".lower())
+        used.add(f"{cand}{suffix}".casefold())
         paths.append(out_dir / f"{cand}{suffix}")
     return paths
+
+
+def _key(path: Path) -> str:
+    """A path as a case-insensitive file system may see it (so ``A.png`` is ``a.png``)."""
+    return str(path.resolve()).casefold()
 
 
 _worker_registry: Any = None

@@ -2,7 +2,8 @@
 
 Exit codes (documented in the README and relied on by scripts):
 0 ok; 1 validation failed; 2 usage error; 3 unrecognized or ambiguous input;
-4 unreadable or malformed input; 5 conversion refused (cross-kind, existing output).
+4 unreadable or malformed input; 5 conversion refused (cross-kind, existing output) or the
+output could not be written (disk full, permission denied).
 
 Plugins are loaded only by commands that need them: ``bunzai --help`` and ``--version`` import no
 plugin code and build no pydantic model.
@@ -113,6 +114,16 @@ def _load(path: Path) -> AdapterInput:
     inp = AdapterInput.from_path(path)
     inp.filename = str(path)
     return inp
+
+
+def _make_folder(folder: Path) -> None:
+    """Create an output folder; failing (read-only, a file in the way) is a clean error."""
+    from .errors import OutputError
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the output folder: {exc.strerror or exc}",
+                          path=str(folder)) from None
 
 
 def _parse_options(pairs: list[str] | None) -> dict[str, Any]:
@@ -253,7 +264,7 @@ def _convert_batch(srcs: list[Path], to: str, out_dir: Path | None, jobs: int,
             raise UsageError("--jobs must be at least 1")
         _apply_limits(max_size)
         sources = batch.expand_sources(str(s) for s in srcs)
-        out_dir.mkdir(parents=True, exist_ok=True)
+        _make_folder(out_dir)
         reg = _registry()
         target = reg.get(to)
         opts = tuple(_parse_options(option).items())
@@ -517,7 +528,7 @@ def extract(
         items = list(getattr(entity, "assets", []) or [])
         if entity.kind == "persona" and entity.avatar is not None:
             items = [entity.avatar]
-        assets.mkdir(parents=True, exist_ok=True)
+        _make_folder(assets)
         manifest: list[dict[str, Any]] = []
         used: set[str] = set()
         for a in items:

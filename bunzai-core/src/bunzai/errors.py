@@ -87,6 +87,14 @@ class ConversionRefused(BunzaiError):
     exit_code = 5
 
 
+class OutputError(ConversionRefused):
+    """The output could not be written (disk full, permission denied, read-only folder).
+
+    Nothing was left behind: no partial file, and an existing file at that path is unchanged.
+    It shares exit code 5 with a refused conversion: in both cases no output was produced.
+    """
+
+
 class PluginError(BunzaiError):
     """A plugin could not be loaded or misbehaved; the host keeps running without it."""
 
