@@ -7,6 +7,7 @@ The registry is pure: it never names a format, and it never guesses.
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,20 @@ if TYPE_CHECKING:
 
 DETECT_THRESHOLD = 0.5
 """Inclusive: a score of exactly 0.5 can win."""
+
+DETECT_BUDGET = 0.5
+"""Seconds one adapter's ``detect`` may take before ``inspect`` reports it as slow
+(``BUNZAI_DETECT_BUDGET`` overrides it).  A slow detector is reported, never interrupted."""
+
+
+def detect_budget(environ: Mapping[str, str] | None = None) -> float:
+    """The per-adapter detect time budget in force (seconds)."""
+    raw = (os.environ if environ is None else environ).get("BUNZAI_DETECT_BUDGET", "")
+    try:
+        value = float(raw) if raw else DETECT_BUDGET
+    except ValueError:
+        return DETECT_BUDGET
+    return value if value >= 0 and not math.isnan(value) else DETECT_BUDGET
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +76,17 @@ class Fault:
         return {"format": self.format, "message": self.message}
 
 
+@dataclass(frozen=True, slots=True)
+class SlowAdapter:
+    """An adapter whose ``detect`` took longer than the budget on this input."""
+
+    format: str
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": self.format, "seconds": round(self.seconds, 3)}
+
+
 @dataclass
 class DetectionReport:
     """The registry pass made visible: winner, every candidate, faults."""
@@ -72,6 +98,9 @@ class DetectionReport:
     tied: list[str] = field(default_factory=list)
     container_error: str | None = None
     """Why the container itself could not be parsed (invalid JSON, corrupt PNG or zip)."""
+    slow: list[SlowAdapter] = field(default_factory=list)
+    """Adapters whose ``detect`` went over the time budget (slowest first)."""
+    budget: float = DETECT_BUDGET
 
     @property
     def status(self) -> str:
@@ -106,6 +135,7 @@ class DetectionReport:
             "status": self.status,
             "candidates": [c.to_dict() for c in self.candidates],
             "faults": [f.to_dict() for f in self.faults],
+            "slow_adapters": [a.to_dict() for a in self.slow],
             **({"tied": self.tied} if self.tied else {}),
             **({"container_error": self.container_error} if self.container_error else {}),
         }
@@ -221,6 +251,8 @@ class Registry:
         """Score every adapter; keep >= 0.5; the single highest wins, a tie is ambiguous."""
         candidates: list[Candidate] = []
         faults: list[Fault] = []
+        slow: list[SlowAdapter] = []
+        budget = detect_budget()
         handles = (self.adapters.values() if formats is None
                    else [self.get(f) for f in formats])
         for h in handles:
@@ -229,13 +261,17 @@ class Registry:
                 score, reason = _normalize_score(h.call("bunzai_detect", input=input))
             except Exception as exc:  # a detector never crashes the run
                 faults.append(Fault(h.id, f"{type(exc).__name__}: {exc}"))
-                continue
+                score, reason = 0.0, ""
             dt = time.perf_counter() - t0
+            if dt > budget:
+                slow.append(SlowAdapter(h.id, dt))
             if score > 0:
                 candidates.append(Candidate(h.id, h.kind, score, reason, dt))
         candidates.sort(key=lambda c: (-c.score, c.format))
+        slow.sort(key=lambda a: -a.seconds)
         report = DetectionReport(input.container, candidates, faults,
-                                 container_error=input.container_error())
+                                 container_error=input.container_error(), slow=slow,
+                                 budget=budget)
         top = [c for c in candidates if c.score >= DETECT_THRESHOLD]
         if top:
             best = top[0].score
@@ -388,7 +424,14 @@ def _passthrough_losses(entity: Any, target: str, loss: LossReport, prefix: str,
 
 def _passthrough_paths(obj: Any, base: str) -> Iterable[tuple[str, str]]:
     from pydantic import BaseModel
-    if isinstance(obj, BaseModel):
+
+    return _passthrough_walk(obj, base, BaseModel)
+
+
+def _passthrough_walk(obj: Any, base: str, model: type) -> Iterable[tuple[str, str]]:
+    # ``model`` is pydantic's BaseModel, imported once by the caller: an import statement in
+    # this recursive generator ran for every field of every entry.
+    if isinstance(obj, model):
         pt = getattr(obj, "passthrough", None)
         if isinstance(pt, dict):
             for key, value in pt.items():
@@ -397,8 +440,8 @@ def _passthrough_paths(obj: Any, base: str) -> Iterable[tuple[str, str]]:
         for name in type(obj).model_fields:
             if name == "passthrough":
                 continue
-            yield from _passthrough_paths(getattr(obj, name), f"{base}{name}.")
+            yield from _passthrough_walk(getattr(obj, name), f"{base}{name}.", model)
     elif isinstance(obj, list):
         for i, item in enumerate(obj):
-            if isinstance(item, BaseModel):
-                yield from _passthrough_paths(item, f"{base.rstrip('.')}[{i}].")
+            if isinstance(item, model):
+                yield from _passthrough_walk(item, f"{base.rstrip('.')}[{i}].", model)
