@@ -321,6 +321,8 @@ def inspect(
         inp = _load(file)
         report = reg.detect(inp)
         payload.update(report.to_dict())
+        if report.slow:
+            payload["detect_budget"] = report.budget
         if from_ is None:
             report.raise_for_status(str(file))
         handle, result, _ = reg.read(inp, format=from_ or report.winner.format)  # type: ignore[union-attr]
@@ -357,6 +359,9 @@ def _print_detection(p: dict[str, Any]) -> None:
         typer.echo(f"    candidate {c['format']:<24} {c['score']:.2f}  {c['reason']}")
     for f in p.get("faults", []):
         typer.echo(f"    adapter fault {f['format']}: {f['message']}")
+    for a in p.get("slow_adapters", []):
+        typer.echo(f"    slow adapter {a['format']}: detect took {a['seconds']:.2f} s "
+                   f"(budget {p.get('detect_budget', 0.5):g} s, BUNZAI_DETECT_BUDGET)")
 
 
 # -- validate -------------------------------------------------------------------------------------

@@ -259,7 +259,7 @@ class Registry:
             t0 = time.perf_counter()
             try:
                 score, reason = _normalize_score(h.call("bunzai_detect", input=input))
-            except Exception as exc:  # a detector never crashes the run
+            except (Exception, SystemExit) as exc:  # a detector never ends the run
                 faults.append(Fault(h.id, f"{type(exc).__name__}: {exc}"))
                 score, reason = 0.0, ""
             dt = time.perf_counter() - t0
