@@ -4,6 +4,10 @@ Output names are decided up front in the parent (from the source names, made saf
 within the batch), so workers never race for a name and two sources never collide silently.
 Each worker loads the plugin registry once and writes its outputs atomically; the parent only
 receives small result records, so memory stays flat however large the batch.
+
+Outputs are written without a per-file ``fsync`` (an fsync per file made ``-j 1`` twice as slow
+and kept ``-j 2`` from scaling); the batch flushes the file system once when it ends.  A crash
+of bunzai still never leaves a partial output; a power loss before that flush may.
 """
 
 from __future__ import annotations
@@ -109,7 +113,7 @@ def convert_job(job: Job) -> dict[str, Any]:
             if target.exists() and not job.force:
                 record.update({"status": "skipped", "reason": f"{target} exists (use --force)"})
                 return record
-            write_atomic(target, f.data, force=job.force)
+            write_atomic(target, f.data, force=job.force, durable=False)
             outputs.append(str(target))
         record.update({"status": "converted", "output": outputs[0], "outputs": outputs,
                        "loss": written.loss.to_list()})
@@ -126,6 +130,7 @@ def run(jobs: list[Job], workers: int) -> Iterator[dict[str, Any]]:
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
             yield convert_job(job)
+        _flush_to_disk()
         return
     ctx = None
     if os.name == "posix":
@@ -135,3 +140,11 @@ def run(jobs: list[Job], workers: int) -> Iterator[dict[str, Any]]:
                              mp_context=ctx) as pool:
         chunk = max(1, min(32, len(jobs) // (workers * 8)))
         yield from pool.map(convert_job, jobs, chunksize=chunk)
+    _flush_to_disk()
+
+
+def _flush_to_disk() -> None:
+    """One flush for the whole batch instead of an fsync per output (no-op where unsupported)."""
+    sync = getattr(os, "sync", None)
+    if sync is not None:
+        sync()
