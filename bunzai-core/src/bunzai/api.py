@@ -92,10 +92,12 @@ def convert(source: Source, to: str, *, filename: str | None = None,
     reg = registry or get_registry()
     inp = as_input(source, filename)
     _, result, _ = reg.read(inp, format=from_format)
+    name = inp.filename
+    del inp  # the entities hold what they need: free the input (a whole CharX) before the write
     try:
         return reg.write(result.entities, to, options)
     except Exception as exc:
         from .errors import BunzaiError
         if isinstance(exc, BunzaiError):
-            raise exc.with_path(inp.filename) from None
+            raise exc.with_path(name) from None
         raise

@@ -104,6 +104,7 @@ def convert_job(job: Job) -> dict[str, Any]:
         inp = AdapterInput.from_path(job.src)
         inp.filename = job.src
         handle, result, _ = reg.read(inp, format=job.from_format)
+        del inp  # free the input before the write
         record.update({"format": handle.id, "kind": result.entities[0].kind})
         written = reg.write(result.entities, job.to, dict(job.options))
         out = Path(job.out)

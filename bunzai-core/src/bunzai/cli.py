@@ -214,6 +214,7 @@ def convert(
         handle, result, report = reg.read(inp, format=from_)
         payload.update({"container": inp.container, "format": handle.id,
                         "kind": result.entities[0].kind})
+        del inp  # free the input (a whole CharX) before the write: the entities hold their data
         if report is not None:
             payload.update({"confidence": report.winner.score if report.winner else None,
                             "candidates": [c.to_dict() for c in report.candidates]})
