@@ -50,6 +50,28 @@ def _charx_lone_surrogate() -> bytes:
     return write_zip([("card.json", _dump(card)), ("module.json", _dump(module))])
 
 
+def _byaf_message_owner_is_a_list() -> bytes:
+    from bunzai.api import write
+    from bunzai.containers.zipsafe import SafeZip, write_zip
+    from bunzai.model import Character
+
+    archive = write(Character(name="Marrow", first_mes="Mind the hooks.",
+                              mes_example="<START>\n{{char}}: Nets first."),
+                    "backyard-byaf").files[0].data
+    z = SafeZip.open(archive)
+    entries = []
+    for name in z.names():
+        data = b"" if name.endswith("/") else z.read(name)
+        if name.startswith("scenarios/") and name.endswith(".json"):
+            doc = json.loads(data)
+            for key in ("firstMessages", "exampleMessages"):
+                for item in doc.get(key) or []:
+                    item["characterID"] = ["not", "an", "id"]
+            data = _dump(doc)
+        entries.append((name, data))
+    return write_zip(entries)
+
+
 _BUILDERS: list[Callable[[], Regression]] = [
     lambda: Regression(
         "persona-linked-lorebook-validate",
@@ -77,6 +99,17 @@ _BUILDERS: list[Callable[[], Regression]] = [
     lambda: Regression(
         "charx-lone-surrogate-with-big-integer", _charx_lone_surrogate(), "card.charx",
         "read risu-charx: UnicodeEncodeError in jsonio.dumps; fixed in bunzai/jsonio.py"),
+    lambda: Regression(
+        "byaf-message-owner-is-a-list", _byaf_message_owner_is_a_list(), "card.byaf",
+        "read backyard-byaf: TypeError unhashable type 'list' (a message's characterID looked "
+        "up in a set); fixed in bunzai_backyard/byaf/read.py"),
+    lambda: Regression(
+        "creation-date-beyond-iso-to-agnai",
+        _dump({**_card(creation_date=10**15, modification_date=-(10**14)),
+               "spec": "chara_card_v3", "spec_version": "3.0"}),
+        "card.json",
+        "write ->agnai: OverflowError/ValueError from datetime.fromtimestamp on a date no ISO "
+        "string can hold; now reported as dropped, in bunzai_tavern/agnai/fields.py"),
 ]
 
 

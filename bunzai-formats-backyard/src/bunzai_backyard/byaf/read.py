@@ -201,7 +201,8 @@ def _creator(manifest: Mapping[str, Any], warnings: list[Issue]) -> str:
 
 
 def _is_mine(item: Any, cid: str, others: set[str]) -> bool:
-    return isinstance(item, Mapping) and item.get("characterID") not in others
+    owner = item.get("characterID") if isinstance(item, Mapping) else None
+    return isinstance(item, Mapping) and not (isinstance(owner, str) and owner in others)
 
 
 def first_messages(greeting: str, cid: str) -> list[dict[str, str]]:

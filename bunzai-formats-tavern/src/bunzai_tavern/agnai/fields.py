@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from .._fieldmap import STRLIST, Bad, Conv, Table, field, slot
+from .._fieldmap import STRLIST, Bad, Conv, Table, Unrepresentable, field, slot
 
 
 def _iso_to_seconds(x: Any) -> int:
@@ -22,7 +22,10 @@ def _iso_to_seconds(x: Any) -> int:
 
 
 def _seconds_to_iso(v: Any) -> str:
-    dt = datetime.fromtimestamp(int(v), tz=UTC)
+    try:
+        dt = datetime.fromtimestamp(int(v), tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        raise Unrepresentable(f"{v} seconds is outside the dates an ISO date can hold") from None
     return dt.strftime("%Y-%m-%dT%H:%M:%S.000Z")  # JavaScript's Date.toISOString()
 
 
