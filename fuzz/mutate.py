@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import copy
 import io
 import json
 import random
@@ -38,6 +39,11 @@ _ZIP_NAMES = ("card.json", "manifest.json", "module.risum", "assets/icon/main.pn
               "characters/a/character.json", "scenarios/s1.json", "x/../card.json",
               "CARD.JSON", "assets/other/image/a.webp", "images/a.png")
 _CHARSETS = (b"ASCII\x00\x00\x00", b"UNICODE\x00", b"\x00" * 8, b"JIS\x00\x00\x00\x00\x00")
+
+
+def _nasty(rng: random.Random) -> Any:
+    """A fresh copy of a hostile JSON value (the table's lists and dicts must never be shared)."""
+    return copy.deepcopy(rng.choice(_NASTY_VALUES))
 
 
 def byte_mutator(rng: random.Random) -> ByteMutator:
@@ -102,12 +108,12 @@ def mutate_json_value(doc: Any, rng: random.Random, mutate_bytes: ByteMutator) -
     nodes: list[tuple[Any, Any]] = []
     _nodes(doc, nodes)
     if not nodes:
-        return rng.choice(_NASTY_VALUES) if rng.random() < 0.5 else {"data": doc}
+        return _nasty(rng) if rng.random() < 0.5 else {"data": doc}
     parent, key = rng.choice(nodes)
     value = parent[key]
     op = rng.randrange(7)
     if op == 0:
-        parent[key] = rng.choice(_NASTY_VALUES)
+        parent[key] = _nasty(rng)
     elif op == 1:
         del parent[key]
     elif op == 2 and isinstance(value, str):
@@ -124,7 +130,7 @@ def mutate_json_value(doc: Any, rng: random.Random, mutate_bytes: ByteMutator) -
     elif isinstance(value, bool | int | float) and not isinstance(value, bool):
         parent[key] = rng.choice((str(value), -value, value * 1000003, float(value), None))
     else:
-        parent[key] = rng.choice(_NASTY_VALUES)
+        parent[key] = _nasty(rng)
     return doc
 
 
@@ -227,7 +233,7 @@ def mutate_png(data: bytes, rng: random.Random, mutate_bytes: ByteMutator, max_s
             chunks[i] = (ctype, mutate_bytes(body, max_size))
     else:
         kw = rng.choice(_KEYWORDS)
-        value = base64.b64encode(json.dumps(rng.choice(_NASTY_VALUES)).encode())
+        value = base64.b64encode(json.dumps(_nasty(rng)).encode())
         chunks.insert(rng.randrange(1, len(chunks) + 1), (b"", make_text_chunk(kw, value)))
     out = [PNG_SIGNATURE]
     for ctype, body in chunks:
@@ -295,7 +301,7 @@ def mutate_zip(data: bytes, rng: random.Random, mutate_bytes: ByteMutator, max_s
         else:
             entries.append(entries[i])
     else:
-        entries.append((rng.choice(_ZIP_NAMES), json.dumps(rng.choice(_NASTY_VALUES)).encode()))
+        entries.append((rng.choice(_ZIP_NAMES), json.dumps(_nasty(rng)).encode()))
     return build_zip(entries, prefix=prefix, compress=rng.random() < 0.7)[:max_size]
 
 
