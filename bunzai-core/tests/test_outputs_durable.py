@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+import bunzai
 from bunzai import batch
+from bunzai.model import Lorebook, LorebookEntry
 from bunzai.outputs import write_atomic
 
 
@@ -37,8 +39,8 @@ def test_single_writes_are_durable_and_batch_writes_flush_once(
     src = tmp_path / "src"
     src.mkdir()
     for i in range(3):
-        (src / f"book{i}.json").write_text('{"entries": {"0": {"uid": 0, "key": ["k"], '
-                                           f'"content": "entry {i}"}}}}}}')
+        book = Lorebook(name=f"book {i}", entries=[LorebookEntry(keys=["k"], content="text")])
+        (src / f"book{i}.json").write_bytes(bunzai.write(book, "vaud-json").files[0].data)
     out = tmp_path / "out"
     out.mkdir()
     sources = batch.expand_sources([str(src)])

@@ -28,6 +28,7 @@ from .types import Detection, FormatInfo, Issue, LabelRule, OutputFile, ReadResu
 
 if TYPE_CHECKING:
     import typer
+    from pydantic import BaseModel
 
     from .input import AdapterInput
     from .model import Entity
@@ -428,7 +429,8 @@ def _passthrough_paths(obj: Any, base: str) -> Iterable[tuple[str, str]]:
     return _passthrough_walk(obj, base, BaseModel)
 
 
-def _passthrough_walk(obj: Any, base: str, model: type) -> Iterable[tuple[str, str]]:
+def _passthrough_walk(obj: Any, base: str,
+                      model: type[BaseModel]) -> Iterable[tuple[str, str]]:
     # ``model`` is pydantic's BaseModel, imported once by the caller: an import statement in
     # this recursive generator ran for every field of every entry.
     if isinstance(obj, model):
