@@ -72,6 +72,14 @@ def _byaf_message_owner_is_a_list() -> bytes:
     return write_zip(entries)
 
 
+def _risum_trigger_effect_not_a_list() -> bytes:
+    from bunzai_risu._common import risum
+
+    module = {"name": "Tides", "description": "", "id": "tides", "lorebook": [], "regex": [],
+              "trigger": [{"comment": "", "type": "start", "conditions": [], "effect": True}]}
+    return risum.encode(risum.dump_main(module), [])
+
+
 _BUILDERS: list[Callable[[], Regression]] = [
     lambda: Regression(
         "persona-linked-lorebook-validate",
@@ -110,6 +118,10 @@ _BUILDERS: list[Callable[[], Regression]] = [
         "card.json",
         "write ->agnai: OverflowError/ValueError from datetime.fromtimestamp on a date no ISO "
         "string can hold; now reported as dropped, in bunzai_tavern/agnai/fields.py"),
+    lambda: Regression(
+        "risum-trigger-effect-not-a-list", _risum_trigger_effect_not_a_list(), "m.risum",
+        "validate risu-module: TypeError 'bool' object is not iterable (a trigger whose effect "
+        "is not a list); fixed in bunzai_risu/module/read.py"),
 ]
 
 

@@ -81,7 +81,8 @@ def validate(entities: Sequence[Entity]) -> list[Issue]:
             issues.append(Issue("$.module.backgroundEmbedding",
                                 "injects HTML into the chat background"))
         for i, t in enumerate(e.triggers or []):
-            for j, eff in enumerate(t.get("effect") or []):
+            effects = t.get("effect") if isinstance(t, dict) else None
+            for j, eff in enumerate(effects if isinstance(effects, list) else []):
                 if isinstance(eff, dict) and eff.get("type") in ("triggerlua", "triggercode"):
                     issues.append(Issue(f"$.module.trigger[{i}].effect[{j}]",
                                         "runs script code inside RisuAI"))
