@@ -7,6 +7,7 @@
                                                        fixed-seed mutation run (CI), exit 1 on
                                                        an escape
     python -m fuzz.campaign replay PATH...             run saved inputs, exit 1 on an escape
+    python -m fuzz.campaign report --work DIR          the campaign's figures (Markdown)
 
 Run from the repository root.  ``atheris`` mode restarts libFuzzer after a timeout or an
 out-of-memory stop until the time is used up, keeps the growing corpus in ``DIR/corpus/FAMILY``,
@@ -104,6 +105,29 @@ def _cmd_atheris(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    """The campaign figures as a Markdown table, from the ``stats-*.json`` files."""
+    from .seeds import FAMILIES
+
+    work = Path(args.work)
+    rows = ["| family | executions | seconds | executions/s | corpus files | escapes found |",
+            "|---|---:|---:|---:|---:|---|"]
+    total = 0
+    for fam in FAMILIES:
+        path = work / f"stats-{fam}.json"
+        if not path.exists():
+            continue
+        st = json.loads(path.read_text())
+        total += st["executions"]
+        rate = st["executions"] / max(st["seconds"], 1e-9)
+        found = ", ".join(st.get("findings") or []) or "none"
+        rows.append(f"| {fam} | {st['executions']:,} | {st['seconds']:,.0f} | {rate:,.0f} | "
+                    f"{st.get('corpus_files', 0):,} | {found} |")
+    rows.append(f"| **all** | **{total:,}** | | | | |")
+    print("\n".join(rows))
+    return 0
+
+
 # -- quick, deterministic run ----------------------------------------------------------------------
 
 
@@ -198,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--work", required=True)
     p.set_defaults(fn=_cmd_atheris)
+    p = sub.add_parser("report", help="campaign figures as a Markdown table")
+    p.add_argument("--work", required=True)
+    p.set_defaults(fn=_cmd_report)
     p = sub.add_parser("quick", help="deterministic mutation run (CI)")
     p.add_argument("--execs", type=int, default=QUICK_EXECS)
     p.add_argument("--seed", type=int, default=1)

@@ -211,6 +211,15 @@ def build_st_regex(script: RegexScript, *, format_id: str, loss: LossReport | No
     original = w.shape.get("find")
     if isinstance(original, str) and split_find_regex(original) == (script.pattern, script.flags):
         find = original
+    elif loss is not None and split_find_regex(find) != (script.pattern, script.flags):
+        # ST parses findRegex itself: "//" is not an empty pattern, a bare "/x/" is the regex x,
+        # and flags it does not know (or a pattern spanning lines) make the whole string a pattern.
+        got = split_find_regex(find)
+        for name, before, after in (("pattern", script.pattern, got[0]),
+                                    ("flags", script.flags, got[1])):
+            if before != after:
+                loss.approximated(f"{path}.{name}", f"SillyTavern reads findRegex {find!r} as "
+                                                    f"pattern {got[0]!r}, flags {got[1]!r}")
     w.put("id", script.id, conv_opt_str, empty=None)
     w.put("scriptName", script.name, conv_str, empty="")
     w.put("findRegex", find, conv_str, empty="")

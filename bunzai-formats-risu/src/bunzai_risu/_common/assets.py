@@ -17,7 +17,9 @@ from bunzai.errors import BunzaiError
 from bunzai.limits import Limits
 from bunzai.model import Asset
 
-_UNSAFE = re.compile(r'[<>:"\\|?*\x00-\x1f]')
+# RisuAI's set, plus "/" (a name must not add folders or climb out with "..") and DEL, which
+# zip readers refuse as a control character.
+_UNSAFE = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f]')
 _DEVICE = re.compile(r"^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$", re.IGNORECASE)
 
 _ITYPES = {
@@ -33,8 +35,9 @@ _TYPE_DIRS = ("emotion", "background", "user_icon", "icon")
 
 
 def media_type(data: bytes | None) -> str | None:
-    """Sniffed media type of ``data``, None when there are no bytes."""
-    return sniff_media(data)[0] if data else None
+    """Sniffed media type of ``data``, None when there are no bytes (an empty file is bytes:
+    octet-stream, as every other reader says)."""
+    return sniff_media(data)[0] if data is not None else None
 
 
 def make_asset(*, type: str, name: str, uri: str | None = None, ext: str | None = None,

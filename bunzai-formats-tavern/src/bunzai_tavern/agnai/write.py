@@ -22,6 +22,7 @@ from .._agnai.persona import render, text_persona
 from .._fieldmap import unwritable
 from .._options import layout_of
 from .fields import AGNAI_BLOCK, CHARACTER
+from .read import GENERATED
 
 if TYPE_CHECKING:
     from bunzai.model import Asset, Character, Entity
@@ -60,6 +61,11 @@ def write_character(entity: Entity, options: Mapping[str, Any], *,
     if "depth_prompt" in ext and (isinstance(ext["depth_prompt"], dict)
                                   or "depth_prompt" in generated):
         tail["insert"] = ext.pop("depth_prompt")
+    for key in GENERATED:  # what is left under these keys reads back as the reader's shadow
+        if key in ext:
+            loss.approximated(f"extensions.{key}", "Agnai's reader sets this key itself (from "
+                                                   "insert or its own fields); this value is "
+                                                   "kept in the file but read back aside")
     avatar = _avatar(char, mine, loss)
     if avatar is not _OMIT:
         tail["avatar"] = avatar

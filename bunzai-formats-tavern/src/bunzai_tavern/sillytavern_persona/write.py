@@ -93,7 +93,7 @@ def write_backup(entities: Sequence[Entity], options: Mapping[str, Any], *,
                                                     "is kept")
         if p.avatar is not None:
             loss.dropped(at("avatar"), "a persona backup holds avatar file names, not images")
-        if p.note:
+        if p.note is not None:
             loss.dropped(at("note"), "SillyTavern personas have no note")
         if p.extensions:
             loss.dropped(at("extensions"), "SillyTavern personas have no extensions")
