@@ -80,6 +80,16 @@ def _risum_trigger_effect_not_a_list() -> bytes:
     return risum.encode(risum.dump_main(module), [])
 
 
+def _backyard_chat_items_not_a_list() -> bytes:
+    from bunzai.api import write
+    from bunzai.model import Character
+
+    doc = json.loads(write(Character(name="Marrow", first_mes="Mind the hooks."), "backyard",
+                           container="json").files[0].data)
+    doc["character"]["Chat"] = [{"ChatItems": 5}]
+    return _dump(doc)
+
+
 _BUILDERS: list[Callable[[], Regression]] = [
     lambda: Regression(
         "persona-linked-lorebook-validate",
@@ -122,6 +132,11 @@ _BUILDERS: list[Callable[[], Regression]] = [
         "risum-trigger-effect-not-a-list", _risum_trigger_effect_not_a_list(), "m.risum",
         "validate risu-module: TypeError 'bool' object is not iterable (a trigger whose effect "
         "is not a list); fixed in bunzai_risu/module/read.py"),
+    lambda: Regression(
+        "backyard-chat-items-not-a-list", _backyard_chat_items_not_a_list(), "card.json",
+        "read backyard: TypeError object of type 'int' has no len() (a chat whose ChatItems "
+        "is a number; found by the CI fuzz run in a WebP UserComment); fixed in "
+        "bunzai_backyard/legacy/read.py"),
 ]
 
 

@@ -118,7 +118,8 @@ def read_legacy(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
         pt["guards"] = guards
     chats = inner.get("Chat")
     if isinstance(chats, list) and chats:
-        items = sum(len(c.get("ChatItems") or []) for c in chats if isinstance(c, Mapping))
+        items = sum(len(got) for c in chats if isinstance(c, Mapping)
+                    and isinstance(got := c.get("ChatItems"), list))
         warnings.append(Issue(f"{w}.Chat", f"{len(chats)} chat(s) with {items} message(s): "
                               "private data, kept only for Backyard round trips"))
     if shape in ("byaf-character", "api"):
