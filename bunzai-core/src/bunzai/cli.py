@@ -36,7 +36,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
     epilog="Exit codes: 0 ok, 1 validation failed, 2 usage, 3 unrecognized/ambiguous, "
-           "4 malformed, 5 conversion refused. Plugin commands: see 'bunzai plugins'.",
+           "4 malformed, 5 conversion refused or output not written. Plugin commands: see "
+           "'bunzai plugins'.",
 )
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object per file.")]
