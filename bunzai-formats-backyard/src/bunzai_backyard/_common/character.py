@@ -294,3 +294,27 @@ def _report_entry(entry: LorebookEntry, loss: LossReport, path: str) -> None:
         default = info.get_default(call_default_factory=True)
         if value != default:
             loss.dropped(f"{path}.{name}", "Backyard lore items hold only keys and text")
+
+
+CARD_ONLY = (
+    ("post_history_instructions", "Backyard has no post-history instructions"),
+    ("creator_notes", "Backyard has no creator notes"),
+    ("creator_notes_multilingual", "Backyard has no creator notes"),
+    ("group_only_greetings", "Backyard has no group-only greetings"),
+    ("character_version", "Backyard has no character version"),
+    ("source", "Backyard has no source list"),
+    ("regex_scripts", "Backyard has no regex scripts"),
+    ("triggers", "Backyard has no trigger scripts"),
+)
+"""Card fields neither Backyard format can hold, with the reason a loss report gives."""
+
+
+def report_card_only(ch: Character, loss: LossReport, *, extensions_why: str,
+                     extra: tuple[tuple[str, str], ...] = ()) -> None:
+    """Report the card-only fields (and app extension blocks) a Backyard writer drops."""
+    for field, why in (*extra, *CARD_ONLY):
+        if getattr(ch, field):
+            loss.dropped(field, why)
+    for key in ch.extensions:
+        if key != DISPLAY_NAME:
+            loss.dropped(f"extensions.{key}", extensions_why)

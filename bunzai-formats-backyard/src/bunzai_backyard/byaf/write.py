@@ -27,7 +27,7 @@ from bunzai.jsonio import dumps
 from bunzai.loss import LossReport
 from bunzai.types import OutputFile, WriteResult
 
-from .._common.character import BYAF_KEYS, MACRO_CLASH, write_fields
+from .._common.character import BYAF_KEYS, MACRO_CLASH, report_card_only, write_fields
 from .._common.macros import card_survives, split_examples, to_backyard
 from .._common.util import (
     ABSENT,
@@ -223,7 +223,7 @@ class _Builder:
         images, entries = self._images(ch, path, pt, loss)
         if images or not pt.get("no_images"):
             obj["images"] = images
-        _report_card_only(ch, loss)
+        report_card_only(ch, loss, extensions_why="BYAF has no place for app extension data")
         return ordered(obj, pt.get("order") or CHARACTER_ORDER), entries
 
     def _images(self, ch: Character, path: str, pt: dict[str, Any], loss: LossReport
@@ -461,24 +461,3 @@ def _image_ext(asset: Asset) -> str | None:
 def _has_scenario_fields(ch: Character) -> bool:
     return bool(ch.scenario or ch.system_prompt or ch.first_mes or ch.mes_example
                 or ch.alternate_greetings)
-
-
-_CARD_ONLY = (
-    ("post_history_instructions", "Backyard has no post-history instructions"),
-    ("creator_notes", "Backyard has no creator notes"),
-    ("creator_notes_multilingual", "Backyard has no creator notes"),
-    ("group_only_greetings", "Backyard has no group-only greetings"),
-    ("character_version", "Backyard has no character version"),
-    ("source", "Backyard has no source list"),
-    ("regex_scripts", "Backyard has no regex scripts"),
-    ("triggers", "Backyard has no trigger scripts"),
-)
-
-
-def _report_card_only(ch: Character, loss: LossReport) -> None:
-    for field, why in _CARD_ONLY:
-        if getattr(ch, field):
-            loss.dropped(field, why)
-    for key in ch.extensions:
-        if key != "display_name":
-            loss.dropped(f"extensions.{key}", "BYAF has no place for app extension data")

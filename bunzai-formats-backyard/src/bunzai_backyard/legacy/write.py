@@ -31,7 +31,7 @@ from bunzai.jsonio import dumps
 from bunzai.loss import LossReport
 from bunzai.types import OutputFile, WriteResult
 
-from .._common.character import LEGACY_KEYS, MACRO_CLASH, write_fields
+from .._common.character import LEGACY_KEYS, MACRO_CLASH, report_card_only, write_fields
 from .._common.macros import card_survives, join_examples, split_examples, to_backyard
 from .._common.util import lookup, opt_choice, ordered, put, stable_id
 from . import FMT
@@ -124,7 +124,8 @@ def _inner(ch: Character, shape: str, pt: dict[str, Any], loss: LossReport,
                 loss.dropped(field, "a bare Backyard character object has no chat settings")
     if ch.alternate_greetings:
         loss.dropped("alternate_greetings", "a legacy Backyard card has one first message")
-    _report_card_only(ch, loss)
+    report_card_only(ch, loss, extra=(("creator", "a legacy Backyard card names no author"),),
+                     extensions_why="a Backyard card has no place for app extension data")
     return ordered(obj, pt.get("order") or (CHARACTER_ORDER if legacy else None))
 
 
@@ -153,29 +154,6 @@ def _card_text(ch: Character, obj: dict[str, Any], guards: Mapping[str, Any] | N
         if not card_survives(ch.first_mes, True):
             loss.approximated("first_mes", MACRO_CLASH)
     put(obj, "firstMessage", raw)
-
-
-_CARD_ONLY = (
-    ("creator", "a legacy Backyard card names no author"),
-    ("post_history_instructions", "Backyard has no post-history instructions"),
-    ("creator_notes", "Backyard has no creator notes"),
-    ("creator_notes_multilingual", "Backyard has no creator notes"),
-    ("group_only_greetings", "Backyard has no group-only greetings"),
-    ("character_version", "Backyard has no character version"),
-    ("source", "Backyard has no source list"),
-    ("regex_scripts", "Backyard has no regex scripts"),
-    ("triggers", "Backyard has no trigger scripts"),
-)
-
-
-def _report_card_only(ch: Character, loss: LossReport) -> None:
-    for field, why in _CARD_ONLY:
-        if getattr(ch, field):
-            loss.dropped(field, why)
-    for key in ch.extensions:
-        if key != "display_name":
-            loss.dropped(f"extensions.{key}", "a Backyard card has no place for app extension "
-                         "data")
 
 
 # -- PNG ---------------------------------------------------------------------------------------
