@@ -110,6 +110,12 @@ def _apply_limits(max_size: int | None) -> None:
         set_limits(get_limits().replace(max_size=max_size))
 
 
+def _open(path: Path, max_size: int | None) -> tuple[Registry, AdapterInput]:
+    """The registry and the file's input, with ``--max-size`` applied: every command starts so."""
+    _apply_limits(max_size)
+    return _registry(), _load(path)
+
+
 def _load(path: Path) -> AdapterInput:
     from .input import AdapterInput
     inp = AdapterInput.from_path(path)
@@ -209,9 +215,7 @@ def convert(
     src = srcs[0]
     payload: dict[str, Any] = {"path": str(src)}
     try:
-        _apply_limits(max_size)
-        reg = _registry()
-        inp = _load(src)
+        reg, inp = _open(src, max_size)
         handle, result, report = reg.read(inp, format=from_)
         payload.update({"container": inp.container, "format": handle.id,
                         "kind": result.entities[0].kind})
@@ -318,9 +322,7 @@ def inspect(
 
     payload: dict[str, Any] = {"path": str(file)}
     try:
-        _apply_limits(max_size)
-        reg = _registry()
-        inp = _load(file)
+        reg, inp = _open(file, max_size)
         report = reg.detect(inp)
         payload.update(report.to_dict())
         if report.slow:
@@ -382,9 +384,7 @@ def validate(
 
     payload: dict[str, Any] = {"path": str(file)}
     try:
-        _apply_limits(max_size)
-        reg = _registry()
-        inp = _load(file)
+        reg, inp = _open(file, max_size)
         handle, result, report = reg.read(inp, format=from_)
         payload.update({"container": inp.container, "format": handle.id,
                         "kind": result.entities[0].kind,
@@ -424,9 +424,7 @@ def label(
 
     payload: dict[str, Any] = {"path": str(file)}
     try:
-        _apply_limits(max_size)
-        reg = _registry()
-        inp = _load(file)
+        reg, inp = _open(file, max_size)
         handle, result, _ = reg.read(inp)
         payload.update({"format": handle.id, "kind": result.entities[0].kind})
         labelled = run_label(reg, inp, result.entities)
