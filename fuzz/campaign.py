@@ -1,7 +1,7 @@
 """Run the fuzzer: a long coverage-guided campaign, the short CI run, or a replay.
 
     python -m fuzz.campaign seeds DIR                  write the seed inputs per family
-    python -m fuzz.campaign atheris FAMILY --seconds S --work DIR [--runs N]
+    python -m fuzz.campaign atheris FAMILY --seconds S --work DIR [--until N]
                                                        coverage-guided (atheris/libFuzzer)
     python -m fuzz.campaign quick [--execs N] [--seed K] [--family F ...]
                                                        fixed-seed mutation run (CI), exit 1 on
@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LEN = 128 * 1024
@@ -46,8 +47,18 @@ def _cmd_seeds(args: argparse.Namespace) -> int:
 _STAT = re.compile(r"stat::(\w+):\s*(\d+)")
 
 
+CHILD_SECONDS = 600
+"""Longest run of one libFuzzer child: the figures are saved after each, so a campaign that is
+stopped (or a machine that goes away) loses at most this much of its count."""
+
+
 def _cmd_atheris(args: argparse.Namespace) -> int:
-    """Drive libFuzzer children until the time (or run count) is used up; sum their stats."""
+    """Drive libFuzzer children until the time is used up or the total reaches ``--until``.
+
+    A campaign resumes: the grown corpus, the findings and the figures in ``stats-FAMILY.json``
+    carry over from earlier invocations on the same ``--work`` folder, and the new children's
+    executions and seconds are added to them (``sessions`` counts the invocations).
+    """
     work = Path(args.work).resolve()
     fam = args.family
     corpus = work / "corpus" / fam
@@ -60,17 +71,23 @@ def _cmd_atheris(args: argparse.Namespace) -> int:
         from .seeds import write_seeds
         write_seeds(work / "seeds")
     stats_path = work / f"stats-{fam}.json"
-    total = {"family": fam, "executions": 0, "children": 0, "stops": [], "seconds": 0.0}
+    total: dict[str, Any] = {"family": fam, "executions": 0, "children": 0, "stops": [],
+                             "seconds": 0.0, "sessions": 0}
+    if stats_path.exists():
+        total.update(json.loads(stats_path.read_text()))
+    total["sessions"] = int(total.get("sessions") or 0) + 1
+    earlier = float(total["seconds"])
     start = time.monotonic()
     deadline = start + args.seconds
-    runs_left = args.runs
     while True:
         remaining = int(deadline - time.monotonic())
+        runs_left = None if args.until is None else args.until - total["executions"]
         if remaining < 5 or (runs_left is not None and runs_left <= 0):
             break
+        child_time = min(remaining, CHILD_SECONDS)
         cmd = [sys.executable, "-m", "fuzz.atheris_main", "--family", fam,
                "--findings", str(findings), "--",
-               f"-max_total_time={remaining}", "-timeout=20", "-rss_limit_mb=3072",
+               f"-max_total_time={child_time}", "-timeout=20", "-rss_limit_mb=3072",
                f"-max_len={MAX_LEN}", "-print_final_stats=1",
                f"-seed={args.seed + total['children']}",
                f"-artifact_prefix={artifacts}/", "-reload=0", str(corpus), str(seeds)]
@@ -87,20 +104,15 @@ def _cmd_atheris(args: argparse.Namespace) -> int:
             execs = int(done[-1]) if done else 0
         total["executions"] += execs
         total["children"] += 1
-        if runs_left is not None:
-            runs_left -= execs
         if proc.returncode != 0:
             reason = next((m for m in ("timeout", "out-of-memory", "deadly signal", "crash")
                            if m in text), f"exit {proc.returncode}")
             total["stops"].append(reason)
-        total["seconds"] = round(time.monotonic() - start, 1)
+        total["seconds"] = round(earlier + time.monotonic() - start, 1)
         total["findings"] = sorted(p.stem for p in findings.glob("*.bin"))
         total["corpus_files"] = len(list(corpus.iterdir()))
+        total["rate_per_second"] = round(total["executions"] / max(total["seconds"], 1e-9), 1)
         stats_path.write_text(json.dumps(total, indent=2))
-        if proc.returncode == 0 and runs_left is None and remaining - total["seconds"] < 5:
-            break
-    total["rate_per_second"] = round(total["executions"] / max(total["seconds"], 1e-9), 1)
-    stats_path.write_text(json.dumps(total, indent=2))
     print(json.dumps(total))
     return 0
 
@@ -222,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("atheris", help="coverage-guided campaign for one family")
     p.add_argument("family")
     p.add_argument("--seconds", type=int, required=True)
-    p.add_argument("--runs", type=int, default=None)
+    p.add_argument("--until", type=int, default=None,
+                   help="stop when the campaign's total executions reach this")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--work", required=True)
     p.set_defaults(fn=_cmd_atheris)

@@ -13,6 +13,9 @@ from typing import Any
 from .loss import LossReport
 
 
+_SCALARS = (str, int, float, bool, bytes, type(None))
+
+
 def diff_paths(a: Any, b: Any, base: str = "") -> list[str]:
     """Canonical-field paths where two entities (or JSON values) differ; ``passthrough`` skipped.
 
@@ -26,8 +29,15 @@ def diff_paths(a: Any, b: Any, base: str = "") -> list[str]:
             return [base.rstrip(".") or "$"]
         out: list[str] = []
         for name in type(a).model_fields:
-            if name != "passthrough":
-                out += diff_paths(getattr(a, name), getattr(b, name), f"{base}{name}.")
+            if name == "passthrough":
+                continue
+            va, vb = getattr(a, name), getattr(b, name)
+            # Most fields are equal scalars: settle them here rather than in a recursive call.
+            if type(va) is type(vb) and isinstance(va, _SCALARS):
+                if va != vb:
+                    out.append(f"{base}{name}")
+                continue
+            out += diff_paths(va, vb, f"{base}{name}.")
         return out
     if isinstance(a, list) and isinstance(b, list):
         stem = base.rstrip(".")

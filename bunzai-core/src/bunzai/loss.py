@@ -37,6 +37,8 @@ class LossReport:
     """An ordered list of :class:`LossEntry`, with shorthands for writers."""
 
     entries: list[LossEntry] = field(default_factory=list)
+    _covered: tuple[int, set[str], set[str]] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     def add(self, path: str, action: LossAction, reason: str) -> None:
         self.entries.append(LossEntry(path, action, reason))
@@ -54,14 +56,24 @@ class LossReport:
         for e in other.entries:
             self.entries.append(LossEntry(prefix + e.path, e.action, e.reason))
 
-    def covers(self, path: str) -> bool:
-        """True when ``path`` or one of its ancestors is reported (as anything but stashed)."""
-        for e in self.entries:
-            if e.action == "stashed":
-                continue
-            if path == e.path or path.startswith(e.path + ".") or path.startswith(e.path + "["):
-                return True
-        return False
+    def covers(self, path: str, *, stashed: bool = False) -> bool:
+        """True when ``path`` or one of its ancestors is reported (as anything but stashed,
+        unless ``stashed``).
+
+        Ancestors are the prefixes ending before a ``.`` or ``[``.  Callers ask this once per
+        field of an entity, so the reported paths are kept as a set, rebuilt only when the
+        report has grown (entries are only ever appended).
+        """
+        n = len(self.entries)
+        if self._covered is None or self._covered[0] != n:
+            self._covered = (n, {e.path for e in self.entries if e.action != "stashed"},
+                             {e.path for e in self.entries})
+        reported = self._covered[2] if stashed else self._covered[1]
+        if not reported:
+            return False
+        if path in reported:
+            return True
+        return any(path[:i] in reported for i, ch in enumerate(path) if ch in ".[")
 
     def __iter__(self) -> Iterator[LossEntry]:
         return iter(self.entries)

@@ -418,7 +418,7 @@ def _passthrough_losses(entity: Any, target: str, loss: LossReport, prefix: str,
         if key == target:
             continue
         full = f"{prefix}{path}"
-        if any(e.path == full or full.startswith(e.path + ".") for e in reported.entries):
+        if reported.covers(full, stashed=True):
             continue
         loss.dropped(full, f"data only the {key} format understands")
 
@@ -442,7 +442,11 @@ def _passthrough_walk(obj: Any, base: str,
         for name in type(obj).model_fields:
             if name == "passthrough":
                 continue
-            yield from _passthrough_walk(getattr(obj, name), f"{base}{name}.", model)
+            value = getattr(obj, name)
+            # Most fields are strings and numbers: only models and lists of them can hold
+            # passthrough, and skipping the rest here saves a generator per field.
+            if isinstance(value, model | list) and value:
+                yield from _passthrough_walk(value, f"{base}{name}.", model)
     elif isinstance(obj, list):
         for i, item in enumerate(obj):
             if isinstance(item, model):

@@ -454,14 +454,15 @@ def unwritable(table: Table, model: Any, record: Mapping[str, Any] | None,
     An attribute is unwritable when no field carries it, or when its field is written only for
     data that came from the format (``foreign=False``) and this value did not.
     """
+    from bunzai.model import field_defaults
+
     fields = {f.attr: f for f in table.fields if f.attr}
     raw = (record or {}).get("raw") or {}
     out = []
-    for name, info in type(model).model_fields.items():
+    for name, default in field_defaults(type(model)).items():
         if name in skip:
             continue
         value = getattr(model, name)
-        default = info.get_default(call_default_factory=True)
         if value == default and type(value) is type(default):
             continue
         f = fields.get(name)

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from pydantic import Field, TypeAdapter
 
 from .character import Character
-from .common import SCHEMA_VERSION, Asset, CanonicalModel, EntityBase
+from .common import SCHEMA_VERSION, Asset, CanonicalModel, EntityBase, field_defaults
 from .lorebook import POSITIONS, ROLES, SELECTIVE_LOGIC, Lorebook, LorebookEntry
 from .module import Module
 from .persona import Persona
@@ -58,6 +58,7 @@ __all__ = [
     "Asset",
     "CanonicalModel",
     "Character",
+    "field_defaults",
     "Entity",
     "EntityBase",
     "Lorebook",

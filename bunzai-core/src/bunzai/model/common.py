@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,6 +25,19 @@ class CanonicalModel(BaseModel):
         val_json_bytes="base64",
         populate_by_name=True,
     )
+
+
+@cache
+def field_defaults(model: type[BaseModel]) -> MappingProxyType[str, Any]:
+    """Each field's default value, factories called once: for "is this field set?" checks.
+
+    Writers compare every field of an entity with its default to report what they drop;
+    pydantic's ``get_default`` inspects the factory's signature on every call, which made
+    that comparison the hottest line of a conversion.  The values are shared: compare with
+    them, never mutate them.
+    """
+    return MappingProxyType({name: info.get_default(call_default_factory=True)
+                             for name, info in model.model_fields.items()})
 
 
 class Asset(CanonicalModel):

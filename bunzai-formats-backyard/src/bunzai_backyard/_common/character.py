@@ -286,13 +286,12 @@ def _report_book(book: Lorebook, loss: LossReport, path: str) -> None:
 
 
 def _report_entry(entry: LorebookEntry, loss: LossReport, path: str) -> None:
-    defaults = type(entry).model_fields
-    for name, info in defaults.items():
+    from bunzai.model import field_defaults
+
+    for name, default in field_defaults(type(entry)).items():
         if name in _ENTRY_KEEPS:
             continue
-        value = getattr(entry, name)
-        default = info.get_default(call_default_factory=True)
-        if value != default:
+        if getattr(entry, name) != default:
             loss.dropped(f"{path}.{name}", "Backyard lore items hold only keys and text")
 
 
