@@ -129,8 +129,20 @@ def test_plan_keeps_outputs_off_every_source(tmp_path: Path) -> None:
 # -- atomic writes ---------------------------------------------------------------------------------
 
 
+@pytest.fixture(params=["unnamed", "named"])
+def temp_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways to an atomic write: Linux's unnamed file, and the hidden temporary file used
+    where there is none (forced here by hiding ``O_TMPFILE``)."""
+    if request.param == "named":
+        monkeypatch.setattr(outputs, "_unnamed_file", lambda folder: None)
+    elif outputs._unnamed_file(Path(".")) is None:
+        pytest.skip("no O_TMPFILE on this system")
+    return str(request.param)
+
+
 def test_output_goes_through_a_flushed_temp_file_in_the_target_folder(
-        registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        temp_kind: str) -> None:
     src = tmp_path / "card.json"
     src.write_bytes(_card_json())
     out_dir = tmp_path / "out"
@@ -144,8 +156,8 @@ def test_output_goes_through_a_flushed_temp_file_in_the_target_folder(
         real_fsync(fd)
 
     def link(a: str, b: str, **kw: Any) -> None:
-        assert not Path(b).exists(), "the output must not exist before the final step"
-        events.append(("link", a))
+        assert not (out_dir / Path(b).name).exists(), "the output must not exist before the end"
+        events.append(("link", str(a)))
         real_link(a, b, **kw)
 
     monkeypatch.setattr(outputs.os, "fsync", fsync)
@@ -153,43 +165,43 @@ def test_output_goes_through_a_flushed_temp_file_in_the_target_folder(
     res = _cli(registry, "convert", src, "--to", "vaud-json", "-o", target)
     assert res.exit_code == 0, res.output
     assert [e[0] for e in events] == ["fsync", "link"]
-    tmp = Path(events[1][1])
-    assert tmp.parent == out_dir and tmp.name.startswith(".card.vaud.json.")
-    assert tmp.name.endswith(".tmp") and not tmp.exists()
+    if temp_kind == "unnamed":  # the complete file is linked straight to its name
+        assert events[1][1].startswith("/proc/self/fd/")
+    else:
+        tmp = Path(events[1][1])
+        assert tmp.parent == out_dir and tmp.name.startswith(".card.vaud.json.")
+        assert tmp.name.endswith(".tmp") and not tmp.exists()
     assert _leftovers(out_dir, set()) == ["card.vaud.json"]
+    assert json.loads(target.read_bytes())["name"] == "Tidewatcher"
 
 
 _SLOW_WRITER = r"""
 import os, sys, time
 import bunzai.outputs as outputs
 
-real_fdopen = os.fdopen
+real_write = os.write
+written = [0]
 
-class Slow:
-    def __init__(self, fh): self.fh = fh
-    def __enter__(self): return self
-    def __exit__(self, *a): return self.fh.__exit__(*a)
-    def fileno(self): return self.fh.fileno()
-    def flush(self): self.fh.flush()
-    def write(self, data):
-        view = memoryview(data)
-        for i in range(0, len(view), 65536):
-            self.fh.write(view[i:i + 65536])
-            self.fh.flush()
-            if i == 65536 * 4:
-                print("HALFWAY", flush=True)
-            time.sleep(0.02)
-        return len(data)
+def slow_write(fd, data):
+    n = real_write(fd, memoryview(data)[:65536])
+    written[0] += 1
+    if written[0] == 4:
+        print("HALFWAY", flush=True)
+    time.sleep(0.02)
+    return n
 
-outputs.os.fdopen = lambda fd, mode="r", *a, **k: Slow(real_fdopen(fd, mode, *a, **k))
+outputs.os.write = slow_write
+if os.environ.get("BUNZAI_TEST_NAMED_TEMP"):
+    outputs._unnamed_file = lambda folder: None
 from bunzai.cli import main
 main(sys.argv[1:])
 """
 
 
 @pytest.mark.parametrize("existing", [False, True], ids=["new-output", "old-output-kept"])
-def test_kill_9_during_a_large_write_leaves_no_partial_output(tmp_path: Path,
-                                                              existing: bool) -> None:
+@pytest.mark.parametrize("named", [False, True], ids=["unnamed-temp", "named-temp"])
+def test_kill_9_during_a_large_write_leaves_no_partial_output(tmp_path: Path, existing: bool,
+                                                              named: bool) -> None:
     src = tmp_path / "big.json"
     src.write_bytes(_card_json(description="The tide tables, again. " * 200_000))  # ~5 MB
     target = tmp_path / "out" / "big.vaud.json"
@@ -200,7 +212,8 @@ def test_kill_9_during_a_large_write_leaves_no_partial_output(tmp_path: Path,
     args = ["convert", str(src), "--to", "vaud-json", "-o", str(target)]
     if existing:
         args.append("--force")
-    proc = subprocess.Popen([sys.executable, "-c", _SLOW_WRITER, *args], cwd=ROOT,
+    env = {**os.environ, "BUNZAI_TEST_NAMED_TEMP": "1" if named else ""}
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_WRITER, *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -215,39 +228,22 @@ def test_kill_9_during_a_large_write_leaves_no_partial_output(tmp_path: Path,
     else:
         assert not target.exists()
     stray = _leftovers(target.parent, {target.name})
-    assert all(s.startswith(".big.vaud.json.") and s.endswith(".tmp") for s in stray), stray
+    if named or outputs._unnamed_file(tmp_path) is None:
+        # Where there is no unnamed file, the killed process leaves its hidden temporary file.
+        assert all(s.startswith(".big.vaud.json.") and s.endswith(".tmp") for s in stray), stray
+    else:
+        assert stray == []
     assert len(json.loads(src.read_bytes())["data"]["description"]) > 4_000_000
 
 
-class _FailingFile:
-    def __init__(self, fh: Any, fail: str) -> None:
-        self.fh, self.fail = fh, fail
-
-    def __enter__(self) -> _FailingFile:
-        return self
-
-    def __exit__(self, *a: Any) -> Any:
-        return self.fh.__exit__(*a)
-
-    def fileno(self) -> int:
-        return int(self.fh.fileno())
-
-    def flush(self) -> None:
-        self.fh.flush()
-
-    def write(self, data: bytes) -> int:
-        self.fh.write(bytes(data)[:1000])  # some bytes reach the disk before it fills up
-        if self.fail == "write":
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return int(self.fh.write(bytes(data)[1000:])) + 1000
-
-
 def _break_disk(monkeypatch: pytest.MonkeyPatch, stage: str) -> None:
-    real_fdopen = os.fdopen
     if stage == "write":
-        monkeypatch.setattr(outputs.os, "fdopen",
-                            lambda fd, mode="r", *a, **k: _FailingFile(
-                                real_fdopen(fd, mode, *a, **k), "write"))
+        real_write = os.write
+
+        def write(fd: int, data: Any) -> int:
+            real_write(fd, bytes(data)[:1000])  # some bytes reach the disk before it fills up
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        monkeypatch.setattr(outputs.os, "write", write)
     elif stage == "fsync":
         def fsync(fd: int) -> None:
             raise OSError(errno.EIO, os.strerror(errno.EIO))
@@ -257,17 +253,21 @@ def _break_disk(monkeypatch: pytest.MonkeyPatch, stage: str) -> None:
             raise OSError(errno.EROFS, os.strerror(errno.EROFS))
         monkeypatch.setattr(outputs.os, "replace", fail)
         monkeypatch.setattr(outputs.os, "link", fail)
-    else:  # the temporary file cannot even be created
-        def mkstemp(*a: Any, **k: Any) -> Any:
-            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
-        monkeypatch.setattr(outputs.tempfile, "mkstemp", mkstemp)
+    else:  # no file at all can be created in the folder
+        real_open = os.open
+
+        def open_(path: Any, flags: int, *a: Any, **k: Any) -> int:
+            if flags & (os.O_CREAT | getattr(os, "O_TMPFILE", 0)):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+            return real_open(path, flags, *a, **k)
+        monkeypatch.setattr(outputs.os, "open", open_)
 
 
 @pytest.mark.parametrize("existing", [False, True], ids=["new-output", "old-output-kept"])
 @pytest.mark.parametrize("stage", ["write", "fsync", "rename", "create"])
 def test_a_full_or_failing_disk_is_one_clean_error(registry: Registry, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch, stage: str,
-                                                   existing: bool) -> None:
+                                                   existing: bool, temp_kind: str) -> None:
     src = tmp_path / "card.json"
     src.write_bytes(_card_json(description="x" * 50_000))
     target = tmp_path / "card.vaud.json"
@@ -344,16 +344,15 @@ def test_a_batch_skips_existing_outputs_without_force(registry: Registry,
 
 
 def test_an_output_that_appears_during_the_write_is_not_replaced(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, temp_kind: str) -> None:
     target = tmp_path / "card.png"
-    real_mkstemp = tempfile.mkstemp
+    real_fsync = os.fsync
 
-    def racing_mkstemp(*a: Any, **k: Any) -> Any:
-        got = real_mkstemp(*a, **k)
+    def racing_fsync(fd: int) -> None:  # someone else writes the file while we flush ours
+        real_fsync(fd)
         target.write_bytes(b"written by someone else meanwhile")
-        return got
 
-    monkeypatch.setattr(outputs.tempfile, "mkstemp", racing_mkstemp)
+    monkeypatch.setattr(outputs.os, "fsync", racing_fsync)
     with pytest.raises(ConversionRefused, match="--force"):
         write_atomic(target, b"ours")
     assert target.read_bytes() == b"written by someone else meanwhile"

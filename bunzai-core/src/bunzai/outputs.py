@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
 import tempfile
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,14 +65,22 @@ def output_names(stem: str, files: Sequence[OutputFile]) -> list[str]:
     return names
 
 
-def write_atomic(path: Path, data: bytes, *, force: bool = False, durable: bool = True) -> None:
-    """Write via a temporary file in the target folder, flushed to disk, then rename.
+Payload = bytes | memoryview | Iterable[bytes | memoryview]
+"""What :func:`write_atomic` takes: one buffer, or parts written in order (a writer can hand
+over a large output piece by piece instead of joining it into one more copy)."""
+
+
+def write_atomic(path: Path, data: Payload, *, force: bool = False,
+                 durable: bool = True) -> None:
+    """Write to a file with no name or a hidden temporary one, flush it, then give it its name.
 
     Without ``force`` an existing file is never replaced, even if it appears meanwhile (the final
-    step is a hard link, which fails if the name exists).  An interrupted write leaves at most a
-    stray hidden temporary file, never a partial output; a failed write (disk full, permission
-    denied) removes the temporary file, leaves any existing output as it was, and raises
-    :class:`~bunzai.errors.OutputError`.
+    step is a hard link, which fails if the name exists).  On Linux the data goes to an unnamed
+    file (``O_TMPFILE``) that is linked into place once complete, so even ``kill -9`` leaves
+    nothing behind; elsewhere (or on a file system without it) to a hidden ``.NAME.*.tmp``
+    beside the output, which an interrupted process may leave.  Never a partial output: a failed
+    write (disk full, permission denied) removes what it wrote, leaves any existing output as it
+    was, and raises :class:`~bunzai.errors.OutputError`.
 
     ``durable=False`` skips the per-file ``fsync`` (still atomic: a crashed process leaves no
     partial output, but a power loss may).  Batches use it and flush once at the end, as one
@@ -83,35 +92,102 @@ def write_atomic(path: Path, data: bytes, *, force: bool = False, durable: bool 
     if path.exists() and not force:
         raise ConversionRefused("output exists; pass --force to overwrite", path=str(path))
     existed = path.exists()
+    parts = [data] if isinstance(data, bytes | bytearray | memoryview) else data
+    fd = _unnamed_file(folder)
+    if fd is not None:
+        try:
+            _write_fd(fd, parts, durable)
+            _link_unnamed(fd, path, folder, force)
+        except OSError as exc:
+            raise _write_failed(path, exc, existed) from None
+        finally:
+            os.close(fd)
+        return
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
         raise _write_failed(path, exc, existed) from None
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            if durable:
-                os.fsync(fh.fileno())
-        if force:
-            os.replace(tmp, path)
-        else:
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                raise ConversionRefused("output exists; pass --force to overwrite",
-                                        path=str(path)) from None
-            except OSError:
-                if path.exists():
-                    raise ConversionRefused("output exists; pass --force to overwrite",
-                                            path=str(path)) from None
-                os.replace(tmp, path)  # a file system without hard links
+        try:
+            _write_fd(fd, parts, durable)
+        finally:
+            os.close(fd)
+        _give_name(tmp, path, force)
     except OSError as exc:
         raise _write_failed(path, exc, existed) from None
     finally:
         with contextlib.suppress(OSError):
             if os.path.exists(tmp):
                 os.unlink(tmp)
+
+
+def _write_fd(fd: int, parts: Iterable[bytes | memoryview], durable: bool) -> None:
+    for part in parts:
+        view = memoryview(part)
+        while view:  # os.write may write less than asked (signals, large buffers)
+            view = view[os.write(fd, view):]
+    if durable:
+        os.fsync(fd)
+
+
+def _unnamed_file(folder: Path) -> int | None:
+    """A file in ``folder`` with no name yet (Linux ``O_TMPFILE``), or None where there is none."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, flag | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError:  # EOPNOTSUPP, EISDIR, EINVAL: this file system or kernel has no O_TMPFILE
+        return None
+
+
+def _link_unnamed(fd: int, path: Path, folder: Path, force: bool) -> None:
+    """Give the complete unnamed file its name; with ``force``, replace what is there."""
+    source = f"/proc/self/fd/{fd}"
+    # A directory fd makes os.link use linkat(AT_SYMLINK_FOLLOW), which links the file the
+    # /proc entry stands for; plain link() would try to link the /proc symlink itself.
+    dir_fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        try:
+            os.link(source, path.name, dst_dir_fd=dir_fd, follow_symlinks=True)
+            return
+        except FileExistsError:
+            if not force:
+                raise ConversionRefused("output exists; pass --force to overwrite",
+                                        path=str(path)) from None
+        # Replacing needs a name to rename from: a hidden one, complete already, gone at once.
+        for _ in range(100):
+            tmp = f".{path.name}.{secrets.token_hex(6)}.tmp"
+            try:
+                os.link(source, tmp, dst_dir_fd=dir_fd, follow_symlinks=True)
+                break
+            except FileExistsError:
+                continue
+        else:  # pragma: no cover - a hundred random names all taken
+            raise FileExistsError(f"no free temporary name in {folder}")
+        try:
+            os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _give_name(tmp: str, path: Path, force: bool) -> None:
+    if force:
+        os.replace(tmp, path)
+        return
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise ConversionRefused("output exists; pass --force to overwrite",
+                                path=str(path)) from None
+    except OSError:
+        if path.exists():
+            raise ConversionRefused("output exists; pass --force to overwrite",
+                                    path=str(path)) from None
+        os.replace(tmp, path)  # a file system without hard links
 
 
 def _write_failed(path: Path, exc: OSError, existed: bool) -> OutputError:
