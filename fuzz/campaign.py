@@ -122,8 +122,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from .seeds import FAMILIES
 
     work = Path(args.work)
-    rows = ["| family | executions | seconds | executions/s | corpus files | escapes found |",
-            "|---|---:|---:|---:|---:|---|"]
+    rows = ["| family | executions | seconds | executions/s | libFuzzer runs (stops) "
+            "| corpus files | escapes found |",
+            "|---|---:|---:|---:|---|---:|---|"]
     total = 0
     for fam in FAMILIES:
         path = work / f"stats-{fam}.json"
@@ -133,9 +134,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
         total += st["executions"]
         rate = st["executions"] / max(st["seconds"], 1e-9)
         found = ", ".join(st.get("findings") or []) or "none"
+        stops = ", ".join(sorted(set(st.get("stops") or []))) or "none"
         rows.append(f"| {fam} | {st['executions']:,} | {st['seconds']:,.0f} | {rate:,.0f} | "
-                    f"{st.get('corpus_files', 0):,} | {found} |")
-    rows.append(f"| **all** | **{total:,}** | | | | |")
+                    f"{st.get('children', 0)} ({stops}) | {st.get('corpus_files', 0):,} | "
+                    f"{found} |")
+    rows.append(f"| **all** | **{total:,}** | | | | | |")
     print("\n".join(rows))
     return 0
 
