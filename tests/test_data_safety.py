@@ -455,3 +455,103 @@ def test_default_output_names_from_odd_source_names(registry: Registry, tmp_path
     made = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert len(made) == 4
     assert all(_portable_problem(n) is None for n in made), made
+
+
+# -- a source fanned out into several files in a batch -------------------------------------------
+
+
+def _personas(registry: Registry, folder: Path, name: str, people: list[str],
+              to: str = "sillytavern-persona") -> list[str]:
+    """A persona file (a SillyTavern backup holds them all in one file)."""
+    from bunzai.api import write
+    from bunzai.model import Persona
+
+    written = write([Persona(name=p, description=f"{p} from {name}") for p in people], to,
+                    registry=registry)
+    (folder / name).write_bytes(written.files[0].data)
+    return people
+
+
+def _batch_records(res: Any) -> list[dict[str, Any]]:
+    assert res.exit_code == 0, res.output
+    return [json.loads(line) for line in res.stdout.splitlines()]
+
+
+def _who(registry: Registry, path: str) -> str:
+    from bunzai.api import read
+
+    return read(path, registry=registry).name
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["keep", "force"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_fanned_out_files_never_meet_another_output_or_source(
+        registry: Registry, tmp_path: Path, force: bool, jobs: str) -> None:
+    """A persona backup fans out into one file per persona next to sources whose own outputs
+    (or fanned-out files) have those very names, case aside, and a source that has one: every
+    file lands under its own name, and each output holds its own source's persona."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    people = {
+        "bk.json": _personas(registry, folder, "bk.json", ["Ann", "Bob", "Cy", "ann"]),
+        "bk-2.json": _personas(registry, folder, "bk-2.json", ["Two"]),
+        "bk-Ann.json": _personas(registry, folder, "bk-Ann.json", ["Solo"]),
+        "bk-BOB.json": _personas(registry, folder, "bk-BOB.json", ["Upper"]),
+        "bk-Cy.png": _personas(registry, folder, "bk-Cy.png", ["Picture"], "risu-persona"),
+        "x.json": _personas(registry, folder, "x.json", ["a-b", "c"]),
+        "x-a.json": _personas(registry, folder, "x-a.json", ["b", "d"]),
+    }
+    hashes = {p.name: _sha(p) for p in folder.iterdir()}
+    args = ["-j", jobs, "--json"] + (["--force"] if force else [])
+    records = _batch_records(_cli(registry, "convert", folder, "--to", "risu-persona", "-d",
+                                  folder, *args))
+    assert {p: _sha(folder / p) for p in hashes} == hashes
+    assert [r["status"] for r in records] == ["converted"] * len(people), records
+    made = [o for r in records for o in r["outputs"]]
+    keys = [unicodedata.normalize("NFC", Path(o).name).casefold() for o in made]
+    assert len(set(keys)) == len(keys) == sum(map(len, people.values())), made
+    assert not set(keys) & {n.casefold() for n in hashes}
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        [*hashes, *(Path(o).name for o in made)])
+    for r in records:
+        src = Path(r["path"])
+        assert [_who(registry, o) for o in r["outputs"]] == people[src.name], r
+        assert r["output"] == r["outputs"][0]
+        if len(r["outputs"]) > 1:
+            assert all(Path(o).name.startswith(f"{src.stem}-") for o in r["outputs"]), r
+    # Names nothing else in the batch wants stay as a single conversion gives them.
+    fanned = {Path(r["path"]).name: [Path(o).name for o in r["outputs"]] for r in records}
+    assert fanned["x-a.json"] == output_names("x-a", [OutputFile(b"", ".png", n)
+                                                      for n in people["x-a.json"]])
+    assert output_names("bk", [OutputFile(b"", ".png", "Cy")])[0] not in fanned["bk.json"]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_fanned_out_file_replaces_only_what_was_there_before_and_only_with_force(
+        registry: Registry, tmp_path: Path, jobs: str) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    _personas(registry, folder, "bk.json", ["Ann", "Bob"])
+    _personas(registry, folder, "bk-Ann.json", ["Solo"])
+    out = tmp_path / "out"
+    out.mkdir()
+    bob = out / output_names("bk", [OutputFile(b"", ".png", n) for n in ["Ann", "Bob"]])[1]
+    bob.write_bytes(b"there before the batch")
+
+    records = _batch_records(_cli(registry, "convert", folder, "--to", "risu-persona", "-d",
+                                  out, "-j", jobs, "--json"))
+    status = {Path(r["path"]).name: r for r in records}
+    assert status["bk.json"]["status"] == "skipped" and bob.name in status["bk.json"]["reason"]
+    assert status["bk-Ann.json"]["status"] == "converted"
+    assert bob.read_bytes() == b"there before the batch"
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [bob.name, Path(status["bk-Ann.json"]["output"]).name])  # no half of bk.json
+
+    records = _batch_records(_cli(registry, "convert", folder, "--to", "risu-persona", "-d",
+                                  out, "-j", jobs, "--json", "--force"))
+    outputs = {Path(r["path"]).name: r["outputs"] for r in records}
+    assert str(bob) in outputs["bk.json"]
+    assert [_who(registry, o) for o in outputs["bk.json"]] == ["Ann", "Bob"]
+    assert [_who(registry, o) for o in outputs["bk-Ann.json"]] == ["Solo"]
+    made = [o for r in records for o in r["outputs"]]
+    assert len({o.casefold() for o in made}) == len(made) == 3

@@ -2,6 +2,11 @@
 
 Output names are decided up front in the parent (from the source names, made safe and unique
 within the batch), so workers never race for a name and two sources never collide silently.
+A source that fans out into several files (a persona backup written one file per persona) names
+them ``STEM-<name>`` after its planned stem, as a single conversion does; the parent hands every
+worker the batch's planned stems and sources once, and a worker only takes a name that it owns
+(see :class:`Reserved`), so no two outputs of a batch and no output and source ever share a name,
+and ``--force`` can replace only a file that existed before the batch.
 Each worker loads the plugin registry once and writes its outputs atomically; the parent only
 receives small result records, so memory stays flat however large the batch.
 
@@ -14,13 +19,16 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import BunzaiError, UsageError
+
+if TYPE_CHECKING:
+    from .types import OutputFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +39,58 @@ class Job:
     from_format: str | None
     force: bool
     options: tuple[tuple[str, Any], ...] = ()
+    suffix: str = ""
+    """The suffix :func:`plan` put after the stem (the same for every job of a batch); empty:
+    the output's last extension."""
+
+    @property
+    def stem(self) -> str:
+        """The planned name without its suffix: the prefix of this job's fanned-out files."""
+        name = Path(self.out).name
+        suffix = self.suffix or Path(name).suffix
+        return name[: -len(suffix)] if suffix and name.endswith(suffix) else name
+
+
+@dataclass(frozen=True, slots=True)
+class Reserved:
+    """What a worker must know of the rest of its batch to name fanned-out files (built once
+    per batch, handed to each worker process once, not per job).
+
+    A fanned-out file of the job with planned stem ``S`` is named ``S-<rest>``.  A job owns such
+    a name when it is no planned output and no source, and no longer planned stem ``T`` starts
+    it as ``T-`` (all case-insensitively).  Two jobs can never own the same name: both stems
+    would start it followed by a dash, so the longer one would be a longer planned stem starting
+    it, which the shorter job may not pass (this needs what :func:`plan` gives: one folder, and
+    stems distinct case-insensitively).  So workers need no coordination, and whatever one job
+    writes, no other job of the batch writes to, not even with ``--force``.
+    """
+
+    names: frozenset[str]
+    stems: frozenset[str]
+    sources: frozenset[str]
+
+    @classmethod
+    def of(cls, jobs: Iterable[Job]) -> Reserved:
+        names: set[str] = set()
+        stems: set[str] = set()
+        sources: set[str] = set()
+        for job in jobs:
+            names.add(Path(job.out).name.casefold())
+            stems.add(job.stem.casefold())
+            sources.add(_key(Path(job.src)))
+        return cls(frozenset(names), frozenset(stems), frozenset(sources))
+
+    def owns(self, stem: str, name: str, folder: Path) -> bool:
+        """Whether the job with planned stem ``stem`` may write ``name`` (``stem-...``)."""
+        key = name.casefold()
+        if key in self.names or _key(folder / name) in self.sources:
+            return False
+        dash = key.find("-", len(stem.casefold()) + 1)
+        while dash != -1:
+            if key[:dash] in self.stems:
+                return False  # the job of that longer stem may fan out into this name
+            dash = key.find("-", dash + 1)
+        return True
 
 
 def expand_sources(items: Iterable[str]) -> list[Path]:
@@ -81,23 +141,61 @@ def _key(path: Path) -> str:
     return str(path.resolve()).casefold()
 
 
+def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved) -> list[Path]:
+    """Where the files of one job go: the planned output for one file; for several, the names
+    a single conversion gives (:func:`~bunzai.outputs.output_names`), each one the job does not
+    own (see :class:`Reserved`) becoming ``STEM-<name>_2`` (``_3``...) with the name's dashes
+    made ``_``, so that no longer planned stem can start it."""
+    from .outputs import output_names
+
+    out = Path(job.out)
+    if len(files) == 1:
+        return [out]
+    stem = job.stem
+    names = output_names(stem, files)
+    used = {n.casefold() for n in names}
+    paths = []
+    for name, f in zip(names, files, strict=True):
+        if not reserved.owns(stem, name, out.parent):
+            label = name[len(stem) + 1: len(name) - len(f.suffix)].replace("-", "_")
+            n = 2
+            # Each name tried differs in its number, so every planned stem, source and name of
+            # this job rules out at most one: the loop ends.
+            while ((name := f"{stem}-{label}_{n}{f.suffix}").casefold() in used
+                   or not reserved.owns(stem, name, out.parent)):
+                n += 1
+            used.add(name.casefold())
+        paths.append(out.with_name(name))
+    return paths
+
+
 _worker_registry: Any = None
+_worker_reserved: Reserved | None = None
 
 
-def _init_worker() -> None:
-    global _worker_registry
+def _init_worker(reserved: Reserved | None = None) -> None:
+    global _worker_registry, _worker_reserved
     from .api import get_registry
     _worker_registry = get_registry()
+    _worker_reserved = reserved
 
 
-def convert_job(job: Job) -> dict[str, Any]:
-    """Convert one file; never raises for a bad input (the error becomes the record)."""
+def _pooled_job(job: Job) -> dict[str, Any]:
+    assert _worker_reserved is not None  # set by the pool's initializer
+    return convert_job(job, _worker_reserved)
+
+
+def convert_job(job: Job, reserved: Reserved) -> dict[str, Any]:
+    """Convert one file; never raises for a bad input (the error becomes the record).
+
+    Every target is checked before the first is written, so a source whose output exists
+    (without ``--force``) is skipped whole, not half written."""
     from .input import AdapterInput
     from .outputs import write_atomic
 
     reg = _worker_registry
     if reg is None:
-        _init_worker()
+        _init_worker(reserved)
         reg = _worker_registry
     record: dict[str, Any] = {"path": job.src, "output": None, "status": "failed"}
     try:
@@ -107,16 +205,19 @@ def convert_job(job: Job) -> dict[str, Any]:
         del inp  # free the input before the write
         record.update({"format": handle.id, "kind": result.entities[0].kind})
         written = reg.write(result.entities, job.to, dict(job.options))
-        out = Path(job.out)
-        outputs = []
-        for i, f in enumerate(written.files):
-            target = out if i == 0 else out.with_name(f"{out.stem}-{i + 1}{f.suffix}")
-            if target.exists() and not job.force:
-                record.update({"status": "skipped", "reason": f"{target} exists (use --force)"})
-                return record
+        targets = _targets(job, written.files, reserved)
+        if not job.force:
+            for target in targets:
+                if target.exists():
+                    record.update({"status": "skipped",
+                                   "reason": f"{target} exists (use --force)"})
+                    return record
+        outputs: list[str] = []
+        record["outputs"] = outputs  # a failed write still says what was written before it
+        for target, f in zip(targets, written.files, strict=True):
             write_atomic(target, f.data, force=job.force, durable=False)
             outputs.append(str(target))
-        record.update({"status": "converted", "output": outputs[0], "outputs": outputs,
+        record.update({"status": "converted", "output": outputs[0],
                        "loss": written.loss.to_list()})
     except BunzaiError as exc:
         record.update({"error": exc.message, "exit_code": exc.exit_code})
@@ -128,9 +229,10 @@ def convert_job(job: Job) -> dict[str, Any]:
 
 def run(jobs: list[Job], workers: int) -> Iterator[dict[str, Any]]:
     """Yield one record per job, in order, using ``workers`` processes (1: in-process)."""
+    reserved = Reserved.of(jobs)
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
-            yield convert_job(job)
+            yield convert_job(job, reserved)
         _flush_to_disk()
         return
     ctx = None
@@ -138,9 +240,9 @@ def run(jobs: list[Job], workers: int) -> Iterator[dict[str, Any]]:
         import multiprocessing
         ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                             mp_context=ctx) as pool:
+                             initargs=(reserved,), mp_context=ctx) as pool:
         chunk = max(1, min(32, len(jobs) // (workers * 8)))
-        yield from pool.map(convert_job, jobs, chunksize=chunk)
+        yield from pool.map(_pooled_job, jobs, chunksize=chunk)
     _flush_to_disk()
 
 

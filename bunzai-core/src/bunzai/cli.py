@@ -277,8 +277,8 @@ def _convert_batch(srcs: list[Path], to: str, out_dir: Path | None, jobs: int,
     except BunzaiError as exc:
         _fail(exc, as_json=as_json)
     outs = batch.plan(sources, out_dir, target.info.suffix)
-    work = [batch.Job(str(s), str(o), to, from_, force, opts) for s, o in zip(sources, outs,
-                                                                               strict=True)]
+    work = [batch.Job(str(s), str(o), to, from_, force, opts, target.info.suffix)
+            for s, o in zip(sources, outs, strict=True)]
     show_progress = sys.stderr.isatty() and not QUIET and not as_json
     counts = {"converted": 0, "skipped": 0, "failed": 0}
     worst = 0
