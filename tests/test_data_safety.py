@@ -444,6 +444,18 @@ def test_fanned_out_output_names_never_collide() -> None:
         assert _portable_problem(n) is None, n
 
 
+def test_a_long_source_name_and_long_persona_names_stay_under_255_bytes(tmp_path: Path) -> None:
+    """Room is left for the counters a batch may add (``-2``, ``_2``) under the 255-byte limit."""
+    stem = safe_name("Überlieferung der Gezeiten " * 10)
+    files = [OutputFile(b"", ".json", n) for n in ["海" * 120, "海" * 120, "x" * 300]]
+    names = output_names(stem, files)
+    assert len({n.casefold() for n in names}) == 3
+    for n in names:
+        assert len(n.encode("utf-8")) <= 240, (len(n.encode("utf-8")), n)
+        assert _portable_problem(n) is None, n
+        (tmp_path / n).write_bytes(b"")  # the file system takes it
+
+
 def test_default_output_names_from_odd_source_names(registry: Registry, tmp_path: Path) -> None:
     """The CLI derives the default output from the source name; a batch renames unsafe ones."""
     src_dir = tmp_path / "in"

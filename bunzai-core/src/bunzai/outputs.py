@@ -55,8 +55,10 @@ def output_names(stem: str, files: Sequence[OutputFile]) -> list[str]:
         return [stem + files[0].suffix]
     used: set[str] = set()
     names: list[str] = []
+    # stem (<= 120 bytes), a dash, the label, a counter and the suffix stay under 255 bytes
+    room = max(24, 200 - len(stem.encode("utf-8")))
     for i, f in enumerate(files, 1):
-        label = safe_name(f.name or str(i))
+        label = safe_name(f.name or str(i), max_bytes=room)
         cand, n = label, 2
         while cand.casefold() in used:
             cand, n = f"{label}-{n}", n + 1
