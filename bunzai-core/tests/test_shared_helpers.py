@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
 from bunzai.api import as_input, parse_options
 from bunzai.errors import UsageError
 from bunzai.model import Character
-from bunzai.outputs import output_names
+from bunzai.outputs import output_names, write_atomic
 from bunzai.registry import Registry
 from bunzai.types import OutputFile
 from bunzai.validate import file_issues
@@ -22,6 +25,26 @@ def test_several_files_get_safe_unique_names_case_insensitively() -> None:
              OutputFile(b"", ".json", "a/b"), OutputFile(b"", ".json", None)]
     assert output_names("backup", files) == [
         "backup-Ann.json", "backup-ann-2.json", "backup-a_b.json", "backup-4.json"]
+
+
+def test_an_output_in_parts_streams_them_and_joins_on_demand(tmp_path: Path) -> None:
+    produced: list[int] = []
+
+    class Lazy:
+        """A part produced as it is written (a base64 asset chunk, say)."""
+
+        def __iter__(self) -> Iterator[bytes]:
+            produced.append(1)
+            yield b"cd"
+            yield b"ef"
+
+    out = OutputFile([b"ab", memoryview(b"__x")[2:], Lazy()], ".bin")
+    write_atomic(tmp_path / "a.bin", out.parts)
+    write_atomic(tmp_path / "b.bin", out.parts)  # the parts can be written again
+    assert (tmp_path / "a.bin").read_bytes() == (tmp_path / "b.bin").read_bytes() == b"abxcdef"
+    assert out.data == b"abxcdef" and out.data is out.data
+    assert len(produced) == 3  # twice written, once joined
+    assert out == OutputFile(b"abxcdef", ".bin") != OutputFile(b"abxcdef", ".png")
 
 
 def test_parse_options_turns_true_false_into_booleans() -> None:

@@ -179,7 +179,7 @@ def _write_outputs(written: Any, out: Path | None, src: Path, format_id: str,
         if p.exists() and not force:
             raise ConversionRefused("output exists; pass --force to overwrite", path=str(p))
     for p, f in zip(paths, written.files, strict=True):
-        write_atomic(p, f.data, force=force)
+        write_atomic(p, f.parts, force=force)
     return paths
 
 
