@@ -15,12 +15,14 @@ import pytest
 
 from bunzai.containers.png import (
     PNG_SIGNATURE,
+    Base64TextChunk,
     PngFile,
     is_text_chunk_with_keyword,
     make_chunk,
     make_text_chunk,
     minimal_png,
     splice,
+    splice_parts,
 )
 from bunzai.errors import BunzaiError, LimitExceeded, MalformedInput
 from bunzai.limits import Limits
@@ -382,3 +384,35 @@ def test_card_round_trip_through_each_kind() -> None:
         png = PngFile.parse(card_png(card, "chara", kind))
         (text,) = png.find_text("chara")
         assert json.loads(base64.b64decode(text.value_bytes())) == card
+
+
+def test_base64_text_chunk_streams_the_chunk_make_text_chunk_builds() -> None:
+    rnd = random.Random(3)
+    step = Base64TextChunk.PIECE
+    for size in (0, 1, 2, 3, step - 1, step, step + 1, 2 * step + 2):
+        data = rnd.randbytes(size)
+        for kind in ("tEXt", "iTXt"):
+            chunk = Base64TextChunk("chara-ext-asset_:1", data, kind)
+            whole = make_text_chunk("chara-ext-asset_:1", base64.b64encode(data), kind)
+            pieces = list(chunk)
+            assert b"".join(pieces) == whole and len(chunk) == len(whole)
+            assert list(chunk) == pieces  # iterating again starts over
+            if size > step:  # encoded piece by piece, never as one string
+                assert max(len(p) for p in pieces) < len(whole) - 12
+    with pytest.raises(MalformedInput):
+        Base64TextChunk("chara-ext-asset_:1", b"x", "zTXt")
+    with pytest.raises(MalformedInput):
+        Base64TextChunk("", b"x")
+
+
+def test_splice_parts_is_what_splice_joins() -> None:
+    data = build_png(make_text_chunk("chara", "x"), after=b"tail")
+    png = PngFile.parse(data)
+    asset = Base64TextChunk("chara-ext-asset_:1", b"bytes of an asset")
+    parts = splice_parts(png, remove=lambda c: is_text_chunk_with_keyword(c, {"chara"}),
+                         insert_before_iend=[asset])
+    flat = b"".join(p if isinstance(p, bytes | memoryview) else b"".join(p) for p in parts)
+    assert flat == splice(png, remove=lambda c: is_text_chunk_with_keyword(c, {"chara"}),
+                          insert_before_iend=[b"".join(asset)])
+    (text,) = PngFile.parse(flat).find_text("chara-ext-asset_:1")
+    assert base64.b64decode(text.value_bytes()) == b"bytes of an asset"

@@ -15,7 +15,7 @@ from typing import Any
 from bunzai.errors import LimitExceeded, MalformedInput
 from bunzai.limits import Limits, get_limits, setting_hint
 
-__all__ = ["decode_base64", "encode_base64", "looks_like_base64"]
+__all__ = ["check_base64_length", "decode_base64", "encode_base64", "looks_like_base64"]
 
 try:  # optional accelerator; same semantics with validate=True
     _pybase64: Any = importlib.import_module("pybase64")
@@ -45,15 +45,20 @@ def encode_base64(data: bytes | bytearray | memoryview) -> bytes:
     return binascii.b2a_base64(data, newline=False)
 
 
+def check_base64_length(length: int, limits: Limits | None = None) -> None:
+    """Refuse ``length`` characters of base64 beyond ``limits.max_base64`` (LimitExceeded)."""
+    lim = limits or get_limits()
+    if length > lim.max_base64:
+        raise LimitExceeded("base64 payload", length, lim.max_base64,
+                            setting_hint("max_base64"))
+
+
 def decode_base64(text: str | bytes | memoryview, *, limits: Limits | None = None) -> bytes:
     """Decode standard or URL-safe base64, tolerating whitespace and missing padding.
 
     The encoded length is checked against ``limits.max_base64`` before any work.
     """
-    lim = limits or get_limits()
-    if len(text) > lim.max_base64:
-        raise LimitExceeded("base64 payload", len(text), lim.max_base64,
-                            setting_hint("max_base64"))
+    check_base64_length(len(text), limits)
     if isinstance(text, str):
         try:
             raw: bytes | memoryview = text.encode("ascii")

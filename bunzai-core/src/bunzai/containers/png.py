@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from bunzai.errors import LimitExceeded, MalformedInput
 from bunzai.limits import Limits, get_limits, setting_hint
+from bunzai.types import Part
+
+from .base64util import encode_base64
 
 __all__ = [
     "PNG_SIGNATURE",
     "TEXT_CHUNK_TYPES",
+    "Base64TextChunk",
     "Chunk",
     "PngFile",
     "TextChunk",
@@ -27,6 +32,7 @@ __all__ = [
     "make_text_chunk",
     "minimal_png",
     "splice",
+    "splice_parts",
 ]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -441,6 +447,54 @@ def make_text_chunk(keyword: str, text: str | bytes, kind: str = "tEXt") -> byte
     return make_chunk(b"zTXt", kw + b"\x00\x00" + zlib.compress(body))
 
 
+class Base64TextChunk:
+    """A tEXt or iTXt chunk whose text is the base64 of ``data``, produced piece by piece.
+
+    Iterating yields the chunk's bytes (header, base64 of 768 KiB of ``data`` at a time, CRC),
+    equal to ``make_text_chunk(keyword, encode_base64(data), kind)`` joined; a writer puts it in
+    an :class:`~bunzai.types.OutputFile`'s parts so a 7 MB asset's 9.3 MB of base64 exists one
+    megabyte at a time while the file is written, never whole.  Iterating again starts over.
+    """
+
+    __slots__ = ("_head", "data", "kind", "text_length")
+
+    PIECE = 3 * 256 * 1024
+    """Bytes of ``data`` encoded at a time: a multiple of 3, so the pieces need no padding."""
+
+    def __init__(self, keyword: str, data: bytes | memoryview, kind: str = "tEXt") -> None:
+        if kind not in ("tEXt", "iTXt"):
+            raise MalformedInput(f"a base64 text chunk is tEXt or iTXt, not {kind!r}")
+        kw = _keyword_bytes(keyword)
+        self._head = kw + (b"\x00\x00\x00\x00\x00" if kind == "iTXt" else b"\x00")
+        self.data = data
+        self.kind = kind
+        self.text_length = 4 * ((len(data) + 2) // 3)
+        """Length of the base64 text, known without encoding it."""
+        if len(self._head) + self.text_length > MAX_CHUNK_LENGTH:
+            raise MalformedInput(f"PNG chunk payload of {len(self._head) + self.text_length:,} "
+                                 "bytes exceeds 2**31-1")
+
+    def __len__(self) -> int:
+        """Length of the whole chunk (length field, type, payload and CRC)."""
+        return 12 + len(self._head) + self.text_length
+
+    def __iter__(self) -> Iterator[bytes]:
+        ctype = self.kind.encode("latin-1")
+        crc = zlib.crc32(self._head, zlib.crc32(ctype))
+        yield _U32.pack(len(self._head) + self.text_length) + ctype + self._head
+        view = memoryview(self.data)
+        step = self.PIECE
+        for start in range(0, len(view), step):
+            piece = encode_base64(view[start:start + step])
+            crc = zlib.crc32(piece, crc)
+            yield piece
+        yield _U32.pack(crc)
+
+    def with_text(self, text: bytes) -> bytes:
+        """The same chunk (type, keyword) holding ``text`` instead of the base64."""
+        return make_chunk(self.kind, self._head + text)
+
+
 def is_text_chunk_with_keyword(chunk: Chunk, keywords: set[str] | frozenset[str]) -> bool:
     """Whether ``chunk`` is a text chunk whose keyword is in ``keywords`` (case-insensitive).
 
@@ -468,8 +522,22 @@ def splice(
     at the end followed by a new IEND when the source had none.  IEND itself is never removed;
     bytes after IEND (chunks or not) are kept after it.  The output is allocated once.
     """
+    return b"".join(splice_parts(png, remove=remove, insert_before_iend=insert_before_iend))
+
+
+_P = TypeVar("_P", bound=Part)
+
+
+def splice_parts(
+    png: PngFile,
+    *,
+    remove: Callable[[Chunk], bool] = lambda c: False,
+    insert_before_iend: Sequence[_P] = (),
+) -> list[bytes | memoryview | _P]:
+    """What :func:`splice` joins: views of the kept runs of ``png`` and the inserted parts
+    (chunks, or producers such as :class:`Base64TextChunk`), for an output written in parts."""
     view = png._view
-    parts: list[bytes | memoryview] = [PNG_SIGNATURE]
+    parts: list[bytes | memoryview | _P] = [PNG_SIGNATURE]
     run_start: int | None = None  # coalesce consecutive kept chunks into one slice
     run_end = 0
     for i, chunk in enumerate(png.chunks):
@@ -496,7 +564,7 @@ def splice(
         parts.append(_IEND_CHUNK)
     elif png.trailing:
         parts.append(view[png.trailing_offset:])
-    return b"".join(parts)
+    return parts
 
 
 def minimal_png(
