@@ -11,7 +11,9 @@ and every other chunk kept byte for byte.  When the card and the image are uncha
 they were read, the original chunk layout is restored, so a round trip re-emits the same file.
 
 Every write is read back and compared with the entity: whatever differs and was not already
-reported goes into the loss report, so the report cannot forget anything.
+reported goes into the loss report, so the report cannot forget anything.  A PNG is written as
+parts (views of the avatar, asset chunks base64-encoded as the file is written) and read back
+without its asset chunks' base64 (see :class:`_ReadBack`).
 """
 
 from __future__ import annotations
@@ -31,13 +33,22 @@ from bunzai.cardspec import (
 )
 from bunzai.cardspec._shape import json_equal, plain
 from bunzai.compare import diff_paths
-from bunzai.containers.base64util import decode_base64, encode_base64
+from bunzai.containers.base64util import check_base64_length, decode_base64, encode_base64
 from bunzai.containers.media import sniff_media
-from bunzai.containers.png import PngFile, is_text_chunk_with_keyword, make_text_chunk, splice
-from bunzai.errors import BunzaiError, MalformedInput, UsageError
+from bunzai.containers.png import (
+    Base64TextChunk,
+    PngFile,
+    TextChunk,
+    is_text_chunk_with_keyword,
+    make_text_chunk,
+    splice,
+    splice_parts,
+)
+from bunzai.errors import BunzaiError, LimitExceeded, MalformedInput, UsageError
 from bunzai.frozen import thaw
 from bunzai.input import AdapterInput
 from bunzai.jsonio import dumps
+from bunzai.limits import get_limits, setting_hint
 from bunzai.loss import LossReport
 from bunzai.types import Issue, OutputFile, ReadResult, WriteResult
 
@@ -259,7 +270,7 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
         if not chunk.crc_ok():
             warnings.append(Issue("$", f"asset chunk {tc.keyword!r} has a bad CRC; read anyway"))
         try:
-            data = decode_base64(tc.value_bytes(input.limits), limits=input.limits)
+            data = _asset_bytes(tc, input)
         except BunzaiError as exc:
             warnings.append(Issue("$", f"asset chunk {tc.keyword!r} cannot be read "
                                   f"({exc.message}); it is not written back"))
@@ -316,6 +327,19 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
     if not image_used and not placeholder:
         character.assets.insert(0, Asset(type="icon", name="main", ext="png", media_type=media,
                                          data=stripped, origin="png"))
+
+
+def _asset_bytes(tc: TextChunk, input: AdapterInput) -> bytes:
+    """The bytes an asset chunk carries: its base64 decoded, or, when reading back an output
+    this module is about to write, the bytes the chunk will be encoded from (see
+    :class:`_ReadBack`), under the same base64 length limit."""
+    text = tc.value_bytes(input.limits)
+    if isinstance(input, _ReadBack):
+        chunk = input.standins.get(text)
+        if chunk is not None:
+            check_base64_length(chunk.text_length, input.limits)
+            return bytes(chunk.data)
+    return decode_base64(text, limits=input.limits)
 
 
 _FINGERPRINT = "png-chunks:"
@@ -470,10 +494,22 @@ def card_text(obj: Any, encoding: str, style: Mapping[str, Any] | None = None) -
     return raw if encoding == "raw" else encode_base64(raw)
 
 
+PngPart = bytes | memoryview | Base64TextChunk
+"""A piece of a PNG output: a chunk, a view of the avatar, or an asset chunk encoded as it is
+written."""
+
+
 def _text_chunk(keyword: str, text: bytes, kind: str) -> bytes:
     if kind not in ("tEXt", "zTXt", "iTXt"):
         kind = "tEXt"
     return make_text_chunk(keyword, text, kind)
+
+
+def _asset_chunk(keyword: str, data: bytes, kind: str = "tEXt") -> PngPart:
+    """An asset as a base64 text chunk; built as it is written unless it is compressed."""
+    if kind == "zTXt":
+        return make_text_chunk(keyword, encode_base64(data), kind)
+    return Base64TextChunk(keyword, data, kind if kind == "iTXt" else "tEXt")
 
 
 def write_character(character: Character, format_id: str, options: Mapping[str, Any], *,
@@ -501,6 +537,7 @@ def write_character(character: Character, format_id: str, options: Mapping[str, 
         work.extensions = dict(items)
         work.lorebook = None
     exif = _unchanged_exif(work, format_id, opts, pt)
+    data: bytes | list[PngPart]
     if exif is not None:
         data, suffix = exif
     elif container == "json":
@@ -516,12 +553,15 @@ def write_character(character: Character, format_id: str, options: Mapping[str, 
     return WriteResult([OutputFile(data, suffix)], loss, warnings)
 
 
-def readback_loss(entity: Any, data: bytes, suffix: str,
+def readback_loss(entity: Any, data: bytes | Sequence[PngPart], suffix: str,
                   reader: Callable[[AdapterInput], ReadResult], loss: LossReport,
                   reason: str) -> None:
-    """Read ``data`` back and report every difference the loss report does not cover yet."""
+    """Read ``data`` (bytes, or the parts of a PNG) back and report every difference the loss
+    report does not cover yet."""
+    name = f"out{suffix}"
     try:
-        back = reader(AdapterInput(data, f"out{suffix}")).entities[0]
+        inp = AdapterInput(data, name) if isinstance(data, bytes) else _ReadBack(data, name)
+        back = reader(inp).entities[0]
     except BunzaiError as exc:  # pragma: no cover - a writer bug; say so rather than hide it
         loss.dropped("$", f"the output could not be read back ({exc.message})")
         return
@@ -529,6 +569,39 @@ def readback_loss(entity: Any, data: bytes, suffix: str,
                                     if not loss.covers(p)]):
         if not loss.covers(path):
             loss.approximated(path, reason)
+
+
+class _ReadBack(AdapterInput):
+    """A PNG output in parts, as the reader sees it, without encoding or joining its assets.
+
+    Each :class:`Base64TextChunk` becomes a chunk of the same type and keyword whose text is a
+    short token; reading the asset chunk, :func:`_asset_bytes` takes the bytes the token stands
+    for instead of decoding the base64 it would have found.  Base64 round-trips exactly, so the
+    entity read back is the one the whole file gives, for megabytes less and no decoding: a
+    30 MB CharX written as a PNG card no longer holds its assets, their base64 and the
+    decoded copies at once.  The size limit is checked against the size of the real file.
+    """
+
+    __slots__ = ("standins",)
+
+    def __init__(self, parts: Sequence[PngPart], filename: str) -> None:
+        standins: dict[bytes, Base64TextChunk] = {}
+        pieces: list[bytes | memoryview] = []
+        size = 0
+        for part in parts:
+            size += len(part)
+            if isinstance(part, Base64TextChunk):
+                token = b"bunzai-readback:%d" % len(standins)
+                standins[token] = part
+                pieces.append(part.with_text(token))
+            else:
+                pieces.append(part)
+        limits = get_limits()
+        if size > limits.max_size:
+            raise LimitExceeded("input", size, limits.max_size, setting_hint("max_size"),
+                                path=filename)
+        super().__init__(b"".join(pieces), filename, limits=limits)
+        self.standins = standins
 
 
 def rolled_up(back: Any, paths: list[str]) -> list[str]:
@@ -590,7 +663,7 @@ def _write_json(work: Character, format_id: str, opts: CardOptions, pt: Mapping[
 
 
 def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[str, Any],
-               loss: LossReport, warnings: list[str]) -> bytes:
+               loss: LossReport, warnings: list[str]) -> list[PngPart]:
     png_pt = pt.get("png") if isinstance(pt.get("png"), Mapping) else None
     icon = main_icon(work.assets)
     image = _image(work, icon, loss, warnings)
@@ -623,8 +696,8 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
         chunk_assets.setdefault(key, asset.data)
 
     usable = _usable_layout(work, format_id, opts, pt, png_pt, image)
-    placed: dict[int, list[bytes]] = {}
-    tail: list[bytes] = []
+    placed: dict[int, list[PngPart]] = {}
+    tail: list[PngPart] = []
     if usable is not None:
         layout, winner = usable
         written_assets: set[str] = set()
@@ -642,8 +715,7 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
                 placed.setdefault(int(item.get("at", 0)), []).append(chunk)
         for key, data in chunk_assets.items():
             if key not in written_assets:
-                tail.append(make_text_chunk(f"chara-ext-asset_:{key}",
-                                            encode_base64(data)))
+                tail.append(_asset_chunk(f"chara-ext-asset_:{key}", data))
     else:
         chunks = opts.chunks or "both"
         if chunks in ("both", "chara"):
@@ -655,7 +727,7 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
             ccv3 = build_card(work, spec="v3", format_id=format_id, loss=loss)
             tail.append(make_text_chunk("ccv3", card_text(ccv3, "base64")))
         for key, data in chunk_assets.items():
-            tail.append(make_text_chunk(f"chara-ext-asset_:{key}", encode_base64(data)))
+            tail.append(_asset_chunk(f"chara-ext-asset_:{key}", data))
     return _assemble(image, placed, tail)
 
 
@@ -677,7 +749,7 @@ def _usable_layout(work: Character, format_id: str, opts: CardOptions, pt: Mappi
 
 def _layout_chunk(item: Any, winner: dict[str, Any],
                   backfill: Callable[[bool], dict[str, Any]], assets: Mapping[str, bytes],
-                  written: set[str]) -> bytes | None:
+                  written: set[str]) -> PngPart | None:
     if not isinstance(item, Mapping):
         return None
     keyword = str(item.get("keyword") or "chara")
@@ -690,7 +762,7 @@ def _layout_chunk(item: Any, winner: dict[str, Any],
         if role == "broken" or key not in assets or key in written:
             return None
         written.add(key)
-        return _text_chunk(keyword, encode_base64(assets[key]), kind)
+        return _asset_chunk(keyword, assets[key], kind)
     encoding = str(item.get("encoding") or "base64")
     if role == "winner":
         obj: Any = winner
@@ -715,16 +787,17 @@ def _layout_chunk(item: Any, winner: dict[str, Any],
                                            else None), kind)
 
 
-def _assemble(image: bytes, placed: Mapping[int, list[bytes]], tail: list[bytes]) -> bytes:
+def _assemble(image: bytes, placed: Mapping[int, list[PngPart]],
+              tail: list[PngPart]) -> list[PngPart]:
     """``image`` with ``placed`` chunks before the kept chunk at each index and ``tail`` before
-    IEND; every chunk of the image is copied byte for byte."""
+    IEND, as parts: every chunk of the image is a view of it, kept byte for byte."""
     png = PngFile.parse(image)
     if not placed:
-        return splice(png, remove=_is_card_or_asset_chunk, insert_before_iend=tail)
+        return splice_parts(png, remove=_is_card_or_asset_chunk, insert_before_iend=tail)
     view = memoryview(image)
-    parts: list[bytes | memoryview] = [view[:8]]
+    parts: list[PngPart] = [view[:8]]
     kept = 0
-    late: list[bytes] = []
+    late: list[PngPart] = []
     for i, chunk in enumerate(png.chunks):
         if _is_card_or_asset_chunk(chunk):
             continue
@@ -744,4 +817,4 @@ def _assemble(image: bytes, placed: Mapping[int, list[bytes]], tail: list[bytes]
         parts.extend(late)
     if png.trailing:
         parts.append(view[png.trailing_offset:])
-    return b"".join(parts)
+    return parts

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 from functools import cache
 from io import BytesIO
@@ -17,6 +18,7 @@ from bunzai.containers.png import PngFile, make_chunk
 from bunzai.errors import MalformedInput, UsageError
 from bunzai.input import AdapterInput
 from bunzai.label import label
+from bunzai.limits import get_limits, set_limits
 from bunzai.model import Asset, Character, Lorebook, LorebookEntry
 from bunzai.registry import Registry
 from bunzai.testing import (
@@ -279,6 +281,38 @@ def test_asset_chunks_become_assets_and_come_back() -> None:
     assert by_name["main"].data is not None and by_name["main"].origin == "png"
     assert by_name["2"].orphan and by_name["2"].data == spare
     assert write(ch).data == data
+
+
+def _with_big_assets() -> Character:
+    blob = bytes(range(256)) * 5000  # 1.28 MB: more than one piece of base64
+    return Character(name="Mira", first_mes="hi", assets=[
+        Asset(type="icon", name="main", ext="png", data=image_png(3, 3, (9, 9, 9))),
+        Asset(type="emotion", name="happy", ext="bin", data=blob),
+        Asset(type="emotion", name="sad", ext="bin", data=blob[::-1], uri="__asset:7")])
+
+
+def test_large_assets_are_written_piece_by_piece_and_reported_as_the_file_reads() -> None:
+    ch = _with_big_assets()
+    res = write(ch)
+    parts = list(res.files[0].parts)
+    assert max(len(p) for p in parts) < len(ch.assets[1].data or b"")  # never one base64 copy
+    data = res.files[0].data
+    assert b"".join(parts) == data
+    back = read(data).entities[0]
+    assert [a.data for a in back.assets] == [a.data for a in ch.assets]
+    assert [p for p in diff_paths(ch, back) if not res.loss.covers(p)] == []
+
+
+def test_an_asset_over_the_base64_limit_is_reported_lost_as_reading_the_file_would() -> None:
+    ch = _with_big_assets()
+    before = get_limits()
+    set_limits(dataclasses.replace(before, max_base64=1_000_000))
+    try:
+        res = write(ch)
+    finally:
+        set_limits(before)
+    assert res.loss.covers("assets[1].data") and res.loss.covers("assets[2].data")
+    assert not res.loss.covers("assets[0].data")
 
 
 def test_unreadable_card_chunk_is_claimed_weakly_and_refused_clearly() -> None:
