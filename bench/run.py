@@ -336,7 +336,8 @@ from pathlib import Path
 bunzai.convert(sys.argv[2], to="sillytavern")  # warm-up: every import and the registry
 tracemalloc.start()
 out = bunzai.convert(sys.argv[1], to="sillytavern")
-Path(sys.argv[3]).write_bytes(out.files[0].data)
+with Path(sys.argv[3]).open("wb") as fh:  # as the CLI writes: part by part, never joined
+    fh.writelines(out.files[0].parts)
 del out
 current, peak = tracemalloc.get_traced_memory()
 print(json.dumps({"peak": peak}))
@@ -382,7 +383,8 @@ def fig7_charx(ctx: Ctx) -> list[Row]:
 
     def subject() -> None:
         res = bunzai.convert(str(big), to="sillytavern")
-        out.write_bytes(res.files[0].data)
+        with out.open("wb") as fh:
+            fh.writelines(res.files[0].parts)
 
     pair = timing.time_pair(subject, floor, repeats=3 if ctx.quick else 5, batch_seconds=0,
                             clock=ctx.clock)
