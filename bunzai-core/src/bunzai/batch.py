@@ -215,7 +215,7 @@ def convert_job(job: Job, reserved: Reserved) -> dict[str, Any]:
         outputs: list[str] = []
         record["outputs"] = outputs  # a failed write still says what was written before it
         for target, f in zip(targets, written.files, strict=True):
-            write_atomic(target, f.data, force=job.force, durable=False)
+            write_atomic(target, f.parts, force=job.force, durable=False)
             outputs.append(str(target))
         record.update({"status": "converted", "output": outputs[0],
                        "loss": written.loss.to_list()})

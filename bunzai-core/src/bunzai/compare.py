@@ -12,7 +12,6 @@ from typing import Any
 
 from .loss import LossReport
 
-
 _SCALARS = (str, int, float, bool, bytes, type(None))
 
 

@@ -364,7 +364,9 @@ class Registry:
             warnings.extend(res.warnings)
             if len(groups) > 1:
                 name = getattr(group[0], "name", None) or str(i + 1)
-                files.extend(OutputFile(f.data, f.suffix, f.name or name) for f in res.files)
+                for f in res.files:  # named after their entity; the parts stay unjoined
+                    f.name = f.name or name
+                files.extend(res.files)
             else:
                 files.extend(res.files)
         return WriteResult(files, loss, warnings)
