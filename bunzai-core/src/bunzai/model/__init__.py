@@ -58,7 +58,6 @@ __all__ = [
     "Asset",
     "CanonicalModel",
     "Character",
-    "field_defaults",
     "Entity",
     "EntityBase",
     "Lorebook",
@@ -67,5 +66,6 @@ __all__ = [
     "Persona",
     "RegexScript",
     "entity_adapter",
+    "field_defaults",
     "json_schema",
 ]
