@@ -269,6 +269,10 @@ def build_risu_card(ch: Character, fid: str, loss: LossReport, *, scripts_in_car
     view = card_view(ch, fid, scripts_in_card=scripts_in_card, assets=assets)
     if not book_in_card:
         view.lorebook = None
+    elif ch.lorebook is not None and view.lorebook is not None:
+        for i, (entry, seen) in enumerate(zip(ch.lorebook.entries, view.lorebook.entries,
+                                              strict=True)):
+            decorators.report_loss(entry, seen, loss, f"lorebook.entries[{i}].")
     pt = ch.passthrough.get(fid)
     source = pt.get("spec") if isinstance(pt, Mapping) else None
     chosen = spec or ("v2" if source == "chara_card_v2" else "v3")

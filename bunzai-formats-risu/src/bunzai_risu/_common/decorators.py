@@ -9,6 +9,10 @@ fallback lines (``@@@``) stay in the content, untouched.
 
 The original text is remembered with a fingerprint of the fields it produced; while those fields
 and the remaining content are unchanged, the writer emits the original lines byte for byte.
+Otherwise decorators are written as RisuAI's own import writes them: ``@@probability`` only when
+``use_probability`` is on, key decorators only when ``selective`` is not false (secondary keys
+that are switched off stay plain secondary keys).  What a decorator cannot carry back is
+reported by reading the written content back (:func:`report_loss`).
 """
 
 from __future__ import annotations
@@ -17,13 +21,28 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from bunzai.loss import LossReport
 from bunzai.model import ROLES, LorebookEntry
+
+from .diff import diff_paths
 
 DECOR_FIELDS = (
     "position", "depth", "role", "probability", "use_probability", "delay", "scan_depth",
     "match_whole_words", "enabled", "selective", "selective_logic", "secondary_keys",
 )
 """Canonical entry fields a decorator can set."""
+
+REASONS = {
+    "selective": "RisuAI's key decorators always apply, so the entry reads back as selective",
+    "secondary_keys": "RisuAI splits secondary keys on commas and trims them; a blank key, or "
+                      "one with a line break, has no place in a decorator",
+    "selective_logic": "RisuAI has decorators only for a selective entry's secondary keys",
+    "probability": "RisuAI has only @@probability, written when use_probability is on",
+    "use_probability": "RisuAI has no switch for @@probability: on when written, else absent",
+    "content": "lines at the top of the content that start with @@ read back as decorators",
+}
+"""Why a field reads back changed from RisuAI's decorators (shared with the entry writer)."""
+_CARRIED = (*DECOR_FIELDS, "content")
 
 _KEY_DECORATORS = {"exclude_keys_all": "not_all", "exclude_keys": "not_any",
                    "additional_keys": "and_all"}
@@ -142,6 +161,12 @@ def extract(entry: LorebookEntry, fid: str) -> None:
     }
 
 
+def _writable_keys(keys: list[str]) -> list[str]:
+    """The secondary keys a decorator line can carry: trimmed (RisuAI trims them anyway),
+    blank ones left out, and none with a line break (it would end the decorator line)."""
+    return [k.strip() for k in keys if k.strip() and "\n" not in k]
+
+
 def _generate(entry: LorebookEntry) -> tuple[list[str], set[str]]:
     """Decorator lines for the entry's fields, and the fields they express."""
     lines: list[str] = []
@@ -153,7 +178,7 @@ def _generate(entry: LorebookEntry) -> tuple[list[str], set[str]]:
         lines.append(f"@@role {entry.role}")
         used.add("role")
     p = entry.probability
-    if p is not None and entry.use_probability is not False and p != 100:
+    if p is not None and entry.use_probability is True and p != 100:
         lines.append(f"@@probability {int(p) if float(p).is_integer() else p}")
         used |= {"probability", "use_probability"}
     if entry.delay:
@@ -166,12 +191,13 @@ def _generate(entry: LorebookEntry) -> tuple[list[str], set[str]]:
         lines.append("@@match_full_word" if entry.match_whole_words else "@@match_partial_word")
         used.add("match_whole_words")
     logic = entry.selective_logic
-    if logic in _LOGIC_DECORATOR and entry.secondary_keys:
+    keys = _writable_keys(entry.secondary_keys)
+    if logic in _LOGIC_DECORATOR and keys and entry.selective is not False:
         name = _LOGIC_DECORATOR[logic]
         if name == "exclude_keys_all":
-            lines.append(f"@@{name} {','.join(entry.secondary_keys)}")
+            lines.append(f"@@{name} {','.join(keys)}")
         else:
-            lines.extend(f"@@{name} {k}" for k in entry.secondary_keys)
+            lines.extend(f"@@{name} {k}" for k in keys)
         used |= {"selective_logic", "secondary_keys", "selective"}
     if entry.enabled is False:
         lines.append("@@dont_activate")
@@ -206,3 +232,20 @@ def risu_view(entry: LorebookEntry, fid: str) -> LorebookEntry:
     for f in used:
         setattr(view, f, _CLEARED[f])
     return view
+
+
+def report_loss(entry: LorebookEntry, view: LorebookEntry, loss: LossReport, path: str) -> None:
+    """Report what reading ``view`` (``entry`` as RisuAI holds it) back changes in ``entry``.
+
+    Only the fields decorators carry, and the content they live in, are compared: the rest of
+    the view is written as it is, and its writer reports on it.
+    """
+    if not view.content.startswith("@@"):
+        return  # no decorator written and none to lift: the view holds the entry's own fields
+    back = view.model_copy(update={"passthrough": {}})
+    extract(back, "\x00loss")
+    for f in _CARRIED:
+        was, now = getattr(entry, f), getattr(back, f)
+        if (type(was) is not type(now) or was != now) and diff_paths(was, now):
+            loss.approximated(f"{path}{f}", REASONS.get(
+                f, "RisuAI keeps this setting as an @@decorator in the content"))

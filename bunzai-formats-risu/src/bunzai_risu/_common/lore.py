@@ -40,11 +40,9 @@ _APPROXIMATED = frozenset({
     "comment", "folder",
 })
 _REASONS = {
+    **decorators.REASONS,
     "keys": "RisuAI stores keys as one comma-separated string",
-    "secondary_keys": "RisuAI stores secondary keys as one comma-separated string",
     "insertion_order": "RisuAI needs an insertion order (100 written)",
-    "probability": "RisuAI has only @@probability, and 100 is its default",
-    "use_probability": "RisuAI has only @@probability, and 100 is its default",
     "name": "RisuAI entries have one title (comment)",
     "comment": "RisuAI entries have one title (comment)",
     "id": "RisuAI entry ids are strings used by child entries",
