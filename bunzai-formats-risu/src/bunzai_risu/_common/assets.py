@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Sequence
 from urllib.parse import unquote_to_bytes
 
 from bunzai.containers.base64util import decode_base64
 from bunzai.containers.media import ext_is_plausible, sniff_media
 from bunzai.errors import BunzaiError
 from bunzai.limits import Limits
+from bunzai.loss import LossReport
 from bunzai.model import Asset
 
 # RisuAI's set, plus "/" (a name must not add folders or climb out with "..") and DEL, which
@@ -114,3 +116,21 @@ def dedupe(path: str, taken: set[str]) -> str:
         if cand.casefold() not in taken:
             return cand
         i += 1
+
+
+def report_moves(loss: LossReport, order: Sequence[int]) -> None:
+    """Report every asset that reads back at another index than it had.
+
+    ``order`` holds the original indices in the order the written file gives them back;
+    indices ``loss`` already reports dropped are not there, so the assets after them move up,
+    and readers that match assets by index (or users counting them) need to know.
+    """
+    gone = {e.path for e in loss if e.action == "dropped"}
+    new = 0
+    for old in order:
+        if f"assets[{old}]" in gone:
+            continue
+        if old != new:
+            loss.approximated(f"assets[{old}]", f"reads back as assets[{new}]: an asset "
+                                                "before it was dropped or placed later")
+        new += 1

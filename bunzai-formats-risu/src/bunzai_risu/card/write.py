@@ -16,7 +16,7 @@ from bunzai.model import Asset, Character
 from bunzai.types import OutputFile, WriteResult
 
 from .._common import jsonfmt
-from .._common.assets import data_uri, try_data_uri
+from .._common.assets import data_uri, report_moves, try_data_uri
 from .._common.card import build_risu_card
 from .._common.images import as_png
 from .._common.pngtext import ASSET_PREFIX, asset_key, strip_risu_chunks
@@ -51,30 +51,33 @@ def _ensure_risuai(ch: Character) -> Character:
 
 def _write_json(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
     loss = LossReport()
-    placed: list[Asset] = []
+    placed: list[tuple[int, Asset]] = []
     for i, a in enumerate(ch.assets):
         if a.orphan:
             loss.dropped(f"assets[{i}]", "a card JSON lists only assets the card refers to")
             continue
         if a.data is None:
-            if a.uri and a.uri.startswith(("__asset:", "embeded://", "embedded://")):
+            if a.uri is None:
+                loss.dropped(f"assets[{i}]", "neither bytes nor a URI to write")
+            elif a.uri.startswith(("__asset:", "embeded://", "embedded://")):
                 loss.dropped(f"assets[{i}]", "no bytes to inline")
-                continue
-            placed.append(a)
+            else:
+                placed.append((i, a))
             continue
         if a.uri and a.uri.startswith("data:"):
             data, _ = try_data_uri(a.uri, get_limits())
             if data == a.data:
-                placed.append(a)
+                placed.append((i, a))
                 continue
         uri = data_uri(a.data)
         loss.approximated(f"assets[{i}].uri", "inlined as a data: URI, as RisuAI's JSON "
                                              "export does")
         if a.origin != "data-uri":
             loss.approximated(f"assets[{i}].origin", "the bytes now come from the URI")
-        placed.append(a.model_copy(update={"uri": uri}))
+        placed.append((i, a.model_copy(update={"uri": uri})))
     card = build_risu_card(_ensure_risuai(ch), FORMAT_ID, loss, scripts_in_card=True,
-                           assets=placed)
+                           assets=[a for _, a in placed])
+    report_moves(loss, [i for i, _ in placed])
     if not isinstance(ch.extensions.get("risuai"), Mapping):
         loss.approximated("extensions.risuai", "added (empty) to mark the card as RisuAI's")
     fmt = pt.get("layout") if isinstance(pt.get("layout"), Mapping) else None
@@ -94,7 +97,8 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
     if base is None and why:
         loss.approximated("assets", f"{why} (the card has no picture)")
     chunks: list[bytes] = []
-    placed: list[Asset] = []
+    placed: list[tuple[int, Asset]] = []
+    later: list[int] = []  # assets a reader appends after the listed ones, in order
     taken: set[str] = set()
     plan: list[tuple[int, Asset, str | None]] = []
     for i, a in enumerate(ch.assets):
@@ -120,24 +124,30 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
     implicit = bool(pt.get("implicit_icon"))
     for i, a, wanted in plan:
         if i == icon_index:
-            if not (implicit and a.uri is None):
-                placed.append(a.model_copy(update={"uri": "ccdefault:"}))
+            if implicit and a.uri is None:
+                later.insert(0, i)  # the reader adds the unlisted picture before orphans
+            else:
+                placed.append((i, a.model_copy(update={"uri": "ccdefault:"})))
                 if a.uri != "ccdefault:":
                     loss.approximated(f"assets[{i}].uri", "the PNG image itself (ccdefault:)")
             if a.origin != "png:container":
                 loss.approximated(f"assets[{i}].origin", "the PNG image itself")
             continue
         if a.data is None:
-            if a.uri and a.uri.startswith(("__asset:", "embeded://", "embedded://",
-                                           "ccdefault:")):
+            if a.orphan:
+                loss.dropped(f"assets[{i}]", "an orphan asset without bytes has nothing to "
+                                             "write")
+            elif a.uri is None:
+                loss.dropped(f"assets[{i}]", "neither bytes nor a URI to write")
+            elif a.uri.startswith(("__asset:", "embeded://", "embedded://", "ccdefault:")):
                 loss.dropped(f"assets[{i}]", "no bytes to embed")
-                continue
-            placed.append(a)
+            else:
+                placed.append((i, a))
             continue
-        if a.uri and a.uri.startswith("data:"):
+        if a.uri and a.uri.startswith("data:") and not a.orphan:
             data, _ = try_data_uri(a.uri, get_limits())
             if data == a.data:
-                placed.append(a)
+                placed.append((i, a))
                 continue
         key = wanted if wanted is not None else next_key()
         keyword = _keyword_for(a, key)
@@ -147,13 +157,16 @@ def _write_png(ch: Character, pt: Mapping[str, Any]) -> WriteResult:
         if a.orphan:
             if a.origin != f"png:{keyword}":
                 loss.approximated(f"assets[{i}]", "kept as an asset chunk no asset refers to")
+            later.append(i)
             continue
         uri = f"__asset:{key}"
         if a.uri != uri:
             loss.approximated(f"assets[{i}].uri", "embedded as a chara-ext-asset_ PNG chunk")
-        placed.append(a.model_copy(update={"uri": uri}))
+        placed.append((i, a.model_copy(update={"uri": uri})))
     target = _ensure_risuai(ch)
-    card = build_risu_card(target, FORMAT_ID, loss, scripts_in_card=True, assets=placed)
+    card = build_risu_card(target, FORMAT_ID, loss, scripts_in_card=True,
+                           assets=[a for _, a in placed])
+    report_moves(loss, [i for i, _ in placed] + later)
     if target is not ch:
         loss.approximated("extensions.risuai", "added (empty) to mark the card as RisuAI's")
     keyword = str(pt.get("chunk") or "ccv3")

@@ -21,7 +21,14 @@ from bunzai.model import Asset, Character
 from bunzai.types import OutputFile, WriteResult
 
 from .._common import jsonfmt, lore, regex, risum
-from .._common.assets import charx_path, dedupe, ext_for, sanitize, try_data_uri
+from .._common.assets import (
+    charx_path,
+    dedupe,
+    ext_for,
+    report_moves,
+    sanitize,
+    try_data_uri,
+)
 from .._common.card import build_risu_card, lorebook_fingerprint
 from .._common.images import as_jpeg
 from .._common.options import flag
@@ -127,11 +134,14 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
         files[str(n)] = base64.b64decode(name_b64)
         taken.add(str(n).casefold())
     orphans: list[tuple[int, Asset]] = []
+    listed_at: list[int] = []
     for i, a in enumerate(ch.assets):
         if a.orphan:
             orphans.append((i, a))
             continue
         listed.append(_place(i, a, files, taken, loss))
+        listed_at.append(i)
+    orphan_at: dict[str, int] = {}
     for i, a in orphans:
         if not a.data:
             loss.dropped(f"assets[{i}]", "an orphan asset without bytes has nothing to write")
@@ -142,13 +152,13 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
         path = dedupe(path, taken)
         taken.add(path.casefold())
         files[path] = a.data
-    placed = [a for a in listed if a is not None]
+        orphan_at[path] = i
 
     info = pt.get("module") if isinstance(pt.get("module"), Mapping) else None
     with_module = _wants_module(ch, info)
     module_book = info is not None and "card_book" in info
     card = build_risu_card(ch, FORMAT_ID, loss, scripts_in_card=not with_module,
-                           assets=placed, book_in_card=not module_book)
+                           assets=listed, book_in_card=not module_book)
     data = card.get("data")
     if module_book and info is not None and isinstance(data, dict):
         book = _projection(ch, info)
@@ -186,6 +196,8 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
         names = sorted(names, key=lambda n: ranked.get(n, len(ranked)))
     else:
         names = body + risu_tail
+    # a reader lists card.json's assets first, then the unreferenced files in archive order
+    report_moves(loss, listed_at + [orphan_at[n] for n in names if n in orphan_at])
     stored = {n for n, b in files.items() if _is_media(b)}
     prefix = b""
     if jpeg:
