@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bunzai.api import as_input
 from bunzai.containers.media import sniff_media
 from bunzai.containers.png import minimal_png
 from bunzai.model import (
@@ -168,70 +169,86 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "regex": regex_scripts, "module": modules,
 }
 
-# -- known gaps ------------------------------------------------------------------------------------
+# -- RisuAI's asset list and decorators ---------------------------------------------------------
 
-KNOWN_GAPS = {
-    ("risu", "risu-charx", "assets"): "an asset without bytes is dropped (and reported), but the "
-                                      "assets after it move up one place, which the loss report "
-                                      "does not say",
-    ("risu", "risu-charx"): "RisuAI writes an entry's secondary keys with a selective_logic, and "
-                            "a probability, as @@decorators in the content; reading them back "
-                            "can change what the decorator cannot carry (selective false or "
-                            "unset becomes true, use_probability unset becomes true, a blank "
-                            "or padded secondary key is not a decorator argument) without the "
-                            "loss report saying so",
+
+_PICTURE = Asset(type="icon", name="main", data=minimal_png(1, 1), media_type="image/png")
+_EMOTION = Asset(type="emotion", name="calm", data=minimal_png(1, 1), media_type="image/png")
+_MOVED_ASSETS = {
+    "no-bytes": [_PICTURE, Asset(type="emotion", name="gone", uri="__asset:9"),
+                 Asset(type="background", name="sky", uri="https://example.invalid/sky.png")],
+    "no-bytes-no-uri": [_PICTURE, Asset(type="other", name="nothing"), _EMOTION],
+    "orphan-first": [Asset(type="other", name="loose", data=b"abc", orphan=True,
+                           media_type="application/octet-stream"), _PICTURE, _EMOTION],
+    "orphan-without-bytes": [_PICTURE, Asset(type="other", name="loose", orphan=True,
+                                             uri="https://example.invalid/a"), _EMOTION],
+    "orphan-data-uri": [_PICTURE, Asset(type="other", name="loose", data=b"hi", orphan=True,
+                                        uri="data:;base64,aGk=",
+                                        media_type="application/octet-stream"), _EMOTION],
 }
 
 
-def _dropped_by_risu(asset: Asset) -> bool:
-    """An asset RisuAI may drop (no bytes, and a URI that is not a remote address)."""
-    return not asset.data and not (asset.uri or "").startswith(("http://", "https://"))
-
-
-def _avoid_known_gaps(target: str, entities: list[Any]) -> list[Any]:
-    """Entities without the combinations a known gap is about (see KNOWN_GAPS)."""
-    if target not in ("risu", "risu-charx"):
-        return entities
-    out = []
-    for e in entities:
-        assets = getattr(e, "assets", None)
-        if assets and any(_dropped_by_risu(a) for a in assets):
-            e = e.model_copy(deep=True)
-            e.assets = [a for a in e.assets if not _dropped_by_risu(a)]
-        if getattr(e, "lorebook", None) is not None:
-            e = e.model_copy(deep=True)
-            for x in e.lorebook.entries:
-                if x.secondary_keys:
-                    x.selective_logic = None
-                if x.probability is not None and x.use_probability is None:
-                    x.use_probability = True
-        out.append(e)
-    return out
-
-
-@pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[("risu", "risu-charx", "assets")])
-@pytest.mark.parametrize("target", ["risu", "risu-charx"])
-def test_known_gap_risu_dropped_asset_shifts_the_rest(target: str) -> None:
-    assets = [Asset(type="icon", name="main", data=minimal_png(1, 1), media_type="image/png"),
-              Asset(type="emotion", name="gone", uri="__asset:9"),
-              Asset(type="background", name="sky", uri="https://example.invalid/sky.png")]
+@pytest.mark.parametrize("assets", list(_MOVED_ASSETS.values()), ids=list(_MOVED_ASSETS))
+@pytest.mark.parametrize(("target", "options"), [("risu", {}), ("risu", {"container": "json"}),
+                                                 ("risu-charx", {})],
+                         ids=["risu-png", "risu-json", "risu-charx"])
+def test_risu_names_the_assets_that_read_back_elsewhere(target: str, options: dict[str, Any],
+                                                         assets: list[Asset]) -> None:
     problems = conversion_problems(_registry(), [Character(name="Marrow", assets=assets)],
-                                   target)
+                                   target, options)
     assert not problems, problems
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[("risu", "risu-charx")])
-@pytest.mark.parametrize("entry", [
+@pytest.mark.parametrize("target", ["risu", "risu-charx"])
+def test_risu_says_where_a_moved_asset_went(target: str) -> None:
+    ch = Character(name="Marrow", assets=_MOVED_ASSETS["no-bytes"])
+    moved = [e for e in _registry().write([ch], target, {}).loss if e.path == "assets[2]"]
+    assert [e.action for e in moved] == ["approximated"]
+    assert "assets[1]" in moved[0].reason
+
+
+_DECORATED = [
     LorebookEntry(keys=["tide"], secondary_keys=["moon"], selective=False,
                   selective_logic="not_all"),
     LorebookEntry(keys=["tide"], secondary_keys=[" "], selective=True, selective_logic="not_all"),
     LorebookEntry(keys=["tide"], probability=40),
-], ids=["selective-false", "blank-secondary-key", "probability"])
+    LorebookEntry(keys=["tide"], probability=40, use_probability=True),
+    LorebookEntry(keys=["tide"], secondary_keys=["moon", "sun"], selective=True,
+                  selective_logic="and_all"),
+]
+
+
+@pytest.mark.parametrize("entry", _DECORATED, ids=["selective-false", "blank-secondary-key",
+                                                   "probability-unset", "probability-on",
+                                                   "and-all"])
 @pytest.mark.parametrize("target", ["risu", "risu-charx"])
-def test_known_gap_risu_decorators(target: str, entry: LorebookEntry) -> None:
+def test_risu_decorator_settings_read_back_as_they_were(target: str,
+                                                        entry: LorebookEntry) -> None:
+    """Settings that are off or unset stay plain fields, as RisuAI's own import leaves them."""
     book = Lorebook(entries=[entry])
-    problems = conversion_problems(_registry(), [Character(name="Marrow", lorebook=book)],
-                                   target)
+    result = _registry().write([Character(name="Marrow", lorebook=book)], target, {})
+    f = result.files[0]
+    _, back, _ = _registry().read(as_input(f.data, f"out{f.suffix}"), format=target)
+    got = back.entities[0].lorebook.entries[0]
+    fields = ("secondary_keys", "selective", "selective_logic", "probability",
+              "use_probability", "content")
+    assert {k: getattr(got, k) for k in fields} == {k: getattr(entry, k) for k in fields}
+
+
+@pytest.mark.parametrize("entry", [
+    LorebookEntry(keys=["tide"], secondary_keys=["moon"], selective_logic="not_all"),
+    LorebookEntry(keys=["tide"], secondary_keys=[" moon ", "sea,salt", "a\nb"], selective=True,
+                  selective_logic="not_any"),
+    LorebookEntry(keys=["tide"], content="@@depth 3\nlore"),
+], ids=["selective-unset", "untrimmed-comma-and-multiline-keys", "decorator-in-content"])
+@pytest.mark.parametrize("target", ["risu", "risu-charx", "risu-lorebook", "risu-module"])
+def test_risu_reports_what_a_decorator_cannot_carry(target: str, entry: LorebookEntry) -> None:
+    """An unset ``selective`` reads back true, keys are trimmed and split, content is parsed."""
+    kind = _registry().adapters[target].info.kind
+    book = Lorebook(entries=[entry])
+    entity = Character(name="Marrow", lorebook=book) if kind == "character" else (
+        book if kind == "lorebook" else Module(name="Marrow", lorebook=book))
+    problems = conversion_problems(_registry(), [entity], target)
     assert not problems, problems
 
 
@@ -269,7 +286,7 @@ def test_random_entities_round_trip_with_an_honest_loss_report(kind: str, target
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(_entities(kind, multi))
     def round_trip(ents: list[Any]) -> None:
-        problems = conversion_problems(reg, _avoid_known_gaps(target, ents), target)
+        problems = conversion_problems(reg, ents, target)
         assert not problems, "\n".join(problems)
 
     round_trip()
