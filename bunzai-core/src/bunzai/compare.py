@@ -10,9 +10,38 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from .loss import LossReport
 
 _SCALARS = (str, int, float, bool, bytes, type(None))
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Deep JSON equality that, unlike ``==``, tells ``1`` from ``True`` and ``1`` from ``1.0``.
+
+    Objects compare by keys and values (any mapping, key order ignored), arrays by items (list
+    or tuple).  Round trips compare whole cards this way, so two equal plain values take a fast
+    path: ``==`` rejects most differences at C speed, and equal serializations prove equality.
+    """
+    ta = type(a)
+    if ta is type(b) and (ta is dict or ta is list):
+        if a != b:  # json_equal implies ==, so this difference is final
+            return False
+        try:  # the same text: the same keys in the same order, the same types
+            if orjson.dumps(a) == orjson.dumps(b):
+                return True
+        except TypeError:  # integers beyond 64 bits, non-string keys: compare item by item
+            pass
+    return _json_equal(a, b)
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and bool(a == b)
 
 
 def diff_paths(a: Any, b: Any, base: str = "") -> list[str]:

@@ -22,8 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from bunzai.compare import json_equal
 from bunzai.frozen import thaw
 from bunzai.loss import LossReport
 from bunzai.types import Issue
@@ -32,13 +34,8 @@ OMIT: Any = object()
 """Writer sentinel: leave the key out."""
 
 
-def jcopy(value: Any) -> Any:
-    """A copy of a JSON value that shares nothing mutable with it (scalars are immutable)."""
-    if isinstance(value, dict):
-        return {k: jcopy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [jcopy(v) for v in value]
-    return value
+jcopy = thaw
+"""A copy of a JSON value that shares nothing mutable with it (scalars are immutable)."""
 
 
 class Bad(Exception):
@@ -49,15 +46,8 @@ class Unrepresentable(Exception):
     """A canonical value the target cannot express; the writer reports it."""
 
 
-def same(a: Any, b: Any) -> bool:
-    """JSON equality that also compares types (``1`` vs ``1.0`` vs ``true`` differ)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
+same = json_equal
+"""JSON equality that also compares types (``1`` vs ``1.0`` vs ``true`` differ)."""
 
 
 def is_int(x: Any) -> bool:
@@ -280,8 +270,14 @@ def _warn_coerced(f: Field, conv: Conv, value: Any, raw: Any, where: str,
                                      f"{value!r}, written back as it was"))
 
 
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@lru_cache(maxsize=1024)
 def _quote(key: str) -> str:
-    return f".{key}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else f"[{key!r}]"
+    # Called for every key of every record read (warnings name the path); keys repeat, and
+    # the bound keeps a hostile file's random keys from growing the cache.
+    return f".{key}" if _IDENT.fullmatch(key) else f"[{key!r}]"
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ..compare import json_equal as json_equal  # re-exported for the codec modules
 from ..frozen import FrozenDict, FrozenList
 from ..types import Issue
 
@@ -27,17 +28,6 @@ Converter = Callable[[Any], tuple[Any, bool]]
 """``value -> (canonical value, exact)``; ``exact`` False means the value was coerced."""
 
 _MISSING: Any = object()
-
-
-def json_equal(a: Any, b: Any) -> bool:
-    """Deep JSON equality that, unlike ``==``, tells ``1`` from ``True`` and ``1`` from ``1.0``."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
 
 
 def plain(value: Any) -> Any:

@@ -13,14 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bunzai.compare import json_equal
 
-def same(a: Any, b: Any) -> bool:
-    """JSON equality that tells ``1``, ``1.0`` and ``True`` apart."""
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and a == b
+same = json_equal
+"""JSON equality that tells ``1``, ``1.0`` and ``True`` apart."""
 
 
 def capture(raw: Mapping[str, Any], built: Mapping[str, Any]) -> dict[str, Any] | None:
