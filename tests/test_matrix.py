@@ -27,9 +27,13 @@ def _registry() -> Registry:
     return load_registry()
 
 
+_AS_READ: dict[tuple[Path, str], list[Any]] = {}
+
+
 @cache
 def _read(path: Path, fmt: str) -> tuple[Any, ...]:
     _, result, _ = _registry().read(as_input(path), format=fmt)
+    _AS_READ[path, fmt] = [e.model_dump() for e in result.entities]
     return tuple(result.entities)
 
 
@@ -53,6 +57,10 @@ def test_conversion_is_honest(path: Path, source: str, target: str) -> None:
     entities = _read(path, source)
     problems = conversion_problems(reg, list(entities), target)
     assert not problems, "\n".join(problems)
+    # One entity is written to every format in turn (the API, the studio, batch fan-out):
+    # a writer must never change what it was given.
+    assert [e.model_dump() for e in entities] == _AS_READ[path, source], (
+        f"writing {target} changed the entity read from {source}")
     if target == source:
         out = reg.write(list(entities), target)
         assert not out.loss, f"same-format round trip lost: {[str(e) for e in out.loss]}"

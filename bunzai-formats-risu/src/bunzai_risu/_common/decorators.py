@@ -227,11 +227,15 @@ _CLEARED: dict[str, Any] = {
 def risu_view(entry: LorebookEntry, fid: str) -> LorebookEntry:
     """A copy of ``entry`` as RisuAI holds it: decorators in the content, their fields cleared."""
     content, used = render(entry, fid)
-    view = entry.model_copy(deep=True)
-    view.content = content
+    # Callers reassign fields and add or remove top-level keys of ``extensions``; they never
+    # change nested values, so copying those two dicts is enough (a deep copy of every entry
+    # was the most expensive step of writing a RisuAI card).
+    update: dict[str, Any] = {"content": content, "extensions": dict(entry.extensions),
+                              "passthrough": dict(entry.passthrough)}
     for f in used:
-        setattr(view, f, _CLEARED[f])
-    return view
+        cleared = _CLEARED[f]
+        update[f] = list(cleared) if isinstance(cleared, list) else cleared
+    return entry.model_copy(update=update)
 
 
 def report_loss(entry: LorebookEntry, view: LorebookEntry, loss: LossReport, path: str) -> None:
