@@ -1,4 +1,5 @@
-"""``bunzai CMD`` builds only the command it runs; what users see must not change."""
+"""``bunzai CMD`` builds only the command it runs, help only the command list; what users see
+must not change."""
 
 from __future__ import annotations
 
@@ -36,12 +37,23 @@ def test_command_help_is_the_full_apps(command: str, capsys: pytest.CaptureFixtu
     assert _main(capsys, command, "--help") == _full(capsys, command, "--help")
 
 
-def test_help_before_a_command_still_lists_every_command(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _main(capsys, "-h", "inspect")
-    assert code == 0
-    assert all(f"  {c}" in out for c in _CORE_COMMANDS), out
-    assert (code, out) == _full(capsys, "--help")
+@pytest.mark.parametrize("args", [[], ["--help"], ["-h"], ["-v", "--help"], ["--version"],
+                                  ["-h", "inspect"], ["--help", "lorebook", "merge"]])
+def test_help_and_version_are_the_full_apps(args: list[str],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _main(capsys, *args)
+    assert (code, out) == _full(capsys, *args)
+    if "--version" not in args:
+        assert all(f"  {c}" in out for c in _CORE_COMMANDS), out
+
+
+def test_shell_completion_sees_every_command_and_option(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("_BUNZAI_COMPLETE", "complete_bash")
+    monkeypatch.setenv("COMP_WORDS", "bunzai inspect --")
+    monkeypatch.setenv("COMP_CWORD", "2")
+    code, out = _main(capsys)
+    assert code == 0 and set(out.split()) >= {"--from", "--json", "--max-size"}
 
 
 def test_a_mistyped_subcommand_is_still_suggested(capsys: pytest.CaptureFixture[str]) -> None:

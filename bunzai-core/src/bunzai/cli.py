@@ -15,6 +15,7 @@ import copy
 import json
 import os
 import sys
+from inspect import getdoc
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -24,6 +25,8 @@ from . import __version__
 from .errors import BunzaiError, UsageError
 
 if TYPE_CHECKING:
+    from typer.models import CommandInfo
+
     from .input import AdapterInput
     from .registry import Registry
 
@@ -740,27 +743,61 @@ def schema(
 
 _CORE_COMMANDS = {"convert", "inspect", "validate", "label", "formats", "plugins", "schema",
                   "diff", "extract", "lorebook"}
-_PLAIN_ROOT_OPTIONS = {"-q", "--quiet", "-v", "--verbose", "--version"}
+_PLAIN_ROOT_OPTIONS = {"-q", "--quiet", "-v", "--verbose"}
 """Root options that may precede a command without needing the list of every command."""
+_LISTING_OPTIONS = {"-h", "--help", "--version"}
 
 
 def _app_for(args: list[str], first: str | None) -> typer.Typer:
-    """The app with only the core command being run.
+    """The app a run needs: only the core command it runs, or for help only the command list.
 
     typer turns the signature of every command into click parameters on each start (73 M
-    instructions, 6 % of ``bunzai inspect``); a run needs only its own command (12 M).  Anything
-    that shows or searches the command list (help before the command name, no command, a plugin
-    command, a typo and its suggestion) gets the whole app.
+    instructions, 6 % of ``bunzai inspect``, a sixth of ``bunzai --help``).  A core command needs
+    only its own (12 M); help and ``--version`` before any command need the names and docstrings.
+    Anything else (a plugin command, a typo and its suggestion, shell completion) gets the whole
+    app.
     """
-    if first not in _CORE_COMMANDS or any(
-            a not in _PLAIN_ROOT_OPTIONS for a in args[:args.index(first)]):
+    if "_BUNZAI_COMPLETE" in os.environ:
+        return app
+    before = args if first is None else args[:args.index(first)]
+    if not args or any(a in _LISTING_OPTIONS for a in before):
+        return _listing(app)
+    if first not in _CORE_COMMANDS or any(a not in _PLAIN_ROOT_OPTIONS for a in before):
         return app
     one = copy.copy(app)
-    one.registered_commands = [
-        c for c in app.registered_commands
-        if str(c.name or getattr(c.callback, "__name__", "")).lower().replace("_", "-") == first]
+    one.registered_commands = [c for c in app.registered_commands if _name(c) == first]
     one.registered_groups = [g for g in app.registered_groups if g.name == first]
     return one
+
+
+def _listing(full: typer.Typer) -> typer.Typer:
+    """``full`` with every command reduced to its name and help: what the command list shows."""
+    lite = copy.copy(full)
+    lite.registered_commands = []
+    for command in full.registered_commands:
+        shown = copy.copy(command)
+        shown.name = _name(command)
+        shown.help = command.help if command.help is not None else getdoc(command.callback)
+        shown.callback = _listed_only
+        lite.registered_commands.append(shown)
+    lite.registered_groups = []
+    for group in full.registered_groups:
+        sub = group.typer_instance
+        if isinstance(sub, typer.Typer):
+            group = copy.copy(group)
+            group.typer_instance = _listing(sub)
+        lite.registered_groups.append(group)
+    return lite
+
+
+def _listed_only() -> None:
+    """Stands in for a command in the help listing; help and --version exit before it runs."""
+    raise RuntimeError("a command of the help listing was run")
+
+
+def _name(command: CommandInfo) -> str:
+    """The command's name as typer derives it."""
+    return str(command.name or getattr(command.callback, "__name__", "")).lower().replace("_", "-")
 
 
 def main(argv: list[str] | None = None) -> None:
