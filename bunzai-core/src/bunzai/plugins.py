@@ -124,9 +124,10 @@ class _Manager(pluggy.PluginManager):
     ``register`` asks :meth:`parse_hookimpl_opts` about every name in ``dir(plugin)``, and pluggy
     answers each with ``inspect.getattr_static``: about 60 names per adapter (``object``'s
     dunders, class constants, helper methods), 6 % of a ``bunzai inspect`` start.  For an
-    instance of an ordinary class, the class-level value decides most names at once: only a
-    function carrying the hookimpl marker, or a classmethod, staticmethod, bound method or slot,
-    can be a hook, so everything else is answered here and the rest goes to pluggy unchanged.
+    instance of an ordinary class, the class-level value answers nearly every name: a plain
+    function is a hook exactly when it carries the hookimpl marker (read here as pluggy reads
+    it), and anything but a classmethod, staticmethod, bound method or slot is none.  Only those
+    few, and instance attributes, go to pluggy's own lookup.
     """
 
     def __init__(self, project_name: str) -> None:
@@ -140,8 +141,9 @@ class _Manager(pluggy.PluginManager):
             value = attrs.get(name, _MISSING)
             if value is _MISSING:
                 return None
-            if type(value) is FunctionType and getattr(value, self._marker, None) is None:
-                return None
+            if type(value) is FunctionType:  # pluggy reads the marker off the function too
+                opts = getattr(value, self._marker, None)
+                return opts if isinstance(opts, dict) else None
             if not isinstance(value, _HOOKABLE):
                 return None
         return super().parse_hookimpl_opts(plugin, name)
