@@ -104,10 +104,9 @@ def cache_file(environ: Mapping[str, str]) -> Path | None:
             folder = (Path(xdg) if xdg else Path.home() / ".cache") / "bunzai"
     except RuntimeError:  # no home directory to find
         return None
-    # One file per environment and import path, so two virtual environments (or a test run
-    # beside the console script) do not keep overwriting each other's entry.
-    key = "\0".join([sys.prefix, *(os.path.abspath(p) for p in sys.path)])
-    return folder / f"entry-points-{zlib.crc32(os.fsencode(key)) & 0xFFFFFFFF:08x}.json"
+    # One file per interpreter prefix, so two virtual environments do not overwrite each other.
+    tag = zlib.crc32(os.fsencode(sys.prefix)) & 0xFFFFFFFF
+    return folder / f"entry-points-{tag:08x}.json"
 
 
 def environment_stamp() -> tuple[list[Any], bool]:
