@@ -10,25 +10,21 @@ Kill switches (as pytest and llm have them):
 * ``BUNZAI_DISABLE_PLUGIN_AUTOLOAD=1`` loads no entry points (core's default plugins still load);
 * ``BUNZAI_LOAD_PLUGINS=a,b`` loads only the entry points of the named distributions
   (an empty value loads none).
-
-The entry points themselves come from :mod:`bunzai.entrypoints`, which remembers them between runs
-while the installed distributions stay the same (``BUNZAI_PLUGIN_CACHE=0`` turns that off).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from importlib import import_module
 from types import FunctionType, GetSetDescriptorType, MemberDescriptorType, MethodType
 from typing import Any
 
 import pluggy
 
 from . import hookspecs
-from .entrypoints import find as find_entry_points
-from .entrypoints import load as load_entry_point
 from .hookspecs import FORMAT_HOOKS, PROJECT
 from .types import SUPPORTED_API_VERSIONS, FormatInfo
 
@@ -87,6 +83,14 @@ class _Candidate:
     load: Any  # callable returning the plugin object
 
 
+def _resolve(path: str) -> Any:
+    module, _, attr = path.partition(":")
+    obj: Any = import_module(module)
+    for part in filter(None, attr.split(".")):
+        obj = getattr(obj, part)
+    return obj
+
+
 def _instantiate(obj: Any) -> Any:
     """Entry points may name a module, a class (instantiated here) or an instance."""
     if isinstance(obj, type):
@@ -94,15 +98,19 @@ def _instantiate(obj: Any) -> Any:
     return obj
 
 
-def _entry_point_candidates(allow: set[str] | None,
-                            environ: Mapping[str, str] | None = None) -> list[_Candidate]:
+def _entry_point_candidates(allow: set[str] | None) -> list[_Candidate]:
+    from importlib.metadata import distributions
+
     found: list[_Candidate] = []
-    for dist_name, version, group, name, reference in find_entry_points(
-            (FORMATS_GROUP, PLUGINS_GROUP), environ):
+    for dist in distributions():
+        eps = [ep for ep in dist.entry_points if ep.group in (FORMATS_GROUP, PLUGINS_GROUP)]
+        if not eps:
+            continue
+        dist_name = dist.metadata["Name"] or "unknown"
         if allow is not None and _norm(dist_name) not in allow:
             continue
-        found.append(_Candidate(name, group, dist_name, version,
-                                lambda r=reference: load_entry_point(r)))
+        for ep in eps:
+            found.append(_Candidate(ep.name, ep.group, dist_name, dist.version, ep.load))
     # Deterministic whatever the order of sys.path: sort by distribution then name.
     found.sort(key=lambda c: (_norm(c.distribution), c.group, c.name))
     seen: set[tuple[str, str, str]] = set()
@@ -213,9 +221,9 @@ class PluginHost:
         if defaults:
             for name, path in DEFAULT_PLUGINS:
                 self._add(_Candidate(name, FORMATS_GROUP, CORE_DISTRIBUTION, _core_version(),
-                                     lambda p=path: load_entry_point(p)))
+                                     lambda p=path: _resolve(p)))
         if autoload:
-            for cand in _entry_point_candidates(allow_set, env):
+            for cand in _entry_point_candidates(allow_set):
                 self._add(cand)
         for name, obj in extra:
             self._add(_Candidate(name, FORMATS_GROUP if _looks_like_format(obj)
