@@ -50,7 +50,7 @@ class ChunkPayload:
 class AdapterInput:
     """One file's content as every adapter sees it."""
 
-    __slots__ = ("_memo", "data", "filename", "limits")
+    __slots__ = ("_container", "_memo", "data", "filename", "limits")
 
     def __init__(self, data: bytes, filename: str | None = None, *,
                  limits: Limits | None = None) -> None:
@@ -58,6 +58,7 @@ class AdapterInput:
         self.filename = filename
         self.limits = limits or get_limits()
         self._memo: dict[str, Any] = {}
+        self._container: str | None = None
         if len(self.data) > self.limits.max_size:
             raise LimitExceeded("input", len(self.data), self.limits.max_size,
                                 setting_hint("max_size"), path=filename)
@@ -143,8 +144,12 @@ class AdapterInput:
     @property
     def container(self) -> str:
         """The physical wrapper: png, apng, jpeg, webp, gif, zip, jpeg+zip, json, text, binary."""
-        from .containers.sniff import sniff_container
-        return self.memo("container", lambda: sniff_container(self.data))
+        # Every detector asks, several times: an attribute, not a memo lookup with a closure.
+        found = self._container
+        if found is None:
+            from .containers.sniff import sniff_container
+            found = self._container = sniff_container(self.data)
+        return found
 
     # -- JSON -----------------------------------------------------------------------------------
 
