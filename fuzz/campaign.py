@@ -7,6 +7,7 @@
                                                        fixed-seed mutation run (CI), exit 1 on
                                                        an escape
     python -m fuzz.campaign replay PATH...             run saved inputs, exit 1 on an escape
+    python -m fuzz.campaign settle --work DIR          count what a stopped campaign ran
     python -m fuzz.campaign report --work DIR          the campaign's figures (Markdown)
 
 Run from the repository root.  ``atheris`` mode restarts libFuzzer after a timeout or an
@@ -114,6 +115,42 @@ def _cmd_atheris(args: argparse.Namespace) -> int:
         total["rate_per_second"] = round(total["executions"] / max(total["seconds"], 1e-9), 1)
         stats_path.write_text(json.dumps(total, indent=2))
     print(json.dumps(total))
+    return 0
+
+
+def _cmd_settle(args: argparse.Namespace) -> int:
+    """Count the libFuzzer runs a stopped campaign did not get to record.
+
+    Stopping a campaign (``kill`` of the driver, a machine going away) loses the figures of the
+    child that was running: its log is there, but not in ``stats-FAMILY.json``.  This adds the
+    last execution count of each such log, so the next ``atheris`` run resumes from the right
+    total.  Run it only while no campaign runs on ``--work``.
+    """
+    from .seeds import FAMILIES
+
+    work = Path(args.work)
+    for fam in FAMILIES:
+        path = work / f"stats-{fam}.json"
+        if not path.exists():
+            continue
+        st = json.loads(path.read_text())
+        while (log := work / f"log-{fam}-{st['children']}.txt").exists():
+            text = log.read_text(errors="replace")
+            stats = {k: int(v) for k, v in _STAT.findall(text)}
+            execs = stats.get("number_of_executed_units", 0)
+            if not execs:
+                done = re.findall(r"^#(\d+)\s", text, re.M)
+                execs = int(done[-1]) if done else 0
+            st["executions"] += execs
+            st["children"] += 1
+            st["stops"].append("stopped by the user")
+            # its time, from libFuzzer's own rate on the last status line (the log has no clock)
+            rates = re.findall(r"exec/s: (\d+)", text)
+            if rates and int(rates[-1]):
+                st["seconds"] = round(st["seconds"] + execs / int(rates[-1]), 1)
+            print(f"{fam}: +{execs:,} executions from {log.name}")
+        st["rate_per_second"] = round(st["executions"] / max(st["seconds"], 1e-9), 1)
+        path.write_text(json.dumps(st, indent=2))
     return 0
 
 
@@ -242,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--work", required=True)
     p.set_defaults(fn=_cmd_atheris)
+    p = sub.add_parser("settle", help="count the runs of a stopped campaign")
+    p.add_argument("--work", required=True)
+    p.set_defaults(fn=_cmd_settle)
     p = sub.add_parser("report", help="campaign figures as a Markdown table")
     p.add_argument("--work", required=True)
     p.set_defaults(fn=_cmd_report)
