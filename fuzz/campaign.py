@@ -124,12 +124,12 @@ def _cmd_settle(args: argparse.Namespace) -> int:
     Stopping a campaign (``kill`` of the driver, a machine going away) loses the figures of the
     child that was running: its log is there, but not in ``stats-FAMILY.json``.  This adds the
     last execution count of each such log, so the next ``atheris`` run resumes from the right
-    total.  Run it only while no campaign runs on ``--work``.
+    total.  Run it only while no campaign of that family runs on ``--work``.
     """
     from .seeds import FAMILIES
 
     work = Path(args.work)
-    for fam in FAMILIES:
+    for fam in args.family or FAMILIES:
         path = work / f"stats-{fam}.json"
         if not path.exists():
             continue
@@ -281,6 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=_cmd_atheris)
     p = sub.add_parser("settle", help="count the runs of a stopped campaign")
     p.add_argument("--work", required=True)
+    p.add_argument("--family", action="append", help="only this family (repeatable)")
     p.set_defaults(fn=_cmd_settle)
     p = sub.add_parser("report", help="campaign figures as a Markdown table")
     p.add_argument("--work", required=True)
