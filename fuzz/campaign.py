@@ -143,7 +143,7 @@ def _cmd_settle(args: argparse.Namespace) -> int:
                 execs = int(done[-1]) if done else 0
             st["executions"] += execs
             st["children"] += 1
-            st["stops"].append("stopped by the user")
+            st["stops"].append("stopped by hand")
             # its time, from libFuzzer's own rate on the last status line (the log has no clock)
             rates = re.findall(r"exec/s: (\d+)", text)
             if rates and int(rates[-1]):
