@@ -10,10 +10,11 @@
     python -m fuzz.campaign settle --work DIR          count what a stopped campaign ran
     python -m fuzz.campaign report --work DIR          the campaign's figures (Markdown)
 
-Run from the repository root.  ``atheris`` mode restarts libFuzzer after a timeout or an
-out-of-memory stop until the time is used up, keeps the growing corpus in ``DIR/corpus/FAMILY``,
-saves every distinct escape (first input per signature) in ``DIR/findings/FAMILY`` and the
-totals in ``DIR/stats-FAMILY.json``.
+Run from the repository root.  ``atheris`` mode runs libFuzzer in children of at most ten
+minutes (restarting after a timeout or an out-of-memory stop too) until the time is used up or
+the total reaches ``--until``; it keeps the growing corpus in ``DIR/corpus/FAMILY``, every
+distinct escape (first input per signature) in ``DIR/findings/FAMILY`` and the totals in
+``DIR/stats-FAMILY.json``, and a later run on the same ``DIR`` resumes from them.
 """
 
 from __future__ import annotations
