@@ -149,6 +149,9 @@ class AdapterHandle:
     info: FormatInfo
     record: PluginRecord
     host: PluginHost
+    _impls: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    """Hook name -> this plugin's implementation (or None): pluggy keeps a list per hook, and
+    detection would otherwise scan it once per adapter per file."""
 
     @property
     def id(self) -> str:
@@ -162,14 +165,21 @@ class AdapterHandle:
     def distribution(self) -> str:
         return self.record.distribution
 
+    def _impl(self, hook: str) -> Any:
+        try:
+            return self._impls[hook]
+        except KeyError:
+            impl = self._impls[hook] = self.host.impl(self.record.plugin, hook)
+            return impl
+
     def call(self, hook: str, **kwargs: Any) -> Any:
-        impl = self.host.impl(self.record.plugin, hook)
+        impl = self._impl(hook)
         if impl is None:
             raise NotImplementedError(hook)
         return impl.function(*[kwargs[a] for a in impl.argnames])
 
     def has(self, hook: str) -> bool:
-        return self.host.impl(self.record.plugin, hook) is not None
+        return self._impl(hook) is not None
 
 
 def _normalize_score(raw: Any) -> tuple[float, str]:
