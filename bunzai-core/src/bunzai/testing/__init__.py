@@ -16,6 +16,7 @@ from typing import Any
 from ..api import as_input
 from ..compare import diff_paths
 from ..registry import Registry
+from ..types import ReadResult
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
 """The checkout root when bunzai-core is installed from the repository (editable)."""
@@ -76,6 +77,31 @@ def route(registry: Registry, path: Path | str | bytes, filename: str | None = N
     inp = as_input(path, filename)
     rep = registry.detect(inp)
     return rep.winner.format if rep.winner else None
+
+
+def document_bytes(doc: Any) -> bytes:
+    """Test input as bytes: bytes as they are, a path's contents, anything else as JSON."""
+    if isinstance(doc, bytes | bytearray):
+        return bytes(doc)
+    if isinstance(doc, Path):
+        return doc.read_bytes()
+    import json
+
+    return json.dumps(doc).encode()
+
+
+def scores(registry: Registry, doc: Any, filename: str = "x.json") -> dict[str, float]:
+    """Every adapter's non-zero detection score for ``doc`` (bytes, a path or a JSON value)."""
+    rep = registry.detect(as_input(document_bytes(doc), filename))
+    return {c.format: c.score for c in rep.candidates}
+
+
+def read(registry: Registry, doc: Any, format: str | None = None, filename: str = "x.json",
+         **options: Any) -> ReadResult:
+    """Read ``doc`` (bytes, a path or a JSON value) as ``format``, or as detected."""
+    _, res, _ = registry.read(as_input(document_bytes(doc), filename), format=format,
+                              options=options)
+    return res
 
 
 def ids(paths: Iterable[Path]) -> list[str]:

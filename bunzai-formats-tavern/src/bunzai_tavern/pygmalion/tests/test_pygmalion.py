@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bunzai.api import as_input
+from bunzai import testing
 from bunzai.errors import UsageError
 from bunzai.model import Character
 from bunzai.registry import Registry
@@ -26,14 +26,11 @@ def reg() -> Registry:
 
 
 def scores(obj: Any) -> dict[str, float]:
-    data = obj.read_bytes() if isinstance(obj, Path) else json.dumps(obj).encode()
-    return {c.format: c.score for c in reg().detect(as_input(data, "x.json")).candidates}
+    return testing.scores(reg(), obj)
 
 
 def read(obj: Any) -> Any:
-    data = obj.read_bytes() if isinstance(obj, Path) else json.dumps(obj).encode()
-    _, res, _ = reg().read(as_input(data, "x.json"), format=FID)
-    return res
+    return testing.read(reg(), obj, FID)
 
 
 FIVE = {"char_name": "Mori", "char_persona": "Mori sells maps.", "char_greeting": "Lost?",

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from bunzai import testing
 from bunzai.api import as_input
 from bunzai.errors import MalformedInput
 from bunzai.registry import Registry
@@ -31,14 +32,11 @@ def reg() -> Registry:
 
 
 def read(obj: Any, fmt: str | None = FID) -> Any:
-    data = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
-    _, res, _ = reg().read(as_input(data, "r.json"), format=fmt)
-    return res
+    return testing.read(reg(), obj, fmt, "r.json")
 
 
 def detect(obj: Any) -> dict[str, float]:
-    rep = reg().detect(as_input(json.dumps(obj).encode(), "x.json"))
-    return {c.format: c.score for c in rep.candidates}
+    return testing.scores(reg(), obj)
 
 
 SCRIPT = {
