@@ -10,14 +10,16 @@ from bunzai.loss import LossReport
 from bunzai.model import RegexScript
 from bunzai.types import OutputFile, ReadResult, WriteResult
 
-from .._common import jsonfmt, regex
-from .._common.options import flag
+from .._common import envelope, regex
 from .._common.values import Notes
 from . import FORMAT_ID, shape_of
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
     from bunzai.model import Entity
+
+ENVELOPE = {"type": "regex"}
+"""The envelope RisuAI writes around a regex export's scripts."""
 
 
 def read(input: AdapterInput) -> ReadResult:
@@ -27,20 +29,11 @@ def read(input: AdapterInput) -> ReadResult:
         raise MalformedInput("not RisuAI regex scripts: expected {type: 'regex', data: [...]} "
                              "or an array of {comment, in, out, type}")
     notes = Notes()
-    container = found[0]
-    if container == "export":
-        scripts = regex.read_scripts(data["data"], "$.data", notes, FORMAT_ID)
-        envelope = {k: v for k, v in data.items() if k != "data"}
-        order = list(data)
-    else:
-        scripts = regex.read_scripts(data, "$", notes, FORMAT_ID)
-        envelope, order = {}, []
+    scripts, file_info = envelope.unwrap(
+        data, found[0], input.data, ENVELOPE,
+        lambda items, at: regex.read_scripts(items, at, notes, FORMAT_ID))
     if not scripts:
         raise MalformedInput("the RisuAI regex export holds no scripts")
-    file_info: dict[str, Any] = {"container": container, "layout": jsonfmt.layout(input.data)}
-    if container == "export" and (envelope != {"type": "regex"} or order != ["type", "data"]):
-        file_info["envelope"] = envelope
-        file_info["order"] = order
     for s in scripts:
         s.passthrough.setdefault(FORMAT_ID, {})["file"] = file_info
     return ReadResult(list(scripts), notes.warnings)
@@ -61,18 +54,5 @@ def write_many(entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteR
     loss = LossReport()
     data = [regex.write_script(s, FORMAT_ID, loss, f"[{i}]." if len(scripts) > 1 else "")
             for i, s in enumerate(scripts)]
-    as_array = flag(options.get("array"), "array")
-    if as_array is None:
-        as_array = info.get("container") == "array"
-    doc: Any
-    if as_array:
-        doc = data
-    else:
-        envelope = info.get("envelope") if isinstance(info.get("envelope"), Mapping) else None
-        doc = {"type": "regex", **(envelope or {}), "data": data}
-        order = info.get("order")
-        if isinstance(order, list):
-            ranked = {k: i for i, k in enumerate(order)}
-            doc = {k: doc[k] for k in sorted(doc, key=lambda k: ranked.get(k, len(ranked)))}
-    fmt = info.get("layout") if isinstance(info.get("layout"), Mapping) else None
-    return WriteResult([OutputFile(jsonfmt.dump(doc, fmt), ".json")], loss)
+    return WriteResult([OutputFile(envelope.wrap(data, info, ENVELOPE, options), ".json")],
+                       loss)

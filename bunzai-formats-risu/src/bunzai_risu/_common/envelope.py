@@ -1,0 +1,54 @@
+"""The export envelope RisuAI wraps a list of items in (``{type, [ver,] data}``).
+
+RisuAI's lorebook and regex exports are either a bare array or that envelope.  The reader
+records which one it saw, the JSON layout, and, when the envelope is not the app's own
+(extra keys, another key order), the envelope itself, so that a round trip gives the same
+bytes.  The items are read and written by each format; this module owns only the wrapper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from . import jsonfmt
+from .options import flag
+
+T = TypeVar("T")
+
+
+def unwrap(data: Any, container: str, raw: bytes, default: Mapping[str, Any],
+           read_items: Callable[[Any, str], T]) -> tuple[T, dict[str, Any]]:
+    """The items read from an ``"export"`` envelope or a bare ``"array"``, and what a writer
+    needs to rebuild the container (its kind, the layout, a non-default envelope)."""
+    info: dict[str, Any] = {"container": container, "layout": jsonfmt.layout(raw)}
+    if container != "export":
+        return read_items(data, "$"), info
+    items = read_items(data["data"], "$.data")
+    envelope = {k: v for k, v in data.items() if k != "data"}
+    order = list(data)
+    if envelope != dict(default) or order != [*default, "data"]:
+        info["envelope"] = envelope
+        info["order"] = order
+    return items, info
+
+
+def wrap(items: list[Any], info: Mapping[str, Any], default: Mapping[str, Any],
+         options: Mapping[str, Any]) -> bytes:
+    """The file: ``items`` as a bare array or in the envelope, as read unless the ``array``
+    option says otherwise."""
+    as_array = flag(options.get("array"), "array")
+    if as_array is None:
+        as_array = info.get("container") == "array"
+    doc: Any
+    if as_array:
+        doc = items
+    else:
+        envelope = info.get("envelope") if isinstance(info.get("envelope"), Mapping) else None
+        doc = {**default, **(envelope or {}), "data": items}
+        order = info.get("order")
+        if isinstance(order, list):
+            ranked = {k: i for i, k in enumerate(order)}
+            doc = {k: doc[k] for k in sorted(doc, key=lambda k: ranked.get(k, len(ranked)))}
+    fmt = info.get("layout") if isinstance(info.get("layout"), Mapping) else None
+    return jsonfmt.dump(doc, fmt)
