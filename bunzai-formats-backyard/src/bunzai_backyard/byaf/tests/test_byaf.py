@@ -15,6 +15,7 @@ from bunzai.errors import BunzaiError, MalformedInput
 from bunzai.model import Asset, Character, Lorebook, LorebookEntry
 from bunzai.registry import Registry
 from bunzai.testing import diff_paths, route, uncovered_differences
+from bunzai.testing.damage import JUNK, damage
 
 FMT = "backyard-byaf"
 
@@ -470,26 +471,9 @@ def test_label_rules_name_backyard_and_ginger(registry: Registry, kit: Any) -> N
 
 # -- any readable archive round-trips ------------------------------------------------------------
 
-ODD_VALUES: list[Any] = [None, 1, -2.5, True, "x", "", [], {}, [1], {"a": 1}, "{{char}}",
-                         [{"characterID": 5}], [{"key": 1}], "2025-01-01"]
-
-
-def _mutate(obj: Any, rnd: Any) -> None:
-    if isinstance(obj, dict) and obj:
-        key = rnd.choice(sorted(obj))
-        roll = rnd.random()
-        if roll < 0.2:
-            del obj[key]
-        elif roll < 0.6:
-            obj[key] = rnd.choice(ODD_VALUES)
-        else:
-            _mutate(obj[key], rnd)
-    elif isinstance(obj, list) and obj:
-        i = rnd.randrange(len(obj))
-        if rnd.random() < 0.5:
-            obj[i] = rnd.choice(ODD_VALUES)
-        else:
-            _mutate(obj[i], rnd)
+ODD_VALUES: tuple[Any, ...] = (*JUNK, -2.5, "{{char}}", [{"characterID": 5}], [{"key": 1}],
+                               "2025-01-01")
+"""Junk of every JSON type plus values that mean something to Backyard."""
 
 
 def test_damaged_archives_round_trip_exactly(registry: Registry, kit: Any) -> None:
@@ -506,7 +490,8 @@ def test_damaged_archives_round_trip_exactly(registry: Registry, kit: Any) -> No
                                        if k.endswith(".json")}))
         blobs = {k: v for k, v in sources[seed % 2].items() if not k.endswith(".json")}
         for _ in range(rnd.randint(1, 3)):
-            _mutate(files[rnd.choice(sorted(k for k in files if k != "manifest.json"))], rnd)
+            damage(rnd, files[rnd.choice(sorted(k for k in files if k != "manifest.json"))],
+                   ODD_VALUES)
         data = kit.archive(files.pop("manifest.json"), {**files, **blobs})
         try:
             entities, warnings = read_all(registry, data)

@@ -15,6 +15,7 @@ from bunzai.errors import MalformedInput
 from bunzai.model import Asset, Character, Lorebook, LorebookEntry
 from bunzai.registry import Registry
 from bunzai.testing import corpus_dir, route, uncovered_differences
+from bunzai.testing.damage import JUNK, damage
 
 FMT = "backyard"
 
@@ -305,31 +306,13 @@ def test_damaged_cards_round_trip_exactly(registry: Registry, kit: Any) -> None:
     """Odd values anywhere in the card: reading never crashes and writing gives the same file."""
     import random
 
-    odd: list[Any] = [None, 1, -2.5, True, "x", "", [], {}, [1], {"a": 1}, "{{char}}",
-                      [{"key": 1}], "2024-01-01"]
-
-    def mutate(obj: Any, rnd: Any) -> None:
-        if isinstance(obj, dict) and obj:
-            key = rnd.choice(sorted(obj))
-            roll = rnd.random()
-            if roll < 0.2:
-                del obj[key]
-            elif roll < 0.6:
-                obj[key] = rnd.choice(odd)
-            else:
-                mutate(obj[key], rnd)
-        elif isinstance(obj, list) and obj:
-            i = rnd.randrange(len(obj))
-            if rnd.random() < 0.5:
-                obj[i] = rnd.choice(odd)
-            else:
-                mutate(obj[i], rnd)
+    odd = (*JUNK, -2.5, "{{char}}", [{"key": 1}], "2024-01-01")
 
     for seed in range(150):
         rnd = random.Random(seed)
         obj = kit.card(kit.inner_v1() if seed % 2 else kit.inner_v4(), 1 if seed % 2 else 4)
         for _ in range(rnd.randint(1, 3)):
-            mutate(obj["character"], rnd)
+            damage(rnd, obj["character"], odd)
         as_png = seed % 5 != 0
         data = (kit.card_png(obj, encoding="raw" if seed % 3 else "base64") if as_png
                 else json.dumps(obj).encode())

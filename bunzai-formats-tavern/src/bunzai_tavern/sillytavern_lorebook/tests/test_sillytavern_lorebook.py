@@ -405,7 +405,7 @@ def test_labels_chub_lorebook_and_st_world_info() -> None:
 
 def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
     from bunzai.errors import BunzaiError
-    from bunzai_tavern._mutate import damaged
+    from bunzai.testing.damage import damaged
     from bunzai_tavern._stsettings import is_settings
 
     seeds: list[Any] = [json.loads(p.read_bytes()) for p in WORLDBOOKS[:6] if p.exists()]

@@ -208,7 +208,7 @@ def test_label_names_sillytavern() -> None:
 
 def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
     from bunzai.errors import BunzaiError
-    from bunzai_tavern._mutate import damaged
+    from bunzai.testing.damage import damaged
     from bunzai_tavern._stsettings import is_settings
 
     seeds: list[Any] = [json.loads(p.read_bytes()) for p in [SAMPLE] if p.exists()]
