@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..registry import Registry
 
 JUNK: tuple[Any, ...] = (None, True, 0, -1, 1.5, "", "x", [], {}, [None], {"a": None}, [1, "a"])
 """Values of every JSON type, empty and not."""
@@ -49,3 +52,33 @@ def damaged(docs: Sequence[Any], count: int, seed: int = 0,
         for _ in range(rng.randint(1, 4)):
             damage(rng, doc, junk)
         yield doc
+
+
+def check_damaged_round_trips(registry: Registry, format_id: str, docs: Sequence[Any],
+                              count: int = 150, seed: int = 3,
+                              exact: Callable[[Any], bool] = lambda doc: True) -> int:
+    """Read ``count`` damaged copies of ``docs`` as ``format_id``: each read fails with a clean
+    :class:`~bunzai.errors.BunzaiError` or gives entities that validate without raising and
+    write back as the same JSON (for the documents ``exact`` accepts; a format that rewrites
+    some containers says which).  Returns how many were read; raises AssertionError with the
+    first document that breaks the rule."""
+    import json
+
+    from ..api import as_input
+    from ..errors import BunzaiError
+
+    handle = registry.get(format_id)
+    read = 0
+    for doc in damaged(docs, count, seed):
+        data = json.dumps(doc).encode()
+        try:
+            _, res, _ = registry.read(as_input(data, "d.json"), format=format_id)
+        except BunzaiError:
+            continue
+        read += 1
+        out = registry.write(res.entities, format_id)
+        registry.validate(handle, as_input(data, "d.json"), res.entities)
+        if exact(doc) and json.loads(out.files[0].data) != doc:
+            raise AssertionError(f"{format_id} did not write back what it read: "
+                                 f"{json.dumps(doc)[:300]}")
+    return read

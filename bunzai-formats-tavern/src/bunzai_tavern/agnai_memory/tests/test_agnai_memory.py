@@ -149,19 +149,10 @@ def test_validate_reports_memory_rules_with_paths() -> None:
 
 
 def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
-    from bunzai.errors import BunzaiError
-    from bunzai.testing.damage import damaged
+    from bunzai.testing.damage import check_damaged_round_trips
     from bunzai_tavern._stsettings import is_settings
 
     seeds: list[Any] = [json.loads(p.read_bytes()) for p in FILES if p.exists()]
     seeds += [BOOK]
-    for doc in damaged(seeds, 150, seed=3):
-        data = json.dumps(doc).encode()
-        try:
-            _, res, _ = reg().read(as_input(data, "d.json"), format=FID)
-        except BunzaiError:
-            continue
-        out = reg().write(res.entities, FID)
-        reg().validate(reg().get(FID), as_input(data, "d.json"), res.entities)
-        if not is_settings(doc):  # a settings.json is written as a backup or an export
-            assert json.loads(out.files[0].data) == doc, json.dumps(doc)[:300]
+    # a settings.json is written as a backup or an export, not as read
+    assert check_damaged_round_trips(reg(), FID, seeds, exact=lambda d: not is_settings(d)) > 30
