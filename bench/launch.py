@@ -7,7 +7,10 @@ would report the benchmark's own 100+ MiB for ``python -c pass``.  This launcher
 
 Input (argv[1]): a JSON list of runs ``{"argv": [...], "stdout": path or null, "tree": bool,
 "env": {...} or null}``.
-Output: a JSON list of ``{"seconds", "status", "maxrss", "tree_peak"}`` in the same order.
+A run ``{"together": [run, run, ...]}`` starts its runs at once (what the machine gives two
+independent processes: the ceiling for ``-j 2``).
+Output: a JSON list of ``{"seconds", "status", "maxrss", "tree_peak", "cpu"}`` in the same
+order.
 """
 
 import json
@@ -83,10 +86,30 @@ def run(spec: dict) -> dict:  # type: ignore[type-arg]
             "cpu": usage.ru_utime + usage.ru_stime}
 
 
+def run_together(specs: list) -> dict:  # type: ignore[type-arg]
+    """Start every run at once and wait for all: the wall time until the last one ends, the
+    worst exit status, the largest peak RSS and the summed CPU time."""
+    t0 = time.perf_counter()
+    results: list[dict] = [{} for _ in specs]  # type: ignore[type-arg]
+    threads = [threading.Thread(target=lambda i=i, s=s: results.__setitem__(i, run(s)))
+               for i, s in enumerate(specs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    seconds = time.perf_counter() - t0
+    return {"seconds": seconds,
+            "status": next((r["status"] for r in results if r["status"]), 0),
+            "maxrss": max(r["maxrss"] for r in results),
+            "tree_peak": sum(r["tree_peak"] for r in results),
+            "cpu": sum(r["cpu"] for r in results)}
+
+
 def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as fh:
         specs = json.load(fh)
-    json.dump([run(s) for s in specs], sys.stdout)
+    json.dump([run_together(s["together"]) if "together" in s else run(s) for s in specs],
+              sys.stdout)
     return 0
 
 
