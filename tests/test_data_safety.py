@@ -126,6 +126,29 @@ def test_plan_keeps_outputs_off_every_source(tmp_path: Path) -> None:
     assert len({str(o).casefold() for o in outs}) == len(outs)
 
 
+def test_batch_paths_resolve_as_the_file_system_does(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch resolves each folder once and each file by one lstat; it must still agree
+    with a full realpath, links included, or a source reached through a link could be
+    overwritten by an output planned over it."""
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    (real / "card.png").write_bytes(b"x")
+    (tmp_path / "linked").symlink_to(real, target_is_directory=True)
+    (tmp_path / "alias.png").symlink_to(real / "card.png")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    monkeypatch.chdir(tmp_path)
+    paths = [tmp_path / "linked" / "card.png", tmp_path / "alias.png", Path("alias.png"),
+             Path("linked/sub/../card.png"), Path("linked/sub/.."), Path("."), Path("missing.png"),
+             tmp_path / "linked" / "new.png", Path("loop"), Path("real/sub")]
+    resolve = batch.RealPaths()
+    for p in paths:
+        assert resolve(p) == os.path.realpath(p), p
+    # a source named through a linked folder is the file an output planned in the real folder
+    # would replace: the plan moves the output aside
+    assert plan([tmp_path / "linked" / "card.png"], real, ".png") == [real / "card-2.png"]
+
+
 # -- atomic writes ---------------------------------------------------------------------------------
 
 

@@ -74,10 +74,11 @@ class Reserved:
         names: set[str] = set()
         stems: set[str] = set()
         sources: set[str] = set()
+        key = RealPaths().key
         for job in jobs:
             names.add(Path(job.out).name.casefold())
             stems.add(job.stem.casefold())
-            sources.add(_key(Path(job.src)))
+            sources.add(key(Path(job.src)))
         return cls(frozenset(names), frozenset(stems), frozenset(sources))
 
     def owns(self, stem: str, name: str, folder: Path) -> bool:
@@ -97,6 +98,7 @@ def expand_sources(items: Iterable[str]) -> list[Path]:
     """Files named directly, every file under a directory (recursively), and glob matches."""
     out: list[Path] = []
     seen: set[str] = set()
+    real = RealPaths()
     for item in items:
         p = Path(item)
         if p.is_dir():
@@ -108,7 +110,7 @@ def expand_sources(items: Iterable[str]) -> list[Path]:
         else:
             found = [p]
         for q in found:
-            key = str(q.resolve())
+            key = real(q)
             if key not in seen:
                 seen.add(key)
                 out.append(q)
@@ -122,23 +124,51 @@ def plan(sources: list[Path], out_dir: Path, suffix: str) -> list[Path]:
     from .outputs import safe_name
 
     used: set[str] = set()
-    taken = {_key(src) for src in sources}
+    key = RealPaths().key
+    taken = {key(src) for src in sources}
     paths = []
     for src in sources:
         stem = safe_name(src.name[: -len(".vaud.json")] if src.name.endswith(".vaud.json")
                          else src.stem)
         cand, n = stem, 2
         while (f"{cand}{suffix}".casefold() in used
-               or _key(out_dir / f"{cand}{suffix}") in taken):
+               or key(out_dir / f"{cand}{suffix}") in taken):
             cand, n = f"{stem}-{n}", n + 1
         used.add(f"{cand}{suffix}".casefold())
         paths.append(out_dir / f"{cand}{suffix}")
     return paths
 
 
+class RealPaths:
+    """``os.path.realpath`` for many files in a few folders, as a batch plans them.
+
+    Each folder is resolved once; a file adds one ``lstat`` to see whether its own name is a
+    link (only then is it resolved whole).  Resolving every path from the root walked each
+    component again: planning a 2 000-file batch took ~0.3 s before a worker started.
+    """
+
+    def __init__(self) -> None:
+        self._folders: dict[str, str] = {}
+
+    def __call__(self, path: Path) -> str:
+        name = path.name
+        if name in ("", ".", ".."):
+            return os.path.realpath(path)
+        parent = os.fspath(path.parent)
+        folder = self._folders.get(parent)
+        if folder is None:
+            folder = self._folders[parent] = os.path.realpath(parent)
+        full = os.path.join(folder, name)
+        return os.path.realpath(full) if os.path.islink(full) else full
+
+    def key(self, path: Path) -> str:
+        """A path as a case-insensitive file system may see it (so ``A.png`` is ``a.png``)."""
+        return self(path).casefold()
+
+
 def _key(path: Path) -> str:
     """A path as a case-insensitive file system may see it (so ``A.png`` is ``a.png``)."""
-    return str(path.resolve()).casefold()
+    return os.path.realpath(path).casefold()
 
 
 def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved) -> list[Path]:
