@@ -84,7 +84,7 @@ class Reserved:
     def owns(self, stem: str, name: str, folder: Path) -> bool:
         """Whether the job with planned stem ``stem`` may write ``name`` (``stem-...``)."""
         key = name.casefold()
-        if key in self.names or _key(folder / name) in self.sources:
+        if key in self.names or RealPaths().key(folder / name) in self.sources:
             return False
         dash = key.find("-", len(stem.casefold()) + 1)
         while dash != -1:
@@ -164,11 +164,6 @@ class RealPaths:
     def key(self, path: Path) -> str:
         """A path as a case-insensitive file system may see it (so ``A.png`` is ``a.png``)."""
         return self(path).casefold()
-
-
-def _key(path: Path) -> str:
-    """A path as a case-insensitive file system may see it (so ``A.png`` is ``a.png``)."""
-    return os.path.realpath(path).casefold()
 
 
 def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved) -> list[Path]:
