@@ -23,7 +23,10 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
 MEMBERS = ["bunzai-core", "bunzai-formats-tavern", "bunzai-formats-risu",
-           "bunzai-formats-backyard", "bunzai-studio"]
+           "bunzai-formats-backyard", "bunzai-studio",
+           # the worked third-party example: installed like any plugin, so the corpus's NovelAI
+           # files go through the same firewall and matrix as the first-party formats
+           "examples/bunzai-formats-novelai"]
 DEV_TOOLS = ["pytest>=8", "hypothesis>=6", "jsonschema>=4", "ruff>=0.6", "mypy>=1.10",
              "Pillow>=10", "httpx>=0.27", "playwright>=1.40"]
 SAMPLE = ROOT / "examples" / "cards" / "bunzai-sample.png"

@@ -22,6 +22,9 @@ CLASS_ROUTES: dict[str, str | None] = {
     "pygmalion": "pygmalion",
     "charx": "risu-charx",
     "byaf": "backyard-byaf",
+    "wyvern-png": "sillytavern",
+    "voxpkg": None,  # no Voxta adapter yet: refused cleanly as unrecognized
+    "nai-lorebook": "novelai-lorebook",
     "negative": None,
 }
 """Corpus class (MANIFEST.tsv) -> format id."""
@@ -33,6 +36,11 @@ FILE_ROUTES: dict[str, str | None] = {
     "other__tammy3211_RisuAI_bot_test__lorebook__9b1a73126e.json": "risu-lorebook",
     "other__tammy3211_RisuAI_bot_test__regex__14900b8990.json": "risu-regex",
     "other__tammy3211_RisuAI_bot_test__regex__59fc2d057d.json": "risu-regex",
+    # tool outputs that are not lorebooks any app reads: every value a string; truncated JSON
+    "nai-lorebook__grahamwaters_lorebook_generator_for_novelai__lorebook_generated__68263913fa"
+    ".lorebook": None,
+    "nai-lorebook__grahamwaters_lorebook_generator_for_novelai__Ripple_Mon_Oct_17_2022__260219df47"
+    ".lorebook": None,
 }
 """Corpus file name -> format id, overriding the class route."""
 

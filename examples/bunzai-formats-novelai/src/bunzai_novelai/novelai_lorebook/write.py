@@ -74,6 +74,7 @@ def _entry(entry: Any, i: int, format_id: str, loss: LossReport) -> dict[str, An
         values["displayName"] = entry.name
         loss.approximated(f"entries[{i}].name", "written as displayName (read back as the "
                                                 "comment)")
+        loss.approximated(f"entries[{i}].comment", "NovelAI's displayName, taken from the name")
     if isinstance(entry.id, str):
         values["id"] = entry.id
     elif entry.id is not None:
