@@ -32,6 +32,9 @@ class FormatAdapter:
     aliases: ClassVar[tuple[str, ...]] = ()
     alias_options: ClassVar[dict[str, dict[str, str]]] = {}
     carries_passthrough: ClassVar[bool] = False
+    carries: ClassVar[tuple[str, ...] | None] = None
+    reasons: ClassVar[tuple[tuple[str, str], ...]] = ()
+    neutral: ClassVar[tuple[tuple[str, Any], ...]] = ()
     api_version: ClassVar[int] = API_VERSION
     options: ClassVar[dict[str, str]] = {}
     detection: ClassVar[tuple[tuple[str, float], ...]] = ()
@@ -88,6 +91,9 @@ class FormatAdapter:
             aliases=cls.aliases,
             alias_options={k: dict(v) for k, v in cls.alias_options.items()},
             carries_passthrough=cls.carries_passthrough,
+            carries=cls.carries,
+            reasons=cls.reasons,
+            neutral=cls.neutral,
             api_version=cls.api_version,
             options=dict(cls.options),
             detection=cls.detection,

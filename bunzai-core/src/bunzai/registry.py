@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from .errors import (
     UnrecognizedInput,
     UsageError,
 )
+from .input import AdapterInput
 from .kinds import ANY_KIND
 from .loss import LossReport
 from .plugins import BrokenPlugin, PluginHost, PluginRecord
@@ -28,10 +30,10 @@ from .types import Detection, FormatInfo, Issue, LabelRule, OutputFile, ReadResu
 
 if TYPE_CHECKING:
     import typer
-    from pydantic import BaseModel
 
-    from .input import AdapterInput
+    from .fidelity import Carried
     from .model import Entity
+    from .neutral import Neutrality
 
 DETECT_THRESHOLD = 0.5
 """Inclusive: a score of exactly 0.5 can win."""
@@ -150,6 +152,7 @@ class AdapterHandle:
     record: PluginRecord
     host: PluginHost
     _impls: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+    _carried: Carried | None = field(default=None, init=False, repr=False)
     """Hook name -> this plugin's implementation (or None): pluggy keeps a list per hook, and
     detection would otherwise scan it once per adapter per file."""
 
@@ -181,6 +184,14 @@ class AdapterHandle:
     def has(self, hook: str) -> bool:
         return self._impl(hook) is not None
 
+    @property
+    def carried(self) -> Carried:
+        """The trie of paths this adapter's writer holds (its own app data included)."""
+        if self._carried is None:
+            from .fidelity import Carried
+            self._carried = Carried.of([*(self.info.carries or ()), f"app_data.{self.id}"])
+        return self._carried
+
 
 def _normalize_score(raw: Any) -> tuple[float, str]:
     reason = ""
@@ -205,6 +216,7 @@ class Registry:
 
     def __init__(self, host: PluginHost) -> None:
         self.host = host
+        self._neutrality: Neutrality | None = None
         self.adapters: dict[str, AdapterHandle] = {}
         for rec in host.loaded:
             if rec.info is not None:
@@ -328,8 +340,15 @@ class Registry:
     # -- writing --------------------------------------------------------------------------------
 
     def write(self, entities: Sequence[Entity], format: str,
-              options: Mapping[str, Any] | None = None) -> WriteResult:
-        """Write entities with ``format``; refuses cross-kind; fans out single-entity formats."""
+              options: Mapping[str, Any] | None = None, *, verify: bool = False
+              ) -> WriteResult:
+        """Write entities with ``format``; refuses cross-kind; fans out single-entity formats.
+
+        The loss report is the writer's own entries plus every path with user data the format
+        does not carry (:mod:`bunzai.fidelity`).  With ``verify`` (always, for a format that
+        declares nothing it carries) each output is read back and any difference the report
+        does not name is added to it.
+        """
         if not entities:
             raise UsageError("nothing to write")
         kind = entities[0].kind
@@ -352,6 +371,7 @@ class Registry:
         files: list[OutputFile] = []
         loss = LossReport()
         warnings: list[str] = []
+        written: list[tuple[str, Sequence[Entity], list[OutputFile]]] = []
         for i, group in enumerate(groups):
             try:
                 res = handle.call("bunzai_from_canonical", entities=list(group), options=opts)
@@ -366,20 +386,84 @@ class Registry:
                 res = WriteResult([OutputFile(res, handle.info.suffix)])
             prefix = f"[{i}]." if len(groups) > 1 else ""
             loss.extend(res.loss, prefix)
-            for ent_index, ent in enumerate(group):
-                if handle.info.carries_passthrough:
-                    break
-                p = prefix or (f"[{ent_index}]." if len(group) > 1 else "")
-                _passthrough_losses(ent, handle.id, loss, p, res.loss)
             warnings.extend(res.warnings)
+            written.append((prefix, group, list(res.files)))
             if len(groups) > 1:
                 name = getattr(group[0], "name", None) or str(i + 1)
                 for f in res.files:  # named after their entity; the parts stay unjoined
                     f.name = f.name or name
-                files.extend(res.files)
-            else:
-                files.extend(res.files)
+            files.extend(res.files)
+        if not handle.info.carries_passthrough:
+            self._apply_loss_rule(handle, written, loss, warnings,
+                                  verify=verify or handle.info.carries is None)
         return WriteResult(files, loss, warnings)
+
+    @property
+    def neutrality(self) -> Neutrality:
+        """Core's neutral values plus those every installed format declares."""
+        if self._neutrality is None:
+            from .neutral import Neutrality
+            extra: list[tuple[str, Any]] = []
+            for h in self.adapters.values():
+                extra.extend(h.info.neutral)
+            self._neutrality = Neutrality(extra)
+        return self._neutrality
+
+    def _apply_loss_rule(self, handle: AdapterHandle,
+                         written: Sequence[tuple[str, Sequence[Entity], list[OutputFile]]],
+                         loss: LossReport, warnings: list[str], *, verify: bool) -> None:
+        from .fidelity import changes, reason_for, unheld
+
+        info = handle.info
+        neutral = self.neutrality
+        default = f"{info.id} has no place for it"
+        for prefix, group, _files in written:
+            for j, ent in enumerate(group):
+                p = prefix or (f"[{j}]." if len(group) > 1 else "")
+                if info.carries is not None:
+                    for path in unheld(ent, handle.carried, neutral, own=info.id):
+                        full = p + path
+                        if not loss.covers(full, stashed=True):
+                            loss.dropped(full, self._reason(info, path, default))
+        if not verify:
+            return
+        for prefix, group, out_files in written:
+            back: list[Any] = []
+            try:
+                for f in out_files:
+                    inp = AdapterInput(f.data, f"out{f.suffix}")
+                    back.extend(self.read(inp, format=info.id)[1].entities)
+            except BunzaiError as exc:
+                warnings.append(f"the output could not be read back to check it: {exc.message}")
+                continue
+            if len(back) != len(group):
+                warnings.append(f"wrote {len(group)} entities but read back {len(back)}")
+                continue
+            for j, (before, after) in enumerate(zip(group, back, strict=True)):
+                p = prefix or (f"[{j}]." if len(group) > 1 else "")
+                for path in changes(before, after, neutral):
+                    full = p + path
+                    if loss.covers(full, stashed=True):
+                        continue
+                    why = reason_for(path, info.reasons, f"{info.id} changed it")
+                    if _value_at(after, path) in (None, "", [], {}):
+                        loss.dropped(full, why)
+                    else:
+                        loss.approximated(full, why)
+                    if info.carries is not None:
+                        warnings.append(f"{full}: changed when written as {info.id}, found "
+                                        "only by reading the output back")
+
+    def _reason(self, info: FormatInfo, path: str, default: str) -> str:
+        from .fidelity import reason_for
+
+        if path.startswith("app_data.") or ".app_data." in path:
+            head = path.split("app_data.", 1)[1].split(".", 1)[0]
+            src = self.adapters.get(head)
+            label = src.info.label if src is not None else head
+            return reason_for(path, info.reasons, f"kept only for {label}; {info.id} has no "
+                              "place for it")
+        return reason_for(path, info.reasons, default)
 
     # -- other hooks ----------------------------------------------------------------------------
 
@@ -423,43 +507,18 @@ def _as_read_result(raw: Any) -> ReadResult:
     return ReadResult([raw])
 
 
-def _passthrough_losses(entity: Any, target: str, loss: LossReport, prefix: str,
-                        reported: LossReport) -> None:
-    """Report other formats' passthrough data that the target could not restore."""
-    for path, key in _passthrough_paths(entity, ""):
-        if key == target:
-            continue
-        full = f"{prefix}{path}"
-        if reported.covers(full, stashed=True):
-            continue
-        loss.dropped(full, f"data only the {key} format understands")
+def _value_at(obj: Any, path: str) -> Any:
+    """The value at a loss-report path of an entity (None where there is none)."""
+    cur = obj
+    for name, index in _PATH_PART.findall(path):
+        if cur is None:
+            return None
+        if index:
+            i = int(index)
+            cur = cur[i] if isinstance(cur, list) and i < len(cur) else None
+        else:
+            cur = cur.get(name) if isinstance(cur, Mapping) else getattr(cur, name, None)
+    return cur
 
 
-def _passthrough_paths(obj: Any, base: str) -> Iterable[tuple[str, str]]:
-    from pydantic import BaseModel
-
-    return _passthrough_walk(obj, base, BaseModel)
-
-
-def _passthrough_walk(obj: Any, base: str,
-                      model: type[BaseModel]) -> Iterable[tuple[str, str]]:
-    # ``model`` is pydantic's BaseModel, imported once by the caller: an import statement in
-    # this recursive generator ran for every field of every entry.
-    if isinstance(obj, model):
-        pt = getattr(obj, "passthrough", None)
-        if isinstance(pt, dict):
-            for key, value in pt.items():
-                if value not in (None, {}, []):
-                    yield f"{base}passthrough.{key}", key
-        for name in type(obj).model_fields:
-            if name == "passthrough":
-                continue
-            value = getattr(obj, name)
-            # Most fields are strings and numbers: only models and lists of them can hold
-            # passthrough, and skipping the rest here saves a generator per field.
-            if isinstance(value, model | list) and value:
-                yield from _passthrough_walk(value, f"{base}{name}.", model)
-    elif isinstance(obj, list):
-        for i, item in enumerate(obj):
-            if isinstance(item, model):
-                yield from _passthrough_walk(item, f"{base.rstrip('.')}[{i}].", model)
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")

@@ -36,7 +36,18 @@ class FormatInfo:
     """Writer options an alias implies (``--to json`` -> ``container=json`` for a format that
     writes PNG by default); options given explicitly win."""
     carries_passthrough: bool = False
-    """The writer keeps every format's passthrough data (only the native format does)."""
+    """The writer keeps every format's passthrough and app data (only the native format does)."""
+    carries: tuple[str, ...] | None = None
+    """Canonical path patterns the writer holds (``name``, ``lorebook.entries[*].keys``,
+    ``extensions``); every other path with user data is reported as dropped (see
+    :mod:`bunzai.fidelity`).  ``None``: core reads every output back to find what it lost."""
+    reasons: tuple[tuple[str, str], ...] = ()
+    """Why the writer does not carry a path: (pattern, reason in a user's words); the most
+    specific pattern matching a dropped path gives its reason."""
+    neutral: tuple[tuple[str, Any], ...] = ()
+    """Values of keys this format owns under ``extensions`` or ``app_data`` that ask nothing of
+    an app (SillyTavern's ``extensions.fav: false``): (pattern, neutral values or a predicate
+    ``(value, owner) -> bool``); dropping them is not a loss."""
     api_version: int = API_VERSION
     options: dict[str, str] = field(default_factory=dict)
     """Writer/reader options this format understands, with a one-line description each."""

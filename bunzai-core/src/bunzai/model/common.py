@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 """Version of the canonical ("Vaud") schema, stamped into every serialized entity."""
 
 JSONValue = Any
@@ -66,10 +66,19 @@ class EntityBase(CanonicalModel):
     extensions: dict[str, JSONValue] = Field(
         default_factory=dict, description="app-namespaced extension blocks, kept verbatim"
     )
+    app_data: dict[str, dict[str, JSONValue]] = Field(
+        default_factory=dict,
+        description=(
+            "user data only one app understands (keys the canonical model does not name, "
+            "app-specific values), by format id then by the key it had in that format; other "
+            "formats report each item they cannot carry"
+        ),
+    )
     passthrough: dict[str, JSONValue] = Field(
         default_factory=dict,
         description=(
-            "per-format data the canonical model does not name, keyed by format id; "
-            "the same format's writer restores it"
+            "per-format layout (key order, absent keys, original spellings and types, container "
+            "layout) that lets the same format re-write identical bytes; never user data, so "
+            "never reported as a loss"
         ),
     )

@@ -81,7 +81,10 @@ class LorebookEntry(CanonicalModel):
     folder: str | None = Field(None, description="id of the folder entry this entry sits in")
     is_folder: bool = Field(False, description="a folder node (RisuAI), not an insertable entry")
     extensions: dict[str, JSONValue] = Field(default_factory=dict)
-    passthrough: dict[str, JSONValue] = Field(default_factory=dict)
+    app_data: dict[str, dict[str, JSONValue]] = Field(
+        default_factory=dict, description="user data only one app understands (see EntityBase)")
+    passthrough: dict[str, JSONValue] = Field(
+        default_factory=dict, description="per-format layout, never user data (see EntityBase)")
 
 
 class Lorebook(EntityBase):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..api import as_input
-from ..compare import diff_paths
+from ..compare import diff_paths as diff_paths
 from ..registry import Registry
 from ..types import ReadResult
 
@@ -109,18 +109,26 @@ def ids(paths: Iterable[Path]) -> list[str]:
     return [p.name.split("__")[-2] if "__" in p.name else p.name for p in paths]
 
 
-def uncovered_differences(before: Any, after: Any, loss: Any) -> list[str]:
-    """Differences between two entities that a loss report does not list."""
-    return [p for p in diff_paths(before, after) if not loss.covers(p)]
+def uncovered_differences(before: Any, after: Any, loss: Any,
+                          registry: Registry | None = None) -> list[str]:
+    """Changes in user data between two entities that a loss report does not list."""
+    from ..api import get_registry
+    from ..fidelity import changes
+
+    neutral = (registry or get_registry()).neutrality
+    return [p for p in changes(before, after, neutral) if not loss.covers(p)]
 
 
 def conversion_problems(registry: Registry, entities: Sequence[Any], target: str,
                         options: dict[str, Any] | None = None) -> list[str]:
-    """Write ``entities`` as ``target``, read the result back as ``target``, and list every
-    canonical difference the loss report does not explain (empty means honest).
+    """Write ``entities`` as ``target``, read the result back as ``target``, and list where the
+    loss report and the output disagree (empty means honest), in both directions:
 
-    Same-format conversions (the entities came from ``target``) must also report no loss.
+    * a change in user data that the report does not name (a silent loss), and
+    * a reported path whose data did not change (a report a user would learn to ignore).
     """
+    from ..fidelity import changes, explains
+
     problems: list[str] = []
     result = registry.write(list(entities), target, options or {})
     back: list[Any] = []
@@ -129,14 +137,22 @@ def conversion_problems(registry: Registry, entities: Sequence[Any], target: str
         back.extend(read_back.entities)
     if len(back) != len(entities):
         return [f"{target}: wrote {len(entities)} entities, read back {len(back)}"]
-    many = len(result.files) > 1
+    neutral = registry.neutrality
+    many = len(entities) > 1
+    changed: list[str] = []
     for i, (before, after) in enumerate(zip(entities, back, strict=True)):
-        for path in diff_paths(before, after):
-            prefixed = f"[{i}].{path}"
-            if not (result.loss.covers(prefixed) if many else result.loss.covers(path)
-                    or result.loss.covers(prefixed)):
-                problems.append(f"{target}: {prefixed if many else path} changed but the "
-                                "loss report does not say so")
+        for path in changes(before, after, neutral):
+            shown = f"[{i}].{path}" if many else path
+            changed.append(shown)
+            if not (result.loss.covers(shown) or (not many and result.loss.covers(f"[0].{path}"))):
+                problems.append(f"{target}: {shown} changed but the loss report does not say so")
+    for entry in result.loss:
+        if entry.action == "stashed":
+            continue
+        path = entry.path[4:] if not many and entry.path.startswith("[0].") else entry.path
+        if not any(explains(path, c) for c in changed):
+            problems.append(f"{target}: the loss report names {entry.path} ({entry.action}: "
+                            f"{entry.reason}) but it reads back unchanged")
     return problems
 
 

@@ -1,0 +1,244 @@
+"""The loss rule: what a target cannot hold, and what changed when an output is read back.
+
+One rule for every writer.  A format declares the canonical paths its writer *carries*
+(``FormatInfo.carries``); every other path whose value is not neutral (:mod:`bunzai.neutral`) is
+reported as dropped, by its own path, with the reason the format gives for it.  Values a writer
+keeps but changes (a macro rewritten, an avatar converted to PNG) it reports itself.  Reading
+the output back and comparing (:func:`changes`) checks the report: the conformance kit and the
+conversion matrix do it on every test write, ``--verify`` on demand, and core does it on every
+write of a format that declares nothing, so a new format is exact before it is fast.
+
+Paths are loss-report paths (``lorebook.entries[3].depth``); patterns write list indices as
+``[*]``.  ``extensions`` and ``app_data`` are reported key by key (``extensions.fav``,
+``app_data.sillytavern.chat``): each key is a piece of data of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .neutral import Neutrality, is_empty, pattern_of
+
+BAGS = frozenset({"extensions", "app_data"})
+"""Object fields whose keys are separate pieces of data, each reported on its own."""
+
+_SCALARS = (str, int, float, bool, bytes, type(None))
+
+
+@dataclass
+class Carried:
+    """A trie of carried path patterns: segments are field names, keys, ``[*]`` or ``*``."""
+
+    full: bool = False
+    children: dict[str, Carried] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, patterns: Iterable[str]) -> Carried:
+        root = cls()
+        for pattern in patterns:
+            node = root
+            for seg in _segments(pattern):
+                if node.full:
+                    break
+                node = node.children.setdefault(seg, cls())
+            else:
+                node.full = True
+                node.children.clear()
+        return root
+
+    def child(self, seg: str) -> Carried | None:
+        got = self.children.get(seg)
+        return got if got is not None else self.children.get("*")
+
+
+def _segments(pattern: str) -> list[str]:
+    out: list[str] = []
+    for part in pattern.split("."):
+        while "[" in part:
+            head, _, rest = part.partition("[")
+            if head:
+                out.append(head)
+            inner, _, part = rest.partition("]")
+            out.append("[*]" if inner in ("*", "") or inner.isdigit() else f"[{inner}]")
+        if part:
+            out.append(part)
+    return out
+
+
+def _join(base: str, name: str) -> str:
+    return f"{base}.{name}" if base else name
+
+
+def unheld(entity: Any, carried: Carried, neutral: Neutrality, *,
+           own: str | None = None) -> list[str]:
+    """Paths of ``entity`` holding user data outside ``carried`` (``own``: the target's format
+    id, whose ``app_data`` it always carries)."""
+    if carried.full:
+        return []
+    out: list[str] = []
+    kind = getattr(entity, "kind", None)
+    _walk_model(entity, carried, "", "", neutral, kind, own, out)
+    return out
+
+
+def _walk_model(obj: Any, node: Carried, path: str, pattern: str, neutral: Neutrality,
+                kind: str | None, own: str | None, out: list[str]) -> None:
+    for name in type(obj).model_fields:
+        if name == "passthrough":
+            continue
+        value = getattr(obj, name)
+        child = node.child(name)
+        if child is not None and child.full:
+            continue
+        p, pat = _join(path, name), _join(pattern, name)
+        if name in BAGS and isinstance(value, Mapping):
+            _walk_bag(name, value, child, p, pat, neutral, kind, own, obj, out)
+        elif child is None:
+            if not neutral.neutral(pat, value, obj, kind):
+                out.append(p)
+        else:
+            _walk_value(value, child, p, pat, neutral, kind, own, obj, out)
+
+
+def _walk_value(value: Any, node: Carried, path: str, pattern: str, neutral: Neutrality,
+                kind: str | None, own: str | None, owner: Any, out: list[str]) -> None:
+    if hasattr(value, "model_fields"):
+        _walk_model(value, node, path, pattern, neutral, kind, own, out)
+    elif isinstance(value, list):
+        item_node = node.child("[*]")
+        for i, item in enumerate(value):
+            p, pat = f"{path}[{i}]", f"{pattern}[*]"
+            if item_node is None:
+                if not neutral.neutral(pat, item, value, kind):
+                    out.append(p)
+            elif not item_node.full:
+                _walk_value(item, item_node, p, pat, neutral, kind, own, value, out)
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            child = node.child(str(k))
+            p, pat = _join(path, str(k)), _join(pattern, str(k))
+            if child is None:
+                if not neutral.neutral(pat, v, value, kind):
+                    out.append(p)
+            elif not child.full:
+                _walk_value(v, child, p, pat, neutral, kind, own, value, out)
+    # a scalar where the pattern goes deeper: the target holds what there is
+
+
+def _walk_bag(name: str, bag: Mapping[str, Any], node: Carried | None, path: str, pattern: str,
+              neutral: Neutrality, kind: str | None, own: str | None, owner: Any,
+              out: list[str]) -> None:
+    for key, value in bag.items():
+        child = node.child(str(key)) if node is not None else None
+        if child is not None and child.full:
+            continue
+        p, pat = _join(path, str(key)), _join(pattern, str(key))
+        if name == "app_data":
+            if key == own or not isinstance(value, Mapping):
+                continue
+            for k, v in value.items():
+                grand = child.child(str(k)) if child is not None else None
+                if grand is not None and grand.full:
+                    continue
+                if not neutral.neutral(_join(pat, str(k)), v, value, kind):
+                    out.append(_join(p, str(k)))
+        elif child is None:
+            if not neutral.neutral(pat, value, bag, kind):
+                out.append(p)
+        else:
+            _walk_value(value, child, p, pat, neutral, kind, own, bag, out)
+
+
+# -- comparing ------------------------------------------------------------------------------------
+
+
+def changes(before: Any, after: Any, neutral: Neutrality, *, kind: str | None = None) -> list[str]:
+    """Paths where ``after`` (an output read back) differs from ``before`` in user data.
+
+    Passthrough (layout) is not compared; ``app_data`` is.  A difference between two neutral
+    values (``constant`` false and unstated, ``insertion_order`` 100 and unstated) is not a
+    change, and fields that are never user data (an entry's ``id``, an asset's ``origin``) are
+    ignored.
+    """
+    if kind is None:
+        kind = getattr(before, "kind", None)
+    out: list[str] = []
+    _diff(before, after, "", "", neutral, kind, None, None, out)
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    from .compare import json_equal
+    return json_equal(a, b)
+
+
+def _diff(a: Any, b: Any, path: str, pattern: str, neutral: Neutrality, kind: str | None,
+          owner_a: Any, owner_b: Any, out: list[str]) -> None:
+    ta, tb = type(a), type(b)
+    if ta is tb and isinstance(a, _SCALARS):
+        if a == b or (neutral.neutral(pattern, a, owner_a, kind)
+                      and neutral.neutral(pattern, b, owner_b, kind)):
+            return
+        out.append(path or "$")
+        return
+    if hasattr(a, "model_fields") and ta is tb:
+        for name in ta.model_fields:
+            if name == "passthrough":
+                continue
+            va, vb = getattr(a, name), getattr(b, name)
+            if type(va) is type(vb) and isinstance(va, _SCALARS) and va == vb:
+                continue
+            _diff(va, vb, _join(path, name), _join(pattern, name), neutral, kind, a, b, out)
+        return
+    if neutral.neutral(pattern, a, owner_a, kind) and neutral.neutral(pattern, b, owner_b, kind):
+        return
+    if isinstance(a, list) and isinstance(b, list):
+        for i in range(max(len(a), len(b))):
+            p, pat = f"{path}[{i}]", f"{pattern}[*]"
+            if i >= len(a) or i >= len(b):
+                present = a[i] if i < len(a) else b[i]
+                if not neutral.neutral(pat, present, a if i < len(a) else b, kind):
+                    out.append(p)
+            else:
+                _diff(a[i], b[i], p, pat, neutral, kind, a, b, out)
+        return
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        for k in sorted(set(a) | set(b), key=str):
+            p, pat = _join(path, str(k)), _join(pattern, str(k))
+            if k not in a or k not in b:
+                present, holder = (a[k], a) if k in a else (b[k], b)
+                if not neutral.neutral(pat, present, holder, kind):
+                    out.append(p)
+            else:
+                _diff(a[k], b[k], p, pat, neutral, kind, a, b, out)
+        return
+    if not _same(a, b):
+        out.append(path or "$")
+
+
+def explains(reported: str, changed: str) -> bool:
+    """Whether a reported path accounts for a changed one (one is the other or its ancestor)."""
+    return _ancestor_or_self(reported, changed) or _ancestor_or_self(changed, reported)
+
+
+def _ancestor_or_self(a: str, b: str) -> bool:
+    return b == a or (b.startswith(a) and b[len(a)] in ".[") or a in ("", "$")
+
+
+def reason_for(path: str, reasons: Sequence[tuple[str, str]], default: str) -> str:
+    """The reason a format gives for not carrying ``path``: its most specific matching pattern
+    (a pattern matches the path's pattern and everything under it)."""
+    pat = pattern_of(path)
+    best, best_len = default, -1
+    for pattern, why in reasons:
+        p = pattern_of(pattern)
+        if (pat == p or (pat.startswith(p) and pat[len(p)] in ".[")) and len(p) > best_len:
+            best, best_len = why, len(p)
+    return best
+
+
+def empty(value: Any) -> bool:
+    """Re-exported for writers: None, "", [] or {}."""
+    return is_empty(value)

@@ -1,0 +1,148 @@
+"""The plugin API: everything a format adapter may use from bunzai, declared in one place.
+
+Format distributions import from ``bunzai.sdk`` and its submodules only (a test holds every
+first-party format, the worked example and the template to that), so this package is the
+contract a third-party author reads:
+
+``bunzai.sdk``          the adapter base class and hook marker, the data passed between core
+                        and adapters, the errors, the canonical model, JSON and limit helpers
+``bunzai.sdk.fields``   field tables: keys <-> canonical attributes, layout and app data kept
+``bunzai.sdk.cards``    Character Card V1/V2/V3 JSON and the PNG card conventions
+``bunzai.sdk.png``      PNG chunks: walk, text chunks, byte-exact splicing
+``bunzai.sdk.zip``      zip archives read safely (traversal, bombs, duplicates) and written
+``bunzai.sdk.exif``     EXIF UserComment (TavernAI WebP/JPEG cards, Backyard PNGs)
+``bunzai.sdk.base64``   strict and tolerant base64 under the size limits
+
+Names are imported on first use, so an adapter module that imports a few of them stays cheap
+to load (detection imports every adapter).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..adapter import FormatAdapter
+    from ..compare import json_equal
+    from ..containers.media import ext_is_plausible, sniff_media
+    from ..errors import (
+        BunzaiError,
+        ConversionRefused,
+        LimitExceeded,
+        MalformedInput,
+        UnsupportedInput,
+        UsageError,
+    )
+    from ..frozen import freeze, thaw
+    from ..hookspecs import hookimpl
+    from ..input import AdapterInput, ChunkPayload
+    from ..jsonio import dumps, loads
+    from ..kinds import ANY_KIND, KINDS
+    from ..limits import Limits, get_limits, setting_hint
+    from ..loss import LossEntry, LossReport
+    from ..model import (
+        PLACEMENTS,
+        POSITIONS,
+        ROLES,
+        SELECTIVE_LOGIC,
+        Asset,
+        Character,
+        Entity,
+        Lorebook,
+        LorebookEntry,
+        Module,
+        Persona,
+        RegexScript,
+        field_defaults,
+    )
+    from ..types import (
+        API_VERSION,
+        Detection,
+        FormatInfo,
+        Issue,
+        LabelRule,
+        OutputFile,
+        ReadResult,
+        WriteResult,
+    )
+
+_LAZY = {
+    "FormatAdapter": "adapter", "hookimpl": "hookspecs",
+    "API_VERSION": "types", "Detection": "types", "FormatInfo": "types", "Issue": "types",
+    "LabelRule": "types", "OutputFile": "types", "ReadResult": "types", "WriteResult": "types",
+    "AdapterInput": "input", "ChunkPayload": "input",
+    "LossEntry": "loss", "LossReport": "loss",
+    "BunzaiError": "errors", "ConversionRefused": "errors", "LimitExceeded": "errors",
+    "MalformedInput": "errors", "UnsupportedInput": "errors", "UsageError": "errors",
+    "Entity": "model", "Character": "model", "Lorebook": "model", "LorebookEntry": "model",
+    "Module": "model", "Persona": "model", "RegexScript": "model", "Asset": "model",
+    "PLACEMENTS": "model", "POSITIONS": "model", "ROLES": "model", "SELECTIVE_LOGIC": "model",
+    "field_defaults": "model",
+    "dumps": "jsonio", "loads": "jsonio", "thaw": "frozen", "freeze": "frozen",
+    "json_equal": "compare",
+    "Limits": "limits", "get_limits": "limits", "setting_hint": "limits",
+    "sniff_media": "containers.media", "ext_is_plausible": "containers.media",
+    "KINDS": "kinds", "ANY_KIND": "kinds",
+}
+
+__all__ = [
+    "ANY_KIND",
+    "API_VERSION",
+    "KINDS",
+    "PLACEMENTS",
+    "POSITIONS",
+    "ROLES",
+    "SELECTIVE_LOGIC",
+    "AdapterInput",
+    "Asset",
+    "BunzaiError",
+    "Character",
+    "ChunkPayload",
+    "ConversionRefused",
+    "Detection",
+    "Entity",
+    "FormatAdapter",
+    "FormatInfo",
+    "Issue",
+    "LabelRule",
+    "LimitExceeded",
+    "Limits",
+    "Lorebook",
+    "LorebookEntry",
+    "LossEntry",
+    "LossReport",
+    "MalformedInput",
+    "Module",
+    "OutputFile",
+    "Persona",
+    "ReadResult",
+    "RegexScript",
+    "UnsupportedInput",
+    "UsageError",
+    "WriteResult",
+    "dumps",
+    "ext_is_plausible",
+    "field_defaults",
+    "freeze",
+    "get_limits",
+    "hookimpl",
+    "json_equal",
+    "loads",
+    "setting_hint",
+    "sniff_media",
+    "thaw",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bunzai.sdk' has no attribute {name!r}")
+    from importlib import import_module
+    value = getattr(import_module(f"bunzai.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return [*__all__, "base64", "cards", "exif", "fields", "png", "zip"]

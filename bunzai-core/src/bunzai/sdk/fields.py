@@ -1,0 +1,573 @@
+"""Field tables: one JSON object's keys <-> canonical attributes, without losing a byte of shape.
+
+Formats disagree on defaults, types and spellings (``displayIndex`` as ``"3"``, ``role`` null
+vs 0, ``scanDepth`` vs ``scan_depth``, Chub entries carrying ST *and* V2 names).  A
+:class:`Table` maps each canonical attribute to the key(s) that carry it.  Reading an object
+returns a :class:`Reading`:
+
+``values``  the canonical values, by attribute;
+``layout``  what the values alone cannot reproduce of the object's *shape*, for a byte-faithful
+            rewrite by the same format (stored in ``passthrough[format_id]``, never a loss):
+            ``raw`` (original values of another type or ``null``, where the canonical value
+            still reads back the same), ``absent`` (keys the writer would have added),
+            ``alias`` (which spellings were present) and ``order`` (the source key order);
+``data``    what the canonical model has no field for: unknown keys and values no canonical
+            type can hold, verbatim (stored in ``app_data[format_id]``: user data, so another
+            format that cannot carry an item reports it by path).
+
+The writer regenerates every key from the canonical value and uses a recorded original only
+while the canonical value still equals what that original reads as, so an edited entity writes
+its new value and an untouched one writes its original bytes.  Records are plain JSON: they
+travel through ``vaud-json`` unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from ..compare import json_equal
+from ..frozen import thaw
+from ..loss import LossReport
+from ..types import Issue
+
+__all__ = [
+    "BOOL", "DICT", "DICTLIST", "ID", "INT", "INT_OR_BOOL", "NOT_BOOL", "NUM", "OMIT", "STR",
+    "STRLIST", "Bad", "Conv", "Field", "Reading", "Table", "Unrepresentable", "enum", "field",
+    "is_int", "is_num", "jcopy", "keep", "kept", "same", "slot", "type_name",
+]
+
+OMIT: Any = object()
+"""Writer sentinel: leave the key out."""
+
+jcopy = thaw
+"""A copy of a JSON value that shares nothing mutable with it (scalars are immutable)."""
+
+same = json_equal
+"""JSON equality that also compares types (``1`` vs ``1.0`` vs ``true`` differ)."""
+
+_MISSING: Any = object()
+
+
+class Bad(Exception):
+    """A source value that does not fit the canonical type; the reader keeps it as data."""
+
+
+class Unrepresentable(Exception):
+    """A canonical value the target cannot express; the writer reports it."""
+
+
+def is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def is_num(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def type_name(x: Any) -> str:
+    """A JSON type in words, for messages: ``a string``, ``an array``, ``null``."""
+    if x is None:
+        return "null"
+    if isinstance(x, bool):
+        return "a boolean"
+    if is_num(x):
+        return "a number"
+    if isinstance(x, str):
+        return "a string"
+    if isinstance(x, Mapping):
+        return "an object"
+    if isinstance(x, Sequence):
+        return "an array"
+    return type(x).__name__
+
+
+# -- converters ---------------------------------------------------------------------------------
+
+def _any(x: Any) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class Conv:
+    """How one key's JSON value becomes a canonical value (``canon``, raising :class:`Bad`) and
+    back (``source``, raising :class:`Unrepresentable`).
+
+    ``exact(raw)`` is a fast test: true when ``source(canon(raw))`` is ``raw`` itself (same type
+    and value) and ``canon(raw)`` equals ``raw``, so reading needs neither conversion nor a
+    record; it only ever speeds things up, so ``False`` is always a safe answer.
+    """
+
+    name: str
+    canon: Callable[[Any], Any]
+    source: Callable[[Any], Any] = jcopy
+    exact: Callable[[Any], bool] = _any
+
+
+_INT_TEXT = re.compile(r"-?\d{1,18}")
+_NUM_TEXT = re.compile(r"-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+
+
+def _bool(x: Any) -> bool:
+    if isinstance(x, bool):
+        return x
+    raise Bad(f"expected true/false, got {type_name(x)}")
+
+
+def _int(x: Any) -> int:
+    if is_int(x):
+        return int(x)
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    if isinstance(x, str) and _INT_TEXT.fullmatch(x.strip()):
+        return int(x.strip())
+    raise Bad(f"expected a whole number, got {type_name(x)}")
+
+
+def _num(x: Any) -> int | float:
+    if is_num(x):
+        return x  # type: ignore[no-any-return]
+    if isinstance(x, str) and _NUM_TEXT.fullmatch(x.strip()):
+        t = x.strip()
+        return int(t) if _INT_TEXT.fullmatch(t) else float(t)
+    raise Bad(f"expected a number, got {type_name(x)}")
+
+
+def _str(x: Any) -> str:
+    if isinstance(x, str):
+        return x
+    if is_num(x):
+        return str(x)
+    raise Bad(f"expected a string, got {type_name(x)}")
+
+
+def _id(x: Any) -> int | str:
+    if is_int(x) or isinstance(x, str):
+        return x  # type: ignore[no-any-return]
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    raise Bad(f"expected a number or string id, got {type_name(x)}")
+
+
+def _strlist(x: Any) -> list[str]:
+    if isinstance(x, str):
+        return [x]
+    if isinstance(x, list):
+        out = []
+        for item in x:
+            if isinstance(item, str):
+                out.append(item)
+            elif is_num(item):
+                out.append(str(item))
+            else:
+                raise Bad(f"expected a list of strings, found {type_name(item)} in it")
+        return out
+    raise Bad(f"expected a list of strings, got {type_name(x)}")
+
+
+def _dict(x: Any) -> dict[str, Any]:
+    if isinstance(x, dict):
+        return {k: jcopy(v) for k, v in x.items()}
+    raise Bad(f"expected an object, got {type_name(x)}")
+
+
+def _dictlist(x: Any) -> list[dict[str, Any]]:
+    if isinstance(x, list) and all(isinstance(i, dict) for i in x):
+        return [_dict(i) for i in x]
+    raise Bad(f"expected a list of objects, got {type_name(x)}")
+
+
+def _int_or_bool(x: Any) -> int | bool:
+    if isinstance(x, bool) or is_int(x):
+        return x  # type: ignore[no-any-return]
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    raise Bad(f"expected a number or true/false, got {type_name(x)}")
+
+
+def _not_bool(x: Any) -> bool:
+    return not _bool(x)
+
+
+def _is(*types: type) -> Callable[[Any], bool]:
+    if len(types) == 1:
+        t0 = types[0]
+        return lambda x: type(x) is t0
+    return lambda x: type(x) in types
+
+
+def _all_str(x: Any) -> bool:
+    return type(x) is list and all(type(i) is str for i in x)
+
+
+def enum(names: Sequence[str], what: str) -> Conv:
+    """A numeric code (index into ``names``) that canonically is a name; names are accepted too."""
+    count = len(names)
+
+    def canon(x: Any) -> str:
+        if is_int(x) and 0 <= x < count:
+            return str(names[x])
+        if isinstance(x, str) and x in names:
+            return x
+        raise Bad(f"unknown {what} {x!r}")
+
+    def source(v: Any) -> int:
+        if v in names:
+            return names.index(v)
+        raise Unrepresentable(f"{what} {v!r} has no numeric code here")
+
+    def exact(x: Any) -> bool:
+        return False  # the canonical value is a name, never the code itself
+
+    return Conv(what, canon, source, exact)
+
+
+BOOL = Conv("bool", _bool, jcopy, _is(bool))
+INT = Conv("int", _int, jcopy, _is(int))
+NUM = Conv("number", _num, jcopy, _is(int, float))
+STR = Conv("string", _str, jcopy, _is(str))
+ID = Conv("id", _id, jcopy, _is(int, str))
+STRLIST = Conv("string list", _strlist, jcopy, _all_str)
+DICT = Conv("object", _dict)
+DICTLIST = Conv("object list", _dictlist)
+INT_OR_BOOL = Conv("number or bool", _int_or_bool, jcopy, _is(int, bool))
+NOT_BOOL = Conv("inverted bool", _not_bool, lambda v: not v)
+
+
+# -- tables -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Field:
+    """One canonical attribute and the key(s) carrying it, preferred spelling first."""
+
+    attr: str | None
+    """Canonical attribute; None for a *slot*: a key the model does not name, kept verbatim
+    (as data) but written back at its usual place."""
+    names: tuple[tuple[str, Conv], ...]
+    absent: Any = None
+    """Canonical value when no key is present (None for optional attributes)."""
+    null: bool = False
+    """Write JSON null for a None value (the app's own default is null)."""
+    foreign: bool = True
+    """Written for data that did not come from this format."""
+    omit_empty: bool = False
+    """Leave the key out when the value equals ``absent`` (e.g. an empty ``extensions``)."""
+    warn_mismatch: bool = False
+    """Warn when two spellings of this attribute disagree."""
+    quiet: bool = False
+    """Do not warn when the value needed a type change (an app's known habit, such as Chub's
+    string ``displayIndex``); validation still reports it."""
+
+
+def field(attr: str, *names: str | tuple[str, Conv], conv: Conv = STR, **kw: Any) -> Field:
+    """Shorthand: ``field("keys", "key", "keys", conv=STRLIST)``; names default to ``attr``."""
+    spelled = tuple((n, conv) if isinstance(n, str) else n for n in (names or (attr,)))
+    return Field(attr, spelled, **kw)
+
+
+def slot(name: str) -> Field:
+    """A key kept verbatim at its usual position (e.g. SillyTavern's UI-only ``addMemo``)."""
+    return Field(None, ((name, STR),))
+
+
+class Reading(NamedTuple):
+    """What :meth:`Table.read` found: canonical values, the object's layout and its app data."""
+
+    values: dict[str, Any]
+    layout: dict[str, Any]
+    data: dict[str, Any]
+
+
+def _default_emit(f: Field, conv: Conv, value: Any, *, forced: bool) -> Any:
+    if not (forced or f.foreign):
+        return OMIT
+    if value is None:
+        return None if f.null else OMIT
+    if f.omit_empty and not forced and same(value, f.absent):
+        return OMIT
+    try:
+        return conv.source(value)
+    except Unrepresentable:
+        return OMIT
+
+
+def _warn_coerced(conv: Conv, value: Any, raw: Any, where: str,
+                  warnings: list[Issue] | None) -> None:
+    """Warn when a value was readable only by changing its type (``"3"`` for 3)."""
+    if warnings is None:
+        return
+    try:
+        back = conv.source(value)
+    except Unrepresentable:
+        return
+    if type(back) is not type(raw) and not (is_num(back) and is_num(raw)):
+        warnings.append(Issue(where, f"{type_name(raw)} where {conv.name} is expected; read as "
+                                     f"{value!r}, written back as it was"))
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@lru_cache(maxsize=1024)
+def _quote(key: str) -> str:
+    # Warnings name the path of every key they concern; keys repeat, and the bound keeps a
+    # hostile file's random keys from growing the cache.
+    return f".{key}" if _IDENT.fullmatch(key) else f"[{key!r}]"
+
+
+def _fresh(value: Any) -> Any:
+    """A field's ``absent`` value, as a new object when it is mutable."""
+    t = type(value)
+    if t is list:
+        return [] if not value else jcopy(value)
+    if t is dict:
+        return {} if not value else jcopy(value)
+    return value
+
+
+@dataclass(frozen=True)
+class Table:
+    """The fields of one JSON object kind."""
+
+    fields: tuple[Field, ...]
+    _known: frozenset[str] = dc_field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_known",
+                           frozenset(n for f in self.fields for n, _ in f.names))
+
+    def known(self) -> frozenset[str]:
+        """Every key the table maps (all spellings, slots included)."""
+        return self._known
+
+    def attrs(self) -> tuple[str, ...]:
+        """The canonical attributes this table carries (for ``FormatInfo.carries``)."""
+        return tuple(f.attr for f in self.fields if f.attr is not None)
+
+    def read(self, obj: Mapping[str, Any], path: str, warnings: list[Issue] | None = None,
+             *, skip: Sequence[str] = (), owned: bool = False) -> Reading:
+        """Canonical values, layout and data of ``obj``.
+
+        ``skip`` names keys the caller handles itself (neither mapped nor data).  ``owned``
+        says ``obj`` is the reader's own parse (``AdapterInput.json_mutable``): its values are
+        taken as they are instead of copied.
+        """
+        src: Mapping[str, Any] = obj if type(obj) is dict else thaw(obj)
+        take = _keep if owned else jcopy
+        values: dict[str, Any] = {}
+        raw: dict[str, Any] = {}
+        absent: list[str] = []
+        alias: dict[str, list[str]] = {}
+        data: dict[str, Any] = {}
+        natural: list[str] = []
+        get = src.get
+        for f in self.fields:
+            attr = f.attr
+            if attr is None:
+                name = f.names[0][0]
+                r = get(name, _MISSING)
+                if r is not _MISSING:
+                    data[name] = take(r)
+                    natural.append(name)
+                continue
+            if len(f.names) == 1:
+                name, conv = f.names[0]
+                r = get(name, _MISSING)
+                if r is _MISSING:
+                    values[attr] = _fresh(f.absent)
+                    if _default_emit(f, conv, values[attr], forced=False) is not OMIT:
+                        absent.append(attr)
+                    continue
+                natural.append(name)
+                if conv.exact(r) and f.foreign and not (f.omit_empty and same(r, f.absent)):
+                    values[attr] = take(r) if type(r) in (list, dict) else r
+                    continue
+                values[attr] = self._slow_one(f, name, conv, r, path, warnings, raw, data)
+                continue
+            self._read_spellings(f, src, path, warnings, values, raw, absent, alias, data,
+                                 natural)
+        known = self._known
+        for k in src:
+            if k not in known and k not in skip:
+                data[k] = take(src[k])
+        natural += [k for k in data if k not in natural]
+        natural += [k for k in skip if k in src]
+        layout: dict[str, Any] = {}
+        if raw:
+            layout["raw"] = raw
+        if absent:
+            layout["absent"] = absent
+        if alias:
+            layout["alias"] = alias
+        if len(natural) != len(src) or list(src) != [k for k in natural if k in src]:
+            layout["order"] = list(src)
+        return Reading(values, layout, data)
+
+    @staticmethod
+    def _slow_one(f: Field, name: str, conv: Conv, r: Any, path: str,
+                  warnings: list[Issue] | None, raw: dict[str, Any],
+                  data: dict[str, Any]) -> Any:
+        """One spelling whose value needs converting, is null, or must be recorded."""
+        try:
+            if r is None and f.absent is None:
+                value = None  # null on an optional key: "not stated", not an error
+            else:
+                value = conv.canon(r)
+                if not f.quiet:
+                    _warn_coerced(conv, value, r, f"{path}{_quote(name)}", warnings)
+        except Bad as exc:
+            if warnings is not None:
+                warnings.append(Issue(f"{path}{_quote(name)}", f"{exc}; kept as it was"))
+            data[name] = jcopy(r)
+            return _fresh(f.absent)
+        w = _default_emit(f, conv, value, forced=True)
+        if w is OMIT or not same(w, r) or not f.foreign \
+                or (f.omit_empty and same(value, f.absent)):
+            raw[name] = jcopy(r)
+        return value
+
+    def _read_spellings(self, f: Field, src: Mapping[str, Any], path: str,
+                        warnings: list[Issue] | None, values: dict[str, Any],
+                        raw: dict[str, Any], absent: list[str], alias: dict[str, list[str]],
+                        data: dict[str, Any], natural: list[str]) -> None:
+        attr = f.attr
+        assert attr is not None
+        present = [(n, c) for n, c in f.names if n in src]
+        if not present:
+            values[attr] = _fresh(f.absent)
+            if _default_emit(f, f.names[0][1], values[attr], forced=False) is not OMIT:
+                absent.append(attr)
+            return
+        first_name, first_conv = present[0]
+        value = self._slow_one(f, first_name, first_conv, src[first_name], path, warnings, raw,
+                               data)
+        values[attr] = value
+        emitted: list[str] = [first_name]
+        natural.append(first_name)
+        if first_name in data:  # unreadable: the other spellings are kept as they are too
+            for n, _c in present[1:]:
+                data[n] = jcopy(src[n])
+            alias[attr] = [first_name]
+            return
+        for n, c in present[1:]:
+            r = src[n]
+            try:
+                other = c.canon(r)
+            except Bad:
+                other = OMIT
+            if other is OMIT or not same(other, value):
+                data[n] = jcopy(r)
+                if f.warn_mismatch and warnings is not None:
+                    warnings.append(Issue(
+                        f"{path}{_quote(n)}",
+                        f"disagrees with {first_name!r}; {first_name!r} is used, "
+                        f"{n!r} kept as it was"))
+                continue
+            emitted.append(n)
+            natural.append(n)
+            w = _default_emit(f, c, value, forced=True)
+            if w is OMIT or not same(w, r) or not f.foreign \
+                    or (f.omit_empty and same(value, f.absent)):
+                raw[n] = jcopy(r)
+        if emitted != [f.names[0][0]]:
+            alias[attr] = emitted
+
+    def write(self, get: Callable[[str], Any], layout: Mapping[str, Any] | None = None,
+              data: Mapping[str, Any] | None = None, loss: LossReport | None = None,
+              loss_path: str = "", tail: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The JSON object for the canonical values ``get(attr)``, restoring ``layout`` and
+        ``data`` (this format's own, from the entity's passthrough and app data).
+
+        ``tail`` holds keys the caller built itself (the ``skip`` keys of :meth:`read`).
+        """
+        rec = layout or {}
+        raw = rec.get("raw") or {}
+        absent = rec.get("absent") or ()
+        alias = rec.get("alias") or {}
+        kept = data or {}
+        out: dict[str, Any] = {}
+        for f in self.fields:
+            if f.attr is None:
+                name = f.names[0][0]
+                if name in kept:
+                    out[name] = jcopy(kept[name])
+                continue
+            value = get(f.attr)
+            if f.attr in absent and same(value, f.absent):
+                continue
+            names = alias.get(f.attr) or [f.names[0][0]]
+            convs = dict(f.names)
+            for n in names:
+                conv = convs.get(n, f.names[0][1])
+                if n in kept and same(value, f.absent):
+                    out[n] = jcopy(kept[n])  # a value no canonical type holds, untouched
+                    continue
+                if n in raw:
+                    try:
+                        back = conv.canon(raw[n]) if not (raw[n] is None and f.absent is None) \
+                            else None
+                    except Bad:
+                        back = _fresh(f.absent)
+                    if same(back, value):
+                        out[n] = jcopy(raw[n])
+                        continue
+                    w = self._emit(f, conv, value, True, loss, loss_path)
+                else:
+                    w = self._emit(f, conv, value, False, loss, loss_path)
+                if w is not OMIT:
+                    out[n] = w
+        for k, v in kept.items():  # unknown keys, disagreeing spellings, unreadable values
+            if k not in out:
+                out[k] = jcopy(v)
+        if tail:
+            out.update(tail)
+        order = rec.get("order")
+        if order:
+            head = {k: out[k] for k in order if k in out}
+            head.update((k, v) for k, v in out.items() if k not in head)
+            out = head
+        return out
+
+    @staticmethod
+    def _emit(f: Field, conv: Conv, value: Any, forced: bool, loss: LossReport | None,
+              loss_path: str) -> Any:
+        if value is not None:
+            try:
+                conv.source(value)
+            except Unrepresentable as exc:
+                if loss is not None:
+                    loss.dropped(_join(loss_path, f.attr or f.names[0][0]), str(exc))
+                return OMIT
+        return _default_emit(f, conv, value, forced=forced)
+
+
+def _keep(value: Any) -> Any:
+    return value
+
+
+def _join(base: str, attr: str) -> str:
+    return f"{base}.{attr}" if base else attr
+
+
+# -- where records live on an entity ------------------------------------------------------------
+
+def keep(model: Any, format_id: str, layout: Mapping[str, Any] | None = None,
+         data: Mapping[str, Any] | None = None) -> None:
+    """Store a reading's layout in ``model.passthrough[format_id]`` and its data in
+    ``model.app_data[format_id]`` (empty parts are not stored)."""
+    if layout:
+        model.passthrough[format_id] = dict(layout)
+    if data:
+        model.app_data[format_id] = dict(data)
+
+
+def kept(model: Any, format_id: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """This format's layout and data on ``model`` (``None`` where there are none)."""
+    layout = model.passthrough.get(format_id)
+    data = model.app_data.get(format_id)
+    return (layout if isinstance(layout, dict) else None,
+            data if isinstance(data, dict) else None)

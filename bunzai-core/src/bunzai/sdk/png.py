@@ -1,0 +1,22 @@
+"""PNG chunks for format adapters: walk without decoding pixels, text chunks, byte-exact splice."""
+
+from ..containers.png import (
+    PNG_SIGNATURE,
+    TEXT_CHUNK_TYPES,
+    Base64TextChunk,
+    Chunk,
+    PngFile,
+    TextChunk,
+    is_text_chunk_with_keyword,
+    make_chunk,
+    make_text_chunk,
+    minimal_png,
+    splice,
+    splice_parts,
+)
+
+__all__ = [
+    "PNG_SIGNATURE", "TEXT_CHUNK_TYPES", "Base64TextChunk", "Chunk", "PngFile", "TextChunk",
+    "is_text_chunk_with_keyword", "make_chunk", "make_text_chunk", "minimal_png", "splice",
+    "splice_parts",
+]
