@@ -242,3 +242,24 @@ def reason_for(path: str, reasons: Sequence[tuple[str, str]], default: str) -> s
 def empty(value: Any) -> bool:
     """Re-exported for writers: None, "", [] or {}."""
     return is_empty(value)
+
+
+def without_layout(entity: Any) -> Any:
+    """A deep copy of ``entity`` with every ``passthrough`` emptied: what a writer gets for an
+    entity that did not come from its format, or that an app rebuilt from user data alone."""
+    copy = entity.model_copy(deep=True)
+    _strip(copy)
+    return copy
+
+
+def _strip(obj: Any) -> None:
+    if hasattr(obj, "model_fields"):
+        for name in type(obj).model_fields:
+            value = getattr(obj, name)
+            if name == "passthrough" and isinstance(value, dict):
+                value.clear()
+            elif isinstance(value, list) or hasattr(value, "model_fields"):
+                _strip(value)
+    elif isinstance(obj, list):
+        for item in obj:
+            _strip(item)

@@ -70,6 +70,7 @@ STANDARD_CHECKS: tuple[str, ...] = (
     "test_written_files_route_back",
     "test_same_format_round_trip_is_lossless",
     "test_same_format_round_trip_keeps_the_file",
+    "test_passthrough_is_layout_only",
     "test_loss_report_is_honest_into_vaud_json",
     "test_loss_report_is_honest_from_vaud_json",
     "test_truncated_input_raises_bunzai_errors_only",
@@ -738,6 +739,39 @@ class AdapterConformance:
             f"rewriting {sample.name} as {subject.id} changed the file: {problems[:10]}",
             "keep the source's shape in passthrough[format_id] and rebuild exactly that shape; "
             "splice PNG text chunks and copy zip members instead of re-encoding them.")
+
+    def test_passthrough_is_layout_only(self, bunzai_subject: Subject, sample: Path) -> None:
+        """An own sample with its layout (every ``passthrough``) thrown away still writes and
+        reads back with all its user data: passthrough holds how the file looked, never what
+        it said.
+
+        Troubleshooting: unknown keys and app-specific values are user data: keep them in
+        ``app_data[format_id]`` (``bunzai.sdk.fields`` puts a table's unknown keys there), so
+        another format that cannot hold them reports each by path.  Keep only key order,
+        absent keys, original types and container layout in ``passthrough[format_id]``.
+        """
+        from ..fidelity import changes, without_layout
+
+        subject = bunzai_subject
+        before = self._read(subject, sample)
+        bare = [without_layout(e) for e in before]
+        result = self._write(subject, bare)
+        after: list[Any] = []
+        for f in result.files:
+            after.extend(self._read(subject, f.data, f"bare{f.suffix}"))
+        assert len(after) == len(before), explain(
+            f"{sample.name}: read {len(before)} entities, wrote them without layout and read "
+            f"back {len(after)}", "the writer must not depend on passthrough to write an entity.")
+        lost: list[str] = []
+        for i, (a, b) in enumerate(zip(before, after, strict=True)):
+            prefix = f"[{i}]." if len(before) > 1 else ""
+            lost += [prefix + p for p in changes(a, b, subject.registry.neutrality)]
+        reported = [str(e) for e in result.loss if e.action != "stashed"]
+        assert not lost and not reported, explain(
+            f"{sample.name} written without its passthrough lost {lost[:12]} "
+            f"(reported: {reported[:6]})",
+            "move user data out of passthrough[format_id] into app_data[format_id]; "
+            "passthrough is for layout only.")
 
     def test_loss_report_is_honest_into_vaud_json(self, bunzai_subject: Subject,
                                                   sample: Path) -> None:
