@@ -1,0 +1,74 @@
+"""Formats use bunzai through its declared plugin API only (``bunzai.sdk``).
+
+Every format distribution, the worked example and the template are held to it, so what a
+third-party author can read in ``bunzai.sdk`` is all a first-party format needs, and core can
+change everything else without breaking a plugin.  Tests may also use the public API
+(``import bunzai``) and the testing kit (``bunzai.testing``).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PLUGIN_TREES = sorted(
+    [*ROOT.glob("bunzai-formats-*/src"), *ROOT.glob("examples/*/src"),
+     *ROOT.glob("examples/*/tests"), *ROOT.glob("bunzai-formats-*/tests"),
+     *ROOT.glob("templates/*/template")])
+
+PUBLIC_TOP = {"__version__", "read", "read_all", "write", "convert", "detect", "BunzaiError"}
+"""Names of ``bunzai`` itself a plugin's tests may use (the user-facing API)."""
+
+
+def _allowed(module: str, names: list[str], is_test: bool) -> bool:
+    if module == "bunzai.sdk" or module.startswith("bunzai.sdk."):
+        return True
+    if is_test and (module == "bunzai.testing" or module.startswith("bunzai.testing.")):
+        return True
+    if module == "bunzai":
+        return is_test or set(names) <= {"__version__"}
+    return not (module == "bunzai" or module.startswith("bunzai."))
+
+
+def _violations(path: Path) -> list[str]:
+    is_test = "tests" in path.parts or path.name.startswith("test_") \
+        or path.name == "conftest.py"
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except SyntaxError:  # template files carry {{ placeholders }} in names only
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [a.name for a in node.names]
+            if not _allowed(node.module, names, is_test):
+                out.append(f"{path.relative_to(ROOT)}:{node.lineno}: from {node.module} import "
+                           f"{', '.join(names)}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("bunzai.") and not _allowed(alias.name, [], is_test):
+                    out.append(f"{path.relative_to(ROOT)}:{node.lineno}: import {alias.name}")
+    return out
+
+
+@pytest.mark.parametrize("tree", PLUGIN_TREES, ids=[str(p.relative_to(ROOT)) for p in PLUGIN_TREES])
+def test_formats_import_only_the_plugin_api(tree: Path) -> None:
+    bad = [v for path in sorted(tree.rglob("*.py")) for v in _violations(path)]
+    assert not bad, ("formats may import only bunzai.sdk (tests also bunzai and "
+                     "bunzai.testing):\n  " + "\n  ".join(bad[:40])
+                     + (f"\n  … and {len(bad) - 40} more" if len(bad) > 40 else ""))
+
+
+def test_the_plugin_api_imports_lightly() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, bunzai.sdk, bunzai.sdk.fields, bunzai.sdk.png; "
+            "print(sorted(m for m in ('pydantic', 'PIL', 'rich', 'typer') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]", out.stdout
