@@ -1,8 +1,10 @@
 """``FormatAdapter``: the base class that spares adapter authors the hook boilerplate.
 
-Subclass it, set the class attributes, implement ``detect``, ``read`` and ``write``; the class
-turns them into the four pluggy hooks.  A raw pluggy plugin implementing the hooks itself works
-just as well (see ``docs/architecture.md``).
+Subclass it, set the class attributes, implement ``detect``, and either implement ``read`` and
+``write`` or name the functions that do them (``reader = "read:read_book"``, resolved in the
+adapter's own package and imported on first use, so the adapter module stays cheap to import
+for detection).  The class turns all of it into the pluggy hooks.  A raw pluggy plugin
+implementing the hooks itself works just as well (see ``docs/architecture.md``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,28 @@ class FormatAdapter:
     losses: ClassVar[tuple[tuple[str, str], ...]] = ()
     doc: ClassVar[str | None] = None
 
+    reader: ClassVar[str | None] = None
+    """``"module:function"`` in the adapter's package, called as
+    ``function(input, options, format_id)``; used by the default :meth:`read`."""
+    writer: ClassVar[str | None] = None
+    """``"module:function"`` called as ``function(entity, options, format_id)`` (for a ``multi``
+    format: ``function(entities, options, format_id)``); used by the default :meth:`write`."""
+    validator: ClassVar[str | None] = None
+    """``"module:function"`` called as ``function(input, entities, format_id)``."""
+    labeler: ClassVar[str | None] = None
+    """``"module:function"`` returning the format's label rules."""
+
+    @classmethod
+    def _named(cls, spec: str) -> Any:
+        """The function ``spec`` names, imported relative to the adapter's package."""
+        import sys
+        from importlib import import_module
+
+        module, _, name = spec.partition(":")
+        home = sys.modules[cls.__module__]
+        anchor = cls.__module__ if hasattr(home, "__path__") else home.__package__
+        return getattr(import_module(f".{module}", anchor), name)
+
     # -- what authors implement ----------------------------------------------------------------
 
     def detect(self, input: AdapterInput) -> float | Detection | tuple[float, str]:
@@ -51,14 +75,20 @@ class FormatAdapter:
         self, input: AdapterInput, options: Mapping[str, Any]
     ) -> Entity | Sequence[Entity] | ReadResult:
         """Read the input; raise ``MalformedInput`` when it cannot be read."""
-        raise NotImplementedError(f"{self.format_id} cannot be read")
+        if self.reader is None:
+            raise NotImplementedError(f"{self.format_id} cannot be read")
+        return self._named(self.reader)(input, options, self.format_id)  # type: ignore[no-any-return]
 
     def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult | bytes:
         """Write one entity (formats with ``multi = True`` override :meth:`write_many`)."""
-        raise NotImplementedError(f"{self.format_id} cannot be written")
+        if self.writer is None or self.multi:
+            raise NotImplementedError(f"{self.format_id} cannot be written")
+        return self._named(self.writer)(entity, options, self.format_id)  # type: ignore[no-any-return]
 
     def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
         """Write several entities into one file; only for ``multi`` formats."""
+        if self.multi and self.writer is not None:
+            return self._named(self.writer)(entities, options, self.format_id)  # type: ignore[no-any-return]
         if len(entities) != 1:
             raise NotImplementedError(f"{self.format_id} holds one entity per file")
         result = self.write(entities[0], options)
@@ -68,11 +98,15 @@ class FormatAdapter:
 
     def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
         """Violations of the format's own rules; none by default."""
-        return []
+        if self.validator is None:
+            return []
+        return list(self._named(self.validator)(input, entities, self.format_id))
 
     def label_rules(self) -> list[LabelRule]:
         """Origin-labeler rules; none by default."""
-        return []
+        if self.labeler is None:
+            return []
+        return list(self._named(self.labeler)())
 
     # -- derived --------------------------------------------------------------------------------
 
@@ -84,9 +118,10 @@ class FormatAdapter:
             label=cls.label or cls.format_id,
             description=cls.description or (cls.__doc__ or "").strip().split("\n")[0],
             suffix=cls.suffix,
-            can_read=cls.read is not FormatAdapter.read,
+            can_read=cls.read is not FormatAdapter.read or cls.reader is not None,
             can_write=(cls.write is not FormatAdapter.write
-                       or cls.write_many is not FormatAdapter.write_many),
+                       or cls.write_many is not FormatAdapter.write_many
+                       or cls.writer is not None),
             multi=cls.multi,
             aliases=cls.aliases,
             alias_options={k: dict(v) for k, v in cls.alias_options.items()},
