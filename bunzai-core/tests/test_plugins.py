@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bunzai.errors import ConversionRefused, MalformedInput
 from bunzai.registry import Registry
 
 GOOD = '''
@@ -132,18 +133,18 @@ def test_entry_point_name_must_match_format_id(site: Path) -> None:
 
 def test_raw_pluggy_module_plugin_works(site: Path) -> None:
     src = '''
-        from bunzai.hookspecs import hookimpl
-        from bunzai.types import FormatInfo, WriteResult, OutputFile
+        from bunzai.sdk import (Detection, FormatInfo, OutputFile, ReadResult, WriteResult,
+                                hookimpl)
         @hookimpl
         def bunzai_format_info():
             return FormatInfo(id="raw", kind="regex", label="raw module plugin")
         @hookimpl
         def bunzai_detect(input):
-            return 0.75 if input.data == b"RAW" else 0
+            return Detection(0.75 if input.data == b"RAW" else 0)
         @hookimpl
         def bunzai_to_canonical(input, options):
-            from bunzai.model import RegexScript
-            return RegexScript(name="raw", pattern="x")
+            from bunzai.sdk import RegexScript
+            return ReadResult([RegexScript(name="raw", pattern="x")])
         @hookimpl
         def bunzai_from_canonical(entities, options):
             return WriteResult([OutputFile(b"RAW", ".raw")])
@@ -210,3 +211,36 @@ def test_plugins_group_may_add_cli_commands(site: Path) -> None:
     reg.register_commands(app)
     res = CliRunner().invoke(app, ["hello-bzt"])
     assert res.exit_code == 0 and "hello from a plugin" in res.output
+
+
+def test_raw_hooks_must_return_the_declared_types(site: Path) -> None:
+    """FormatAdapter accepts a bare score or an entity; a raw hook answers with the types the
+    hookspecs declare, and anything else is a fault named after the adapter."""
+    src = '''
+        from bunzai.sdk import FormatInfo, hookimpl
+        @hookimpl
+        def bunzai_format_info():
+            return FormatInfo(id="loose", kind="regex", label="loose raw plugin")
+        @hookimpl
+        def bunzai_detect(input):
+            return 0.9
+        @hookimpl
+        def bunzai_to_canonical(input, options):
+            from bunzai.sdk import RegexScript
+            return RegexScript(name="loose")
+        @hookimpl
+        def bunzai_from_canonical(entities, options):
+            return b"LOOSE"
+    '''
+    make_dist(site, "bzt-loose", "bzt_loose", src, {"loose": "bzt_loose"})
+    reg = load()
+    inp = __import__("bunzai").AdapterInput(b"LOOSE")
+    rep = reg.detect(inp)
+    assert rep.winner is None
+    assert [f.message for f in rep.faults if f.format == "loose"] == [
+        "TypeError: returned float, not a Detection"]
+    with pytest.raises(MalformedInput, match="returned RegexScript, not a ReadResult"):
+        reg.read(inp, format="loose")
+    from bunzai.model import RegexScript
+    with pytest.raises(ConversionRefused, match="returned bytes, not a WriteResult"):
+        reg.write([RegexScript(name="x")], "loose")

@@ -143,14 +143,24 @@ class FormatAdapter:
         return self.info()
 
     @hookimpl
-    def bunzai_detect(self, input: AdapterInput) -> float | Detection | tuple[float, str]:
-        return self.detect(input)
+    def bunzai_detect(self, input: AdapterInput) -> Detection:
+        raw = self.detect(input)
+        if isinstance(raw, Detection):
+            return raw
+        if isinstance(raw, tuple) and len(raw) == 2 and isinstance(raw[1], str):
+            return Detection(raw[0], raw[1])
+        return Detection(0.0 if raw is None else raw)
 
     @hookimpl
-    def bunzai_to_canonical(
-        self, input: AdapterInput, options: Mapping[str, Any]
-    ) -> Entity | Sequence[Entity] | ReadResult:
-        return self.read(input, options)
+    def bunzai_to_canonical(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+        from .types import ReadResult
+
+        raw = self.read(input, options)
+        if isinstance(raw, ReadResult):
+            return raw
+        if isinstance(raw, list | tuple):
+            return ReadResult(list(raw))
+        return ReadResult([raw])  # type: ignore[list-item]
 
     @hookimpl
     def bunzai_from_canonical(

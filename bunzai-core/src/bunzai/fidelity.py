@@ -104,7 +104,7 @@ def _walk_model(obj: Any, node: Carried, path: str, pattern: str, neutral: Neutr
 
 def _walk_value(value: Any, node: Carried, path: str, pattern: str, neutral: Neutrality,
                 kind: str | None, own: str | None, owner: Any, out: list[str]) -> None:
-    if hasattr(value, "model_fields"):
+    if hasattr(type(value), "model_fields"):
         _walk_model(value, node, path, pattern, neutral, kind, own, out)
     elif isinstance(value, list):
         item_node = node.child("[*]")
@@ -183,7 +183,7 @@ def _diff(a: Any, b: Any, path: str, pattern: str, neutral: Neutrality, kind: st
             return
         out.append(path or "$")
         return
-    if hasattr(a, "model_fields") and ta is tb:
+    if hasattr(ta, "model_fields") and ta is tb:
         for name in ta.model_fields:
             if name == "passthrough":
                 continue
@@ -209,13 +209,21 @@ def _diff(a: Any, b: Any, path: str, pattern: str, neutral: Neutrality, kind: st
             p, pat = _join(path, str(k)), _join(pattern, str(k))
             if k not in a or k not in b:
                 present, holder = (a[k], a) if k in a else (b[k], b)
-                if not neutral.neutral(pat, present, holder, kind):
+                if _is_app_data(pattern) and isinstance(present, Mapping):
+                    # one format's app data is many pieces of data: name each
+                    out += [_join(p, str(kk)) for kk, vv in present.items()
+                            if not neutral.neutral(_join(pat, str(kk)), vv, present, kind)]
+                elif not neutral.neutral(pat, present, holder, kind):
                     out.append(p)
             else:
                 _diff(a[k], b[k], p, pat, neutral, kind, a, b, out)
         return
     if not _same(a, b):
         out.append(path or "$")
+
+
+def _is_app_data(pattern: str) -> bool:
+    return pattern == "app_data" or pattern.endswith(".app_data")
 
 
 def explains(reported: str, changed: str) -> bool:
@@ -253,12 +261,12 @@ def without_layout(entity: Any) -> Any:
 
 
 def _strip(obj: Any) -> None:
-    if hasattr(obj, "model_fields"):
+    if hasattr(type(obj), "model_fields"):
         for name in type(obj).model_fields:
             value = getattr(obj, name)
             if name == "passthrough" and isinstance(value, dict):
                 value.clear()
-            elif isinstance(value, list) or hasattr(value, "model_fields"):
+            elif isinstance(value, list) or hasattr(type(value), "model_fields"):
                 _strip(value)
     elif isinstance(obj, list):
         for item in obj:

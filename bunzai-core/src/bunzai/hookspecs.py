@@ -34,7 +34,7 @@ def bunzai_format_info() -> FormatInfo:
 
 
 @hookspec
-def bunzai_detect(input: AdapterInput) -> float | Detection | tuple[float, str] | None:
+def bunzai_detect(input: AdapterInput) -> Detection | None:
     """Score ``input`` 0..1 for this adapter: 0 is "not mine", 0.5 and up can win.
 
     Must be cheap and must not raise: use the input's shared views (``input.json``,
@@ -44,9 +44,7 @@ def bunzai_detect(input: AdapterInput) -> float | Detection | tuple[float, str] 
 
 
 @hookspec
-def bunzai_to_canonical(
-    input: AdapterInput, options: Mapping[str, Any]
-) -> ReadResult | Entity | Sequence[Entity]:
+def bunzai_to_canonical(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
     """Read ``input`` into one or more canonical entities of this adapter's kind.
 
     Raise :class:`bunzai.errors.MalformedInput` (or a subclass) for anything unreadable.

@@ -112,8 +112,11 @@ _REGEX: dict[str, Rule] = {
 }
 
 CORE_RULES: dict[str, Rule] = {
+    "kind": ALWAYS,
     "schema_version": ALWAYS,
     "passthrough": ALWAYS,
+    "lorebook.kind": ALWAYS,
+    "regex_scripts[*].kind": ALWAYS,
     # books: standalone, embedded in a character or a module
     **{k: v for k, v in _BOOK.items()},
     **{f"lorebook.{k}": v for k, v in _BOOK.items()},
@@ -223,7 +226,7 @@ class Neutrality:
             if pattern not in self._prefixes:
                 return False
             return all(self.neutral(f"{pattern}.{k}", v, value, kind) for k, v in value.items())
-        if hasattr(value, "model_fields"):
+        if hasattr(type(value), "model_fields"):
             fields = type(value).model_fields
             return all(self.neutral(f"{pattern}.{name}", getattr(value, name), value, kind)
                        for name in fields)

@@ -19,7 +19,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import import_module
-from types import FunctionType, GetSetDescriptorType, MemberDescriptorType, MethodType
 from typing import Any
 
 import pluggy
@@ -123,81 +122,15 @@ def _entry_point_candidates(allow: set[str] | None) -> list[_Candidate]:
     return unique
 
 
-_MISSING = object()
-
-
-class _Manager(pluggy.PluginManager):
-    """pluggy's manager with a cheap first look at each attribute of a plugin instance.
-
-    ``register`` asks :meth:`parse_hookimpl_opts` about every name in ``dir(plugin)``, and pluggy
-    answers each with ``inspect.getattr_static``: about 60 names per adapter (``object``'s
-    dunders, class constants, helper methods), 6 % of a ``bunzai inspect`` start.  For an
-    instance of an ordinary class, the class-level value answers nearly every name: a plain
-    function is a hook exactly when it carries the hookimpl marker (read here as pluggy reads
-    it), and anything but a classmethod, staticmethod, bound method or slot is none.  Only those
-    few, and instance attributes, go to pluggy's own lookup.
-    """
-
-    def __init__(self, project_name: str) -> None:
-        super().__init__(project_name)
-        self._marker = f"{project_name}_impl"
-        self._class_attrs: dict[type, dict[str, Any] | None] = {}
-
-    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
-        attrs = self._attrs_of(type(plugin))
-        if attrs is not None and name not in _instance_dict(plugin):
-            value = attrs.get(name, _MISSING)
-            if value is _MISSING:
-                return None
-            if type(value) is FunctionType:  # pluggy reads the marker off the function too
-                opts = getattr(value, self._marker, None)
-                return opts if isinstance(opts, dict) else None
-            if not isinstance(value, _HOOKABLE):
-                return None
-        return super().parse_hookimpl_opts(plugin, name)
-
-    def _attrs_of(self, cls: type) -> dict[str, Any] | None:
-        """Every attribute the class and its bases define, as ``getattr_static`` finds it; None
-        for classes that static lookup treats specially (a metaclass, a shadowed ``__dict__``),
-        which keep pluggy's own lookup."""
-        if cls not in self._class_attrs:
-            self._class_attrs[cls] = _class_namespace(cls)
-        return self._class_attrs[cls]
-
-
-def _class_namespace(cls: type) -> dict[str, Any] | None:
-    if type(cls) is not type or issubclass(cls, type):
-        return None
-    attrs: dict[str, Any] = {}
-    for klass in reversed(cls.__mro__):
-        own = klass.__dict__.get("__dict__")
-        if own is not None and not (type(own) is GetSetDescriptorType
-                                    and own.__objclass__ is klass):
-            return None
-        attrs.update(klass.__dict__)
-    return attrs
-
-
-_HOOKABLE = (FunctionType, classmethod, staticmethod, MethodType, MemberDescriptorType)
-"""What pluggy can take a hook from (a slot is read to see what it holds)."""
-
-
-def _instance_dict(obj: object) -> dict[str, Any]:
-    try:
-        found = object.__getattribute__(obj, "__dict__")
-    except AttributeError:
-        return {}
-    return found if isinstance(found, dict) else {}
-
-
 class PluginHost:
     """Owns the pluggy manager; produces loaded and broken plugin records."""
 
     def __init__(self) -> None:
-        self.pm = _Manager(PROJECT)
+        self.pm = pluggy.PluginManager(PROJECT)
         self.pm.add_hookspecs(hookspecs)
         self.loaded: list[PluginRecord] = []
         self.broken: list[BrokenPlugin] = []
+        self._impls: dict[tuple[int, str], Any] = {}
 
     # -- loading --------------------------------------------------------------------------------
 
@@ -272,7 +205,7 @@ class PluginHost:
                 self._break(cand, f"format plugin lacks hook(s) {', '.join(missing)}", plugin)
                 return
             try:
-                info = self._call_one(plugin, "bunzai_format_info")
+                info = self.call(plugin, "bunzai_format_info")
             except Exception as exc:
                 self._break(cand, f"bunzai_format_info failed: {type(exc).__name__}: {exc}",
                             plugin)
@@ -308,20 +241,37 @@ class PluginHost:
         return caller is not None and caller.spec is not None
 
     def impl(self, plugin: Any, hook_name: str) -> Any:
-        """The function ``plugin`` registered for ``hook_name``, or None."""
+        """The implementation ``plugin`` registered for ``hook_name`` (pluggy's ``HookImpl``),
+        or None; remembered, as detection asks once per adapter per file."""
+        key = (id(plugin), hook_name)
+        try:
+            return self._impls[key]
+        except KeyError:
+            pass
+        found = None
         caller = getattr(self.pm.hook, hook_name, None)
-        if caller is None:
-            return None
-        for impl in caller.get_hookimpls():
-            if impl.plugin is plugin:
-                return impl
-        return None
+        if caller is not None:
+            found = next((i for i in caller.get_hookimpls() if i.plugin is plugin), None)
+        self._impls[key] = found
+        return found
 
-    def _call_one(self, plugin: Any, hook_name: str, **kwargs: Any) -> Any:
+    def call(self, plugin: Any, hook_name: str, **kwargs: Any) -> Any:
+        """Call one plugin's own implementation of a hook (None when it has none).
+
+        Core never calls ``pm.hook.X()``, which would run every plugin's implementation: each
+        answer must be attributed to the adapter that gave it.
+        """
         impl = self.impl(plugin, hook_name)
         if impl is None:
             return None
         return impl.function(*[kwargs[a] for a in impl.argnames])
+
+    def retire(self, record: PluginRecord, reason: str) -> None:
+        """Move a loaded plugin to the broken list (a hook failed after loading)."""
+        if record in self.loaded:
+            self.loaded.remove(record)
+        self.broken.append(BrokenPlugin(record.name, record.group, record.distribution,
+                                        record.version, reason))
 
     def finish(self) -> None:
         """pluggy's final check: every registered hook implementation has a spec."""

@@ -151,10 +151,7 @@ class AdapterHandle:
     info: FormatInfo
     record: PluginRecord
     host: PluginHost
-    _impls: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
     _carried: Carried | None = field(default=None, init=False, repr=False)
-    """Hook name -> this plugin's implementation (or None): pluggy keeps a list per hook, and
-    detection would otherwise scan it once per adapter per file."""
 
     @property
     def id(self) -> str:
@@ -168,21 +165,13 @@ class AdapterHandle:
     def distribution(self) -> str:
         return self.record.distribution
 
-    def _impl(self, hook: str) -> Any:
-        try:
-            return self._impls[hook]
-        except KeyError:
-            impl = self._impls[hook] = self.host.impl(self.record.plugin, hook)
-            return impl
-
     def call(self, hook: str, **kwargs: Any) -> Any:
-        impl = self._impl(hook)
-        if impl is None:
+        if not self.has(hook):
             raise NotImplementedError(hook)
-        return impl.function(*[kwargs[a] for a in impl.argnames])
+        return self.host.call(self.record.plugin, hook, **kwargs)
 
     def has(self, hook: str) -> bool:
-        return self._impl(hook) is not None
+        return self.host.impl(self.record.plugin, hook) is not None
 
     @property
     def carried(self) -> Carried:
@@ -194,21 +183,19 @@ class AdapterHandle:
 
 
 def _normalize_score(raw: Any) -> tuple[float, str]:
-    reason = ""
-    if isinstance(raw, Detection):
-        raw, reason = raw.score, raw.reason
-    elif isinstance(raw, tuple) and len(raw) == 2 and isinstance(raw[1], str):
-        raw, reason = raw
+    """A detector's answer as (score, reason); anything but a Detection in 0..1 is a fault."""
     if raw is None:
         return 0.0, ""
-    if isinstance(raw, bool) or not isinstance(raw, int | float):
-        raise TypeError(f"returned {type(raw).__name__}, not a number")
-    score = float(raw)
+    if not isinstance(raw, Detection):
+        raise TypeError(f"returned {type(raw).__name__}, not a Detection")
+    score = raw.score
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        raise TypeError(f"returned a score of type {type(score).__name__}, not a number")
     if math.isnan(score):
         raise ValueError("returned NaN")
     if not 0.0 <= score <= 1.0:
         raise ValueError(f"returned {score:g}, outside 0..1")
-    return score, reason
+    return float(score), raw.reason
 
 
 class Registry:
@@ -328,7 +315,10 @@ class Registry:
             raise MalformedInput(
                 f"{handle.id} could not read this file: {type(exc).__name__}: {exc}", path=path
             ) from exc
-        result = _as_read_result(raw)
+        if not isinstance(raw, ReadResult):
+            raise MalformedInput(f"{handle.id} could not read this file: its reader returned "
+                                 f"{type(raw).__name__}, not a ReadResult", path=path)
+        result = raw
         for ent in result.entities:
             if handle.kind != ANY_KIND and getattr(ent, "kind", None) != handle.kind:
                 raise MalformedInput(f"{handle.id} returned a {getattr(ent, 'kind', '?')} "
@@ -382,8 +372,9 @@ class Registry:
             except Exception as exc:
                 raise ConversionRefused(
                     f"{handle.id} could not write: {type(exc).__name__}: {exc}") from exc
-            if isinstance(res, bytes):
-                res = WriteResult([OutputFile(res, handle.info.suffix)])
+            if not isinstance(res, WriteResult):
+                raise ConversionRefused(f"{handle.id} could not write: its writer returned "
+                                        f"{type(res).__name__}, not a WriteResult")
             prefix = f"[{i}]." if len(groups) > 1 else ""
             loss.extend(res.loss, prefix)
             warnings.extend(res.warnings)
@@ -482,29 +473,19 @@ class Registry:
             if "bunzai_label_rules" not in rec.hooks:
                 continue
             try:
-                got = self.host._call_one(rec.plugin, "bunzai_label_rules") or []
+                got = self.host.call(rec.plugin, "bunzai_label_rules") or []
             except Exception:
                 continue
             rules.extend((rec.name, r) for r in got if isinstance(r, LabelRule))
         return rules
 
     def register_commands(self, app: typer.Typer) -> None:
-        for rec in self.host.loaded:
+        for rec in list(self.host.loaded):
             if "bunzai_register_commands" in rec.hooks:
                 try:
-                    self.host._call_one(rec.plugin, "bunzai_register_commands", app=app)
+                    self.host.call(rec.plugin, "bunzai_register_commands", app=app)
                 except Exception as exc:
-                    self.host.broken.append(BrokenPlugin(
-                        rec.name, rec.group, rec.distribution, rec.version,
-                        f"bunzai_register_commands failed: {exc}"))
-
-
-def _as_read_result(raw: Any) -> ReadResult:
-    if isinstance(raw, ReadResult):
-        return raw
-    if isinstance(raw, list | tuple):
-        return ReadResult(list(raw))
-    return ReadResult([raw])
+                    self.host.retire(rec, f"bunzai_register_commands failed: {exc}")
 
 
 def _value_at(obj: Any, path: str) -> Any:

@@ -3,8 +3,9 @@
 Two shapes per kind: ``rich`` fills every field a format could plausibly carry (so a writer
 that silently drops something is caught by the loss-report check), and ``minimal`` holds almost
 nothing (empty books and bare names are where detectors steal each other's files).  The text is
-our own.  Entities carry passthrough under :data:`FIXTURE_FORMAT`, a format no adapter owns, so
-a writer that restores another format's passthrough is caught too.
+our own.  Entities carry passthrough and app data under :data:`FIXTURE_FORMAT`, a format no adapter
+owns, so a writer that restores another format's passthrough is caught, and every writer must
+report the fixture's app data it cannot carry.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def _entries() -> list[Any]:
             triggers=["normal", "continue"], folder="3",
             character_filter={"isExclude": False, "names": ["Keeper"], "tags": []},
             extensions={"kit_app": {"note": "entry extension kept verbatim"}},
+            app_data={FIXTURE_FORMAT: {"entry_setting": "app data only the fixture knows"}},
             passthrough={FIXTURE_FORMAT: {"entry_only_the_fixture_knows": True}},
         ),
         LorebookEntry(
@@ -65,6 +67,7 @@ def _lorebook(variant: str) -> Any:
         name="Gull Point", description="A small coastal town, for tests.", scan_depth=4,
         token_budget=512, recursive_scanning=True, entries=_entries(),
         extensions={"kit_app": {"book": "extension kept verbatim"}},
+        app_data={FIXTURE_FORMAT: {"book_setting": "app data only the fixture knows"}},
         passthrough={FIXTURE_FORMAT: {"book_only_the_fixture_knows": [1, 2]}},
     )
 
@@ -81,6 +84,7 @@ def _regex(variant: str) -> list[Any]:
             placement=["ai_output"], disabled=False, markdown_only=True, prompt_only=False,
             run_on_edit=True, substitute_regex=0, min_depth=0, max_depth=8,
             extensions={"kit_app": {"regex": "extension kept verbatim"}},
+            app_data={FIXTURE_FORMAT: {"regex_setting": "app data only the fixture knows"}},
             passthrough={FIXTURE_FORMAT: {"regex_only_the_fixture_knows": "x"}},
         ),
         RegexScript(
@@ -116,6 +120,7 @@ def _character(variant: str) -> Any:
         regex_scripts=_regex("rich")[:1],
         triggers=[{"comment": "opaque trigger", "type": "start", "effect": []}],
         extensions={"kit_app": {"card": "extension kept verbatim"}, "talkativeness": "0.5"},
+        app_data={FIXTURE_FORMAT: {"card_setting": "app data only the fixture knows"}},
         passthrough={FIXTURE_FORMAT: {"card_only_the_fixture_knows": {"a": 1}}},
     )
 
@@ -133,6 +138,7 @@ def _persona(variant: str) -> list[Any]:
                 avatar=Asset(type="user_icon", name="ada", ext="png", media_type="image/png",
                              data=_png()),
                 extensions={"kit_app": {"persona": "extension kept verbatim"}},
+                app_data={FIXTURE_FORMAT: {"persona_setting": "app data only the fixture knows"}},
                 passthrough={FIXTURE_FORMAT: {"persona_only_the_fixture_knows": 1}}),
         Persona(name="Bo", description="{{user}} is a ferry pilot.", avatar_id="bo.png"),
     ]
@@ -152,6 +158,7 @@ def _module(variant: str) -> Any:
                       data=_png())],
         low_level_access=False,
         extensions={"kit_app": {"module": "extension kept verbatim"}},
+        app_data={FIXTURE_FORMAT: {"module_setting": "app data only the fixture knows"}},
         passthrough={FIXTURE_FORMAT: {"module_only_the_fixture_knows": True}},
     )
 

@@ -42,7 +42,8 @@ from ..api import as_input
 from ..errors import BunzaiError
 from ..kinds import ANY_KIND, KINDS
 from ..plugins import FORMATS_GROUP
-from ..registry import Registry, _as_read_result, _normalize_score
+from ..registry import Registry, _normalize_score
+from ..types import ReadResult
 from . import conversion_problems, diff_paths, load_registry
 from .generated import VARIANTS, canonical_examples, vaud_json_bytes
 
@@ -153,8 +154,10 @@ def _raw_detect(handle: AdapterHandle, inp: AdapterInput) -> tuple[float, str]:
 
 def _raw_read(handle: AdapterHandle, inp: AdapterInput, options: Mapping[str, Any]) -> Any:
     """Call the reader hook directly: the registry would turn a KeyError into MalformedInput."""
-    return _as_read_result(handle.call("bunzai_to_canonical", input=inp,
-                                       options=dict(options)))
+    got = handle.call("bunzai_to_canonical", input=inp, options=dict(options))
+    if not isinstance(got, ReadResult):
+        raise TypeError(f"the reader returned {type(got).__name__}, not a ReadResult")
+    return got
 
 
 def _exc_line(exc: BaseException) -> str:
