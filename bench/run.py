@@ -38,6 +38,7 @@ if str(HERE) not in sys.path:
 
 import fixtures  # noqa: E402
 import floors  # noqa: E402
+import peers  # noqa: E402
 import timing  # noqa: E402
 
 import bunzai  # noqa: E402
@@ -83,6 +84,22 @@ class Ctx:
     clock: str = "wall"
     env: dict[str, str] = field(default_factory=dict)
     """Environment of every child process: bytecode cached (as after a pip install)."""
+    peer_node: str | None = None
+    """``--node``: the Node.js binary (default: ``node`` on PATH)."""
+    node_state: peers.Node | str | None = None
+    """What :attr:`node` found; None until a figure asks."""
+
+    @property
+    def node(self) -> peers.Node | str:
+        """The installed peer packages, or why there are none (installed on first use)."""
+        if self.node_state is None:
+            try:
+                self.node_state = peers.setup(fixtures.cache_dir(), node=self.peer_node)
+                print(f"peers: {self.node_state.home}", file=sys.stderr)
+            except peers.Unavailable as exc:
+                self.node_state = f"Character Foundry skipped: {exc}"
+                print(self.node_state, file=sys.stderr)
+        return self.node_state
 
     @property
     def repeats(self) -> int:
@@ -234,6 +251,11 @@ def fig4_detect(ctx: Ctx) -> list[Row]:
     return rows
 
 
+NODE_COLD = "node: import Character Foundry, parse the card"
+PEER_COLD_TARGETS = {"bunzai inspect card.png": 1.5, "bunzai --help": 1.0}
+"""Cold starts against Node importing Character Foundry and parsing the same card (issue 18)."""
+
+
 def fig5_cold_start(ctx: Ctx) -> list[Row]:
     """Process start to exit, median of N, interleaved so drift hits every command alike."""
     n = 7 if ctx.quick else 21
@@ -244,6 +266,9 @@ def fig5_cold_start(ctx: Ctx) -> list[Row]:
         "bunzai --help": [ctx.bunzai_exe, "--help"],
         "bunzai inspect card.png": [ctx.bunzai_exe, "inspect", png],
     }
+    node = ctx.node
+    if isinstance(node, peers.Node):  # right after inspect: each round pairs A (bunzai), B (node)
+        commands[NODE_COLD] = node.cold_argv(png)
     keys = list(commands)
     # one warm-up round (page cache, .pyc files), then n interleaved rounds
     specs = [{"argv": commands[k], "env": ctx.env} for _ in range(n + 1) for k in keys]
@@ -260,16 +285,48 @@ def fig5_cold_start(ctx: Ctx) -> list[Row]:
     rows.append(Row("5", "stdlib-only script reading the card", std, "ms", base,
                     "python -c pass", std / base, "", None,
                     f"peak RSS {rss['stdlib script: read the card']:.0f} MiB"))
+    failed: dict[str, list[int]] = {k: [r.status for r in v if r.status != 0]
+                                    for k, v in runs.items()}
     for key in ("bunzai --help", "bunzai inspect card.png"):
-        failed = [r.status for r in runs[key] if r.status != 0]
         note = f"peak RSS {rss[key]:.0f} MiB; {ms[key] / std:.1f}x the stdlib script"
-        if failed:
-            note += f"; exit status {failed[0]}"
+        if failed[key]:
+            note += f"; exit status {failed[key][0]}"
             if key.startswith("bunzai inspect"):
                 note += " " + (ctx.missing("sillytavern") or "")
         rows.append(Row("5", key, ms[key], "ms", base, "python -c pass", ms[key] / base,
-                        target, ms[key] <= budget and not failed, note.strip(),
+                        target, ms[key] <= budget and not failed[key], note.strip(),
                         {"runs_ms": [r.seconds * 1e3 for r in runs[key]]}))
+    return rows + _peer_cold_rows(ctx, runs, ms, rss, failed)
+
+
+def _peer_cold_rows(ctx: Ctx, runs: dict[str, list[timing.ProcRun]], ms: dict[str, float],
+                    rss: dict[str, float], failed: dict[str, list[int]]) -> list[Row]:
+    cases = [f"{k} vs Node + Character Foundry" for k in PEER_COLD_TARGETS]
+    node = ctx.node
+    if not isinstance(node, peers.Node):
+        return [_na("5", NODE_COLD, node)] + [_na("5", c, node) for c in cases]
+    base = ms["python -c pass"]
+    value = ms[NODE_COLD]
+    # Node's CPU time counts its helper threads (compiler, GC), which run beside the main one
+    wall, cpu = (timing.median_seconds(runs[NODE_COLD], c) * 1e3 for c in ("wall", "cpu"))
+    note = (f"Character Foundry {node.cf_version}, Node {node.node_version}; wall {wall:.0f} ms, "
+            f"CPU {cpu:.0f} ms; peak RSS {rss[NODE_COLD]:.0f} MiB")
+    if failed[NODE_COLD]:
+        note += f"; exit status {failed[NODE_COLD][0]}"
+    rows = [Row("5", NODE_COLD, value, "ms", base, "python -c pass", value / base, "", None,
+                note, {"runs_ms": [r.seconds * 1e3 for r in runs[NODE_COLD]]})]
+    if failed[NODE_COLD]:
+        return rows + [_na("5", c, f"the Node run failed (exit {failed[NODE_COLD][0]})")
+                       for c in cases]
+    for (key, limit), case in zip(PEER_COLD_TARGETS.items(), cases, strict=True):
+        # each round ran A (bunzai) and B (node) back to back: the median of the pair ratios
+        pairs = [timing.run_seconds(a, ctx.clock) / timing.run_seconds(b, ctx.clock)
+                 for a, b in zip(runs[key], runs[NODE_COLD], strict=True)]
+        ratio = statistics.median(pairs)
+        rows.append(Row("5", case, ms[key], "ms", value, "Node: import CF + parseCard", ratio,
+                        f"<= {limit:g}x", ratio <= limit and not failed[key],
+                        f"median of {len(pairs)} paired ratios (A B A B ...)",
+                        {"pair_ratios": pairs}))
     return rows
 
 
@@ -540,6 +597,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="files in the batch folder (default 2000, --quick 200)")
     ap.add_argument("--show", metavar="PATH", help="print the table of a saved JSON report "
                     "instead of measuring")
+    ap.add_argument("--node", metavar="PATH",
+                    help="the Node.js binary for the peer columns (default: node on PATH)")
     args = ap.parse_args(argv)
     if args.show:
         saved = json.loads(Path(args.show).read_text(encoding="utf-8"))
@@ -567,7 +626,7 @@ def main(argv: list[str] | None = None) -> int:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(fixtures.cache_dir() / "pycache")
         ctx = Ctx(fx, args.quick, set(reg.adapters), sys.executable, bunzai_exe, Path(tmp),
-                  args.clock, env)
+                  args.clock, env, peer_node=args.node)
         rows: list[Row] = []
         for key in selected:
             t0 = time.perf_counter()
@@ -580,6 +639,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"figure {key}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     print_table(rows, args.markdown)
     info = machine()
+    if isinstance(ctx.node_state, peers.Node):
+        info["node"] = ctx.node_state.node_version
+        info.update(ctx.node_state.versions)
     report = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "quick": args.quick, "clock": args.clock,
