@@ -25,7 +25,7 @@ import tempfile
 import time
 import traceback
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import corpus  # noqa: E402
 import fixtures  # noqa: E402
 import floors  # noqa: E402
 import peers  # noqa: E402
@@ -84,6 +85,11 @@ class Ctx:
     clock: str = "wall"
     env: dict[str, str] = field(default_factory=dict)
     """Environment of every child process: bytecode cached (as after a pip install)."""
+    corpus: Path | None = None
+    """The folder of figure 8 (``--corpus``)."""
+    per_class: int | None = None
+    sections: dict[str, Any] = field(default_factory=dict)
+    """Figure data beyond the table rows, saved in the JSON report under the same keys."""
     peer_node: str | None = None
     """``--node``: the Node.js binary (default: ``node`` on PATH)."""
     node_state: peers.Node | str | None = None
@@ -108,6 +114,12 @@ class Ctx:
     @property
     def batch_seconds(self) -> float:
         return 0.02 if self.quick else 0.06
+
+    def timed(self, subjects: Mapping[str, Callable[[], Any] | timing.Remote]
+              ) -> dict[str, timing.Series]:
+        """Time several subjects in alternating batches with this run's repetitions and clock."""
+        return timing.time_set(subjects, repeats=self.repeats,
+                               batch_seconds=self.batch_seconds, clock=self.clock)
 
     def pair(self, subject: Callable[[], Any], floor: Callable[[], Any]) -> timing.Pair:
         """Time ``subject`` against ``floor`` with this run's repetitions and clock."""
@@ -498,9 +510,125 @@ def fig7_charx(ctx: Ctx) -> list[Row]:
     return rows
 
 
+READ_VS_PEER_ALL = 1.0
+READ_VS_PEER_CLASS = 1.5
+WRITE_VS_PEER = 1.0
+AUTO_VS_GIVEN = 1.2
+LARGE_BOOK_VS_ORJSON = 2.0
+
+
+def fig8_corpus(ctx: Ctx) -> list[Row]:
+    """Every file of ``--corpus DIR`` by class, against its floor and Character Foundry."""
+    if ctx.corpus is None:
+        return [_na("8", "every file of a folder, by class", "n/a (needs --corpus DIR)")]
+    reg = get_registry()
+    samples = corpus.collect(ctx.corpus, reg, per_class=ctx.per_class)
+    timed = [s for s in samples if s.cls is not None]
+    node = ctx.node
+    worker: peers.Worker | None = None
+    peer_note = node if isinstance(node, str) else ""
+    if isinstance(node, peers.Node):
+        try:
+            worker = node.worker()
+        except (OSError, peers.WorkerError) as exc:
+            peer_note = f"Character Foundry skipped: the Node worker did not start: {exc}"
+    results: list[corpus.Result] = []
+    t0 = time.perf_counter()
+    try:
+        for i, s in enumerate(timed, 1):
+            try:
+                res = corpus.measure(s, reg, worker, ctx.timed)
+            except peers.WorkerError as exc:
+                assert worker is not None
+                if not worker.alive:
+                    peer_note = f"Character Foundry stopped at {s.name}: {exc}"
+                    worker.close()
+                    worker = None
+                res = corpus.measure(s, reg, None, ctx.timed)
+                res.notes.append(f"Character Foundry failed while timed: {exc}")
+            results.append(res)
+            if i % 10 == 0 or i == len(timed):
+                print(f"  corpus: {i}/{len(timed)} files, {time.perf_counter() - t0:.0f} s",
+                      file=sys.stderr)
+    finally:
+        if worker is not None:
+            worker.close()
+    groups = corpus.groups(results)
+    peer: str | dict[str, str] = peer_note
+    if not peer_note and isinstance(node, peers.Node):
+        peer = {"node": node.node_version, **node.versions}
+    ctx.sections["corpus"] = {
+        "folder": str(ctx.corpus), "peer": peer,
+        "classes": [g.to_json() for g in groups],
+        "files": [r.to_json() for r in results],
+        "skipped": [{"file": s.name, "format": s.format, "container": s.container,
+                     "why": s.why} for s in samples if s.cls is None],
+    }
+    return _corpus_rows(groups, results, peer_note)
+
+
+def _corpus_rows(groups: list[corpus.Group], results: list[corpus.Result],
+                 peer_note: str) -> list[Row]:
+    by_name = {g.name: g for g in groups}
+    overall = by_name["all"]
+    rows: list[Row] = []
+
+    def ratio_row(g: corpus.Group, case: str, part: str, a: str, b: str, label: str,
+                  limit: float | None, *, peer: bool = False) -> Row:
+        if peer and peer_note:
+            return _na("8", case, peer_note)
+        n = g.count(part, a, b)
+        ratio = g.ratio(part, a, b)
+        if ratio is None:
+            return _na("8", case, f"n/a (no file has both {a} and {b})")
+        note = "" if n == g.files else (
+            f"{g.files - n} of {g.files} files without a ratio (see the JSON report)")
+        value, floor = g.time(part, a), g.time(part, b)
+        return Row("8", case, None if value is None else value * 1e6, "µs",
+                   None if floor is None else floor * 1e6, label, ratio,
+                   f"<= {limit:g}x" if limit is not None else "",
+                   None if limit is None else ratio <= limit, note)
+
+    rows.append(ratio_row(overall, f"read auto-detected vs Character Foundry, all "
+                          f"{overall.files} files", "read", "auto", "cf",
+                          "CF parseCard", READ_VS_PEER_ALL, peer=True))
+    for g in groups[:-1]:
+        rows.append(ratio_row(g, f"read auto-detected vs Character Foundry, {g.name} "
+                              f"({g.files})", "read", "auto", "cf", "CF parseCard",
+                              READ_VS_PEER_CLASS, peer=True))
+    writers = corpus.Group("written", [r for r in results if r.write])
+    rows.append(ratio_row(writers, f"write SillyTavern PNG vs CF exportCard, "
+                          f"{writers.files} files", "write", "bunzai", "cf",
+                          "CF exportCard", WRITE_VS_PEER, peer=True))
+    for label, classes in (("JSON", corpus.JSON_CLASSES), ("PNG", corpus.PNG_CLASSES)):
+        g = corpus.Group(label, [r for r in results if r.sample.cls in classes])
+        case = f"read auto-detected vs format given, {label} ({g.files} files)"
+        rows.append(ratio_row(g, case, "read", "auto", "given", "format given", AUTO_VS_GIVEN)
+                    if g.files else _na("8", case, f"n/a (no {label} file in the folder)"))
+    books = [r for r in results if r.sample.cls == "World Info"]
+    case = "largest World Info: read auto-detected vs orjson.loads"
+    if books:
+        big = max(books, key=lambda r: r.sample.size)
+        g = corpus.Group("largest", [big])
+        row = ratio_row(g, f"largest World Info ({big.sample.size / 1e3:,.0f} KB): "
+                        "read auto-detected vs orjson.loads", "read", "auto", "floor",
+                        "orjson.loads", LARGE_BOOK_VS_ORJSON)
+        given = big.ratio("read", "given", "floor")
+        row.note = big.sample.name + ("" if given is None
+                                      else f"; format given {given:.2f}x orjson.loads")
+        rows.append(row)
+    else:
+        rows.append(_na("8", case, "n/a (no World Info file in the folder)"))
+    rows.append(ratio_row(overall, "read auto-detected vs its floor, all files", "read",
+                          "auto", "floor", "floor", None))
+    rows.append(ratio_row(writers, "write SillyTavern PNG vs its floor", "write", "bunzai",
+                          "floor", "floor", None))
+    return rows
+
+
 FIGURES: dict[str, Callable[[Ctx], list[Row]]] = {
     "1": fig1_read_png, "2": fig2_write_png, "3": fig3_read_json, "4": fig4_detect,
-    "5": fig5_cold_start, "6": fig6_batch, "7": fig7_charx,
+    "5": fig5_cold_start, "6": fig6_batch, "7": fig7_charx, "8": fig8_corpus,
 }
 
 
@@ -597,6 +725,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="files in the batch folder (default 2000, --quick 200)")
     ap.add_argument("--show", metavar="PATH", help="print the table of a saved JSON report "
                     "instead of measuring")
+    ap.add_argument("--corpus", metavar="DIR", type=Path,
+                    help="figure 8: read and write every file of DIR by class, against the "
+                    "floor and Character Foundry (adds 8 to the figures run)")
+    ap.add_argument("--max-per-class", type=int, metavar="N",
+                    help="figure 8: time at most N files of each class (short runs)")
     ap.add_argument("--node", metavar="PATH",
                     help="the Node.js binary for the peer columns (default: node on PATH)")
     args = ap.parse_args(argv)
@@ -605,9 +738,15 @@ def main(argv: list[str] | None = None) -> int:
         fields = set(Row.__dataclass_fields__)
         print_table([Row(**{k: v for k, v in r.items() if k in fields}) for r in saved["rows"]],
                     args.markdown)
+        if "corpus" in saved:
+            print()
+            corpus.print_classes(saved["corpus"]["classes"], args.markdown)
         return 0
+    if args.corpus is not None and not args.corpus.is_dir():
+        ap.error(f"--corpus {args.corpus}: not a folder")
 
-    selected = args.only.split(",") if args.only else list(FIGURES)
+    default = [k for k in FIGURES if k != "8" or args.corpus is not None]
+    selected = args.only.split(",") if args.only else default
     unknown = [s for s in selected if s not in FIGURES]
     if unknown:
         ap.error(f"unknown figure(s): {', '.join(unknown)}")
@@ -626,7 +765,8 @@ def main(argv: list[str] | None = None) -> int:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(fixtures.cache_dir() / "pycache")
         ctx = Ctx(fx, args.quick, set(reg.adapters), sys.executable, bunzai_exe, Path(tmp),
-                  args.clock, env, peer_node=args.node)
+                  args.clock, env, corpus=args.corpus, per_class=args.max_per_class,
+                  peer_node=args.node)
         rows: list[Row] = []
         for key in selected:
             t0 = time.perf_counter()
@@ -638,6 +778,9 @@ def main(argv: list[str] | None = None) -> int:
             rows.extend(got)
             print(f"figure {key}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     print_table(rows, args.markdown)
+    if "corpus" in ctx.sections:
+        print()
+        corpus.print_classes(ctx.sections["corpus"]["classes"], args.markdown)
     info = machine()
     if isinstance(ctx.node_state, peers.Node):
         info["node"] = ctx.node_state.node_version
@@ -651,6 +794,7 @@ def main(argv: list[str] | None = None) -> int:
         "fixtures": {p.name: p.stat().st_size for p in sorted(fixtures.cache_dir().glob("*"))
                      if p.is_file()},
         "rows": [{**asdict(r), "result": r.result} for r in rows],
+        **ctx.sections,
     }
     out = Path(args.json) if args.json else HERE / "out" / "latest.json"
     out.parent.mkdir(parents=True, exist_ok=True)
