@@ -4,11 +4,14 @@
     .venv/bin/python bench/run.py                 # full run (a few minutes on 2 cores)
     .venv/bin/python bench/run.py --quick         # fewer repetitions, 200-card batch folder
     .venv/bin/python bench/run.py --json out.json --only 1,3,5 --markdown
+    .venv/bin/python bench/run.py --corpus ../shared/corpus --only 5,8   # against the peer
 
 Fixtures are generated on first use into a cache folder outside the repository (see
 ``fixtures.cache_dir``).  Each figure prints PASS/FAIL against its target, but a miss never fails
 the run: this is a measurement tool and machines are noisy.  Figures whose adapters are not
-installed print ``n/a``.
+installed print ``n/a``.  Character Foundry (figures 5 and 8) is installed with ``npm ci`` from
+``bench/node/package-lock.json`` into the same cache folder the first time a figure needs it;
+without Node.js its rows say so and the rest of the run goes on.
 """
 
 from __future__ import annotations
