@@ -100,7 +100,7 @@ def _projection(ch: Character, info: Mapping[str, Any]) -> Any:
     book = ch.lorebook
     if book is None:
         return None
-    entries = [lore.project_entry(lore.write_entry(e, FORMAT_ID, i))
+    entries = [lore.project_entry(lore.write_entry(e, FORMAT_ID, i), e.enabled)
                for i, e in enumerate(book.entries)]
     out: dict[str, Any] = {}
     for key in ("name", "description", "scan_depth", "token_budget", "recursive_scanning"):

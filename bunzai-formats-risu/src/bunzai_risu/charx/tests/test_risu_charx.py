@@ -239,3 +239,22 @@ def test_risu_renamed_duplicates_are_read_and_repaired(reg: Registry) -> None:
     uris = [x["uri"] for x in json.loads(z.read("card.json"))["data"]["assets"]]
     assert len(set(uris)) == 3
     assert [z.read(u[len("embeded://"):]) for u in uris] == [a, b, c]
+
+
+def test_a_disabled_entry_says_so_in_card_json_next_to_the_module(reg: Registry) -> None:
+    # a character with regex scripts is written with a module.risum holding RisuAI's own
+    # lorebook; card.json carries RisuAI's projection of it, where the field must agree
+    ch = Character(name="Ivy", first_mes="Hi", regex_scripts=[
+        RegexScript(name="Bold names", pattern="Ivy", replace="**Ivy**")],
+        lorebook=Lorebook(entries=[
+            LorebookEntry(keys=["lamp"], content="The lamp is lit at dusk."),
+            LorebookEntry(keys=["cellar"], content="Nobody goes down there.", enabled=False)]))
+    first = reg.write([ch], "risu-charx")
+    again = reg.write([_read(reg, first.data)], "risu-charx")  # now with a module lorebook
+    for data in (first.data, again.data):
+        entries = json.loads(_zip(data).read("card.json"))["data"]["character_book"]["entries"]
+        assert [e["enabled"] for e in entries] == [True, False]
+        assert entries[1]["content"].startswith("@@dont_activate")
+        back = _read(reg, data)
+        assert back.lorebook is not None
+        assert [e.enabled for e in back.lorebook.entries] == [True, False]
