@@ -270,7 +270,10 @@ def test_a_card_becomes_a_valid_archive_with_an_honest_report(registry: Registry
     files = kit.members(out.data)
     manifest = files["manifest.json"]
     assert len(manifest["scenarios"]) == 3
-    assert manifest["author"]["name"] == "deckhand"
+    # a creator without a Backyard profile URL: no author rather than an invented URL
+    assert "author" not in manifest
+    assert [(e.path, e.action) for e in out.loss if e.path == "creator"] == [
+        ("creator", "dropped")]
     char = files[manifest["characters"][0]]
     assert (char["name"], char["displayName"], char["isNSFW"]) == ("Isa", "Isolde Varn", True)
     assert char["persona"] == "{character} sails alone.\n\nstubborn"
