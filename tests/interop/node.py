@@ -21,6 +21,9 @@ LOCK = HERE / "package-lock.json"
 MANIFEST = HERE / "package.json"
 CHECKER = HERE / "checker.cjs"
 
+MIN_NODE = 18
+"""Character Foundry's packages and the checker (``structuredClone``) need Node.js 18."""
+
 LIBRARIES = ("@risuai/ccardlib", "character-card-utils", "@character-foundry/character-foundry")
 
 
@@ -46,6 +49,12 @@ def install(into: Path) -> Path:
         missing = " and ".join(n for n, p in (("node", node), ("npm", npm)) if p is None)
         raise Unavailable(f"{missing} not found on PATH: the interop suite needs Node.js and "
                           "npm to run the card libraries")
+    version = subprocess.run([node, "--version"], capture_output=True, text=True,
+                             timeout=60, check=False).stdout.strip()
+    major = version.lstrip("v").split(".")[0]
+    if not major.isdigit() or int(major) < MIN_NODE:
+        raise Unavailable(f"Node.js {version or '(unknown version)'} is too old: the card "
+                          f"libraries need Node.js {MIN_NODE} or newer")
     into.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(MANIFEST, into / "package.json")
     shutil.copyfile(LOCK, into / "package-lock.json")

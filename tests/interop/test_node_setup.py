@@ -43,3 +43,13 @@ def test_without_the_libraries_the_suite_skips_outside_ci_and_fails_in_ci(
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match=r"no node here.*CI is set"):
         node.unavailable("no node here")
+
+
+def test_an_old_node_is_a_reason(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import subprocess
+
+    monkeypatch.setattr(node.shutil, "which", lambda name: f"/opt/{name}")
+    monkeypatch.setattr(node.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(
+        a, 0, stdout="v16.20.2\n", stderr=""))
+    with pytest.raises(node.Unavailable, match=r"Node\.js v16\.20\.2 is too old"):
+        node.install(tmp_path)
