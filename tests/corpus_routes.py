@@ -23,7 +23,7 @@ CLASS_ROUTES: dict[str, str | None] = {
     "charx": "risu-charx",
     "byaf": "backyard-byaf",
     "wyvern-png": "sillytavern",
-    "voxpkg": None,  # no Voxta adapter yet: refused cleanly as unrecognized
+    "voxpkg": "voxta",
     "nai-lorebook": "novelai-lorebook",
     "negative": None,
 }
@@ -65,6 +65,9 @@ SAMPLE_ROUTES: dict[str, str | None] = {
 
 UNREADABLE: set[str] = {
     "risu/gen_malformed_version1.risum",
+    # a scenario-only Voxta package: its scenario casts characters the package does not include
+    "voxpkg__axAilotl_card_architect__Desktop_Critics_Real_Time_Commentary_Edi__e4b2ed1a92"
+    ".voxpkg",
 }
 """Files (sample paths or corpus names) that route to their format but must be refused on read
 (exit 4): the adapter recognises the format and names the problem."""
