@@ -30,6 +30,8 @@ class Text:
     field: str
     macros: bool = True
     always: bool = True
+    examples: bool = False
+    """Example dialogue: ``<START>`` blocks are written as blank-line separated blocks."""
 
 
 TEXTS = (
@@ -38,7 +40,7 @@ TEXTS = (
     Text("Personality", "personality"),
     Text("Scenario", "scenario"),
     Text("FirstMessage", "first_mes"),
-    Text("MessageExamples", "mes_example"),
+    Text("MessageExamples", "mes_example", examples=True),
     Text("SystemPrompt", "system_prompt", always=False),
     Text("PostHistoryInstructions", "post_history_instructions", always=False),
     Text("Creator", "creator", macros=False, always=False),

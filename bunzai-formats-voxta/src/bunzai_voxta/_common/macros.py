@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+_START = re.compile(r"^<START>[ \t]*$", re.MULTILINE | re.IGNORECASE)
 _VOXTA = re.compile(r"\{\{\s*(char|user)\s*\}\}")
 _CARD = re.compile(r"\{\{(char|user)\}\}|<(bot|user)>", re.IGNORECASE)
 
@@ -45,3 +46,12 @@ def voxta_survives(raw: str) -> bool:
 def card_survives(text: str) -> bool:
     """Whether card text comes back unchanged from the Voxta text written from it."""
     return to_card(to_voxta(text)) == text
+
+
+def examples_to_voxta(text: str) -> str:
+    """Card example dialogue -> Voxta's: blocks headed by ``<START>`` become blocks separated by
+    a blank line, as Voxta writes them (it has no ``<START>`` marker)."""
+    if "<" not in text or not _START.search(text):
+        return to_voxta(text)
+    blocks = [b.strip("\n") for b in _START.split(text)]
+    return to_voxta("\n\n".join(b for b in blocks if b))

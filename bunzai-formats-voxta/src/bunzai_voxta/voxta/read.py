@@ -19,8 +19,8 @@ from bunzai.errors import MalformedInput, UnsupportedInput
 from bunzai.types import Issue, ReadResult
 
 from .._common.book import FMT, read_books, split_rest
-from .._common.character import DATES, DEFAULTS, LAYOUT, LISTS, MAPPED, TEXTS, VISUAL
-from .._common.macros import to_card, to_voxta
+from .._common.character import DATES, DEFAULTS, LAYOUT, LISTS, MAPPED, TEXTS, VISUAL, Text
+from .._common.macros import examples_to_voxta, to_card, to_voxta
 from .._common.package import (
     CHARACTER_JSON,
     THUMBNAIL,
@@ -46,11 +46,13 @@ if TYPE_CHECKING:
     from bunzai.model import Asset, Character
 
 
-def rebuild_text(key: str, value: str, macros: bool, always: bool) -> Any:
-    """What the writer puts under ``key`` for a canonical text (no raw value to restore)."""
-    if not value and not always:
+def rebuild_text(t: Text, value: str) -> Any:
+    """What the writer puts under ``t.key`` for a canonical text (no raw value to restore)."""
+    if not value and not t.always:
         return ABSENT
-    return to_voxta(value) if macros else value
+    if t.examples:
+        return examples_to_voxta(value)
+    return to_voxta(value) if t.macros else value
 
 
 def rebuild_list(values: list[str], macros: bool) -> Any:
@@ -160,7 +162,7 @@ def _character(z: SafeZip, pkg: Package, index: int, folder: str, member: JsonMe
         text = text_field(obj, t.key, w, warnings)
         value = to_card(text) if t.macros else text
         fields[t.field] = value
-        guard(g, t.key, raw, value, rebuild_text(t.key, value, t.macros, t.always))
+        guard(g, t.key, raw, value, rebuild_text(t, value))
     for key, name, macros in LISTS:
         raw = obj.get(key, ABSENT)
         values = text_list(obj, key, w, warnings)

@@ -36,7 +36,7 @@ from .._common.character import (
     VISUAL,
 )
 from .._common.jsonfmt import DOTNET, dumps
-from .._common.macros import card_survives
+from .._common.macros import card_survives, to_card
 from .._common.package import COMMENT, THUMBNAIL, assemble, build_zip, package_json
 from .._common.util import ABSENT, format_time, lookup, new_id, ordered, put, sub
 from .read import rebuild_date, rebuild_list, rebuild_text, rebuild_visual
@@ -225,8 +225,12 @@ class _Builder:
             value = getattr(ch, t.field)
             hit, raw = lookup(g, t.key, value)
             if not hit:
-                raw = rebuild_text(t.key, value, t.macros, t.always)
-                if t.macros and not card_survives(value):
+                raw = rebuild_text(t, value)
+                if t.examples and isinstance(raw, str) and to_card(raw) != value \
+                        and card_survives(value):
+                    loss.approximated(t.field, "Voxta separates example dialogues with a blank "
+                                      "line; it has no <START> marker")
+                elif t.macros and not card_survives(value):
                     loss.approximated(t.field, MACROS)
             put(obj, t.key, raw)
         for key, name, macros in LISTS:
