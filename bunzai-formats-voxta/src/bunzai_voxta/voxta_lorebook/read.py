@@ -41,6 +41,9 @@ def read_book_package(input: AdapterInput, options: Mapping[str, Any]) -> ReadRe
         warnings.append(Issue("$", f"{len(pkg.characters)} character(s) in the package are not "
                               "lorebooks (read the package as voxta for them); kept for a Voxta "
                               "rewrite"))
+    for scenario in pkg.scenarios:
+        warnings.append(Issue(where(scenario.path), "a Voxta scenario: bunzai has no scenario "
+                              "kind; kept for a Voxta rewrite"))
     out: list[Lorebook] = []
     for index, member in enumerate(pkg.books.values()):
         book = read_books([member], warnings, FMT)
