@@ -6,8 +6,8 @@ inside the braces.  Cards write ``{{char}}`` and ``{{user}}`` and SillyTavern al
 ``{{Char}}``, ``<BOT>`` and ``<USER>`` (case-insensitively).  Other Scriban expressions
 (``{{ scenario_chars.main }}``, ``{{ has_flag "x" }}``) have no card meaning and pass through.
 
-Readers and writers check the round trip (:func:`card_survives`, :func:`voxta_survives`) and keep
-the raw text where a translation would not come back exactly.
+Readers keep the raw text where a translation would not come back exactly (a guard, see
+``util.py``); writers report card text that does not survive (:func:`card_survives`).
 """
 
 from __future__ import annotations
@@ -36,11 +36,6 @@ def to_voxta(text: str) -> str:
         return "{{ user }}" if word == "user" else "{{ char }}"
 
     return _CARD.sub(one, text)
-
-
-def voxta_survives(raw: str) -> bool:
-    """Whether Voxta text comes back unchanged from the card text read from it."""
-    return to_voxta(to_card(raw)) == raw
 
 
 def card_survives(text: str) -> bool:

@@ -12,11 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from bunzai.errors import UsageError
 from bunzai.types import Issue
 
 ABSENT: Any = object()
@@ -186,32 +185,12 @@ def format_time(seconds: int) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
 
-# -- ids and options ---------------------------------------------------------------------------
+# -- ids and passthrough ---------------------------------------------------------------------------
 
 
 def new_id() -> str:
     """A fresh Voxta resource id (a random UUID, as the server assigns them)."""
     return str(uuid.uuid4())
-
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def opt_bool(options: Mapping[str, Any], name: str, default: bool = False) -> bool:
-    value = options.get(name, default)
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise UsageError(f"option {name} takes true or false, not {value!r}")
-
-
-def first(items: Iterable[Any]) -> Any:
-    return next(iter(items), None)
 
 
 def sub(obj: Mapping[str, Any], key: str) -> dict[str, Any]:

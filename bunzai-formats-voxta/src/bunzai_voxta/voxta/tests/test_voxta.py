@@ -285,6 +285,7 @@ def test_sillytavern_card_to_voxta_reads_back_with_an_exact_loss_report(
     handle, result, _ = registry.read(as_input(card, "mara.json"))
     assert handle.id == "sillytavern"
     (ch,) = result.entities
+    assert isinstance(ch, Character)
     out = registry.write([ch], FMT)
     data = out.files[0].data
     assert route(registry, data) == FMT
