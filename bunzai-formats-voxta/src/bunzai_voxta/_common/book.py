@@ -20,7 +20,7 @@ from bunzai.types import Issue
 
 from .jsonfmt import DOTNET
 from .macros import card_survives, to_card, to_voxta
-from .package import JsonMember, where
+from .package import BOOK_JSON, JsonMember, where
 from .util import (
     ABSENT,
     digest,
@@ -292,8 +292,9 @@ class BookWriter:
                 obj["Id"] = fresh
             path = f"Books/{fresh}/book.json"
         else:
-            path = str(record.get("path") or f"Books/{book_id}/book.json")
-            if not path.startswith(f"Books/{book_id}/"):
+            path = str(record.get("path") or "")
+            m = BOOK_JSON.match(path)
+            if m is None or m[1] != book_id:
                 path = f"Books/{book_id}/book.json"
         if book_id not in self.books:
             self.books[book_id] = (obj, style, path)

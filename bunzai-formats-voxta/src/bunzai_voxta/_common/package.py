@@ -37,7 +37,9 @@ COMMENT = "Voxta Package"
 
 CHARACTER_JSON = re.compile(r"^Characters/([^/]+)/character\.json$")
 CHARACTER_FILE = re.compile(r"^Characters/([^/]+)/(.+)$")
-BOOK_JSON = re.compile(r"^Books/([^/]+)/book\.json$")
+BOOK_JSON = re.compile(r"^(?:Books|MemoryBooks)/([^/]+)/book\.json$")
+"""A memory book; ``MemoryBooks/`` is the folder name Character Foundry's detector also looks
+for, read the same way."""
 SCENARIO_JSON = re.compile(r"^Scenarios/([^/]+)/scenario\.json$")
 THUMBNAIL = re.compile(r"^thumbnail\.[A-Za-z0-9]+$")
 _EOCD_SIZE = 22

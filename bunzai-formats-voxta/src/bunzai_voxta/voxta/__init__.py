@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 _CHARACTER = re.compile(r"^Characters/[^/]+/character\.json$")
 _SCENARIO = re.compile(r"^Scenarios/[^/]+/scenario\.json$")
-_BOOK = re.compile(r"^Books/[^/]+/book\.json$")
+_BOOK = re.compile(r"^(?:Books|MemoryBooks)/[^/]+/book\.json$")
 
 
 class VoxtaAdapter(FormatAdapter):

@@ -22,6 +22,7 @@ from .._common.book import FMT, read_books, split_rest
 from .._common.character import DATES, DEFAULTS, LAYOUT, LISTS, MAPPED, TEXTS, VISUAL, Text
 from .._common.macros import examples_to_voxta, to_card, to_voxta
 from .._common.package import (
+    BOOK_JSON,
     CHARACTER_JSON,
     THUMBNAIL,
     JsonMember,
@@ -139,8 +140,8 @@ def _linked(pkg: Package, member: JsonMember, warnings: list[Issue]) -> list[Jso
     for i, book_id in enumerate(ids):
         book = pkg.books.get(book_id)
         if book is None:
-            why = ("is broken" if f"Books/{book_id}/book.json" in pkg.broken
-                   else "is not in the package")
+            why = ("is broken" if any(BOOK_JSON.match(p) and p.split("/")[1] == book_id
+                                      for p in pkg.broken) else "is not in the package")
             warnings.append(Issue(f"{w}.MemoryBooks[{i}]", f"memory book {book_id} {why}; the "
                                   "link is kept"))
         elif book not in found:

@@ -291,7 +291,8 @@ class _Builder:
                    thumb: tuple[str, bytes] | None) -> None:
         source = rest.get("Thumbnail") if rest is not None else None
         if thumb is None:
-            obj.pop("Thumbnail", None)
+            if pt.get("thumb"):  # the avatar was removed: so is its descriptor
+                obj.pop("Thumbnail", None)
             return
         media, data = thumb
         if isinstance(source, dict):

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from bunzai.input import AdapterInput
     from bunzai.model import Entity
 
-_BOOK = re.compile(r"^Books/[^/]+/book\.json$")
+_BOOK = re.compile(r"^(?:Books|MemoryBooks)/[^/]+/book\.json$")
 _CHARACTER = re.compile(r"^Characters/[^/]+/character\.json$")
 
 

@@ -497,3 +497,13 @@ def test_labels_name_character_foundry_for_its_exports(registry: Registry) -> No
     guess = result.best("last_writer")
     assert guess is not None and guess.app == "Character Foundry"
     assert all(g.app != "Voxta" for g in result.guesses)
+
+
+def test_a_memorybooks_folder_is_read_like_books(registry: Registry) -> None:
+    data = fx.server_package([
+        (f"Characters/{fx.KEEPER}/character.json", fx.keeper([fx.TIDES])),
+        (f"MemoryBooks/{fx.TIDES}/book.json", fx.book(fx.TIDES, "Tides", fx.TIDES_ITEMS))])
+    (ch,), warnings = read(registry, data)
+    assert ch.lorebook is not None and len(ch.lorebook.entries) == 2 and not warnings
+    out = registry.write([ch], FMT)
+    assert not out.loss and members(out.files[0].data) == members(data)
