@@ -41,8 +41,11 @@ ST writes ``probability: null``); anything else stays in ``extensions`` untouche
 own entry fields (``keys``, ``content``, ``enabled``, ``insertion_order``, ``case_sensitive``,
 ``name``, ``priority``, ``id``, ``comment``, ``selective``, ``secondary_keys``, ``constant``,
 ``position``, V3 ``use_regex``) map one to one; RisuAI's ``folder`` and ``mode: "folder"`` map to
-``folder`` / ``is_folder``.  Unknown keys, absent keys, ``null``s, wrong types and key order are
-recorded in ``passthrough[format_id]`` so the same format re-writes the same JSON.
+``folder`` / ``is_folder``; Wyvern's top-level ``key_logic``, ``scan_persona``,
+``whole_words_only``, ``delay``, ``sticky`` and ``cooldown`` map to ``selective_logic``,
+``match_persona_description``, ``match_whole_words``, ``delay``, ``sticky``, ``cooldown``.
+Unknown keys, absent keys, ``null``s, wrong types and key order are recorded in
+``passthrough[format_id]`` so the same format re-writes the same JSON.
 
 ``entry_from_v2`` / ``entry_to_v2`` are the per-entry half and are public so a world-info
 adapter can reuse the ST-extension mapping.
@@ -79,6 +82,7 @@ __all__ = [
     "BOOK_KEYS",
     "ENTRY_KEYS",
     "ST_ENTRY_EXTENSIONS",
+    "TOP_ENTRY_KEYS",
     "build_book",
     "entry_from_v2",
     "entry_to_v2",
@@ -190,6 +194,25 @@ ST_ENTRY_EXTENSIONS: tuple[tuple[str, str, Callable[[Any], tuple[bool, Any]],
 order SillyTavern writes them."""
 
 _EXT_BY_KEY = {k: (attr, check, back) for k, attr, check, back in ST_ENTRY_EXTENSIONS}
+
+_WYVERN_LOGIC = tuple(v.upper() for v in _LOGIC)
+
+TOP_ENTRY_KEYS: tuple[tuple[str, str, Callable[[Any], tuple[bool, Any]],
+                            Callable[[Any], Any]], ...] = (
+    ("key_logic", "selective_logic",
+     lambda v: (v in _WYVERN_LOGIC, v.lower() if v in _WYVERN_LOGIC else v),
+     lambda v: v.upper() if v in _LOGIC else None),
+    ("scan_persona", "match_persona_description", _exact_bool, _same),
+    ("whole_words_only", "match_whole_words", _exact_bool, _same),
+    ("delay", "delay", _exact_int, _same),
+    ("sticky", "sticky", _exact_int, _same),
+    ("cooldown", "cooldown", _exact_int, _same),
+)
+"""Settings Wyvern writes as top-level entry keys (not in ``extensions``) that mean what a
+canonical field means: lifted when ST's extension did not already state the field, and written
+back under Wyvern's key by the same format."""
+
+_TOP_BY_KEY = {k: (attr, check, back) for k, attr, check, back in TOP_ENTRY_KEYS}
 
 
 def _v2_position(p: str) -> str:
@@ -334,6 +357,16 @@ def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
     if ext_null:
         r.more["ext_null"] = ext_null
     values["extensions"] = ext
+    top_lifted: list[str] = []
+    for key, attr, check, _back in TOP_ENTRY_KEYS:
+        if key in r.extra and values.get(attr) is None:
+            ok, mapped = check(r.extra[key])
+            if ok:
+                values[attr] = mapped
+                del r.extra[key]
+                top_lifted.append(key)
+    if top_lifted:
+        r.more["top_lifted"] = top_lifted
 
     entry = LorebookEntry(**values)
     r.more["pos_canon"] = entry.position
@@ -433,6 +466,16 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
     elif not entry.is_folder and mode == "folder":
         w.out["mode"] = "normal"
 
+    # Wyvern's top-level settings go back where they were
+    top_raw = w.shape.get("top_lifted")
+    top = [k for k in top_raw if k in _TOP_BY_KEY] if isinstance(top_raw, list) else []
+    for key in top:
+        attr, _check, back = _TOP_BY_KEY[key]
+        value = getattr(entry, attr)
+        if value is not None and back(value) is not None:
+            w.out[key] = plain(back(value))
+    top_attrs = {_TOP_BY_KEY[k][0] for k in top}
+
     # extensions: what stayed there, plus lifted ST settings
     ext: dict[str, Any] = plain(entry.extensions)
     if faithful:
@@ -453,7 +496,8 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
         # canonical fields set since the read (or never lifted): ST names too
         for key, value in st_extensions_from_entry(entry).items():
             if key not in lifted and key not in ext and key not in ("case_sensitive",
-                                                                       "position"):
+                                                                       "position") \
+                    and _EXT_BY_KEY[key][0] not in top_attrs:
                 ext[key] = value
         if "position" not in lifted and ext_position is not None and "position" not in ext:
             ext["position"] = ext_position

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from bunzai.api import as_input
+from bunzai.errors import MalformedInput
 from bunzai.loss import LossReport
 from bunzai.model import Character
 from bunzai.registry import Registry
@@ -92,7 +93,10 @@ def test_cards_from_other_formats_become_valid_archives(registry: Registry, kit:
         rep = registry.detect(as_input(path))
         if rep.winner is None or rep.winner.kind != "character" or rep.winner.format == FMT:
             continue
-        _, result, _ = registry.read(as_input(path), format=rep.winner.format)
+        try:
+            _, result, _ = registry.read(as_input(path), format=rep.winner.format)
+        except MalformedInput:  # recognised but refused (a scenario-only Voxta package)
+            continue
         out = registry.write(list(result.entities), FMT)
         many = len(result.entities) > 1
         assert kit.schema_problems(out.data, many=many) == [], path.name
