@@ -44,8 +44,9 @@ class FormatAdapter:
     doc: ClassVar[str | None] = None
 
     reader: ClassVar[str | None] = None
-    """``"module:function"`` in the adapter's package, called as
-    ``function(input, options, format_id)``; used by the default :meth:`read`."""
+    """``"module:function"``, the module relative to the adapter's package (``"read"``, or
+    ``"._common.cards"`` for one beside it), called as ``function(input, options, format_id)``;
+    used by the default :meth:`read`."""
     writer: ClassVar[str | None] = None
     """``"module:function"`` called as ``function(entity, options, format_id)`` (for a ``multi``
     format: ``function(entities, options, format_id)``); used by the default :meth:`write`."""
@@ -63,6 +64,7 @@ class FormatAdapter:
         module, _, name = spec.partition(":")
         home = sys.modules[cls.__module__]
         anchor = cls.__module__ if hasattr(home, "__path__") else home.__package__
+        # "read" is the adapter's own module; "._common.read" one in the package above
         return getattr(import_module(f".{module}", anchor), name)
 
     # -- what authors implement ----------------------------------------------------------------

@@ -151,7 +151,8 @@ class AdapterHandle:
     info: FormatInfo
     record: PluginRecord
     host: PluginHost
-    _carried: Carried | None = field(default=None, init=False, repr=False)
+    _carried: dict[tuple[str, ...], Carried] = field(default_factory=dict, init=False,
+                                                     repr=False)
 
     @property
     def id(self) -> str:
@@ -173,13 +174,17 @@ class AdapterHandle:
     def has(self, hook: str) -> bool:
         return self.host.impl(self.record.plugin, hook) is not None
 
-    @property
-    def carried(self) -> Carried:
-        """The trie of paths this adapter's writer holds (its own app data included)."""
-        if self._carried is None:
+    def carried_for(self, carries: tuple[str, ...] | None) -> Carried | None:
+        """The trie of paths a write held: ``carries`` when the write said (it depended on
+        the options), else what the adapter declares; None when neither says."""
+        spec = carries if carries is not None else self.info.carries
+        if spec is None:
+            return None
+        found = self._carried.get(spec)
+        if found is None:
             from .fidelity import Carried
-            self._carried = Carried.of([*(self.info.carries or ()), f"app_data.{self.id}"])
-        return self._carried
+            found = self._carried[spec] = Carried.of(spec)
+        return found
 
 
 def _normalize_score(raw: Any) -> tuple[float, str]:
@@ -361,7 +366,7 @@ class Registry:
         files: list[OutputFile] = []
         loss = LossReport()
         warnings: list[str] = []
-        written: list[tuple[str, Sequence[Entity], list[OutputFile]]] = []
+        written: list[tuple[str, Sequence[Entity], list[OutputFile], Carried | None]] = []
         for i, group in enumerate(groups):
             try:
                 res = handle.call("bunzai_from_canonical", entities=list(group), options=opts)
@@ -378,15 +383,15 @@ class Registry:
             prefix = f"[{i}]." if len(groups) > 1 else ""
             loss.extend(res.loss, prefix)
             warnings.extend(res.warnings)
-            written.append((prefix, group, list(res.files)))
+            written.append((prefix, group, list(res.files),
+                            handle.carried_for(res.carries)))
             if len(groups) > 1:
                 name = getattr(group[0], "name", None) or str(i + 1)
                 for f in res.files:  # named after their entity; the parts stay unjoined
                     f.name = f.name or name
             files.extend(res.files)
         if not handle.info.carries_passthrough:
-            self._apply_loss_rule(handle, written, loss, warnings,
-                                  verify=verify or handle.info.carries is None)
+            self._apply_loss_rule(handle, written, loss, warnings, verify=verify)
         return WriteResult(files, loss, warnings)
 
     @property
@@ -400,25 +405,28 @@ class Registry:
             self._neutrality = Neutrality(extra)
         return self._neutrality
 
-    def _apply_loss_rule(self, handle: AdapterHandle,
-                         written: Sequence[tuple[str, Sequence[Entity], list[OutputFile]]],
-                         loss: LossReport, warnings: list[str], *, verify: bool) -> None:
+    def _apply_loss_rule(
+            self, handle: AdapterHandle,
+            written: Sequence[tuple[str, Sequence[Entity], list[OutputFile], Carried | None]],
+            loss: LossReport, warnings: list[str], *, verify: bool) -> None:
         from .fidelity import changes, reason_for, unheld
 
         info = handle.info
         neutral = self.neutrality
         default = f"{info.id} has no place for it"
-        for prefix, group, _files in written:
+        for prefix, group, _files, carried in written:
+            verify = verify or carried is None  # nothing declared: read back to find out
+            if carried is None:
+                continue
             for j, ent in enumerate(group):
                 p = prefix or (f"[{j}]." if len(group) > 1 else "")
-                if info.carries is not None:
-                    for path in unheld(ent, handle.carried, neutral, own=info.id):
-                        full = p + path
-                        if not loss.covers(full, stashed=True):
-                            loss.dropped(full, self._reason(info, path, default))
+                for path in unheld(ent, carried, neutral, own=info.id):
+                    full = p + path
+                    if not loss.covers(full, stashed=True):
+                        loss.dropped(full, self._reason(info, path, default))
         if not verify:
             return
-        for prefix, group, out_files in written:
+        for prefix, group, out_files, carried in written:
             back: list[Any] = []
             try:
                 for f in out_files:
@@ -441,7 +449,7 @@ class Registry:
                         loss.dropped(full, why)
                     else:
                         loss.approximated(full, why)
-                    if info.carries is not None:
+                    if carried is not None:
                         warnings.append(f"{full}: changed when written as {info.id}, found "
                                         "only by reading the output back")
 

@@ -162,6 +162,9 @@ class WriteResult:
     files: list[OutputFile]
     loss: LossReport = field(default_factory=LossReport)
     warnings: list[str] = field(default_factory=list)
+    carries: tuple[str, ...] | None = None
+    """What this write carried, when it depends on the options (a five-key shape or a full
+    card); ``None``: what the format declares (``FormatInfo.carries``)."""
 
     @property
     def data(self) -> bytes:

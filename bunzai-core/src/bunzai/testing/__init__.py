@@ -13,8 +13,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..api import as_input
+from ..api import as_input, set_registry
 from ..compare import diff_paths as diff_paths
+from ..limits import get_limits, set_limits
 from ..registry import Registry
 from ..types import ReadResult
 
@@ -156,17 +157,61 @@ def conversion_problems(registry: Registry, entities: Sequence[Any], target: str
     return problems
 
 
+def label(registry: Registry, source: Any, filename: str | None = None) -> Any:
+    """The origin label of a file (bytes, a path or a JSON value), as ``bunzai label`` gives
+    it: read, then every installed label rule."""
+    from ..label import label as run
+
+    inp = as_input(document_bytes(source) if not isinstance(source, Path) else source,
+                   filename)
+    _, result, _ = registry.read(inp)
+    return run(registry, inp, result.entities)
+
+
+def validate(registry: Registry, source: Any, filename: str | None = None) -> Any:
+    """The validation issues of a file, as ``bunzai validate`` finds them."""
+    from ..validate import file_issues
+
+    inp = as_input(document_bytes(source) if not isinstance(source, Path) else source,
+                   filename)
+    handle, result, _ = registry.read(inp)
+    return file_issues(registry, handle, inp, result)
+
+
+def run_cli(*args: str, registry: Registry | None = None) -> Any:
+    """Run the ``bunzai`` command in-process (typer's runner): exit code, stdout, stderr."""
+    from typer.testing import CliRunner
+
+    from ..cli import app
+
+    if registry is not None:
+        set_registry(registry)
+    try:
+        return CliRunner().invoke(app, list(args))
+    finally:
+        if registry is not None:
+            set_registry(None)
+
+
 __all__: Sequence[str] = [
+    "Registry",
+    "as_input",
     "conversion_problems",
     "corpus_dir",
     "corpus_files",
     "diff_paths",
+    "get_limits",
     "ids",
+    "label",
     "load_registry",
     "manifest",
     "require_corpus",
     "route",
+    "run_cli",
     "samples_dir",
+    "set_limits",
+    "set_registry",
     "shared_dir",
     "uncovered_differences",
+    "validate",
 ]

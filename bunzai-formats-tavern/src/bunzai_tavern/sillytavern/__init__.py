@@ -8,18 +8,14 @@ outrank it on their own cards.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule
+from bunzai.sdk import Detection, FormatAdapter
 
-from .._cards import find_card, rolecall_block
+from .._cards import CARD_CARRIES, CARD_REASONS, ST_NEUTRAL, find_card, rolecall_block
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
-    from bunzai.types import ReadResult, WriteResult
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "sillytavern"
 
@@ -61,6 +57,13 @@ class SillyTavernAdapter(FormatAdapter):
         ("regex_scripts[].extensions", "dropped: SillyTavern regex scripts have none"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern/README.md"
+    carries = CARD_CARRIES
+    reasons = CARD_REASONS
+    neutral = ST_NEUTRAL
+    reader = "._cards.container:read_card"
+    writer = "._cards.container:write_card"
+    validator = "._cards.checks:validate_card_input"
+    labeler = "._cards.labels:rules"
 
     def detect(self, input: AdapterInput) -> Detection:
         found = find_card(input)
@@ -76,20 +79,3 @@ class SillyTavernAdapter(FormatAdapter):
         if found.source == "png" and found.card_chunks:
             return Detection(0.5, f"card chunk present but unreadable: {found.problem}")
         return Detection(0.0)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .._cards.container import read_character
-        return read_character(input, FORMAT_ID)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .._cards.container import read_character, write_character
-        return write_character(entity, FORMAT_ID, options,  # type: ignore[arg-type]
-                               reader=lambda inp: read_character(inp, FORMAT_ID))
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .._cards.checks import validate_input
-        return validate_input(input)
-
-    def label_rules(self) -> list[LabelRule]:
-        from .._cards.labels import rules
-        return rules()

@@ -84,7 +84,7 @@ def test_wyvern_entry_settings_are_canonical_fields() -> None:
     assert entry.match_persona_description is True
     assert entry.match_whole_words is True
     assert (entry.delay, entry.sticky, entry.cooldown) == (2, 3, 1)
-    assert entry.passthrough["sillytavern"]["extra"] == {"entry_id": "k3Yw9-lampEntry01"}
+    assert entry.app_data["sillytavern"] == {"entry_id": "k3Yw9-lampEntry01"}
     out = reg().write([ch], "sillytavern")
     assert not out.loss and chara(out.files[0].data) == wyvern_card()
 
