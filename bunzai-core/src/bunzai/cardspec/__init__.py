@@ -13,9 +13,10 @@ these functions instead of its own mapping, so a field means the same thing ever
   detection helpers
 * :func:`validate_card`: spec violations with JSON paths
 
-Shape information for byte-faithful round trips lives in ``passthrough[format_id]`` of the
-entity, its lorebook, each entry and each regex script; only a writer called with the same
-``format_id`` restores it.  Importing this package does not build any pydantic model.
+Unknown keys are kept as ``app_data[format_id]`` and the source's layout as
+``passthrough[format_id]`` of the entity, its lorebook, each entry, asset and regex script;
+only a writer called with the same ``format_id`` restores them.  Importing this package does not
+build any pydantic model.
 """
 
 from __future__ import annotations

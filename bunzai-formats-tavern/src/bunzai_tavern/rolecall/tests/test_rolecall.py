@@ -8,9 +8,7 @@ from typing import Any
 
 import pytest
 
-from bunzai.api import as_input
-from bunzai.registry import Registry
-from bunzai.testing import conversion_problems, load_registry
+from bunzai.testing import Registry, as_input, conversion_problems, load_registry
 from bunzai_tavern._cards.fixtures import card_chunk, png_with
 
 RC = "rolecall"
