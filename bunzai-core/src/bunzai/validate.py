@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .types import Issue
@@ -16,9 +18,49 @@ if TYPE_CHECKING:
 def file_issues(registry: Registry, handle: AdapterHandle, input: AdapterInput,
                 result: ReadResult) -> list[Issue]:
     """Everything ``bunzai validate`` reports for one read file, in its order: the reader's
-    warnings, the format's own rules, then the canonical checks (the studio shows the same)."""
-    return [*result.warnings, *registry.validate(handle, input, result.entities),
-            *canonical_issues(result.entities)]
+    warnings, the format's own rules, then the canonical checks (the studio shows the same).
+
+    A finding the reader and the format's rules both make is said once.
+    """
+    seen: set[tuple[str, str, str]] = set()
+    out: list[Issue] = []
+    for issue in (*result.warnings, *registry.validate(handle, input, result.entities),
+                  *canonical_issues(result.entities)):
+        key = (issue.path, issue.message, issue.severity)
+        if key not in seen:
+            seen.add(key)
+            out.append(issue)
+    return out
+
+
+@dataclass(frozen=True)
+class IssueGroup:
+    """Findings of one cause: the same message at paths that differ only in their indices."""
+
+    severity: str
+    message: str
+    paths: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.paths)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"severity": self.severity, "message": self.message, "count": self.count,
+                "paths": list(self.paths)}
+
+
+_INDEX = re.compile(r"\[(?:\d+|'[^']*'|\"[^\"]*\")\]")
+
+
+def group_issues(issues: Sequence[Issue]) -> list[IssueGroup]:
+    """``issues`` with repeats of one cause together (34 entries whose uid disagrees with
+    their key are one finding with 34 paths), in the order each cause first appears."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for issue in issues:
+        key = (issue.severity, _INDEX.sub("[*]", issue.path), issue.message)
+        groups.setdefault(key, []).append(issue.path)
+    return [IssueGroup(sev, msg, tuple(paths)) for (sev, _, msg), paths in groups.items()]
 
 
 def canonical_issues(entities: Sequence[Any]) -> list[Issue]:
