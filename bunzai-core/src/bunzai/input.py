@@ -162,8 +162,11 @@ class AdapterInput:
         """The parsed top-level JSON value (read-only view), or ``None``."""
         if self.container != "json":
             return None
-        value, _ = self._view("json", self._parse_json)
-        return freeze(value)
+        frozen = self._memo.get("json_view", _UNSET)
+        if frozen is _UNSET:  # one read-only view for every detector that asks
+            value, _ = self._view("json", self._parse_json)
+            frozen = self._memo["json_view"] = freeze(value)
+        return frozen
 
     @property
     def json_error(self) -> str | None:
@@ -183,6 +186,7 @@ class AdapterInput:
         if err is not None:
             raise MalformedInput(err, path=self.filename)
         self._memo.pop("json", None)
+        self._memo.pop("json_view", None)
         return value
 
     # -- PNG ------------------------------------------------------------------------------------

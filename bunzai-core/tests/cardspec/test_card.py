@@ -16,7 +16,7 @@ from bunzai.cardspec import (
     looks_like_v1,
     parse_card,
 )
-from bunzai.cardspec._shape import json_equal
+from bunzai.compare import json_equal
 from bunzai.errors import MalformedInput
 from bunzai.frozen import freeze
 from bunzai.input import AdapterInput
