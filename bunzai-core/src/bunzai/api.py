@@ -42,18 +42,11 @@ def as_input(source: Source, filename: str | None = None) -> AdapterInput:
     return AdapterInput.from_path(source)
 
 
-def parse_options(pairs: Iterable[str] | None) -> dict[str, Any]:
-    """Reader/writer options from ``KEY=VALUE`` strings; ``true``/``false`` become booleans."""
-    from .errors import UsageError
-
-    opts: dict[str, Any] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--option takes KEY=VALUE, got {pair!r}")
-        low = value.lower()
-        opts[key] = True if low == "true" else False if low == "false" else value
-    return opts
+def parse_options(pairs: Iterable[str] | None) -> dict[str, str]:
+    """Reader/writer options from ``KEY=VALUE`` strings; the registry checks and converts them
+    against what the format declares."""
+    from .options import parse_pairs
+    return parse_pairs(pairs)
 
 
 def detect(data: Source, filename: str | None = None, *,

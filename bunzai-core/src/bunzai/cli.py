@@ -701,8 +701,8 @@ def formats(
             rw = ("r" if info.can_read else "-") + ("w" if info.can_write else "-")
             alias = f"  (aliases: {', '.join(info.aliases)})" if info.aliases else ""
             typer.echo(f"{info.id:<24} {info.kind:<10} {rw}  {info.label}{alias}")
-            for name, desc in info.options.items():
-                typer.echo(f"{'':<24}   option {name}: {desc}")
+            for opt in info.options.values():
+                typer.echo(f"{'':<24}   option {opt.name}={opt.values}: {opt.help}")
 
 
 @app.command()

@@ -23,6 +23,7 @@ from .errors import (
 )
 from .kinds import ANY_KIND
 from .loss import LossReport
+from .options import check as check_options
 from .plugins import BrokenPlugin, PluginHost, PluginRecord
 from .types import Detection, FormatInfo, Issue, LabelRule, OutputFile, ReadResult, WriteResult
 
@@ -308,8 +309,9 @@ class Registry:
             handle = self.get(format)
         if not handle.info.can_read:
             raise UsageError(f"{handle.id} cannot be read", path=path)
+        opts = check_options(handle.info, options, reader=True) if options else {}
         try:
-            raw = handle.call("bunzai_to_canonical", input=input, options=dict(options or {}))
+            raw = handle.call("bunzai_to_canonical", input=input, options=opts)
         except BunzaiError as exc:
             raise exc.with_path(path) from None
         except Exception as exc:
@@ -347,6 +349,7 @@ class Registry:
         implied = handle.info.alias_options.get(format.lower()) if format != handle.id else None
         if implied:
             opts = {**implied, **opts}
+        opts = check_options(handle.info, opts)
         groups: list[Sequence[Entity]] = (
             [entities] if handle.info.multi else [[e] for e in entities])
         files: list[OutputFile] = []

@@ -59,7 +59,8 @@ def targets(registry: Registry, kind: str) -> list[dict[str, Any]]:
     infos = [i for i in registry.formats(kind) if i.can_write]
     infos.sort(key=lambda i: (i.kind == ANY_KIND, i.id))
     return [{"format": i.id, "label": i.label, "kind": i.kind, "suffix": i.suffix,
-             "aliases": list(i.aliases), "options": dict(i.options)} for i in infos]
+             "aliases": list(i.aliases), "options": [o.to_dict() for o in i.options.values()]}
+            for i in infos]
 
 
 def output_stem(entities: list[Any], filename: str) -> str:

@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from . import jsonfmt
-from .options import flag
 
 T = TypeVar("T")
 
@@ -37,7 +36,7 @@ def wrap(items: list[Any], info: Mapping[str, Any], default: Mapping[str, Any],
          options: Mapping[str, Any]) -> bytes:
     """The file: ``items`` as a bare array or in the envelope, as read unless the ``array``
     option says otherwise."""
-    as_array = flag(options.get("array"), "array")
+    as_array = options.get("array")
     if as_array is None:
         as_array = info.get("container") == "array"
     doc: Any

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, ReadResult, WriteResult
+from bunzai.types import Detection, Option, ReadResult, WriteResult
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -48,7 +48,10 @@ class RisuLorebookAdapter(FormatAdapter):
     kind = "lorebook"
     label = "RisuAI lorebook export"
     suffix = ".json"
-    options = {"array": "write a bare JSON array of entries instead of RisuAI's export envelope"}
+    options = (
+        Option("array", bool, default="as read, else false",
+               help="write a bare JSON array of entries instead of RisuAI's export envelope"),
+    )
     detection = (
         ("export envelope type 'risu', ver 1, data = list of entries with key/content",
          1.0),

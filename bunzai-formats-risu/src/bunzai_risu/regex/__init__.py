@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, ReadResult, WriteResult
+from bunzai.types import Detection, Option, ReadResult, WriteResult
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -44,7 +44,10 @@ class RisuRegexAdapter(FormatAdapter):
     label = "RisuAI regex export"
     suffix = ".json"
     multi = True
-    options = {"array": "write a bare JSON array of scripts instead of RisuAI's export envelope"}
+    options = (
+        Option("array", bool, default="as read, else false",
+               help="write a bare JSON array of scripts instead of RisuAI's export envelope"),
+    )
     detection = (
         ("export envelope type 'regex' with a list of {in, out, type} scripts", 1.0),
         ("export envelope type 'regex' with an empty list", 0.9),

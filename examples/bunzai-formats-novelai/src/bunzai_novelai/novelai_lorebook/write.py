@@ -12,7 +12,6 @@ import base64
 from collections.abc import Mapping
 from typing import Any
 
-from bunzai.errors import UsageError
 from bunzai.jsonio import dumps
 from bunzai.loss import LossReport
 from bunzai.types import OutputFile, WriteResult
@@ -130,8 +129,6 @@ def write_lorebook(book: Any, options: Mapping[str, Any], *, format_id: str) -> 
         warnings = ["the PNG cover image was not kept (container=json)"] if "png" in mine \
             else []
         return WriteResult([OutputFile(dumps(doc), ".lorebook")], loss, warnings)
-    if container != "png":
-        raise UsageError(f"option container must be json or png, not {container!r}")
     from bunzai.containers.png import (
         PngFile,
         is_text_chunk_with_keyword,
