@@ -243,8 +243,14 @@ class Registry:
         if len(matches) > 1:
             raise UsageError(f"{name!r} is an alias of several formats "
                              f"({', '.join(sorted(h.id for h in matches))}); name one")
+        from .distributions import format_hint
         known = ", ".join(sorted(self.adapters))
-        raise UsageError(f"unknown format {name!r} (installed: {known})")
+        raise UsageError(f"unknown format {name!r} (installed: {known})"
+                         + format_hint(name, self.distributions()))
+
+    def distributions(self) -> set[str]:
+        """The distributions whose adapters or plugins loaded."""
+        return {rec.distribution for rec in self.host.loaded}
 
     def resolve_target(self, name: str, kind: str) -> AdapterHandle:
         """The output adapter for ``name``, preferring an alias match of the entity's kind."""
@@ -304,7 +310,10 @@ class Registry:
         report: DetectionReport | None = None
         if format is None:
             report = self.detect(input)
-            handle = self.adapters[report.raise_for_status(path).format]
+            try:
+                handle = self.adapters[report.raise_for_status(path).format]
+            except UnrecognizedInput as exc:
+                raise self.with_hint(exc, input) from None
         else:
             handle = self.get(format)
         if not handle.info.can_read:
@@ -326,6 +335,13 @@ class Registry:
         if not result.entities:
             raise MalformedInput(f"{handle.id} found nothing to read", path=path)
         return handle, result, report
+
+    def with_hint(self, exc: UnrecognizedInput, input: AdapterInput) -> UnrecognizedInput:
+        """``exc`` naming the first-party distribution that may read ``input``, when that one
+        is not loaded (``this looks like a RisuAI CharX: pip install bunzai-formats-risu``)."""
+        from .distributions import input_hint
+        exc.message += input_hint(input, self.distributions())
+        return exc
 
     # -- writing --------------------------------------------------------------------------------
 
