@@ -81,16 +81,21 @@ def write(entity: Entity | Iterable[Entity], format: str, *,
 def convert(source: Source, to: str, *, filename: str | None = None,
             from_format: str | None = None, registry: Registry | None = None,
             **options: Any) -> WriteResult:
-    """Read ``source`` and write it as ``to``; cross-kind conversions are refused."""
+    """Read ``source`` and write it as ``to``; cross-kind conversions are refused.
+
+    ``result.save(folder_or_path)`` writes the output as ``bunzai convert`` would."""
     reg = registry or get_registry()
     inp = as_input(source, filename)
     _, result, _ = reg.read(inp, format=from_format)
     name = inp.filename
     del inp  # the entities hold what they need: free the input (a whole CharX) before the write
     try:
-        return reg.write(result.entities, to, options)
+        written = reg.write(result.entities, to, options)
     except Exception as exc:
         from .errors import BunzaiError
         if isinstance(exc, BunzaiError):
             raise exc.with_path(name) from None
         raise
+    written.source = (os.fspath(source) if isinstance(source, str | os.PathLike)
+                      else filename or name)
+    return written

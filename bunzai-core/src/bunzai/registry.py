@@ -398,7 +398,8 @@ class Registry:
                 files.extend(res.files)
             else:
                 files.extend(res.files)
-        return WriteResult(files, loss, warnings)
+        return WriteResult(files, loss, warnings, format=handle.id,
+                           name=getattr(entities[0], "name", None) or None)
 
     # -- other hooks ----------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -10,6 +11,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from .loss import LossReport
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .model import Entity
 
 API_VERSION = 1
@@ -232,6 +235,24 @@ class WriteResult:
     files: list[OutputFile]
     loss: LossReport = field(default_factory=LossReport)
     warnings: list[str] = field(default_factory=list)
+    format: str | None = None
+    """The format that wrote the files (set by core, whatever the writer said)."""
+    source: str | None = None
+    """The file the entities were read from, when core knows it (``bunzai.convert``)."""
+    name: str | None = None
+    """The (first) entity's name: names the output when there is no source file."""
+
+    def save(self, path_or_dir: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
+        """Write the files; returns their paths.
+
+        A folder gets the files named after the source (``card.png`` -> ``DIR/card.charx``)
+        or the entity; any other path names the file (several files go beside it as
+        ``NAME-<entity>.ext``).  The rules are the CLI's: atomic writes, never the source,
+        never over an existing file unless ``force``
+        (:class:`~bunzai.errors.ConversionRefused` otherwise, and nothing is written).
+        """
+        from .outputs import save
+        return save(self, path_or_dir, force=force)
 
     @property
     def data(self) -> bytes:
