@@ -149,7 +149,7 @@ class _Commands(TyperGroup):
         from .distributions import command_hint
         hint = command_hint(cmd_name, _registry().distributions())
         if hint and not ctx.resilient_parsing:
-            ctx.fail(f"No such command {cmd_name!r}: {hint}")
+            ctx.fail(f"No such command {cmd_name!r}; {hint}")
         return None
 
     def _load_plugins(self) -> None:
@@ -408,8 +408,9 @@ def _show_inspection(r: Inspection, gap: bool) -> None:
     _say(str(r.path))
     _say(f"  container: {r.container}")
     w = r.report.winner if r.report is not None else None
-    conf = f"{w.score}" if w is not None and r.forced is None else "-"
-    _say(f"  format: {r.format or '-'}  kind: {r.kind or '-'}  confidence: {conf}")
+    conf = r.confidence
+    _say(f"  format: {r.format or '-'}  kind: {r.kind or '-'}  "
+         f"confidence: {conf if conf is not None else '-'}")
     if r.forced is not None:
         found = f"{w.format} {w.score:.2f}" if w is not None else "no format"
         _say(f"  read as {r.format or r.forced}: forced with --from (detection found {found})")

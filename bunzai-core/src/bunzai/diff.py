@@ -53,6 +53,9 @@ class Change:
             return f"added   {self.path}: {shorten(self.b)}"
         if self.change == "removed":
             return f"removed {self.path}: {shorten(self.a)}"
+        if isinstance(self.a, str) and isinstance(self.b, str):
+            old, new = _around_change(self.a, self.b)
+            return f"changed {self.path}: {old} -> {new}"
         return f"changed {self.path}: {shorten(self.a)} -> {shorten(self.b)}"
 
 
@@ -64,6 +67,21 @@ def shorten(value: Any, width: int = SHORT) -> str:
     """A value as JSON on one line, cut to ``width`` characters with an ellipsis."""
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _around_change(a: str, b: str, width: int = SHORT) -> tuple[str, str]:
+    """Two long texts cut to the same window around where they first differ, so the cut
+    shows the change rather than the shared beginning."""
+    first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                 min(len(a), len(b)))
+    start = max(0, min(first - width // 3, max(len(a), len(b)) - width))
+
+    def cut(text: str) -> str:
+        piece = text[start: start + width]
+        return json.dumps(("…" if start else "") + piece
+                          + ("…" if start + width < len(text) else ""), ensure_ascii=False)
+
+    return cut(a), cut(b)
 
 
 def diff_all(a: Sequence[Any], b: Sequence[Any]) -> list[Change]:

@@ -119,12 +119,12 @@ FIRST_PARTY: tuple[Distribution, ...] = (
 
 
 def _advice(dist: Distribution, loaded: Iterable[str]) -> str | None:
+    """What to do about ``dist``, worded to follow its name; None when it is loaded."""
     if norm(dist.name) in {norm(n) for n in loaded}:
         return None
     if _installed(dist.name):
-        return (f"{dist.name} is installed but not loaded (see BUNZAI_LOAD_PLUGINS and "
-                "'bunzai plugins')")
-    return f"pip install {dist.name}"
+        return ", which is installed but not loaded (see BUNZAI_LOAD_PLUGINS and 'bunzai plugins')"
+    return f": pip install {dist.name}"
 
 
 def _installed(name: str) -> bool:
@@ -137,30 +137,30 @@ def _installed(name: str) -> bool:
 
 
 def format_hint(name: str, loaded: Iterable[str]) -> str:
-    """``; risu-charx comes with bunzai-formats-risu: pip install …`` for a format name that no
-    loaded distribution provides, or ``""``."""
+    """``; risu-charx comes with bunzai-formats-risu: pip install bunzai-formats-risu`` for a
+    format name that no loaded distribution provides, or ``""``."""
     key = name.lower()
     for dist in FIRST_PARTY:
         if key in dist.formats:
             advice = _advice(dist, loaded)
             if advice:
-                return f"; {name} comes with {dist.name}: {advice}"
+                return f"; {name} comes with {dist.name}{advice}"
     return ""
 
 
 def command_hint(name: str, loaded: Iterable[str]) -> str:
-    """The same for a command (``studio``)."""
+    """The same for a command (``studio``), as a sentence."""
     for dist in FIRST_PARTY:
         if name in dist.commands:
             advice = _advice(dist, loaded)
             if advice:
-                return f"'{name}' comes with {dist.name}: {advice}"
+                return f"it comes with {dist.name}{advice}"
     return ""
 
 
 def input_hint(inp: AdapterInput, loaded: Iterable[str]) -> str:
-    """``; this looks like a RisuAI CharX: pip install bunzai-formats-risu`` for a file no
-    loaded adapter recognised, or ``""``."""
+    """``; this looks like a RisuAI CharX, read by bunzai-formats-risu: pip install …`` for a
+    file no loaded adapter recognised, or ``""``."""
     names = list(loaded)
     for dist in FIRST_PARTY:
         for what, test in dist.signs:
@@ -171,5 +171,5 @@ def input_hint(inp: AdapterInput, loaded: Iterable[str]) -> str:
             if hit:
                 advice = _advice(dist, names)
                 if advice:
-                    return f"; this looks like {what}: {advice}"
+                    return f"; this looks like {what}, read by {dist.name}{advice}"
     return ""

@@ -93,7 +93,8 @@ def source_stem(name: str) -> str:
 def output_paths(result: WriteResult, target: str | os.PathLike[str]) -> list[Path]:
     """Where :func:`save` puts each file of ``result``.
 
-    An existing folder gets ``STEM + suffix`` with the stem of the source (or a safe form of
+    A folder (one that exists, or a path ending in a separator, then created) gets
+    ``STEM + suffix`` with the stem of the source (or a safe form of
     the entity's name, or ``untitled``); a name equal to the source's own becomes
     ``STEM.FORMAT + suffix``, so a same-format conversion never lands on its source.  Any
     other path names the (first) file.  Several files are ``STEM-<name> + suffix`` beside it,
@@ -101,6 +102,8 @@ def output_paths(result: WriteResult, target: str | os.PathLike[str]) -> list[Pa
     """
     path = Path(target)
     first = result.files[0]
+    if os.fspath(target).endswith(("/", os.sep)) and not path.exists():
+        make_folder(path)  # "converted/": a folder, made on first use
     if path.is_dir():
         stem = (source_stem(result.source) if result.source
                 else safe_name(result.name or "untitled"))

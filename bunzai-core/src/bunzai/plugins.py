@@ -240,7 +240,8 @@ class PluginHost:
         import difflib
         known = sorted({_norm(c.distribution) for c in _entry_point_candidates(None)})
         for name in sorted(allowed - set(known)):
-            close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+            close = ([k for k in known if k.endswith("-" + name)]
+                     or difflib.get_close_matches(name, known, n=1, cutoff=0.5))
             self.notes.append(f"{source} names {name!r}, which is no installed plugin "
                               "distribution" + (f"; did you mean {close[0]!r}?" if close else "")
                               + f" (installed: {', '.join(known) or 'none'})")

@@ -143,6 +143,18 @@ class Reading(Outcome):
         return w.kind if w is not None else None
 
     @property
+    def confidence(self) -> float | None:
+        """Detection's score for the format the file was read as (with ``--from``, that
+        format's own score, 0 when it did not claim the file); None without detection."""
+        if self.report is None:
+            return None
+        if self.forced is None:
+            w = self.report.winner
+            return w.score if w is not None else None
+        own = self.handle.id if self.handle is not None else self.forced
+        return next((c.score for c in self.report.candidates if c.format == own), 0.0)
+
+    @property
     def detected(self) -> str | None:
         """Detection's winner, whatever ``--from`` said."""
         w = self.report.winner if self.report is not None else None
@@ -163,6 +175,8 @@ class Reading(Outcome):
         if self.forced is not None:
             out["forced"] = True
             out["detected"] = self.detected
+            if self.report is not None:
+                out["confidence"] = self.confidence
         out.update(self._error())
         return out
 
