@@ -884,7 +884,7 @@ def formats_command(
             default = f"  (default {info.kind} format)" if info.default_for_kind else ""
             _say(f"{info.id:<24} {info.kind:<10} {rw}  {info.label}{alias}{default}")
             for opt in info.options.values():
-                shown = "" if opt.default is None else f" (default: {opt.default})"
+                shown = "" if opt.default_text is None else f" (default: {opt.default_text})"
                 where = "read option" if opt.reader else "option"
                 _say(f"{'':<24}   {where} {opt.name}={opt.values}{shown}: {opt.help}")
 

@@ -109,12 +109,11 @@ def _values(opt: Option) -> str:
     return "a number" if opt.type is int else "text"
 
 
-def _default(value: Any) -> str:
-    if value is None:
+def _default(opt: Option) -> str:
+    text = opt.default_text
+    if text is None:
         return "-"
-    if isinstance(value, bool):
-        return f"`{str(value).lower()}`"
-    return f"`{value}`" if isinstance(value, int) or " " not in str(value) else str(value)
+    return text if " " in text else f"`{text}`"
 
 
 def format_page(handle: AdapterHandle) -> str:
@@ -157,7 +156,7 @@ def format_page(handle: AdapterHandle) -> str:
                 "| option | reads or writes | values | default | meaning |",
                 "|---|---|---|---|---|",
                 *[f"| `{o.name}` | {'reads' if o.reader else 'writes'} | {_values(o)} | "
-                  f"{_default(o.default)} | {o.help} |" for o in info.options.values()]]
+                  f"{_default(o)} | {o.help} |" for o in info.options.values()]]
     readme = adapter_readme(handle)
     if readme:
         out += ["", "---", "", readme.rstrip()]

@@ -60,6 +60,13 @@ class Option:
             return "true|false"
         return "N" if self.type is int else "TEXT"
 
+    @property
+    def default_text(self) -> str | None:
+        """The default as help shows it (``true``, ``4``, ``as read, else png``), or None."""
+        if self.default is None:
+            return None
+        return str(self.default).lower() if isinstance(self.default, bool) else str(self.default)
+
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.type.__name__, "choices": list(self.choices),
                 "default": self.default, "help": self.help, "reader": self.reader}
