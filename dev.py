@@ -17,7 +17,6 @@ import subprocess
 import sys
 import venv
 from pathlib import Path
-from typing import TextIO
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
@@ -111,35 +110,11 @@ def main() -> int:
     return 2
 
 
-class _ClosedPipeSafe:
-    """stdout that goes quiet when its reader has gone (``python dev.py --help | head``): the
-    rest of the output is dropped and the task's own status stands, with no traceback."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        try:
-            return self._stream.write(text)
-        except BrokenPipeError:
-            self._drop()
-            return len(text)
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            self._drop()
-
-    def _drop(self) -> None:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._stream, name)
-
-
 if __name__ == "__main__":
-    sys.stdout = _ClosedPipeSafe(sys.stdout)  # type: ignore[assignment]
-    status = main()
-    sys.stdout.flush()
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (dev.py --help | head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 0
     sys.exit(status)

@@ -337,6 +337,21 @@ def _files(paths: Sequence[Path]) -> list[Path]:
     return found
 
 
+def _start(paths: Sequence[Path], from_: str | None, max_size: int | None
+           ) -> tuple[Registry, list[Path]]:
+    """What every reading command does first: the limit, the registry, ``--from`` checked,
+    and the files found; a problem with any of them ends the command before a file is read."""
+    from .service import check_source_format
+
+    try:
+        _apply_limits(max_size)
+        reg = _registry()
+        check_source_format(from_, reg)
+        return reg, _files(paths)
+    except BunzaiError as exc:
+        _fail(exc)
+
+
 def _many(paths: Sequence[Path], files: Sequence[Path]) -> bool:
     return len(files) > 1 or any(p.is_dir() for p in paths)
 
@@ -388,14 +403,7 @@ def inspect_command(
     """What a file is: container, format, confidence, every candidate, and a summary."""
     from .service import inspect_file
 
-    try:
-        _apply_limits(max_size)
-        reg = _registry()
-        from .service import check_source_format
-        check_source_format(from_, reg)
-        found = _files(files)
-    except BunzaiError as exc:
-        _fail(exc)
+    reg, found = _start(files, from_, max_size)
     gap = len(found) > 1
     results = _each(found, lambda p: inspect_file(p, from_format=from_, registry=reg),
                     lambda r: _show_inspection(r, gap), as_json)
@@ -446,15 +454,9 @@ def validate_command(
     max_size: MaxSizeOpt = None,
 ) -> None:
     """Check files against their format's rules and the canonical model (exit 1 if invalid)."""
-    from .service import check_source_format, validate_file
+    from .service import validate_file
 
-    try:
-        _apply_limits(max_size)
-        reg = _registry()
-        check_source_format(from_, reg)
-        found = _files(files)
-    except BunzaiError as exc:
-        _fail(exc)
+    reg, found = _start(files, from_, max_size)
     results: list[Validation] = _each(
         found, lambda p: validate_file(p, from_format=from_, strict=strict, registry=reg),
         _show_validation, as_json)
@@ -487,15 +489,9 @@ def label_command(
     max_size: MaxSizeOpt = None,
 ) -> None:
     """Guess which app made (origin) and last saved (last writer) a file, with evidence."""
-    from .service import check_source_format, label_file
+    from .service import label_file
 
-    try:
-        _apply_limits(max_size)
-        reg = _registry()
-        check_source_format(from_, reg)
-        found = _files(files)
-    except BunzaiError as exc:
-        _fail(exc)
+    reg, found = _start(files, from_, max_size)
     gap = len(found) > 1
     results = _each(found, lambda p: label_file(p, from_format=from_, registry=reg),
                     lambda r: _show_label(r, gap), as_json)

@@ -136,26 +136,28 @@ def _installed(name: str) -> bool:
     return True
 
 
+def _provider(wanted: Callable[[Distribution], bool], loaded: Iterable[str]
+              ) -> tuple[Distribution, str] | None:
+    """The first-party distribution ``wanted`` picks and what to do about it, unless loaded."""
+    names = list(loaded)
+    for dist in FIRST_PARTY:
+        if wanted(dist):
+            advice = _advice(dist, names)
+            return (dist, advice) if advice else None
+    return None
+
+
 def format_hint(name: str, loaded: Iterable[str]) -> str:
     """``; risu-charx comes with bunzai-formats-risu: pip install bunzai-formats-risu`` for a
     format name that no loaded distribution provides, or ``""``."""
-    key = name.lower()
-    for dist in FIRST_PARTY:
-        if key in dist.formats:
-            advice = _advice(dist, loaded)
-            if advice:
-                return f"; {name} comes with {dist.name}{advice}"
-    return ""
+    found = _provider(lambda d: name.lower() in d.formats, loaded)
+    return f"; {name} comes with {found[0].name}{found[1]}" if found else ""
 
 
 def command_hint(name: str, loaded: Iterable[str]) -> str:
     """The same for a command (``studio``), as a sentence."""
-    for dist in FIRST_PARTY:
-        if name in dist.commands:
-            advice = _advice(dist, loaded)
-            if advice:
-                return f"it comes with {dist.name}{advice}"
-    return ""
+    found = _provider(lambda d: name in d.commands, loaded)
+    return f"it comes with {found[0].name}{found[1]}" if found else ""
 
 
 def input_hint(inp: AdapterInput, loaded: Iterable[str]) -> str:
