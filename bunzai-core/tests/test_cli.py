@@ -139,7 +139,7 @@ def test_missing_file_exits_4_and_an_empty_folder_is_a_usage_error(tmp_path: Pat
     code, _, err = invoke("inspect", tmp_path / "nope.png")
     assert code == 4 and "no such file" in err
     code, _, err = invoke("inspect", tmp_path)
-    assert code == 2 and "no files to read" in err
+    assert code == 2 and f"{tmp_path}: is a folder with no files to read" in err
 
 
 def test_max_size_is_named_when_exceeded(tmp_path: Path) -> None:

@@ -295,7 +295,11 @@ def _warning(text: str) -> None:
         typer.echo(f"bunzai: warning: {text}", err=True)
 
 
-def _fail(exc: BunzaiError) -> NoReturn:
+def _fail(exc: BunzaiError, as_json: bool = False) -> NoReturn:
+    """End the command on an error; with ``--json`` it is also a JSON object on stdout, so a
+    script reading JSON always gets an answer."""
+    if as_json:
+        _emit_json({"path": exc.path, "error": exc.message, "exit_code": exc.exit_code})
     _error(exc)
     raise typer.Exit(exc.exit_code)
 
@@ -333,11 +337,11 @@ def _files(paths: Sequence[Path]) -> list[Path]:
     from .service import expand
     found = expand(paths)
     if not found:
-        raise UsageError(f"no files to read in {', '.join(str(p) for p in paths)}")
+        raise UsageError("is a folder with no files to read", path=str(paths[0]))
     return found
 
 
-def _start(paths: Sequence[Path], from_: str | None, max_size: int | None
+def _start(paths: Sequence[Path], from_: str | None, max_size: int | None, as_json: bool
            ) -> tuple[Registry, list[Path]]:
     """What every reading command does first: the limit, the registry, ``--from`` checked,
     and the files found; a problem with any of them ends the command before a file is read."""
@@ -349,7 +353,7 @@ def _start(paths: Sequence[Path], from_: str | None, max_size: int | None
         check_source_format(from_, reg)
         return reg, _files(paths)
     except BunzaiError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
 
 
 def _many(paths: Sequence[Path], files: Sequence[Path]) -> bool:
@@ -403,7 +407,7 @@ def inspect_command(
     """What a file is: container, format, confidence, every candidate, and a summary."""
     from .service import inspect_file
 
-    reg, found = _start(files, from_, max_size)
+    reg, found = _start(files, from_, max_size, as_json)
     gap = len(found) > 1
     results = _each(found, lambda p: inspect_file(p, from_format=from_, registry=reg),
                     lambda r: _show_inspection(r, gap), as_json)
@@ -456,7 +460,7 @@ def validate_command(
     """Check files against their format's rules and the canonical model (exit 1 if invalid)."""
     from .service import validate_file
 
-    reg, found = _start(files, from_, max_size)
+    reg, found = _start(files, from_, max_size, as_json)
     results: list[Validation] = _each(
         found, lambda p: validate_file(p, from_format=from_, strict=strict, registry=reg),
         _show_validation, as_json)
@@ -491,7 +495,7 @@ def label_command(
     """Guess which app made (origin) and last saved (last writer) a file, with evidence."""
     from .service import label_file
 
-    reg, found = _start(files, from_, max_size)
+    reg, found = _start(files, from_, max_size, as_json)
     gap = len(found) > 1
     results = _each(found, lambda p: label_file(p, from_format=from_, registry=reg),
                     lambda r: _show_label(r, gap), as_json)
@@ -567,7 +571,7 @@ def convert_command(
         check_source_format(from_, reg)
         check_target(to, reg, opts)
     except BunzaiError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
     if batch:
         _convert_batch(reg, srcs, to, out_dir, jobs, from_, force, opts, as_json, out)
         return
@@ -617,7 +621,7 @@ def _convert_batch(reg: Registry, srcs: list[Path], to: str, out_dir: Path | Non
         sources = _files(srcs)
         make_folder(out_dir)
     except BunzaiError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
     stems = batch.plan(sources, out_dir, "")
     work = [batch.Job(str(s), str(o), to, from_, force, tuple(opts.items()), "")
             for s, o in zip(sources, stems, strict=True)]
@@ -688,7 +692,7 @@ def diff_command(
         if a.is_dir() != b.is_dir():
             raise UsageError("diff compares two files or two folders")
     except BunzaiError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
     results = (diff_folders(a, b, registry=reg) if a.is_dir()
                else [diff_files(a, b, registry=reg)])
     for d in results:
@@ -741,7 +745,7 @@ def extract_command(
         reg = _registry()
         res = extract_assets(file, assets, force=force, from_format=from_, registry=reg)
     except BunzaiError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
     if as_json:
         _emit_json(res.to_dict())
     elif res.ok:
@@ -802,7 +806,7 @@ def lorebook_extract(
     try:
         conv = extract_lorebook(card, to=to, registry=_registry())
     except BunzaiError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
     _present(conv, out, force, as_json)
 
 
@@ -824,7 +828,7 @@ def lorebook_embed(
     try:
         conv = embed_lorebook(card, book, to=to, registry=_registry())
     except BunzaiError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
     _present(conv, out, force, as_json)
 
 
@@ -845,7 +849,7 @@ def lorebook_merge(
     try:
         conv = merge_lorebooks(books, to=to, name=name, registry=_registry())
     except BunzaiError as exc:
-        _fail(exc)
+        _fail(exc, as_json)
 
     def report() -> None:
         for d in conv.extra.get("duplicates", []):
@@ -892,7 +896,6 @@ def plugins_command(as_json: JsonOpt = False) -> None:
 
     reg = _registry()
     data = plugins_json(reg)
-    data["notes"] = list(reg.host.notes)
     if as_json:
         _emit_json(data)
         return

@@ -59,7 +59,8 @@ def plugins_json(reg: Registry) -> dict[str, Any]:
         d["compatible"] = all(v in SUPPORTED_API_VERSIONS for v in d["api_versions"])
     return {"api_versions_supported": sorted(SUPPORTED_API_VERSIONS),
             "distributions": sorted(dists.values(), key=lambda d: d["name"]),
-            "broken": [b.to_dict() for b in reg.broken]}
+            "broken": [b.to_dict() for b in reg.broken],
+            "notes": list(reg.host.notes)}
 
 
 def roster_markdown(reg: Registry) -> str:
