@@ -17,15 +17,15 @@ of bunzai still never leaves a partial output; a power loss before that flush ma
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import BunzaiError, UsageError
+from .errors import BunzaiError
+from .sources import RealPaths
+from .sources import expand_sources as expand_sources  # where batches have always had it
 
 if TYPE_CHECKING:
     from .types import OutputFile
@@ -106,29 +106,6 @@ class Reserved:
         return True
 
 
-def expand_sources(items: Iterable[str]) -> list[Path]:
-    """Files named directly, every file under a directory (recursively), and glob matches."""
-    out: list[Path] = []
-    seen: set[str] = set()
-    real = RealPaths()
-    for item in items:
-        p = Path(item)
-        if p.is_dir():
-            found = sorted(q for q in p.rglob("*") if q.is_file() and not q.name.startswith("."))
-        elif any(ch in item for ch in "*?["):
-            found = sorted(Path(m) for m in glob.glob(item, recursive=True) if Path(m).is_file())
-            if not found:
-                raise UsageError(f"no file matches {item!r}")
-        else:
-            found = [p]
-        for q in found:
-            key = real(q)
-            if key not in seen:
-                seen.add(key)
-                out.append(q)
-    return out
-
-
 def plan(sources: list[Path], out_dir: Path, suffix: str) -> list[Path]:
     """A unique, safe output path per source (unique case-insensitively, as on Windows and
     macOS), never the path of any source in the batch: with ``--force`` an output written over
@@ -149,33 +126,6 @@ def plan(sources: list[Path], out_dir: Path, suffix: str) -> list[Path]:
         used.add(f"{cand}{suffix}".casefold())
         paths.append(out_dir / f"{cand}{suffix}")
     return paths
-
-
-class RealPaths:
-    """``os.path.realpath`` for many files in a few folders, as a batch plans them.
-
-    Each folder is resolved once; a file adds one ``lstat`` to see whether its own name is a
-    link (only then is it resolved whole).  Resolving every path from the root walked each
-    component again: planning a 2 000-file batch took ~0.3 s before a worker started.
-    """
-
-    def __init__(self) -> None:
-        self._folders: dict[str, str] = {}
-
-    def __call__(self, path: Path) -> str:
-        name = path.name
-        if name in ("", ".", ".."):
-            return os.path.realpath(path)
-        parent = os.fspath(path.parent)
-        folder = self._folders.get(parent)
-        if folder is None:
-            folder = self._folders[parent] = os.path.realpath(parent)
-        full = os.path.join(folder, name)
-        return os.path.realpath(full) if os.path.islink(full) else full
-
-    def key(self, path: Path) -> str:
-        """A path as a case-insensitive file system may see it (so ``A.png`` is ``a.png``)."""
-        return self(path).casefold()
 
 
 def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved) -> list[Path]:
@@ -278,6 +228,8 @@ def run(jobs: list[Job], workers: int, suffixes: Iterable[str] = ()
             yield convert_job(job, reserved)
         _flush_to_disk()
         return
+    from concurrent.futures import ProcessPoolExecutor  # the pool's machinery, only for -j 2+
+
     ctx = None
     if os.name == "posix":
         import multiprocessing

@@ -9,7 +9,6 @@ name) raises :class:`~bunzai.errors.UsageError` before any file is read.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -92,9 +91,12 @@ def default_format(kind: str, registry: Registry | None = None) -> str:
 # -- one file, read ------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Outcome:
-    """A per-file result: the file, and the error that stopped the work on it (if any)."""
+    """A per-file result: the file, and the error that stopped the work on it (if any).
+
+    Results are compared by identity and only generate ``__init__`` (a command imports this
+    module on every run: each generated method is start-up time)."""
 
     path: str | None
     error: BunzaiError | None = None
@@ -108,13 +110,16 @@ class Outcome:
         """What ``bunzai`` exits with for this file alone (0 ok, see the README's table)."""
         return self.error.exit_code if self.error is not None else 0
 
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.path!r}{' error' if self.error else ''}>"
+
     def _error(self) -> dict[str, Any]:
         if self.error is None:
             return {}
         return {"error": self.error.message, "exit_code": self.error.exit_code}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Reading(Outcome):
     """A file as bunzai read it: its container, detection, the adapter and the entities."""
 
@@ -229,7 +234,7 @@ def _input(source: Source, path: str | None) -> AdapterInput:
 # -- inspect / validate / label --------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Inspection(Reading):
     """``bunzai inspect``: detection, a summary of each entity and the reader's warnings; with
     ``checks``, validation issues and the origin label too (what the studio shows)."""
@@ -287,7 +292,7 @@ def _labels(reg: Registry, reading: Reading) -> LabelResult:
     return label(reg, reading.input, reading.entities)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Validation(Reading):
     """``bunzai validate``: the format's rules and the canonical model's, as issues."""
 
@@ -345,7 +350,7 @@ def validate_file(source: Source, *, filename: str | None = None,
     return found
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Labelling(Reading):
     """``bunzai label``: which app made the file and which saved it last, with evidence."""
 
@@ -373,7 +378,7 @@ def label_file(source: Source, *, filename: str | None = None,
 # -- convert ---------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Conversion(Reading):
     """``bunzai convert``: what was read, what the target wrote, what it lost; and, once
     saved, where the files went."""
@@ -461,7 +466,7 @@ def _write(reg: Registry, found: Conversion, entities: Sequence[Any], to: str,
 # -- extract ---------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Extraction(Reading):
     """``bunzai extract``: the assets written, each with its sniffed type, and the manifest."""
 
@@ -498,6 +503,8 @@ def extract_assets(source: Source, folder: str | os.PathLike[str], *, force: boo
 
 
 def _extract(entity: Any, folder: Path, force: bool) -> list[dict[str, Any]]:
+    import hashlib
+
     from .containers.media import sniff_media
     from .jsonio import dumps
     from .outputs import make_folder, safe_name, write_atomic
@@ -533,7 +540,7 @@ def _extract(entity: Any, folder: Path, force: bool) -> list[dict[str, Any]]:
 # -- diff ------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Difference(Outcome):
     """``bunzai diff``: two files of one kind compared field by field, whatever their formats.
     ``only`` marks a file of a folder comparison that has no counterpart on the other side."""
@@ -705,7 +712,7 @@ def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,
 def expand(items: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """Files named directly, every file under a folder (recursively, hidden ones left out) and
     glob matches, each once: what every command that takes several files reads."""
-    from .batch import expand_sources
+    from .sources import expand_sources
     return expand_sources(os.fspath(i) for i in items)
 
 
