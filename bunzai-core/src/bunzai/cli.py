@@ -673,9 +673,9 @@ def _show_record(rec: dict[str, Any]) -> None:
 
 @_command("diff")
 def diff_command(
-    a: Annotated[Path, typer.Argument(metavar="OLD", help="File (or folder) A.")],
-    b: Annotated[Path, typer.Argument(metavar="NEW", help="File (or folder) B: any format of "
-                                      "the same kind.")],
+    a: Annotated[Path, typer.Argument(metavar="OLD", help="A file, or a folder.")],
+    b: Annotated[Path, typer.Argument(metavar="NEW", help="A file of the same kind in any "
+                                      "format, or a folder.")],
     as_json: JsonOpt = False,
     max_size: MaxSizeOpt = None,
 ) -> None:
