@@ -88,11 +88,15 @@ def _first_line(doc: str | None) -> str:
 
 
 def _command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a core command: a one-command typer app, turned into click only when run."""
+    """Register a core command: a one-command typer app, made and turned into click only when
+    the command runs."""
     def register(func: Callable[..., Any]) -> Callable[..., Any]:
-        one = typer.Typer(**_SETTINGS)
-        one.command(name, cls=_Command)(func)
-        _CORE[name] = _Lazy(lambda: typer.main.get_command(one), _first_line(func.__doc__))
+        def build() -> Any:
+            one = typer.Typer(**_SETTINGS)
+            one.command(name, cls=_Command)(func)
+            return typer.main.get_command(one)
+
+        _CORE[name] = _Lazy(build, _first_line(func.__doc__))
         return func
     return register
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from .uploads import DEFAULT_MAX_UPLOAD, ENV_MAX_UPLOAD
+from . import DEFAULT_MAX_UPLOAD, ENV_MAX_UPLOAD
 
 
 def add_command(app: typer.Typer) -> None:
