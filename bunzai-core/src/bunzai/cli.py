@@ -788,6 +788,8 @@ def _present(conv: Conversion, out: Path, force: bool, as_json: bool,
         target = conv.target.id if conv.target is not None else conv.to
         for p in conv.outputs:
             _say(f"-> {p} ({target})")
+        for w in conv.all_warnings:
+            _say(f"  warning: {w['path']}: {w['message']}")
         _loss_lines(conv)
         if after is not None:
             after()

@@ -673,7 +673,21 @@ def embed_lorebook(card: Source, book: Source, *, to: str | None = None,
             assert found.handle is not None
             found.to = to or found.handle.id
             _write(reg, found, [new], found.to, None)
+            _refuse_a_card_without_its_book(found)
     return found
+
+
+def _refuse_a_card_without_its_book(found: Conversion) -> None:
+    """A card format with no place for a lorebook must not look like a successful embed."""
+    from .lorebooks import check_embedded
+
+    if found.written is None or found.target is None:
+        return
+    try:
+        check_embedded(found.written, found.target.id)
+    except BunzaiError as exc:
+        found.error = exc.with_path(found.path)
+        found.written = None  # nothing to save
 
 
 def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,

@@ -49,8 +49,9 @@ class RisuLorebookAdapter(FormatAdapter):
     label = "RisuAI lorebook export"
     suffix = ".json"
     options = (
-        Option("array", bool, default="as read, else false",
-               help="write a bare JSON array of entries instead of RisuAI's export envelope"),
+        Option("array", bool, default=False,
+               help="write a bare JSON array of entries instead of RisuAI's export envelope "
+                    "(the default, also for bare sources: RisuAI imports only the envelope)"),
     )
     detection = (
         ("export envelope type 'risu', ver 1, data = list of entries with key/content",

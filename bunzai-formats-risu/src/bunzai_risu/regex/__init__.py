@@ -45,8 +45,9 @@ class RisuRegexAdapter(FormatAdapter):
     suffix = ".json"
     multi = True
     options = (
-        Option("array", bool, default="as read, else false",
-               help="write a bare JSON array of scripts instead of RisuAI's export envelope"),
+        Option("array", bool, default=False,
+               help="write a bare JSON array of scripts instead of RisuAI's export envelope "
+                    "(the default, also for bare sources: RisuAI imports only the envelope)"),
     )
     detection = (
         ("export envelope type 'regex' with a list of {in, out, type} scripts", 1.0),
