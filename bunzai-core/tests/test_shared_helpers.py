@@ -65,3 +65,17 @@ def test_file_issues_lists_reader_warnings_then_format_then_canonical() -> None:
     issues = file_issues(reg, handle, inp, result)
     assert [(i.path, i.severity) for i in issues] == [
         ("canonical.name", "warning"), ("canonical", "warning")]
+
+
+def test_the_hint_table_names_every_first_party_format() -> None:
+    """The table core keeps to point at a missing distribution lists each installed first-party
+    adapter's id and aliases under its own distribution."""
+    from bunzai.distributions import FIRST_PARTY
+    from bunzai.testing import load_registry
+
+    rows = {d.name: set(d.formats) for d in FIRST_PARTY}
+    reg = load_registry()
+    for info in reg.formats():
+        dist = reg.adapters[info.id].distribution
+        if dist in rows:
+            assert {info.id, *info.aliases} <= rows[dist], (dist, info.id, info.aliases)

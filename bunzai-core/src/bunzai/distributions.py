@@ -69,6 +69,12 @@ def _byaf(inp: AdapterInput) -> bool:
             and any(n.startswith("characters/") for n in z.names()))
 
 
+def _voxpkg(inp: AdapterInput) -> bool:
+    z = inp.zip
+    return z is not None and any(n.startswith(("Characters/", "Books/", "MemoryBooks/"))
+                                 and n.endswith((".json",)) for n in z.names())
+
+
 def _exif_card(inp: AdapterInput) -> bool:
     found = inp.exif_user_comment
     return found is not None and b"character" in found[1][:4096]
@@ -113,6 +119,11 @@ FIRST_PARTY: tuple[Distribution, ...] = (
         formats=("backyard", "faraday", "backyard-byaf", "byaf"),
         signs=(("a Backyard AI archive (BYAF)", _byaf),
                ("a Backyard AI (Faraday) card", _exif_card)),
+    ),
+    Distribution(
+        "bunzai-formats-voxta",
+        formats=("voxta", "voxpkg", "voxta-lorebook", "voxta-book", "voxta-books"),
+        signs=(("a Voxta package (.voxpkg)", _voxpkg),),
     ),
     Distribution("bunzai-studio", commands=("studio",)),
 )
