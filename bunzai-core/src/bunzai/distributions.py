@@ -71,7 +71,8 @@ def _byaf(inp: AdapterInput) -> bool:
 
 def _voxpkg(inp: AdapterInput) -> bool:
     z = inp.zip
-    return z is not None and any(n.startswith(("Characters/", "Books/", "MemoryBooks/"))
+    return z is not None and any(n.startswith(("Characters/", "Books/", "MemoryBooks/",
+                                               "Scenarios/"))
                                  and n.endswith((".json",)) for n in z.names())
 
 
