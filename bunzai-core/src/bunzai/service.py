@@ -13,7 +13,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .errors import BunzaiError, UnrecognizedInput, UsageError
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from .types import Issue, WriteResult
 
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview
+R = TypeVar("R", bound="Reading")
 
 
 def _registry(registry: Registry | None) -> Registry:
@@ -95,8 +97,8 @@ def default_format(kind: str, registry: Registry | None = None) -> str:
 class Outcome:
     """A per-file result: the file, and the error that stopped the work on it (if any).
 
-    Results are compared by identity and only generate ``__init__`` (a command imports this
-    module on every run: each generated method is start-up time)."""
+    Results are compared by identity and generate nothing but ``__init__`` (a command imports
+    this module on every run: each generated method is start-up time)."""
 
     path: str | None
     error: BunzaiError | None = None
@@ -132,6 +134,18 @@ class Reading(Outcome):
     entities: list[Any] = field(default_factory=list)
     warnings: list[Issue] = field(default_factory=list)
     input: AdapterInput | None = field(default=None, repr=False)
+
+    @classmethod
+    def of(cls: type[R], reading: Reading, **facts: Any) -> R:
+        """``reading`` as a result of this kind, with the facts only that kind has.
+
+        The kinds add their facts as class attributes with defaults, not as dataclass fields:
+        only :class:`Reading` generates an ``__init__``, which every command pays for at start.
+        """
+        found = cls.__new__(cls)
+        found.__dict__.update(reading.__dict__)
+        found.__dict__.update(facts)
+        return found
 
     @property
     def format(self) -> str | None:
@@ -234,7 +248,6 @@ def _input(source: Source, path: str | None) -> AdapterInput:
 # -- inspect / validate / label --------------------------------------------------------------------
 
 
-@dataclass(eq=False, repr=False)
 class Inspection(Reading):
     """``bunzai inspect``: detection, a summary of each entity and the reader's warnings; with
     ``checks``, validation issues and the origin label too (what the studio shows)."""
@@ -266,16 +279,12 @@ def inspect_file(source: Source, *, filename: str | None = None,
     """What a file is: container, every candidate's score, the format and a summary."""
     reg = _registry(registry)
     check_source_format(from_format, reg)
-    found = Inspection(**_fields(read_file(source, filename=filename, from_format=from_format,
-                                           detect=True, registry=reg)))
+    found = Inspection.of(read_file(source, filename=filename, from_format=from_format,
+                                    detect=True, registry=reg))
     if checks and found.ok:
         found.issues = _issues(reg, found)
         found.labels = _labels(reg, found)
     return found
-
-
-def _fields(reading: Reading) -> dict[str, Any]:
-    return {f: getattr(reading, f) for f in Reading.__dataclass_fields__}
 
 
 def _issues(reg: Registry, reading: Reading) -> list[Issue]:
@@ -292,11 +301,10 @@ def _labels(reg: Registry, reading: Reading) -> LabelResult:
     return label(reg, reading.input, reading.entities)
 
 
-@dataclass(eq=False, repr=False)
 class Validation(Reading):
     """``bunzai validate``: the format's rules and the canonical model's, as issues."""
 
-    issues: list[Issue] = field(default_factory=list)
+    issues: Sequence[Issue] = ()
     strict: bool = False
 
     @property
@@ -343,14 +351,13 @@ def validate_file(source: Source, *, filename: str | None = None,
     warnings fail too."""
     reg = _registry(registry)
     check_source_format(from_format, reg)
-    found = Validation(**_fields(read_file(source, filename=filename, from_format=from_format,
-                                           registry=reg)), strict=strict)
+    found = Validation.of(read_file(source, filename=filename, from_format=from_format,
+                                    registry=reg), strict=strict)
     if found.ok:
         found.issues = _issues(reg, found)
     return found
 
 
-@dataclass(eq=False, repr=False)
 class Labelling(Reading):
     """``bunzai label``: which app made the file and which saved it last, with evidence."""
 
@@ -368,8 +375,8 @@ def label_file(source: Source, *, filename: str | None = None,
     """The origin labeler's verdict on one file."""
     reg = _registry(registry)
     check_source_format(from_format, reg)
-    found = Labelling(**_fields(read_file(source, filename=filename, from_format=from_format,
-                                          registry=reg)))
+    found = Labelling.of(read_file(source, filename=filename, from_format=from_format,
+                                   registry=reg))
     if found.ok:
         found.labels = _labels(reg, found)
     return found
@@ -378,7 +385,6 @@ def label_file(source: Source, *, filename: str | None = None,
 # -- convert ---------------------------------------------------------------------------------------
 
 
-@dataclass(eq=False, repr=False)
 class Conversion(Reading):
     """``bunzai convert``: what was read, what the target wrote, what it lost; and, once
     saved, where the files went."""
@@ -387,8 +393,8 @@ class Conversion(Reading):
     """The format name asked for (an id or an alias)."""
     written: WriteResult | None = None
     target: AdapterHandle | None = None
-    outputs: list[Path] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    outputs: Sequence[Path] = ()
+    extra: Mapping[str, Any] = MappingProxyType({})
     """Facts of a lorebook operation (the merge report, whether a book was replaced)."""
 
     def save(self, path_or_dir: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
@@ -400,7 +406,7 @@ class Conversion(Reading):
             self.outputs = self.written.save(path_or_dir, force=force)
         except BunzaiError as exc:
             self.error = exc.with_path(self.path)
-        return self.outputs
+        return list(self.outputs)
 
     @property
     def all_warnings(self) -> list[dict[str, str]]:
@@ -445,8 +451,8 @@ def convert_file(source: Source, to: str, *, filename: str | None = None,
     reg = _registry(registry)
     check_source_format(from_format, reg)
     check_target(to, reg, options)
-    found = Conversion(**_fields(read_file(source, filename=filename, from_format=from_format,
-                                           registry=reg)), to=to)
+    found = Conversion.of(read_file(source, filename=filename, from_format=from_format,
+                                    registry=reg), to=to)
     found.input = None  # the entities hold what they need: free the input before the write
     if found.ok:
         _write(reg, found, found.entities, to, options)
@@ -466,12 +472,11 @@ def _write(reg: Registry, found: Conversion, entities: Sequence[Any], to: str,
 # -- extract ---------------------------------------------------------------------------------------
 
 
-@dataclass(eq=False, repr=False)
 class Extraction(Reading):
     """``bunzai extract``: the assets written, each with its sniffed type, and the manifest."""
 
     folder: Path | None = None
-    manifest: list[dict[str, Any]] = field(default_factory=list)
+    manifest: Sequence[dict[str, Any]] = ()
 
     @property
     def written(self) -> list[dict[str, Any]]:
@@ -491,8 +496,8 @@ def extract_assets(source: Source, folder: str | os.PathLike[str], *, force: boo
     ``manifest.json``; a remote asset is listed, never fetched."""
     reg = _registry(registry)
     check_source_format(from_format, reg)
-    found = Extraction(**_fields(read_file(source, filename=filename, from_format=from_format,
-                                           registry=reg)), folder=Path(folder))
+    found = Extraction.of(read_file(source, filename=filename, from_format=from_format,
+                                    registry=reg), folder=Path(folder))
     found.input = None
     if found.ok:
         try:
@@ -634,7 +639,7 @@ def extract_lorebook(card: Source, *, to: str | None = None, filename: str | Non
     reg = _registry(registry)
     target = to or default_format("lorebook", reg)
     check_target(target, reg)
-    found = Conversion(**_fields(read_file(card, filename=filename, registry=reg)), to=target)
+    found = Conversion.of(read_file(card, filename=filename, registry=reg), to=target)
     found.input = None
     if found.ok:
         try:
@@ -655,7 +660,7 @@ def embed_lorebook(card: Source, book: Source, *, to: str | None = None,
     reg = _registry(registry)
     if to is not None:
         check_target(to, reg)
-    found = Conversion(**_fields(read_file(card, registry=reg)), to=to)
+    found = Conversion.of(read_file(card, registry=reg), to=to)
     found.input = None
     rb = read_file(book, registry=reg)
     found.error = found.error or rb.error
@@ -702,8 +707,8 @@ def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,
     target = to or default_format("lorebook", reg)
     check_target(target, reg)
     readings = [read_file(s, registry=reg) for s in sources]
-    found = Conversion(readings[0].path, to=target,
-                       extra={"inputs": [r.path for r in readings]})
+    found = Conversion.of(Reading(readings[0].path), to=target,
+                          extra={"inputs": [r.path for r in readings]})
     failed = next((r for r in readings if not r.ok), None)
     if failed is not None:
         found.error = failed.error
@@ -715,7 +720,7 @@ def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,
         found.error = exc
         return found
     merged, report = merge(books, name)
-    found.extra.update({"entries": len(merged.entries), **report.to_dict()})
+    found.extra = {**found.extra, "entries": len(merged.entries), **report.to_dict()}
     _write(reg, found, [merged], target, None)
     return found
 

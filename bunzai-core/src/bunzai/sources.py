@@ -7,7 +7,6 @@ that reading commands import no process pool.
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -25,6 +24,7 @@ def expand_sources(items: Iterable[str]) -> list[Path]:
         if p.is_dir():
             found = sorted(q for q in p.rglob("*") if q.is_file() and not q.name.startswith("."))
         elif any(ch in item for ch in "*?["):
+            import glob
             found = sorted(Path(m) for m in glob.glob(item, recursive=True) if Path(m).is_file())
             if not found:
                 raise UsageError(f"no file matches {item!r}")
