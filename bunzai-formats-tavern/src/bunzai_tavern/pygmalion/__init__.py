@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from bunzai.sdk import Detection, FormatAdapter
+from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._cards import CARD_REASONS, find_card
+from .._options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -29,11 +30,11 @@ class PygmalionAdapter(FormatAdapter):
     label = "Pygmalion / TextGen character JSON (and pygmalion.chat exports)"
     suffix = ".json"
     aliases = ("textgen", "pygmalion-chat")
-    options = {
-        "shape": "textgen (the five keys) or chat (pygmalion.chat: {character: V2 card}); "
-                 "default: as read, else textgen",
-        "indent": "4, 2 or 0 (default: as read, else 4)",
-    }
+    options = (
+        Option("shape", choices=("textgen", "chat"), default="as read, else textgen",
+               help="textgen (the five keys) or chat (pygmalion.chat: {character: V2 card})"),
+        indent_option(4, "JSON indent; 0 is compact"),
+    )
     detection = (
         ("JSON with char_name and char_persona or char_greeting", 0.9),
         ("JSON {character: card} or {card: card} wrapping a V2/V3 card (pygmalion.chat)", 0.9),

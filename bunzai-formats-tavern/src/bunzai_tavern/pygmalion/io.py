@@ -12,7 +12,6 @@ from bunzai.sdk import (
     MalformedInput,
     OutputFile,
     ReadResult,
-    UsageError,
     WriteResult,
     dumps,
     thaw,
@@ -108,11 +107,7 @@ def write_pygmalion(character: Character, options: Mapping[str, Any],
                     format_id: str = FORMAT_ID) -> WriteResult:
     raw_layout = character.passthrough.get(FORMAT_ID)
     layout: Mapping[str, Any] = raw_layout if isinstance(raw_layout, Mapping) else {}
-    raw_shape = options.get("shape")
-    shape = str(raw_shape).strip().lower() if raw_shape is not None else None
-    if shape not in (None, "textgen", "chat"):
-        raise UsageError(f"shape must be textgen or chat, not {raw_shape!r}")
-    shape = shape or str(layout.get("shape") or "textgen")
+    shape = options.get("shape") or str(layout.get("shape") or "textgen")
     loss = LossReport()
     carries: tuple[str, ...]
     if shape == "chat":
