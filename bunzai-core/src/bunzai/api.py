@@ -71,16 +71,20 @@ def read(source: Source, *, filename: str | None = None, format: str | None = No
 
 
 def write(entity: Entity | Iterable[Entity], format: str, *,
-          registry: Registry | None = None, **options: Any) -> WriteResult:
-    """Write one entity (or several of one kind): files, suffixes and the loss report."""
+          registry: Registry | None = None, verify: bool = False, **options: Any
+          ) -> WriteResult:
+    """Write one entity (or several of one kind): files, suffixes and the loss report.
+
+    ``verify`` reads the output back and adds whatever reading finds to the report (the report
+    is complete without it; this is the check the test suite runs on every format)."""
     from pydantic import BaseModel
     entities = [entity] if isinstance(entity, BaseModel) else list(entity)
-    return (registry or get_registry()).write(entities, format, options)
+    return (registry or get_registry()).write(entities, format, options, verify=verify)
 
 
 def convert(source: Source, to: str, *, filename: str | None = None,
             from_format: str | None = None, registry: Registry | None = None,
-            **options: Any) -> WriteResult:
+            verify: bool = False, **options: Any) -> WriteResult:
     """Read ``source`` and write it as ``to``; cross-kind conversions are refused.
 
     ``result.save(folder_or_path)`` writes the output as ``bunzai convert`` would."""
@@ -90,7 +94,7 @@ def convert(source: Source, to: str, *, filename: str | None = None,
     name = inp.filename
     del inp  # the entities hold what they need: free the input (a whole CharX) before the write
     try:
-        written = reg.write(result.entities, to, options)
+        written = reg.write(result.entities, to, options, verify=verify)
     except Exception as exc:
         from .errors import BunzaiError
         if isinstance(exc, BunzaiError):

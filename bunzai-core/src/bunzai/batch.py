@@ -46,6 +46,8 @@ class Job:
     suffix: str | None = None
     """What :attr:`out` ends with after the stem (``""``: nothing, the stem is the whole name);
     ``None``: its last extension."""
+    verify: bool = False
+    """Read each output back and complete its loss report with what reading finds."""
 
     @property
     def stem(self) -> str:
@@ -191,7 +193,7 @@ def convert_job(job: Job, reserved: Reserved) -> dict[str, Any]:
     record: dict[str, Any] = {"path": job.src, "output": None, "status": "failed"}
     try:
         conv = convert_file(job.src, job.to, from_format=job.from_format,
-                            options=dict(job.options), registry=reg)
+                            options=dict(job.options), registry=reg, verify=job.verify)
         record.update(conv.to_dict())
         if conv.error is not None or conv.written is None:
             return record

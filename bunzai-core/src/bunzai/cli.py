@@ -557,6 +557,9 @@ def convert_command(
         help="Writer option (see 'bunzai formats'); repeatable.")] = None,
     as_json: JsonOpt = False,
     max_size: MaxSizeOpt = None,
+    verify: Annotated[bool, typer.Option(
+        "--verify", help="Read each output back and add to the loss report whatever reading "
+                         "finds (slower; the report is complete without it).")] = False,
 ) -> None:
     """Convert files to another format of the same kind, printing what was lost.
 
@@ -577,16 +580,16 @@ def convert_command(
     except BunzaiError as exc:
         _fail(exc, as_json)
     if batch:
-        _convert_batch(reg, srcs, to, out_dir, jobs, from_, force, opts, as_json, out)
+        _convert_batch(reg, srcs, to, out_dir, jobs, from_, force, opts, as_json, out, verify)
         return
-    _convert_one(reg, srcs[0], to, out, from_, force, opts, as_json)
+    _convert_one(reg, srcs[0], to, out, from_, force, opts, as_json, verify)
 
 
 def _convert_one(reg: Registry, src: Path, to: str, out: Path | None, from_: str | None,
-                 force: bool, opts: Mapping[str, Any], as_json: bool) -> None:
+                 force: bool, opts: Mapping[str, Any], as_json: bool, verify: bool) -> None:
     from .service import convert_file
 
-    conv = convert_file(src, to, from_format=from_, options=opts, registry=reg)
+    conv = convert_file(src, to, from_format=from_, options=opts, registry=reg, verify=verify)
     if conv.ok:
         conv.save(out if out is not None else src.parent, force=force)
     if as_json:
@@ -604,7 +607,7 @@ def _convert_one(reg: Registry, src: Path, to: str, out: Path | None, from_: str
 
 def _convert_batch(reg: Registry, srcs: list[Path], to: str, out_dir: Path | None, jobs: int,
                    from_: str | None, force: bool, opts: Mapping[str, Any], as_json: bool,
-                   out: Path | None) -> None:
+                   out: Path | None, verify: bool) -> None:
     from . import batch
     from .outputs import make_folder
 
@@ -627,7 +630,7 @@ def _convert_batch(reg: Registry, srcs: list[Path], to: str, out_dir: Path | Non
     except BunzaiError as exc:
         _fail(exc, as_json)
     stems = batch.plan(sources, out_dir, "")
-    work = [batch.Job(str(s), str(o), to, from_, force, tuple(opts.items()), "")
+    work = [batch.Job(str(s), str(o), to, from_, force, tuple(opts.items()), "", verify)
             for s, o in zip(sources, stems, strict=True)]
     suffixes = {i.suffix for i in reg.formats()}
     show_progress = sys.stderr.isatty() and not QUIET and not as_json

@@ -445,9 +445,10 @@ class Conversion(Reading):
 
 def convert_file(source: Source, to: str, *, filename: str | None = None,
                  from_format: str | None = None, options: Mapping[str, Any] | None = None,
-                 registry: Registry | None = None) -> Conversion:
+                 registry: Registry | None = None, verify: bool = False) -> Conversion:
     """Read a file and write it as ``to`` (an alias resolves by the entity's kind); nothing is
-    saved until :meth:`Conversion.save`."""
+    saved until :meth:`Conversion.save`.  ``verify`` reads the output back and adds to the loss
+    report whatever reading finds that the format did not declare."""
     reg = _registry(registry)
     check_source_format(from_format, reg)
     check_target(to, reg, options)
@@ -455,15 +456,15 @@ def convert_file(source: Source, to: str, *, filename: str | None = None,
                                     registry=reg), to=to)
     found.input = None  # the entities hold what they need: free the input before the write
     if found.ok:
-        _write(reg, found, found.entities, to, options)
+        _write(reg, found, found.entities, to, options, verify=verify)
     return found
 
 
 def _write(reg: Registry, found: Conversion, entities: Sequence[Any], to: str,
-           options: Mapping[str, Any] | None) -> None:
+           options: Mapping[str, Any] | None, *, verify: bool = False) -> None:
     try:
         found.target = reg.resolve_target(to, entities[0].kind)
-        found.written = reg.write(entities, to, options)
+        found.written = reg.write(entities, to, options, verify=verify)
         found.written.source = found.path
     except BunzaiError as exc:
         found.error = exc.with_path(found.path)
