@@ -22,11 +22,13 @@ build any pydantic model.
 from __future__ import annotations
 
 from .card import (
+    COMPLETED_KEYS,
     DATA_KEYS,
     OBSOLESCENCE_NOTICE,
     ROOT_MIRRORS,
     build_card,
     card_digest,
+    completed_digest,
     digest_matches,
     parse_card,
     resolve_data_uri,
@@ -60,6 +62,7 @@ from .regex import (
 from .validate import validate_book, validate_card
 
 __all__ = [
+    "COMPLETED_KEYS",
     "DATA_KEYS",
     "OBSOLESCENCE_NOTICE",
     "PLACEMENT_CODES",
@@ -75,6 +78,7 @@ __all__ = [
     "card_body",
     "card_digest",
     "card_version",
+    "completed_digest",
     "digest_matches",
     "entry_from_v2",
     "entry_to_v2",

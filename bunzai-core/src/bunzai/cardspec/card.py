@@ -41,7 +41,7 @@ from ..sdk.fields import (
     same,
 )
 from ..types import Issue
-from .detect import SPEC_V2, SPEC_V3
+from .detect import SPEC_V2, SPEC_V3, card_version
 from .lorebook import build_book, parse_book
 from .regex import build_st_regex, parse_st_regex
 
@@ -49,11 +49,13 @@ if TYPE_CHECKING:
     from ..model import Asset, Character
 
 __all__ = [
+    "COMPLETED_KEYS",
     "DATA_KEYS",
     "OBSOLESCENCE_NOTICE",
     "ROOT_MIRRORS",
     "build_card",
     "card_digest",
+    "completed_digest",
     "digest_matches",
     "parse_card",
     "resolve_data_uri",
@@ -135,6 +137,38 @@ def _data_key(key: str, flat: bool) -> str:
 
 def _is_blank(v: Any) -> bool:
     return v is None or v == "" or v == [] or v == {} or v == OBSOLESCENCE_NOTICE
+
+
+def completed_digest(obj: Mapping[str, Any]) -> str:
+    """:func:`card_digest` of the card as :func:`build_card` writes it back unchanged: with
+    each key its spec requires that the card lacked, at the value the writer gives it.  A
+    writer compares it with the card it builds to tell "unchanged since read"."""
+    card = jcopy(obj)
+    version = card_version(card)
+    if version is None:
+        return card_digest(card)
+    spec: Spec = version
+    body = card if spec == "v1" else card.get("data")
+    if spec != "v1":
+        card.setdefault("spec_version", _SPEC_VERSION[spec])
+    if isinstance(body, dict):
+        for key, _attr, _conv, empty, first in _FIELDS:
+            if _RANK[first] <= _RANK[spec] and key not in _OPTIONAL:
+                body.setdefault(key, jcopy(empty))
+        if spec != "v1":
+            body.setdefault("extensions", {})
+        book = body.get("character_book")
+        if isinstance(book, dict):
+            book.setdefault("extensions", {})
+            book.setdefault("entries", [])
+            for entry in book["entries"] if isinstance(book["entries"], list) else ():
+                if isinstance(entry, dict):
+                    for key, value in (("keys", []), ("content", ""), ("extensions", {}),
+                                       ("enabled", True), ("insertion_order", 100)):
+                        entry.setdefault(key, jcopy(value))
+                    if spec == "v3":
+                        entry.setdefault("use_regex", False)
+    return card_digest(card)
 
 
 def card_digest(obj: Any) -> str:
@@ -371,6 +405,20 @@ def _read_assets(body: Mapping[str, Any], r: ObjectReader, layout: dict[str, Any
 
 # -- writing ------------------------------------------------------------------------------------
 
+_BOOK_REQUIRED = ("extensions", "entries")
+_ENTRY_REQUIRED = ("keys", "content", "extensions", "enabled", "insertion_order", "use_regex")
+
+COMPLETED_KEYS: tuple[str, ...] = (
+    "spec_version", *V1_KEYS,
+    *(f"data.{key}" for key, _a, _c, _e, _f in _FIELDS if key not in _OPTIONAL),
+    "data.extensions",
+    *(f"data.character_book.{k}" for k in _BOOK_REQUIRED),
+    *(f"data.character_book.entries[*].{k}" for k in _ENTRY_REQUIRED),
+)
+"""JSON paths of the keys :func:`build_card` adds to a card that lacked them because its spec
+requires them (with the spec's empty value or what an app assumes): a rewrite in the same
+format adds only these, so tests of byte-faithful rewrites may allow them."""
+
 
 def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossReport,
                root_duplicates: bool = False) -> dict[str, Any]:
@@ -414,7 +462,13 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
     # Only a rewrite in the spec it was read as keeps the source's gaps; any other card gets
     # every key its spec requires (RisuAI reads data.extensions unguarded, strict readers refuse
     # a card without tags ...).  Filling them changes no canonical value: nothing to report.
-    complete = not faithful or source_spec != spec
+    # Every card bunzai writes has each key its spec requires (RisuAI reads data.extensions
+    # unguarded, strict readers refuse a card without tags ...); filling one in with the spec's
+    # empty value changes no canonical value: nothing to report.  A card of another spec or
+    # format is also cleaned of values a strict reader refuses; a rewrite in the spec it was
+    # read as keeps them, and adds nothing else.
+    complete = True
+    clean = not faithful or source_spec != spec
     if spec == "v1" and source_spec != "v1":
         present -= {"character_book", "extensions", "assets"}  # V1 readers see none of them
 
@@ -460,14 +514,14 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
                 w.out[key] = value
 
     _write_extensions(character, w, spec, format_id, loss, present, not complete)
-    _write_book(character, w, spec, format_id, loss, present, complete)
+    _write_book(character, w, spec, format_id, loss, present, clean)
     _write_assets(character, w, spec, layout, loss, present, format_id)
     if character.triggers:
         loss.dropped("triggers", "character cards have no trigger scripts")
 
     data = w.finish(DATA_KEYS)
     if complete:
-        _complete_data(data, character, spec)
+        _complete_data(data, character, spec, clean)
     if spec == "v1":
         root = data
         if faithful and source_spec != "v1":
@@ -505,32 +559,36 @@ def _write_extensions(character: Character, w: ObjectWriter, spec: Spec, format_
 
 
 def _write_book(character: Character, w: ObjectWriter, spec: Spec, format_id: str,
-                loss: LossReport, present: set[str], complete: bool) -> None:
+                loss: LossReport, present: set[str], clean: bool) -> None:
     book = character.lorebook
     if spec == "v1" and "character_book" not in present:
         if book is not None:
             loss.dropped("lorebook", "a V1 card has no character book")
         return
     if book is None:
-        if complete:
+        if clean:
             w.omit("character_book")  # no null or wrongly typed book in a card of another spec
         elif w.was_null("character_book"):
             w.out["character_book"] = None
         return
     w.out["character_book"] = build_book(book, v3=spec == "v3", format_id=format_id,
-                                         loss=loss, path="lorebook", complete=complete)
+                                         loss=loss, path="lorebook", complete=True,
+                                         clean=clean)
 
 
-def _complete_data(data: dict[str, Any], character: Character, spec: Spec) -> None:
-    """Every key ``spec`` requires, with the type it requires (a source's ``null`` or wrong
-    type gives way to the canonical value, which is what was read from it); optional V3 keys
-    that are ``null`` or of another type are left out."""
-    if data.get("character_book") is _NOTHING:
-        del data["character_book"]
+def _complete_data(data: dict[str, Any], character: Character, spec: Spec,
+                   clean: bool) -> None:
+    """Every key ``spec`` requires; with ``clean`` also with the type it requires (a source's
+    ``null`` or wrong type gives way to the canonical value, which is what was read from it),
+    and optional V3 keys that are ``null`` or of another type left out."""
     for key, attr, conv, _empty, first in _FIELDS:
         if _RANK[first] > _RANK[spec]:
             continue
         value = data.get(key, _NOTHING)
+        if not clean:
+            if value is _NOTHING and key not in _OPTIONAL:
+                data[key] = jcopy(getattr(character, attr))
+            continue
         if key in _OPTIONAL:
             if value is not _NOTHING and not _spec_typed(conv, value):
                 canonical = jcopy(getattr(character, attr))
@@ -540,7 +598,8 @@ def _complete_data(data: dict[str, Any], character: Character, spec: Spec) -> No
                     data[key] = canonical
         elif not _spec_typed(conv, value):
             data[key] = jcopy(getattr(character, attr))
-    if spec != "v1" and not isinstance(data.get("extensions"), dict):
+    if spec != "v1" and ("extensions" not in data
+                         or (clean and not isinstance(data["extensions"], dict))):
         data["extensions"] = {}
 
 
@@ -608,7 +667,7 @@ def _wrap(data: dict[str, Any], spec: Spec, layout: Mapping[str, Any],
     root: dict[str, Any] = {"spec": _SPEC_LABEL[spec]}
     if source_spec == spec and "spec_version" in layout:
         root["spec_version"] = jcopy(layout["spec_version"])
-    elif not (source_spec == spec and layout.get("spec_version_absent")):
+    else:  # required by V2 and V3
         root["spec_version"] = _SPEC_VERSION[spec]
     root["data"] = data
     copies = layout.get("root")

@@ -366,11 +366,13 @@ def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
 
 def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
                 loss: LossReport | None = None, path: str = "entry", complete: bool = False,
-                number: int | None = None) -> dict[str, Any]:
+                clean: bool = False, number: int | None = None) -> dict[str, Any]:
     """The card-book JSON for one canonical entry.
 
     With the shape :func:`entry_from_v2` recorded under ``format_id`` the entry comes back as
-    it was read (unless its fields changed; ``complete`` still adds what the spec requires).
+    it was read (unless its fields changed; ``complete`` still adds what the spec requires and
+    ``clean``, for a card of another spec or format, also gives way where a strict reader
+    would refuse the source's value).
     Without one, the spec's required keys are written (``insertion_order`` 100 and V3
     ``use_regex`` false when the canonical entry does not state them, reported as
     approximations) and every stated ST setting goes into ``extensions`` under ST's names,
@@ -380,7 +382,8 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
     layout, data = kept(entry, format_id)
     w = ObjectWriter(layout, data, loss, path)
     faithful = w.faithful
-    complete = complete or not faithful
+    clean = clean or not faithful
+    complete = complete or clean
     lifted_raw = w.layout.get("ext_lifted")
     lifted: list[str] = list(lifted_raw) if isinstance(lifted_raw, list) else []
     ext_null_raw = w.layout.get("ext_null")
@@ -406,7 +409,7 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
     if isinstance(entry.id, str) and isinstance(id_num, int) and not isinstance(id_num, bool):
         text_id = entry.id  # read from extensions.risu_id next to this number: as it was
         w.out["id"] = id_num
-    elif isinstance(entry.id, str) and complete:
+    elif isinstance(entry.id, str) and clean:
         if _decimal(entry.id):
             w.out["id"] = int(entry.id)
             if loss is not None:
@@ -510,8 +513,8 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
         w.out["extensions"] = ext
     out = w.finish(ENTRY_KEYS)
     if complete and faithful:
-        _complete_entry(out, entry, v3, loss, path)
-    if complete:
+        _complete_entry(out, entry, v3, clean)
+    if clean:
         _check_position(out, entry, loss, path)
     return out
 
@@ -528,27 +531,30 @@ _ENTRY_TYPES: tuple[tuple[str, Callable[[Any], bool]], ...] = (
 )
 
 
-def _complete_entry(out: dict[str, Any], entry: LorebookEntry, v3: bool,
-                    loss: LossReport | None, path: str) -> None:
-    """A recorded entry shape, completed for another spec: the required keys with their
-    types, optional keys that are ``null`` or of another type replaced by the canonical value
-    (or left out)."""
-    if not (isinstance(out.get("keys"), list) and all(isinstance(k, str) for k in out["keys"])):
+def _complete_entry(out: dict[str, Any], entry: LorebookEntry, v3: bool, clean: bool) -> None:
+    """A recorded entry shape, completed: the required keys it lacks; with ``clean`` (a card
+    of another spec) also the required keys' types, and optional keys that are ``null`` or of
+    another type replaced by the canonical value (or left out)."""
+    def need(key: str, typed: bool) -> bool:
+        return key not in out or (clean and not typed)
+
+    keys = out.get("keys")
+    if need("keys", isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
         out["keys"] = list(entry.keys)
-    if not isinstance(out.get("content"), str):
+    if need("content", isinstance(out.get("content"), str)):
         out["content"] = entry.content
-    if not isinstance(out.get("extensions"), dict):
+    if need("extensions", isinstance(out.get("extensions"), dict)):
         out["extensions"] = {}
-    if not isinstance(out.get("enabled"), bool):
+    if need("enabled", isinstance(out.get("enabled"), bool)):
         out["enabled"] = entry.enabled
     order = out.get("insertion_order")
-    if not isinstance(order, int | float) or isinstance(order, bool):
-        if entry.insertion_order is None:
-            out["insertion_order"] = 100  # required; what an app assumes: not a loss
-        else:
-            out["insertion_order"] = entry.insertion_order
-    if v3 and not isinstance(out.get("use_regex"), bool):
+    if need("insertion_order", isinstance(order, int | float) and not isinstance(order, bool)):
+        # required; 100 is what an app assumes when it is missing: not a loss
+        out["insertion_order"] = 100 if entry.insertion_order is None else entry.insertion_order
+    if v3 and need("use_regex", isinstance(out.get("use_regex"), bool)):
         out["use_regex"] = bool(entry.use_regex)
+    if not clean:
+        return
     for key, typed in _ENTRY_TYPES:
         if key in out and not typed(out[key]):
             value = jcopy(getattr(entry, key))
@@ -640,7 +646,8 @@ def parse_book(obj: Mapping[str, Any], *, format_id: str,
 
 
 def build_book(lorebook: Lorebook, *, v3: bool, format_id: str, loss: LossReport,
-               path: str = "lorebook", complete: bool = False) -> dict[str, Any]:
+               path: str = "lorebook", complete: bool = False, clean: bool = False
+               ) -> dict[str, Any]:
     """The ``character_book`` JSON for a canonical lorebook (``v3`` adds ``use_regex``).
 
     What the card book writes differently is reported to ``loss`` under ``path``.
@@ -669,7 +676,7 @@ def build_book(lorebook: Lorebook, *, v3: bool, format_id: str, loss: LossReport
                          "card books have no folders: kept as a RisuAI-style folder entry "
                          "(mode: folder), which other apps show as an ordinary entry")
         entries.append(entry_to_v2(entry, format_id=format_id, v3=v3, loss=loss, path=epath,
-                                   complete=complete, number=numbers.get(i)))
+                                   complete=complete, clean=clean, number=numbers.get(i)))
     bad = w.layout.get("bad_entries")
     if isinstance(bad, list):
         for item in sorted((b for b in bad if isinstance(b, list) and len(b) == 2
@@ -683,8 +690,8 @@ def build_book(lorebook: Lorebook, *, v3: bool, format_id: str, loss: LossReport
     elif entries or not w.was_absent("entries"):
         w.out["entries"] = entries
     out = w.finish(BOOK_KEYS)
-    if complete:
-        _complete_book(out, lorebook, entries)
+    if complete or clean:
+        _complete_book(out, lorebook, entries, clean)
     return out
 
 
@@ -708,13 +715,17 @@ def _decimal(text: str) -> bool:
     return text.isascii() and text.isdigit() and str(int(text)) == text
 
 
-def _complete_book(out: dict[str, Any], lorebook: Lorebook, entries: list[Any]) -> None:
-    """The book-level keys the spec requires, with their types (see :func:`build_book`)."""
-    if not isinstance(out.get("extensions"), dict):
+def _complete_book(out: dict[str, Any], lorebook: Lorebook, entries: list[Any],
+                   clean: bool) -> None:
+    """The book-level keys the spec requires (with ``clean``: with their types too, see
+    :func:`build_book`)."""
+    if "extensions" not in out or (clean and not isinstance(out["extensions"], dict)):
         out["extensions"] = jcopy(lorebook.extensions)
-    if not isinstance(out.get("entries"), list):
+    if "entries" not in out or (clean and not isinstance(out["entries"], list)):
         out["entries"] = entries
-    else:
+    if not clean:
+        return
+    if isinstance(out["entries"], list):
         # entries that were not objects in the source have no place in a spec book
         out["entries"] = [e for e in out["entries"] if isinstance(e, dict)]
     for key, typed in (("name", str), ("description", str), ("recursive_scanning", bool)):

@@ -110,6 +110,32 @@ def ids(paths: Iterable[Path]) -> list[str]:
     return [p.name.split("__")[-2] if "__" in p.name else p.name for p in paths]
 
 
+def without_completed(original: Any, written: Any, completed: Sequence[str]) -> Any:
+    """``written`` without the keys a writer added where ``original`` had none, at the JSON
+    path patterns ``completed`` (a spec's required keys, ``data.tags``,
+    ``data.character_book.entries[*].extensions``): what must then equal ``original`` exactly,
+    key order included, for a same-format rewrite to count as faithful."""
+    from ..neutral import pattern_of
+
+    patterns = frozenset(completed)
+
+    def strip(a: Any, b: Any, path: str) -> Any:
+        if isinstance(a, dict) and isinstance(b, dict):
+            out = {}
+            for k, v in b.items():
+                p = f"{path}.{k}" if path else str(k)
+                if k not in a and pattern_of(p) in patterns:
+                    continue
+                out[k] = strip(a[k], v, p) if k in a else v
+            return out
+        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            return [strip(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b,
+                                                                              strict=True))]
+        return b
+
+    return strip(original, written, "")
+
+
 def uncovered_differences(before: Any, after: Any, loss: Any,
                           registry: Registry | None = None) -> list[str]:
     """Changes in user data between two entities that a loss report does not list."""
@@ -214,4 +240,5 @@ __all__: Sequence[str] = [
     "shared_dir",
     "uncovered_differences",
     "validate",
+    "without_completed",
 ]

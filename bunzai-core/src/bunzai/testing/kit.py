@@ -231,6 +231,10 @@ class AdapterConformance:
     """How many wrong-type mutations to try per sample (fewer on samples over 256 KiB)."""
     robustness_samples: ClassVar[Sequence[PathLike] | None] = None
     """Samples for the truncation and wrong-type checks (default: all of ``samples``)."""
+    completed_keys: ClassVar[Sequence[str]] = ()
+    """JSON paths (``data.tags``, ``data.character_book.entries[*].extensions``) of keys your
+    writer adds when the source lacked them because your format's spec requires them: a
+    same-format rewrite may add these (never change or remove anything)."""
     sample_waivers: ClassVar[Mapping[str, Mapping[str, str]]] = {}
     """Check name -> {sample file name pattern -> why that check does not apply to it}; the
     matching cases are reported as skipped with the reason."""
@@ -715,10 +719,13 @@ class AdapterConformance:
             after.extend(self._read(subject, f.data, f"roundtrip{f.suffix}"))
         assert len(after) == len(before), explain(
             f"{sample.name}: read {len(before)} entities, wrote and read back {len(after)}", fix)
+        from ..fidelity import changes
+
         diffs: list[str] = []
         for i, (a, b) in enumerate(zip(before, after, strict=True)):
             prefix = f"[{i}]." if len(before) > 1 else ""
-            diffs += [prefix + p for p in diff_paths(a.model_dump(), b.model_dump())]
+            # user data and app data; layout may change where the writer completed a spec
+            diffs += [prefix + p for p in changes(a, b, subject.registry.neutrality)]
         assert not diffs, explain(
             f"{sample.name} changed in a same-format round trip at {diffs[:12]}", fix)
 
@@ -737,7 +744,7 @@ class AdapterConformance:
         if len(result.files) != 1:
             pytest.skip(f"the writer produced {len(result.files)} files from one sample")
         written = as_input(result.files[0].data, f"roundtrip{result.files[0].suffix}")
-        problems = _file_differences(original, written)
+        problems = _file_differences(original, written, tuple(type(self).completed_keys))
         assert not problems, explain(
             f"rewriting {sample.name} as {subject.id} changed the file: {problems[:10]}",
             "keep the source's shape in passthrough[format_id] and rebuild exactly that shape; "
@@ -1106,7 +1113,41 @@ def _type_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes
 # -- comparing files -----------------------------------------------------------------------------
 
 
-def _file_differences(original: AdapterInput, written: AdapterInput) -> list[str]:
+def _json_differences(a: Any, b: Any, completed: tuple[str, ...]) -> list[str]:
+    """Paths where two JSON documents differ, leaving out keys the writer may add (a spec's
+    required keys the source lacked): only where the original has no such key."""
+    from ..neutral import pattern_of
+
+    out = []
+    for path in diff_paths(a, b):
+        if completed and pattern_of(path) in completed and _absent_in(a, path):
+            continue
+        out.append(path)
+    return out
+
+
+def _absent_in(doc: Any, path: str) -> bool:
+    import re
+
+    parts = re.findall(r"([^.\[\]]+)|\[(\d+)\]", path)
+    cur = doc
+    for i, (name, index) in enumerate(parts):
+        last = i == len(parts) - 1
+        if index:
+            if not isinstance(cur, list) or int(index) >= len(cur):
+                return False
+            cur = cur[int(index)]
+        else:
+            if not isinstance(cur, dict):
+                return False
+            if name not in cur:
+                return last
+            cur = cur[name]
+    return False
+
+
+def _file_differences(original: AdapterInput, written: AdapterInput,
+                      completed: tuple[str, ...] = ()) -> list[str]:
     from ..frozen import thaw
 
     if original.container != written.container:
@@ -1114,17 +1155,18 @@ def _file_differences(original: AdapterInput, written: AdapterInput) -> list[str
     if original.container == "json":
         if original.json is None or written.json is None:
             return ["the JSON could not be parsed"]
-        return [f"JSON differs at {p}" for p in diff_paths(thaw(original.json),
-                                                         thaw(written.json))]
+        return [f"JSON differs at {p}" for p in _json_differences(
+            thaw(original.json), thaw(written.json), completed)]
     if original.container in ("png", "apng"):
-        return _png_differences(original, written)
+        return _png_differences(original, written, completed)
     if original.container in ("zip", "jpeg+zip"):
         return _zip_differences(original, written)
     pytest.skip(f"no file-level comparison for {original.container} files; the entity-level "
                 "round trip covers them")
 
 
-def _png_differences(original: AdapterInput, written: AdapterInput) -> list[str]:
+def _png_differences(original: AdapterInput, written: AdapterInput,
+                     completed: tuple[str, ...] = ()) -> list[str]:
     from ..containers.png import TEXT_CHUNK_TYPES
     from ..frozen import thaw
 
@@ -1154,8 +1196,8 @@ def _png_differences(original: AdapterInput, written: AdapterInput) -> list[str]
                 problems.append(f"text chunk {key!r} changed")
             continue
         for x, y in zip(va, vb, strict=False):
-            problems += [f"chunk {key!r} JSON differs at {p}" for p in diff_paths(thaw(x),
-                                                                                   thaw(y))]
+            problems += [f"chunk {key!r} JSON differs at {p}"
+                         for p in _json_differences(thaw(x), thaw(y), completed)]
     return problems
 
 

@@ -48,7 +48,7 @@ from bunzai.sdk.cards import (
     asset_keyword,
     build_book,
     build_card,
-    card_digest,
+    completed_digest,
     digest_matches,
     is_card_or_asset_chunk,
     parse_book,
@@ -305,7 +305,7 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
     layout["png"] = {
         "layout": [removed[o] for o in sorted(removed)],
         "image": image_fingerprint(stripped),
-        "digest": card_digest(card),
+        "digest": completed_digest(card),
     }
 
     placeholder = is_default_avatar(stripped)
@@ -393,7 +393,7 @@ def _read_exif(input: AdapterInput, found: Found, character: Character,
     media, ext = sniff_media(input.data)
     layout["exif"] = {"container": input.container, "encoding": found.exif_encoding,
                   "image": hashlib.sha256(input.data).hexdigest(),
-                  "digest": card_digest(thaw(found.card))}
+                  "digest": completed_digest(found.card)}
     character.assets.insert(0, Asset(type="icon", name="main", ext=ext, media_type=media,
                                      data=input.data, origin=input.container))
 
