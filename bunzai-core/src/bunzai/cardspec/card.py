@@ -273,9 +273,8 @@ def parse_card(obj: Mapping[str, Any], *, format_id: str,
             values[attr] = body[alias]
             r.consume(alias)
             continue
-        raw = body.get(key)
-        values[attr] = r.get(key, conv, empty,
-                             quiet=conv is INT and isinstance(raw, float) and raw.is_integer())
+        quiet = conv is INT and isinstance(raw := body.get(key), float) and raw.is_integer()
+        values[attr] = r.get(key, conv, empty, quiet=quiet)
     if alias is not None:
         r.layout["alias"] = {"creator_notes": alias}
         r.absent.append("creator_notes")

@@ -657,17 +657,18 @@ class ObjectReader:
     def get(self, key: str, conv: Conv = STR, absent: Any = None, *, null: bool = False,
             quiet: bool = False) -> Any:
         """The canonical value of ``key`` (``absent`` when it is missing or unreadable)."""
-        f = _field_for(key, conv, absent, null, quiet)
         self._read.append(key)
         r = self.src.get(key, _MISSING)
         if r is _MISSING:
-            value = _fresh(absent)
-            if _default_emit(f, conv, value, forced=False) is not OMIT:
+            # a writer adds the key back for a stated value (or null), so record the gap
+            if absent is not None or null:
                 self.absent.append(key)
-            return value
+            return _fresh(absent)
         if conv.exact(r):
-            return (_keep if self.owned else jcopy)(r) if type(r) in (list, dict) else r
-        return Table._slow_one(f, key, conv, r, self.path, self.warnings, self.raw, self.data)
+            t = type(r)
+            return r if (t is not list and t is not dict) or self.owned else jcopy(r)
+        return Table._slow_one(_field_for(key, conv, absent, null, quiet), key, conv, r,
+                               self.path, self.warnings, self.raw, self.data)
 
     def consume(self, key: str) -> None:
         """Mark ``key`` as handled by the caller (it is neither data nor left over)."""
