@@ -61,3 +61,11 @@ class TestRoleCall(RoutedConformance):
 class TestRoleCallPersona(RoutedConformance):
     format_id = "rolecall-persona"
     extra_samples = [HERE / "rolecall-persona-ferry-pilot.json"]
+
+
+class TestSillyTavernChat(RoutedConformance):
+    format_id = "sillytavern-chat"
+
+
+class TestTavernAIChat(RoutedConformance):
+    format_id = "tavernai-chat"
