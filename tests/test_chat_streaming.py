@@ -49,7 +49,7 @@ def _convert_peak(registry: Registry, src: Path, dst: Path, target: str) -> tupl
     tracemalloc.start()
     try:
         inp = AdapterInput.from_path(src)
-        handle, result, _ = registry.read(inp)
+        _, result, _ = registry.read(inp)
         written = registry.write(result.entities, target)
         write_atomic(dst, written.files[0].parts, force=True)
         _, peak = tracemalloc.get_traced_memory()

@@ -142,6 +142,29 @@ def report_unkept(loss: LossReport, path: str, original: BaseModel, kept: BaseMo
             loss.dropped(path + p, reason)
 
 
+def report_messages(loss: LossReport, original: Iterable[ChatMessage],
+                    back: Iterable[ChatMessage], *, reasons: Mapping[str, str] | None = None,
+                    default: str, dropped: str,
+                    approximated: frozenset[str] = frozenset()) -> None:
+    """Report what a format loses of each message, reading its output back in step.
+
+    A format may leave a message out entirely (an empty reply has no place in an export):
+    messages are matched in order by who spoke (the user or not) and their text, and a message
+    with no match is reported whole with ``dropped`` as the reason.  Both sides are iterated
+    once, so a streamed chat is never held whole.
+    """
+    theirs = iter(back)
+    pending = next(theirs, None)
+    for i, m in enumerate(original):
+        if pending is None or (pending.role == "user") != (m.role == "user") \
+                or pending.text != m.text:
+            loss.dropped(f"messages[{i}]", dropped)
+            continue
+        report_unkept(loss, f"messages[{i}].", m, pending, reasons=reasons, default=default,
+                      approximated=approximated)
+        pending = next(theirs, None)
+
+
 def chat_fields_only(chat: Chat) -> Chat:
     """A shallow copy without messages, for comparing chat-level fields cheaply."""
     return chat.model_copy(update={"messages": []})
@@ -227,15 +250,38 @@ def extract(registry: Registry, entity: Any) -> list[Chat]:
     return chats
 
 
-def embed(registry: Registry, entity: Any, chat: Chat) -> Any:
-    """A copy of ``entity`` carrying ``chat`` as one more of its chats."""
+def embed(registry: Registry, entity: Any, chat: Chat) -> tuple[Any, LossReport]:
+    """A copy of ``entity`` carrying ``chat`` as one more of its chats, and what of the chat
+    the entity's format cannot hold (found by reading the embedded chat back)."""
+    from .loss import LossReport
+
     if getattr(chat, "kind", None) != "chat":
         raise UsageError(f"embed takes a chat, not a {getattr(chat, 'kind', '?')}")
-    handle, _ = _owner(registry, entity)
+    handle, before = _owner(registry, entity)
     try:
-        return handle.call("bunzai_embed_chat", entity=entity, chat=chat)
+        out = handle.call("bunzai_embed_chat", entity=entity, chat=chat)
     except NotImplementedError as exc:
         raise UsageError(str(exc) or f"{handle.id} cannot take a chat") from None
+    after = handle.call("bunzai_chats_in", entity=out) or []
+    loss = LossReport()
+    if len(after) != len(before) + 1:
+        raise UsageError(f"{handle.id} did not add the chat")
+    back = after[-1]
+    label = handle.info.label
+    report_unkept(loss, "", chat_fields_only(chat), chat_fields_only(back),
+                  default=f"{label} has no place for it", skip=("messages", "participants"))
+    if chat.participants != back.participants:
+        loss.approximated("participants", f"in {label} the chat's participants are the "
+                          "card's character and the user")
+    theirs = iter(back.iter_messages())
+    for i, m in enumerate(chat.iter_messages()):
+        other = next(theirs, None)
+        if other is None:
+            loss.dropped(f"messages[{i}]", f"{label} did not keep this message")
+            continue
+        report_unkept(loss, f"messages[{i}].", m, other, default=f"{label} has no place for it")
+    foreign_extras(chat, handle.id, loss)
+    return out, loss
 
 
 def speakers(messages: Iterable[ChatMessage]) -> list[tuple[str, str]]:

@@ -371,6 +371,8 @@ def _alternative(text: str, info: dict[str, Any] | None) -> Alternative:
                         fields["reasoning"] = v
                     else:
                         xrecord["reasoning"] = v
+                elif k in COUNTERS:
+                    xrecord.setdefault("keep", {})[k] = v
                 else:
                     rest[k] = v
             record["extra_obj"] = xrecord

@@ -37,6 +37,8 @@ REASONS = {
     "system_prompt": "the system prompt lives on the card or preset in SillyTavern",
     "lorebook": "a SillyTavern chat links a lorebook by name, it cannot hold one",
     "id": "SillyTavern messages have no ids",
+    "participants.id": "SillyTavern names the user and the character; it keeps no ids",
+    "participants.avatar": "SillyTavern finds avatars by the character, not in the chat",
     "speaker": "SillyTavern needs a name on every message: the chat's user or character "
                "name is written",
     "time": "SillyTavern dates keep milliseconds",
@@ -366,6 +368,10 @@ def _info(a: Alternative) -> dict[str, Any]:
         ext["reasoning"] = xrecord["reasoning"]
     for key, value in inner.items():
         ext.setdefault(key, value)
+    counters = xrecord.get("keep") if xrecord is not None else None
+    if isinstance(counters, Mapping):
+        for key, value in counters.items():
+            ext.setdefault(key, value)
     for key, value in own.items():
         if key != "extra":
             out.setdefault(key, value)

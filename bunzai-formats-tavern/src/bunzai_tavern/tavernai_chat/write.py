@@ -32,6 +32,8 @@ REASONS = {
     "reasoning": "TavernAI keeps no reasoning",
     "model": "TavernAI does not record the model",
     "id": "TavernAI messages have no ids",
+    "participants.id": "TavernAI names the user and the characters; it keeps no ids",
+    "participants.avatar": "TavernAI finds avatars by the character, not in the chat",
     "bookmark": "TavernAI has no bookmarks",
     "attachments": "TavernAI messages have no attachments",
     "role": "TavernAI has only user and character messages",
