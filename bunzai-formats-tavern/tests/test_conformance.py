@@ -69,3 +69,11 @@ class TestSillyTavernChat(RoutedConformance):
 
 class TestTavernAIChat(RoutedConformance):
     format_id = "tavernai-chat"
+
+
+KOBOLD = Path(__file__).parents[1] / "src" / "bunzai_tavern" / "koboldai_lite" / "tests" / "samples"
+
+
+class TestKoboldAILite(RoutedConformance):
+    format_id = "koboldai-lite"
+    extra_samples = sorted(KOBOLD.glob("*.json"))
