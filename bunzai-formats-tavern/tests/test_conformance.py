@@ -77,3 +77,9 @@ KOBOLD = Path(__file__).parents[1] / "src" / "bunzai_tavern" / "koboldai_lite" /
 class TestKoboldAILite(RoutedConformance):
     format_id = "koboldai-lite"
     extra_samples = sorted(KOBOLD.glob("*.json"))
+
+
+class TestAgnaiChat(RoutedConformance):
+    format_id = "agnai-chat"
+    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern" / "agnai_chat"
+                            / "tests" / "samples").glob("*.json"))
