@@ -83,3 +83,9 @@ class TestAgnaiChat(RoutedConformance):
     format_id = "agnai-chat"
     extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern" / "agnai_chat"
                             / "tests" / "samples").glob("*.json"))
+
+
+class TestOobaboogaChat(RoutedConformance):
+    format_id = "oobabooga-chat"
+    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern"
+                            / "oobabooga_chat" / "tests" / "samples").glob("*.json"))

@@ -155,14 +155,19 @@ def report_messages(loss: LossReport, original: Iterable[ChatMessage],
     """
     theirs = iter(back)
     pending = next(theirs, None)
+    left_out = 0
     for i, m in enumerate(original):
         if pending is None or (pending.role == "user") != (m.role == "user") \
                 or pending.text != m.text:
             loss.dropped(f"messages[{i}]", dropped)
+            left_out += 1
             continue
         report_unkept(loss, f"messages[{i}].", m, pending, reasons=reasons, default=default,
                       approximated=approximated)
         pending = next(theirs, None)
+    if left_out:
+        loss.approximated("messages", f"{left_out} message(s) left out: the ones after them "
+                                      "move up")
 
 
 def chat_fields_only(chat: Chat) -> Chat:
