@@ -89,3 +89,9 @@ class TestOobaboogaChat(RoutedConformance):
     format_id = "oobabooga-chat"
     extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern"
                             / "oobabooga_chat" / "tests" / "samples").glob("*.json"))
+
+
+class TestCAIHistory(RoutedConformance):
+    format_id = "cai-history"
+    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern" / "cai_history"
+                            / "tests" / "samples").glob("*.json"))
