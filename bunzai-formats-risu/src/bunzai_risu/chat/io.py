@@ -201,9 +201,8 @@ def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
     else:
         out["localLore"] = raw.get("localLore", [])
         if chat.lorebook is not None and loss is not None:
-            from bunzai.model import Lorebook
-            report_unkept(loss, "lorebook.", chat.lorebook, Lorebook(),
-                          default="a RisuAI chat's lorebook is a list of entries")
+            loss.dropped("lorebook", "a RisuAI chat's lorebook is its list of entries: an "
+                                     "empty one is none")
     if "order" not in record:
         out["fmIndex"] = -1
     marks, names = _bookmarks(chat, record)
