@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from bunzai.model import Chat, ChatMessage
 
 FMT = FORMAT_ID
+EXPORTED = "Exported"
+"""The name Agnai's export gives every chat: no title of the user's."""
 TEXTS = (("name", "title"), ("greeting", "greeting"), ("sampleChat", "example_dialogue"),
          ("scenario", "scenario"))
 LAYOUT_KEYS = ("treeLeafId",)
@@ -62,7 +64,8 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
     raw: dict[str, Any] = {}
     for key, field in TEXTS:
         if key in data:
-            if isinstance(data[key], str) and data[key]:
+            if isinstance(data[key], str) and data[key] and not (
+                    key == "name" and data[key] == EXPORTED):
                 fields[field] = data[key]
             else:
                 raw[key] = data[key]
@@ -205,7 +208,7 @@ def document(chat: Chat) -> dict[str, Any]:
         elif key in raw:
             out[key] = raw[key]
         elif "order" not in record:
-            out[key] = "Exported" if key == "name" else ""
+            out[key] = EXPORTED if key == "name" else ""
     keep = record.get("keep") if isinstance(record.get("keep"), Mapping) else {}
     out.update(keep)
     out["messages"] = [message_obj(m) for m in chat.iter_messages()]

@@ -31,7 +31,7 @@ def read(name: str) -> Chat:
 
 def test_the_export_maps_to_the_canonical_chat() -> None:
     chat = read("agnai-chat-export.json")
-    assert chat.title == "Exported" and chat.greeting and chat.example_dialogue
+    assert chat.title is None and chat.greeting and chat.example_dialogue  # "Exported": no title
     assert [(m.role, m.speaker) for m in chat.messages] == [
         ("character", None), ("user", "Ada"), ("character", None), ("user", "Ada")]
 
