@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 app = typer.Typer(
     name="bunzai",
     help="Read, check and convert AI role-play files: character cards, lorebooks, personas, "
-         "regex scripts.",
+         "regex scripts, chats.",
     no_args_is_help=True,
     add_completion=True,
     rich_markup_mode=None,
@@ -679,6 +679,66 @@ def lorebook_merge(
         _fail(exc, as_json=as_json, payload=payload)
 
 
+DEFAULT_CHAT = "sillytavern-chat"
+chat_app = typer.Typer(help="Take the chats out of a card (a Backyard archive) and put one in.",
+                       no_args_is_help=True)
+app.add_typer(chat_app, name="chat")
+
+
+@chat_app.command("extract")
+def chat_extract(
+    card: Annotated[Path, typer.Argument(help="Card holding chats (a Backyard .byaf).")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Chat file to write (several "
+                                             "chats: numbered next to it).")] = None,
+    to: Annotated[str, typer.Option("--to", "-t", help="Chat format.")] = DEFAULT_CHAT,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing outputs.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write the chats inside a card (each Backyard scenario's log) as standalone chat files."""
+    from .chats import extract as extract_chats
+
+    payload: dict[str, Any] = {"path": str(card)}
+    try:
+        handle, result, _ = _read_one(card)
+        found = extract_chats(_registry(), result.entities[0])
+        payload.update({"format": handle.id, "chats": len(found)})
+        suffix = _registry().resolve_target(to, "chat").info.suffix
+        _emit(found, to, out or card.with_name(card.stem + suffix), card, force, as_json,
+              payload)
+    except BunzaiError as exc:
+        _fail(exc.with_path(str(card)), as_json=as_json, payload=payload)
+
+
+@chat_app.command("embed")
+def chat_embed(
+    card: Annotated[Path, typer.Argument(help="Card to take the chat (a Backyard .byaf).")],
+    chat: Annotated[Path, typer.Argument(help="Chat file, any chat format.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Card file to write.")],
+    to: Annotated[str | None, typer.Option("--to", "-t", help="Card format (default: the "
+                                           "card's own).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Attach a chat to a card as one more of its chats, reporting what the card cannot hold."""
+    from .chats import embed as embed_chat
+
+    payload: dict[str, Any] = {"path": str(card), "chat": str(chat)}
+    try:
+        hc, rc, _ = _read_one(card)
+        hb, rb, _ = _read_one(chat)
+        if rb.entities[0].kind != "chat":
+            raise UsageError(f"{chat} is a {rb.entities[0].kind}, not a chat", path=str(chat))
+        new, lost = embed_chat(_registry(), rc.entities[0], rb.entities[0])
+        payload.update({"format": hc.id, "chat_format": hb.id,
+                        "chat_loss": lost.to_list()})
+        if not as_json:
+            for e in lost:
+                _say(f"  {e.action}: chat {e.path} - {e.reason}")
+        _emit([new], to or hc.id, out, card, force, as_json, payload)
+    except BunzaiError as exc:
+        _fail(exc.with_path(str(card)), as_json=as_json, payload=payload)
+
+
 # -- formats / plugins / schema -------------------------------------------------------------------
 
 
@@ -729,7 +789,8 @@ def plugins(as_json: JsonOpt = False) -> None:
 
 @app.command()
 def schema(
-    kind: Annotated[str, typer.Argument(help="character, lorebook, persona, regex or module.")],
+    kind: Annotated[str, typer.Argument(help="character, lorebook, persona, regex, module or "
+                                             "chat.")],
 ) -> None:
     """Print the JSON Schema of a canonical kind."""
     from .kinds import KINDS
@@ -742,7 +803,7 @@ def schema(
 # -- entry point ----------------------------------------------------------------------------------
 
 _CORE_COMMANDS = {"convert", "inspect", "validate", "label", "formats", "plugins", "schema",
-                  "diff", "extract", "lorebook"}
+                  "diff", "extract", "lorebook", "chat"}
 _PLAIN_ROOT_OPTIONS = {"-q", "--quiet", "-v", "--verbose"}
 """Root options that may precede a command without needing the list of every command."""
 _LISTING_OPTIONS = {"-h", "--help", "--version"}

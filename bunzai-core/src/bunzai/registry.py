@@ -383,7 +383,8 @@ class Registry:
                 _passthrough_losses(ent, handle.id, loss, p, res.loss)
             warnings.extend(res.warnings)
             if len(groups) > 1:
-                name = getattr(group[0], "name", None) or str(i + 1)
+                name = (getattr(group[0], "name", None) or getattr(group[0], "title", None)
+                        or str(i + 1))
                 for f in res.files:  # named after their entity; the parts stay unjoined
                     f.name = f.name or name
                 files.extend(res.files)

@@ -145,7 +145,7 @@ def messages_to_byaf(chat: Chat) -> list[dict[str, Any]]:
             texts = [(m.text, m.time, record)]
             chosen = 0
         else:
-            texts = [(a.text, a.time, _record(a)) for a in alts]
+            texts = [(a.text, a.time or m.time, _record(a)) for a in alts]
         outputs = []
         for text, time, raw in texts:
             when = _z(time, raw.get("createdAt"))
