@@ -720,8 +720,8 @@ class AdapterConformance:
 
     def test_same_format_round_trip_keeps_the_file(self, bunzai_subject: Subject,
                                                    sample: Path) -> None:
-        """The rewritten file equals the original: JSON equal (key order aside), PNG chunks
-        other than text byte-identical, zip members identical.
+        """The rewritten file equals the original: JSON equal (key order aside), JSON Lines and
+        text byte-identical, PNG chunks other than text byte-identical, zip members identical.
 
         Troubleshooting: restore absent keys, original number types and root extras from
         passthrough; never re-encode images or assets, splice new text chunks into the original
