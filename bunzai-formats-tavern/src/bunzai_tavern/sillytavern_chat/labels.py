@@ -42,7 +42,7 @@ def _era(input: Any, entities: Sequence[Any]) -> list[str]:
         evidence.append('send_date like "2023-4-21 @20h 02m 47s 124ms": SillyTavern 1.x of '
                         "early-mid 2023")
     elif "st_meridiem" in forms:
-        evidence.append('send_date like "June 19, 2023 2:20pm": SillyTavern 1.9 to 1.14')
+        evidence.append('send_date like "June 19, 2023 2:20pm": SillyTavern from mid-2023 to 1.14')
     elif "iso_js" in forms or "epoch_ms" in forms:
         evidence.append("ISO 8601 / epoch send_date: SillyTavern 1.15 or later")
     if "integrity" in meta:
