@@ -23,7 +23,7 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
 MEMBERS = ["bunzai-core", "bunzai-formats-tavern", "bunzai-formats-risu",
-           "bunzai-formats-backyard", "bunzai-studio",
+           "bunzai-formats-backyard", "bunzai-formats-voxta", "bunzai-studio",
            # the worked third-party example: installed like any plugin, so the corpus's NovelAI
            # files go through the same firewall and matrix as the first-party formats
            "examples/bunzai-formats-novelai"]

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import struct
+import zipfile
 import zlib
 from typing import Any
 
@@ -106,3 +108,22 @@ def write_png_card(src: bytes, v2: dict[str, Any], v3: dict[str, Any] | None) ->
 
 def read_json(buf: bytes) -> Any:
     return orjson.loads(buf)
+
+
+def read_charx(buf: bytes) -> tuple[Any, dict[str, bytes]]:
+    """Floor of a CharX read: open the zip, parse ``card.json``, copy out every other member."""
+    with zipfile.ZipFile(io.BytesIO(buf)) as z:
+        card = orjson.loads(z.read("card.json"))
+        return card, {n: z.read(n) for n in z.namelist() if n != "card.json"}
+
+
+def charx_icon(card: Any, members: dict[str, bytes]) -> bytes | None:
+    """The image a card's icon asset points at (``embeded://`` URI), else the first PNG."""
+    data = card.get("data") if isinstance(card, dict) else None
+    for asset in (data or {}).get("assets") or []:
+        uri = asset.get("uri", "") if isinstance(asset, dict) else ""
+        if asset.get("type") == "icon" and uri.startswith("embeded://"):
+            found = members.get(uri.removeprefix("embeded://"))
+            if found is not None:
+                return found
+    return next((v for v in members.values() if v.startswith(b"\x89PNG\r\n\x1a\n")), None)

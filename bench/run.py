@@ -4,11 +4,14 @@
     .venv/bin/python bench/run.py                 # full run (a few minutes on 2 cores)
     .venv/bin/python bench/run.py --quick         # fewer repetitions, 200-card batch folder
     .venv/bin/python bench/run.py --json out.json --only 1,3,5 --markdown
+    .venv/bin/python bench/run.py --corpus ../shared/corpus --only 5,8   # against the peer
 
 Fixtures are generated on first use into a cache folder outside the repository (see
 ``fixtures.cache_dir``).  Each figure prints PASS/FAIL against its target, but a miss never fails
 the run: this is a measurement tool and machines are noisy.  Figures whose adapters are not
-installed print ``n/a``.
+installed print ``n/a``.  Character Foundry (figures 5 and 8) is installed with ``npm ci`` from
+``bench/node/package-lock.json`` into the same cache folder the first time a figure needs it;
+without Node.js its rows say so and the rest of the run goes on.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import tempfile
 import time
 import traceback
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,8 +39,10 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import corpus  # noqa: E402
 import fixtures  # noqa: E402
 import floors  # noqa: E402
+import peers  # noqa: E402
 import timing  # noqa: E402
 
 import bunzai  # noqa: E402
@@ -83,6 +88,27 @@ class Ctx:
     clock: str = "wall"
     env: dict[str, str] = field(default_factory=dict)
     """Environment of every child process: bytecode cached (as after a pip install)."""
+    corpus: Path | None = None
+    """The folder of figure 8 (``--corpus``)."""
+    per_class: int | None = None
+    sections: dict[str, Any] = field(default_factory=dict)
+    """Figure data beyond the table rows, saved in the JSON report under the same keys."""
+    peer_node: str | None = None
+    """``--node``: the Node.js binary (default: ``node`` on PATH)."""
+    node_state: peers.Node | str | None = None
+    """What :attr:`node` found; None until a figure asks."""
+
+    @property
+    def node(self) -> peers.Node | str:
+        """The installed peer packages, or why there are none (installed on first use)."""
+        if self.node_state is None:
+            try:
+                self.node_state = peers.setup(fixtures.cache_dir(), node=self.peer_node)
+                print(f"peers: {self.node_state.home}", file=sys.stderr)
+            except peers.Unavailable as exc:
+                self.node_state = f"Character Foundry skipped: {exc}"
+                print(self.node_state, file=sys.stderr)
+        return self.node_state
 
     @property
     def repeats(self) -> int:
@@ -91,6 +117,12 @@ class Ctx:
     @property
     def batch_seconds(self) -> float:
         return 0.02 if self.quick else 0.06
+
+    def timed(self, subjects: Mapping[str, Callable[[], Any] | timing.Remote]
+              ) -> dict[str, timing.Series]:
+        """Time several subjects in alternating batches with this run's repetitions and clock."""
+        return timing.time_set(subjects, repeats=self.repeats,
+                               batch_seconds=self.batch_seconds, clock=self.clock)
 
     def pair(self, subject: Callable[[], Any], floor: Callable[[], Any]) -> timing.Pair:
         """Time ``subject`` against ``floor`` with this run's repetitions and clock."""
@@ -234,6 +266,11 @@ def fig4_detect(ctx: Ctx) -> list[Row]:
     return rows
 
 
+NODE_COLD = "node: import Character Foundry, parse the card"
+PEER_COLD_TARGETS = {"bunzai inspect card.png": 1.5, "bunzai --help": 1.0}
+"""Cold starts against Node importing Character Foundry and parsing the same card (issue 18)."""
+
+
 def fig5_cold_start(ctx: Ctx) -> list[Row]:
     """Process start to exit, median of N, interleaved so drift hits every command alike."""
     n = 7 if ctx.quick else 21
@@ -244,6 +281,9 @@ def fig5_cold_start(ctx: Ctx) -> list[Row]:
         "bunzai --help": [ctx.bunzai_exe, "--help"],
         "bunzai inspect card.png": [ctx.bunzai_exe, "inspect", png],
     }
+    node = ctx.node
+    if isinstance(node, peers.Node):  # right after inspect: each round pairs A (bunzai), B (node)
+        commands[NODE_COLD] = node.cold_argv(png)
     keys = list(commands)
     # one warm-up round (page cache, .pyc files), then n interleaved rounds
     specs = [{"argv": commands[k], "env": ctx.env} for _ in range(n + 1) for k in keys]
@@ -260,16 +300,48 @@ def fig5_cold_start(ctx: Ctx) -> list[Row]:
     rows.append(Row("5", "stdlib-only script reading the card", std, "ms", base,
                     "python -c pass", std / base, "", None,
                     f"peak RSS {rss['stdlib script: read the card']:.0f} MiB"))
+    failed: dict[str, list[int]] = {k: [r.status for r in v if r.status != 0]
+                                    for k, v in runs.items()}
     for key in ("bunzai --help", "bunzai inspect card.png"):
-        failed = [r.status for r in runs[key] if r.status != 0]
         note = f"peak RSS {rss[key]:.0f} MiB; {ms[key] / std:.1f}x the stdlib script"
-        if failed:
-            note += f"; exit status {failed[0]}"
+        if failed[key]:
+            note += f"; exit status {failed[key][0]}"
             if key.startswith("bunzai inspect"):
                 note += " " + (ctx.missing("sillytavern") or "")
         rows.append(Row("5", key, ms[key], "ms", base, "python -c pass", ms[key] / base,
-                        target, ms[key] <= budget and not failed, note.strip(),
+                        target, ms[key] <= budget and not failed[key], note.strip(),
                         {"runs_ms": [r.seconds * 1e3 for r in runs[key]]}))
+    return rows + _peer_cold_rows(ctx, runs, ms, rss, failed)
+
+
+def _peer_cold_rows(ctx: Ctx, runs: dict[str, list[timing.ProcRun]], ms: dict[str, float],
+                    rss: dict[str, float], failed: dict[str, list[int]]) -> list[Row]:
+    cases = [f"{k} vs Node + Character Foundry" for k in PEER_COLD_TARGETS]
+    node = ctx.node
+    if not isinstance(node, peers.Node):
+        return [_na("5", NODE_COLD, node)] + [_na("5", c, node) for c in cases]
+    base = ms["python -c pass"]
+    value = ms[NODE_COLD]
+    # Node's CPU time counts its helper threads (compiler, GC), which run beside the main one
+    wall, cpu = (timing.median_seconds(runs[NODE_COLD], c) * 1e3 for c in ("wall", "cpu"))
+    note = (f"Character Foundry {node.cf_version}, Node {node.node_version}; wall {wall:.0f} ms, "
+            f"CPU {cpu:.0f} ms; peak RSS {rss[NODE_COLD]:.0f} MiB")
+    if failed[NODE_COLD]:
+        note += f"; exit status {failed[NODE_COLD][0]}"
+    rows = [Row("5", NODE_COLD, value, "ms", base, "python -c pass", value / base, "", None,
+                note, {"runs_ms": [r.seconds * 1e3 for r in runs[NODE_COLD]]})]
+    if failed[NODE_COLD]:
+        return rows + [_na("5", c, f"the Node run failed (exit {failed[NODE_COLD][0]})")
+                       for c in cases]
+    for (key, limit), case in zip(PEER_COLD_TARGETS.items(), cases, strict=True):
+        # each round ran A (bunzai) and B (node) back to back: the median of the pair ratios
+        pairs = [timing.run_seconds(a, ctx.clock) / timing.run_seconds(b, ctx.clock)
+                 for a, b in zip(runs[key], runs[NODE_COLD], strict=True)]
+        ratio = statistics.median(pairs)
+        rows.append(Row("5", case, ms[key], "ms", value, "Node: import CF + parseCard", ratio,
+                        f"<= {limit:g}x", ratio <= limit and not failed[key],
+                        f"median of {len(pairs)} paired ratios (A B A B ...)",
+                        {"pair_ratios": pairs}))
     return rows
 
 
@@ -441,9 +513,125 @@ def fig7_charx(ctx: Ctx) -> list[Row]:
     return rows
 
 
+READ_VS_PEER_ALL = 1.0
+READ_VS_PEER_CLASS = 1.5
+WRITE_VS_PEER = 1.0
+AUTO_VS_GIVEN = 1.2
+LARGE_BOOK_VS_ORJSON = 2.0
+
+
+def fig8_corpus(ctx: Ctx) -> list[Row]:
+    """Every file of ``--corpus DIR`` by class, against its floor and Character Foundry."""
+    if ctx.corpus is None:
+        return [_na("8", "every file of a folder, by class", "n/a (needs --corpus DIR)")]
+    reg = get_registry()
+    samples = corpus.collect(ctx.corpus, reg, per_class=ctx.per_class)
+    timed = [s for s in samples if s.cls is not None]
+    node = ctx.node
+    worker: peers.Worker | None = None
+    peer_note = node if isinstance(node, str) else ""
+    if isinstance(node, peers.Node):
+        try:
+            worker = node.worker()
+        except (OSError, peers.WorkerError) as exc:
+            peer_note = f"Character Foundry skipped: the Node worker did not start: {exc}"
+    results: list[corpus.Result] = []
+    t0 = time.perf_counter()
+    try:
+        for i, s in enumerate(timed, 1):
+            try:
+                res = corpus.measure(s, reg, worker, ctx.timed)
+            except peers.WorkerError as exc:
+                assert worker is not None
+                if not worker.alive:
+                    peer_note = f"Character Foundry stopped at {s.name}: {exc}"
+                    worker.close()
+                    worker = None
+                res = corpus.measure(s, reg, None, ctx.timed)
+                res.notes.append(f"Character Foundry failed while timed: {exc}")
+            results.append(res)
+            if i % 10 == 0 or i == len(timed):
+                print(f"  corpus: {i}/{len(timed)} files, {time.perf_counter() - t0:.0f} s",
+                      file=sys.stderr)
+    finally:
+        if worker is not None:
+            worker.close()
+    groups = corpus.groups(results)
+    peer: str | dict[str, str] = peer_note
+    if not peer_note and isinstance(node, peers.Node):
+        peer = {"node": node.node_version, **node.versions}
+    ctx.sections["corpus"] = {
+        "folder": str(ctx.corpus), "peer": peer,
+        "classes": [g.to_json() for g in groups],
+        "files": [r.to_json() for r in results],
+        "skipped": [{"file": s.name, "format": s.format, "container": s.container,
+                     "why": s.why} for s in samples if s.cls is None],
+    }
+    return _corpus_rows(groups, results, peer_note)
+
+
+def _corpus_rows(groups: list[corpus.Group], results: list[corpus.Result],
+                 peer_note: str) -> list[Row]:
+    by_name = {g.name: g for g in groups}
+    overall = by_name["all"]
+    rows: list[Row] = []
+
+    def ratio_row(g: corpus.Group, case: str, part: str, a: str, b: str, label: str,
+                  limit: float | None, *, peer: bool = False) -> Row:
+        if peer and peer_note:
+            return _na("8", case, peer_note)
+        n = g.count(part, a, b)
+        ratio = g.ratio(part, a, b)
+        if ratio is None:
+            return _na("8", case, f"n/a (no file has both {a} and {b})")
+        note = "" if n == g.files else (
+            f"{g.files - n} of {g.files} files without a ratio (see the JSON report)")
+        value, floor = g.time(part, a), g.time(part, b)
+        return Row("8", case, None if value is None else value * 1e6, "µs",
+                   None if floor is None else floor * 1e6, label, ratio,
+                   f"<= {limit:g}x" if limit is not None else "",
+                   None if limit is None else ratio <= limit, note)
+
+    rows.append(ratio_row(overall, f"read auto-detected vs Character Foundry, all "
+                          f"{overall.files} files", "read", "auto", "cf",
+                          "CF parseCard", READ_VS_PEER_ALL, peer=True))
+    for g in groups[:-1]:
+        rows.append(ratio_row(g, f"read auto-detected vs Character Foundry, {g.name} "
+                              f"({g.files})", "read", "auto", "cf", "CF parseCard",
+                              READ_VS_PEER_CLASS, peer=True))
+    writers = corpus.Group("written", [r for r in results if r.write])
+    rows.append(ratio_row(writers, f"write SillyTavern PNG vs CF exportCard, "
+                          f"{writers.files} files", "write", "bunzai", "cf",
+                          "CF exportCard", WRITE_VS_PEER, peer=True))
+    for label, classes in (("JSON", corpus.JSON_CLASSES), ("PNG", corpus.PNG_CLASSES)):
+        g = corpus.Group(label, [r for r in results if r.sample.cls in classes])
+        case = f"read auto-detected vs format given, {label} ({g.files} files)"
+        rows.append(ratio_row(g, case, "read", "auto", "given", "format given", AUTO_VS_GIVEN)
+                    if g.files else _na("8", case, f"n/a (no {label} file in the folder)"))
+    books = [r for r in results if r.sample.cls == "World Info"]
+    case = "largest World Info: read auto-detected vs orjson.loads"
+    if books:
+        big = max(books, key=lambda r: r.sample.size)
+        g = corpus.Group("largest", [big])
+        row = ratio_row(g, f"largest World Info ({big.sample.size / 1e3:,.0f} KB): "
+                        "read auto-detected vs orjson.loads", "read", "auto", "floor",
+                        "orjson.loads", LARGE_BOOK_VS_ORJSON)
+        given = big.ratio("read", "given", "floor")
+        row.note = big.sample.name + ("" if given is None
+                                      else f"; format given {given:.2f}x orjson.loads")
+        rows.append(row)
+    else:
+        rows.append(_na("8", case, "n/a (no World Info file in the folder)"))
+    rows.append(ratio_row(overall, "read auto-detected vs its floor, all files", "read",
+                          "auto", "floor", "floor", None))
+    rows.append(ratio_row(writers, "write SillyTavern PNG vs its floor", "write", "bunzai",
+                          "floor", "floor", None))
+    return rows
+
+
 FIGURES: dict[str, Callable[[Ctx], list[Row]]] = {
     "1": fig1_read_png, "2": fig2_write_png, "3": fig3_read_json, "4": fig4_detect,
-    "5": fig5_cold_start, "6": fig6_batch, "7": fig7_charx,
+    "5": fig5_cold_start, "6": fig6_batch, "7": fig7_charx, "8": fig8_corpus,
 }
 
 
@@ -540,15 +728,28 @@ def main(argv: list[str] | None = None) -> int:
                     help="files in the batch folder (default 2000, --quick 200)")
     ap.add_argument("--show", metavar="PATH", help="print the table of a saved JSON report "
                     "instead of measuring")
+    ap.add_argument("--corpus", metavar="DIR", type=Path,
+                    help="figure 8: read and write every file of DIR by class, against the "
+                    "floor and Character Foundry (adds 8 to the figures run)")
+    ap.add_argument("--max-per-class", type=int, metavar="N",
+                    help="figure 8: time at most N files of each class (short runs)")
+    ap.add_argument("--node", metavar="PATH",
+                    help="the Node.js binary for the peer columns (default: node on PATH)")
     args = ap.parse_args(argv)
     if args.show:
         saved = json.loads(Path(args.show).read_text(encoding="utf-8"))
         fields = set(Row.__dataclass_fields__)
         print_table([Row(**{k: v for k, v in r.items() if k in fields}) for r in saved["rows"]],
                     args.markdown)
+        if "corpus" in saved:
+            print()
+            corpus.print_classes(saved["corpus"]["classes"], args.markdown)
         return 0
+    if args.corpus is not None and not args.corpus.is_dir():
+        ap.error(f"--corpus {args.corpus}: not a folder")
 
-    selected = args.only.split(",") if args.only else list(FIGURES)
+    default = [k for k in FIGURES if k != "8" or args.corpus is not None]
+    selected = args.only.split(",") if args.only else default
     unknown = [s for s in selected if s not in FIGURES]
     if unknown:
         ap.error(f"unknown figure(s): {', '.join(unknown)}")
@@ -567,7 +768,8 @@ def main(argv: list[str] | None = None) -> int:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(fixtures.cache_dir() / "pycache")
         ctx = Ctx(fx, args.quick, set(reg.adapters), sys.executable, bunzai_exe, Path(tmp),
-                  args.clock, env)
+                  args.clock, env, corpus=args.corpus, per_class=args.max_per_class,
+                  peer_node=args.node)
         rows: list[Row] = []
         for key in selected:
             t0 = time.perf_counter()
@@ -579,7 +781,13 @@ def main(argv: list[str] | None = None) -> int:
             rows.extend(got)
             print(f"figure {key}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     print_table(rows, args.markdown)
+    if "corpus" in ctx.sections:
+        print()
+        corpus.print_classes(ctx.sections["corpus"]["classes"], args.markdown)
     info = machine()
+    if isinstance(ctx.node_state, peers.Node):
+        info["node"] = ctx.node_state.node_version
+        info.update(ctx.node_state.versions)
     report = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "quick": args.quick, "clock": args.clock,
@@ -589,6 +797,7 @@ def main(argv: list[str] | None = None) -> int:
         "fixtures": {p.name: p.stat().st_size for p in sorted(fixtures.cache_dir().glob("*"))
                      if p.is_file()},
         "rows": [{**asdict(r), "result": r.result} for r in rows],
+        **ctx.sections,
     }
     out = Path(args.json) if args.json else HERE / "out" / "latest.json"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -17,10 +17,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass
@@ -61,23 +61,57 @@ def _batch(fn: Callable[[], Any], n: int, now: Callable[[], float]) -> float:
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
-def time_pair(subject: Callable[[], Any], floor: Callable[[], Any], *, repeats: int = 7,
-              batch_seconds: float = 0.05, clock: str = "wall") -> Pair:
-    """Alternate batches of ``subject`` and ``floor``; medians of the per-operation times.
+@runtime_checkable
+class Remote(Protocol):
+    """A subject timed by another process with its own clock (a peer library in Node).
 
-    The garbage collector stays on (a real read pays for it) but runs before each batch, so one
-    batch does not inherit another's garbage.
+    ``calibrate`` picks how many calls make a batch of about ``batch_seconds``; ``batch`` runs
+    that many calls and returns the seconds per call, both measured on the other side.
+    """
+
+    def calibrate(self, batch_seconds: float, clock: str) -> int: ...
+
+    def batch(self, n: int, clock: str) -> float: ...
+
+
+@dataclass
+class Series:
+    """Median seconds per operation of one subject, and every batch's figure."""
+
+    median: float
+    runs: list[float] = field(default_factory=list)
+
+
+def time_set(subjects: Mapping[str, Callable[[], Any] | Remote], *, repeats: int = 7,
+             batch_seconds: float = 0.05, clock: str = "wall") -> dict[str, Series]:
+    """Time several subjects in alternating batches, one batch of each per repetition.
+
+    Local subjects are called here; a :class:`Remote` times its own batch in its own process
+    while this one waits, so the two never compete for a CPU and drift hits both alike.
+    The garbage collector stays on (a real read pays for it) but runs before each local batch,
+    so one batch does not inherit another's garbage.
     """
     now = CLOCKS[clock]
-    ns, nf = _calibrate(subject, batch_seconds, now), _calibrate(floor, batch_seconds, now)
-    s_runs: list[float] = []
-    f_runs: list[float] = []
+    sizes = {k: (fn.calibrate(batch_seconds, clock) if isinstance(fn, Remote)
+                 else _calibrate(fn, batch_seconds, now)) for k, fn in subjects.items()}
+    runs: dict[str, list[float]] = {k: [] for k in subjects}
     for _ in range(repeats):
-        gc.collect()
-        s_runs.append(_batch(subject, ns, now))
-        gc.collect()
-        f_runs.append(_batch(floor, nf, now))
-    return Pair(statistics.median(s_runs), statistics.median(f_runs), s_runs, f_runs)
+        for key, fn in subjects.items():
+            if isinstance(fn, Remote):
+                runs[key].append(fn.batch(sizes[key], clock))
+            else:
+                gc.collect()
+                runs[key].append(_batch(fn, sizes[key], now))
+    return {k: Series(statistics.median(v), v) for k, v in runs.items()}
+
+
+def time_pair(subject: Callable[[], Any], floor: Callable[[], Any], *, repeats: int = 7,
+              batch_seconds: float = 0.05, clock: str = "wall") -> Pair:
+    """Alternate batches of ``subject`` and ``floor``; medians of the per-operation times."""
+    got = time_set({"subject": subject, "floor": floor}, repeats=repeats,
+                   batch_seconds=batch_seconds, clock=clock)
+    s, f = got["subject"], got["floor"]
+    return Pair(s.median, f.median, s.runs, f.runs)
 
 
 # -- processes ---------------------------------------------------------------------------------
@@ -116,6 +150,11 @@ def spawn(argv: Sequence[str], *, stdout: str | None = None, tree: bool = False,
     return spawn_many([{"argv": list(argv), "stdout": stdout, "tree": tree, "env": env}])[0]
 
 
+def run_seconds(run: ProcRun, clock: str = "wall") -> float:
+    """Wall time of one run, or with ``clock="cpu"`` its CPU time."""
+    return run.cpu if clock == "cpu" else run.seconds
+
+
 def median_seconds(runs: Sequence[ProcRun], clock: str = "wall") -> float:
     """Median wall time, or with ``clock="cpu"`` median CPU time (steadier on a busy machine)."""
-    return statistics.median(r.cpu if clock == "cpu" else r.seconds for r in runs)
+    return statistics.median(run_seconds(r, clock) for r in runs)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import atheris
 
-PACKAGES = ("bunzai", "bunzai_tavern", "bunzai_risu", "bunzai_backyard")
+PACKAGES = ("bunzai", "bunzai_tavern", "bunzai_risu", "bunzai_backyard", "bunzai_voxta")
 
 
 def _import_everything() -> None:

@@ -23,7 +23,7 @@ CLASS_ROUTES: dict[str, str | None] = {
     "charx": "risu-charx",
     "byaf": "backyard-byaf",
     "wyvern-png": "sillytavern",
-    "voxpkg": None,  # no Voxta adapter yet: refused cleanly as unrecognized
+    "voxpkg": "voxta",
     "nai-lorebook": "novelai-lorebook",
     "negative": None,
     # ../shared/corpus-chats (its own MANIFEST.tsv)
@@ -43,9 +43,11 @@ FILE_ROUTES: dict[str, str | None] = {
     "other__tammy3211_RisuAI_bot_test__lorebook__9b1a73126e.json": "risu-lorebook",
     "other__tammy3211_RisuAI_bot_test__regex__14900b8990.json": "risu-regex",
     "other__tammy3211_RisuAI_bot_test__regex__59fc2d057d.json": "risu-regex",
-    # tool outputs that are not lorebooks any app reads: every value a string; truncated JSON
+    # broken tool outputs: every value written as text (NovelAI's lorebookVersion key is there:
+    # recognised and refused, see UNREADABLE); JSON cut off mid-entry (no adapter can parse it:
+    # core refuses it as unreadable JSON, exit 4)
     "nai-lorebook__grahamwaters_lorebook_generator_for_novelai__lorebook_generated__68263913fa"
-    ".lorebook": None,
+    ".lorebook": "novelai-lorebook",
     "nai-lorebook__grahamwaters_lorebook_generator_for_novelai__Ripple_Mon_Oct_17_2022__260219df47"
     ".lorebook": None,
     # a 0-byte chat backup SillyTavern left behind: no content, refused as an empty file
@@ -76,6 +78,12 @@ SAMPLE_ROUTES: dict[str, str | None] = {
 
 UNREADABLE: set[str] = {
     "risu/gen_malformed_version1.risum",
+    # a scenario-only Voxta package: its scenario casts characters the package does not include
+    "voxpkg__axAilotl_card_architect__Desktop_Critics_Real_Time_Commentary_Edi__e4b2ed1a92"
+    ".voxpkg",
+    # a NovelAI lorebook whose every value a tool wrote as text
+    "nai-lorebook__grahamwaters_lorebook_generator_for_novelai__lorebook_generated__68263913fa"
+    ".lorebook",
 }
 """Files (sample paths or corpus names) that route to their format but must be refused on read
 (exit 4): the adapter recognises the format and names the problem."""

@@ -25,6 +25,8 @@ from . import __version__
 from .errors import BunzaiError, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from typer.models import CommandInfo
 
     from .input import AdapterInput
@@ -579,19 +581,24 @@ app.add_typer(lorebook_app, name="lorebook")
 
 
 def _emit(entities: list[Any], to: str, out: Path, src: Path, force: bool, as_json: bool,
-          payload: dict[str, Any], extra: dict[str, Any] | None = None) -> None:
+          payload: dict[str, Any], extra: dict[str, Any] | None = None,
+          check: Callable[[Any, str], None] | None = None) -> None:
     reg = _registry()
     written = reg.write(entities, to)
     target = reg.resolve_target(to, entities[0].kind)
+    if check is not None:
+        check(written, target.id)
     paths = _write_outputs(written, out, src, target.id, force)
     payload.update({"to": target.id, "output": str(paths[0]),
                     "outputs": [str(p) for p in paths], "loss": written.loss.to_list(),
-                    **(extra or {})})
+                    "warnings": list(written.warnings), **(extra or {})})
     if as_json:
         _echo_json(payload)
         return
     for p in paths:
         _say(f"-> {p} ({target.id})")
+    for w in written.warnings:
+        _say(f"  warning: {w}")
     for e in written.loss:
         _say(f"  {e.action}: {e.path} - {e.reason}")
 
@@ -627,6 +634,7 @@ def lorebook_embed(
     as_json: JsonOpt = False,
 ) -> None:
     """Embed a lorebook into a card, writing a new card."""
+    from .lorebooks import check_embedded
     from .lorebooks import embed as embed_book
 
     payload: dict[str, Any] = {"path": str(card), "book": str(book)}
@@ -639,7 +647,7 @@ def lorebook_embed(
         new = embed_book(rc.entities[0], rb.entities[0])
         payload.update({"format": hc.id, "book_format": hb.id})
         _emit([new], to or hc.id, out, card, force, as_json, payload,
-              {"replaced_existing_book": replaced})
+              {"replaced_existing_book": replaced}, check=check_embedded)
     except BunzaiError as exc:
         _fail(exc.with_path(str(card)), as_json=as_json, payload=payload)
 

@@ -7,10 +7,13 @@ and entries that share an id or a key set but say different things are all kept 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .errors import UsageError
+from .errors import ConversionRefused, UsageError
 from .model import Character, Lorebook, LorebookEntry
+
+if TYPE_CHECKING:
+    from .types import WriteResult
 
 
 @dataclass
@@ -44,6 +47,20 @@ def embed(character: Character, book: Lorebook) -> Character:
     out = character.model_copy(deep=True)
     out.lorebook = book.model_copy(deep=True)
     return out
+
+
+def check_embedded(result: WriteResult, target: str) -> None:
+    """Refuse a card written by ``embed`` that does not hold the book: the card format has no
+    place for it (a Pygmalion five-key card), so the command must not succeed without it.
+
+    Single settings an entry loses on the way are the usual conversion losses and are only
+    reported; what is refused is the book itself reported as dropped or approximated.
+    """
+    for e in result.loss:
+        if e.path in ("lorebook", "lorebook.entries") and e.action != "stashed":
+            raise ConversionRefused(
+                f"a {target} card cannot hold the lorebook ({e.reason}); nothing was written "
+                "(embed into a card format that has a character book, such as sillytavern)")
 
 
 def _signature(e: LorebookEntry) -> tuple[Any, ...]:

@@ -362,3 +362,76 @@ def test_card_digest_ignores_key_order_and_accepts_digests_of_earlier_versions()
     assert digest_matches(card, old) and digest_matches(card, card_digest(card))
     assert not digest_matches({**card, "b": []}, old)
     assert not digest_matches(card, None)
+
+
+# -- every card of another spec carries what its spec requires -----------------------------------
+
+V2_REQUIRED = ("name", "description", "personality", "scenario", "first_mes", "mes_example",
+               "creator_notes", "system_prompt", "post_history_instructions",
+               "alternate_greetings", "tags", "creator", "character_version", "extensions")
+V3_REQUIRED = (*V2_REQUIRED, "group_only_greetings")
+_V1_HARBOR = {"name": "Odile", "description": "Keeps the tide tables of a small harbour.",
+              "personality": "patient", "scenario": "", "first_mes": "The tide turns at six.",
+              "mes_example": ""}
+
+
+@pytest.mark.parametrize("spec", ["v2", "v3"])
+def test_a_v1_card_upgraded_gets_every_required_field_with_the_spec_defaults(spec: str) -> None:
+    ch = parse_card(dict(_V1_HARBOR), format_id=FID)
+    loss = LossReport()
+    out = build_card(ch, spec=spec, format_id=FID, loss=loss)  # type: ignore[arg-type]
+    data = out["data"]
+    assert out["spec_version"] == ("2.0" if spec == "v2" else "3.0")
+    for key in V2_REQUIRED if spec == "v2" else V3_REQUIRED:
+        assert key in data, key
+    assert data["extensions"] == {} and data["tags"] == [] and data["alternate_greetings"] == []
+    assert data["creator"] == data["character_version"] == data["creator_notes"] == ""
+    assert data["system_prompt"] == data["post_history_instructions"] == ""
+    if spec == "v3":
+        assert data["group_only_greetings"] == []
+    assert not loss, [str(e) for e in loss]  # a default is not a loss
+    assert parse_card(out, format_id="other").model_dump(exclude={"passthrough"}) == \
+        ch.model_dump(exclude={"passthrough"})
+
+
+def test_a_partial_v2_card_written_as_v3_is_completed_with_the_values_it_read() -> None:
+    card = v2(name="Odile", description="d", first_mes="hi", tags="harbour, tides",
+              character_version=2, creator=None, character_book={
+                  "entries": [{"keys": ["tide"], "content": "Six o'clock.", "id": "tide-1",
+                               "position": None}]})
+    ch = parse_card(card, format_id=FID)
+    loss = LossReport()
+    data = build_card(ch, spec="v3", format_id=FID, loss=loss)["data"]
+    for key in V3_REQUIRED:
+        assert key in data, key
+    # the wrongly typed values give way to what was read from them
+    assert data["tags"] == ["harbour", "tides"] and data["character_version"] == "2"
+    assert data["creator"] == ""
+    book = data["character_book"]
+    assert book["extensions"] == {}
+    entry = book["entries"][0]
+    assert {"keys", "content", "extensions", "enabled", "insertion_order", "use_regex"} <= set(
+        entry)
+    assert "position" not in entry  # null is not one of the spec's two positions
+    assert isinstance(entry["id"], int) and entry["extensions"]["risu_id"] == "tide-1"
+    # only the canonical values the spec forced are reported
+    assert {e.path for e in loss} == {"lorebook.entries[0].insertion_order",
+                                      "lorebook.entries[0].use_regex"}
+
+
+def test_a_same_spec_rewrite_keeps_the_cards_own_gaps() -> None:
+    card = v2(name="Odile", description="d", first_mes="hi")
+    out, _ = roundtrip(card)
+    assert out == card  # the card's own format and spec: nothing added
+
+
+def test_a_v1_card_never_carries_what_v1_readers_cannot_see() -> None:
+    card = v3(name="Odile", description="d", personality="", scenario="", first_mes="hi",
+              mes_example="", group_only_greetings=["Everyone, the tide."],
+              extensions={"tool": 1}, character_book={"extensions": {}, "entries": []})
+    ch = parse_card(card, format_id=FID)
+    loss = LossReport()
+    flat = build_card(ch, spec="v1", format_id=FID, loss=loss)
+    assert "group_only_greetings" not in flat and "extensions" not in flat
+    assert "character_book" not in flat
+    assert {"group_only_greetings", "extensions", "lorebook"} <= {e.path for e in loss}

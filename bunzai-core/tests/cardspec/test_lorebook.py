@@ -95,12 +95,18 @@ def test_case_sensitive_top_level_wins_over_a_different_st_copy() -> None:
     assert entry_to_v2(e, format_id=FID, v3=False) == raw
 
 
-def test_nonstandard_position_string_is_kept() -> None:
+def test_nonstandard_position_string_is_kept_by_its_own_format_only() -> None:
     raw = {"keys": ["a"], "content": "x", "enabled": True, "insertion_order": 1,
            "position": "after_char_defs", "extensions": {}}
     e = entry_from_v2(raw, format_id=FID)
     assert e.position == "after_char_defs"
-    assert entry_to_v2(e, format_id="other", v3=False)["position"] == "after_char_defs"
+    assert entry_to_v2(e, format_id=FID, v3=False) == raw
+    # another format's card book holds only the spec's two positions: strict readers refuse
+    # any other string, so it is left out and reported
+    loss = LossReport()
+    out = entry_to_v2(e, format_id="other", v3=False, loss=loss, path="entries[0]")
+    assert "position" not in out
+    assert loss.covers("entries[0].position")
 
 
 def test_risu_folders_map_to_canonical_folders() -> None:
@@ -148,3 +154,35 @@ def test_fresh_book_is_spec_complete(v3: bool) -> None:
     assert entry["enabled"] is True and entry["insertion_order"] == 5
     assert entry["use_regex"] is True
     assert not loss
+
+
+# -- entry ids are numbers ------------------------------------------------------------------------
+
+
+def test_text_ids_become_numbers_and_the_folder_identity_travels_in_extensions() -> None:
+    folder = LorebookEntry(id="9b2e1c", is_folder=True, comment="Harbour")
+    child = LorebookEntry(id=4, keys=["quay"], content="Stone steps.", folder="9b2e1c")
+    plain_id = LorebookEntry(id="7", keys=["tide"], content="Six o'clock.")
+    book = Lorebook(entries=[folder, child, plain_id])
+    loss = LossReport()
+    out = build_book(book, v3=True, format_id="other", loss=loss)
+    ids = [e["id"] for e in out["entries"]]
+    assert ids == [0, 4, 7] and all(isinstance(i, int) for i in ids)
+    assert out["entries"][0]["extensions"]["risu_id"] == "9b2e1c"
+    assert out["entries"][1]["folder"] == "9b2e1c"
+    assert loss.covers("lorebook.entries[2].id")  # "7" -> 7 is a changed value: reported
+    assert not loss.covers("lorebook.entries[0].id")  # the text id comes back: not a loss
+    back = parse_book(out, format_id="reader")
+    assert back.entries[0].id == "9b2e1c" and back.entries[0].is_folder
+    assert back.entries[0].extensions == {}
+    assert back.entries[1].folder == back.entries[0].id
+    # and the reader's own format writes both back as they were
+    again = build_book(back, v3=True, format_id="reader", loss=LossReport())
+    assert again == out
+
+
+def test_numbers_for_text_ids_do_not_collide_with_numeric_ones() -> None:
+    book = Lorebook(entries=[LorebookEntry(id=0), LorebookEntry(id="a"), LorebookEntry(id=1),
+                             LorebookEntry(id="b")])
+    out = build_book(book, v3=False, format_id="other", loss=LossReport())
+    assert [e["id"] for e in out["entries"]] == [0, 2, 1, 3]

@@ -393,6 +393,12 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
         data_shape = {k: v for k, v in data_shape.items() if k not in ("extra", "order")}
     w = ShapeWriter(data_shape if isinstance(data_shape, Mapping) else None)
     present = set(w.shape.get("order", ())) if faithful else set()
+    # Only a rewrite in the spec it was read as keeps the source's gaps; any other card gets
+    # every key its spec requires (RisuAI reads data.extensions unguarded, strict readers refuse
+    # a card without tags ...).  Filling them changes no canonical value: nothing to report.
+    complete = not faithful or source_spec != spec
+    if spec == "v1" and source_spec != "v1":
+        present -= {"character_book", "extensions", "assets"}  # V1 readers see none of them
 
     def allowed(key: str, first: Spec) -> bool:
         """The target spec has the key, or the source had it in a card of this spec or an
@@ -403,7 +409,7 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
         if key not in present:
             return False
         older = source_spec is not None and _RANK[source_spec] <= _RANK[spec]
-        return older or key == "group_only_greetings"
+        return older or (key == "group_only_greetings" and spec == "v2")
 
     alias_map = w.shape.get("alias")
     alias = alias_map.get("creator_notes") if isinstance(alias_map, Mapping) else None
@@ -432,16 +438,18 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
                 w.out[key] = value
         else:
             w.put(key, value, conv, empty=empty, required_default=empty)
-            if key not in w.out and not faithful:
+            if key not in w.out and complete:
                 w.out[key] = value
 
-    _write_extensions(character, w, spec, format_id, loss, present, faithful)
-    _write_book(character, w, spec, format_id, loss, present)
+    _write_extensions(character, w, spec, format_id, loss, present, not complete)
+    _write_book(character, w, spec, format_id, loss, present, complete)
     _write_assets(character, w, spec, pt, loss, present)
     if character.triggers:
         loss.dropped("triggers", "character cards have no trigger scripts")
 
     data = w.finish(DATA_KEYS)
+    if complete:
+        _complete_data(data, character, spec)
     if spec == "v1":
         root = data
         if faithful and source_spec != "v1":
@@ -479,20 +487,56 @@ def _write_extensions(character: Character, w: ShapeWriter, spec: Spec, format_i
 
 
 def _write_book(character: Character, w: ShapeWriter, spec: Spec, format_id: str,
-                loss: LossReport, present: set[str]) -> None:
+                loss: LossReport, present: set[str], complete: bool) -> None:
     book = character.lorebook
     if spec == "v1" and "character_book" not in present:
         if book is not None:
             loss.dropped("lorebook", "a V1 card has no character book")
         return
     if book is None:
+        if complete:
+            return  # no null or wrongly typed book in a card of another spec
         if w.was_null("character_book"):
             w.out["character_book"] = None
         elif "character_book" in w.coerced:
             w.out["character_book"] = plain(w.coerced["character_book"])
         return
     w.out["character_book"] = build_book(book, v3=spec == "v3", format_id=format_id,
-                                         loss=loss, path="lorebook")
+                                         loss=loss, path="lorebook", complete=complete)
+
+
+def _complete_data(data: dict[str, Any], character: Character, spec: Spec) -> None:
+    """Every key ``spec`` requires, with the type it requires (a source's ``null`` or wrong
+    type gives way to the canonical value, which is what was read from it); optional V3 keys
+    that are ``null`` or of another type are left out."""
+    for key, attr, conv, _empty, first in _FIELDS:
+        if _RANK[first] > _RANK[spec]:
+            continue
+        value = data.get(key, _NOTHING)
+        if key in _OPTIONAL:
+            if value is not _NOTHING and not _spec_typed(conv, value):
+                canonical = plain(getattr(character, attr))
+                if canonical is None:
+                    del data[key]
+                else:
+                    data[key] = canonical
+        elif not _spec_typed(conv, value):
+            data[key] = plain(getattr(character, attr))
+    if spec != "v1" and not isinstance(data.get("extensions"), dict):
+        data["extensions"] = {}
+
+
+def _spec_typed(conv: Converter, value: Any) -> bool:
+    """Whether a card value has the JSON type the spec gives its key."""
+    if conv in (conv_str, conv_opt_str):
+        return isinstance(value, str)
+    if conv in (conv_str_list, conv_tags, conv_opt_str_list):
+        return isinstance(value, list) and all(isinstance(x, str) for x in value)
+    if conv is conv_opt_str_dict:
+        return isinstance(value, dict) and all(isinstance(x, str) for x in value.values())
+    if conv is conv_int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return True
 
 
 def _write_assets(character: Character, w: ShapeWriter, spec: Spec, pt: Mapping[str, Any],

@@ -41,8 +41,11 @@ ST writes ``probability: null``); anything else stays in ``extensions`` untouche
 own entry fields (``keys``, ``content``, ``enabled``, ``insertion_order``, ``case_sensitive``,
 ``name``, ``priority``, ``id``, ``comment``, ``selective``, ``secondary_keys``, ``constant``,
 ``position``, V3 ``use_regex``) map one to one; RisuAI's ``folder`` and ``mode: "folder"`` map to
-``folder`` / ``is_folder``.  Unknown keys, absent keys, ``null``s, wrong types and key order are
-recorded in ``passthrough[format_id]`` so the same format re-writes the same JSON.
+``folder`` / ``is_folder``; Wyvern's top-level ``key_logic``, ``scan_persona``,
+``whole_words_only``, ``delay``, ``sticky`` and ``cooldown`` map to ``selective_logic``,
+``match_persona_description``, ``match_whole_words``, ``delay``, ``sticky``, ``cooldown``.
+Unknown keys, absent keys, ``null``s, wrong types and key order are recorded in
+``passthrough[format_id]`` so the same format re-writes the same JSON.
 
 ``entry_from_v2`` / ``entry_to_v2`` are the per-entry half and are public so a world-info
 adapter can reuse the ST-extension mapping.
@@ -79,6 +82,7 @@ __all__ = [
     "BOOK_KEYS",
     "ENTRY_KEYS",
     "ST_ENTRY_EXTENSIONS",
+    "TOP_ENTRY_KEYS",
     "build_book",
     "entry_from_v2",
     "entry_to_v2",
@@ -190,6 +194,25 @@ ST_ENTRY_EXTENSIONS: tuple[tuple[str, str, Callable[[Any], tuple[bool, Any]],
 order SillyTavern writes them."""
 
 _EXT_BY_KEY = {k: (attr, check, back) for k, attr, check, back in ST_ENTRY_EXTENSIONS}
+
+_WYVERN_LOGIC = tuple(v.upper() for v in _LOGIC)
+
+TOP_ENTRY_KEYS: tuple[tuple[str, str, Callable[[Any], tuple[bool, Any]],
+                            Callable[[Any], Any]], ...] = (
+    ("key_logic", "selective_logic",
+     lambda v: (v in _WYVERN_LOGIC, v.lower() if v in _WYVERN_LOGIC else v),
+     lambda v: v.upper() if v in _LOGIC else None),
+    ("scan_persona", "match_persona_description", _exact_bool, _same),
+    ("whole_words_only", "match_whole_words", _exact_bool, _same),
+    ("delay", "delay", _exact_int, _same),
+    ("sticky", "sticky", _exact_int, _same),
+    ("cooldown", "cooldown", _exact_int, _same),
+)
+"""Settings Wyvern writes as top-level entry keys (not in ``extensions``) that mean what a
+canonical field means: lifted when ST's extension did not already state the field, and written
+back under Wyvern's key by the same format."""
+
+_TOP_BY_KEY = {k: (attr, check, back) for k, attr, check, back in TOP_ENTRY_KEYS}
 
 
 def _v2_position(p: str) -> str:
@@ -316,6 +339,13 @@ def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
             values[attr] = mapped
         lifted.append(key)
         del ext[key]
+    text_id = ext.get("risu_id")
+    if isinstance(text_id, str) and isinstance(values["id"], int) and "id" not in r.coerced:
+        r.more["risu_id"] = values["id"]
+        values["id"] = text_id
+        del ext["risu_id"]
+        if isinstance(ext_raw, Mapping):
+            r.more["ext_order"] = [str(k) for k in ext_raw]
     if "position" in lifted:
         r.more["pos_v2"] = plain(obj.get("position")) if "position" in obj else None
     else:
@@ -327,6 +357,16 @@ def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
     if ext_null:
         r.more["ext_null"] = ext_null
     values["extensions"] = ext
+    top_lifted: list[str] = []
+    for key, attr, check, _back in TOP_ENTRY_KEYS:
+        if key in r.extra and values.get(attr) is None:
+            ok, mapped = check(r.extra[key])
+            if ok:
+                values[attr] = mapped
+                del r.extra[key]
+                top_lifted.append(key)
+    if top_lifted:
+        r.more["top_lifted"] = top_lifted
 
     entry = LorebookEntry(**values)
     r.more["pos_canon"] = entry.position
@@ -335,18 +375,22 @@ def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
 
 
 def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
-                loss: LossReport | None = None, path: str = "entry") -> dict[str, Any]:
+                loss: LossReport | None = None, path: str = "entry", complete: bool = False,
+                number: int | None = None) -> dict[str, Any]:
     """The card-book JSON for one canonical entry.
 
     With the shape :func:`entry_from_v2` recorded under ``format_id`` the entry comes back as
-    it was read (unless its fields changed).  Without one, the spec's required keys are
-    written (``insertion_order`` 100 and V3 ``use_regex`` false when the canonical entry does
-    not state them, reported as approximations) and every stated ST setting goes into
-    ``extensions`` under ST's names, the way SillyTavern exports a book.
+    it was read (unless its fields changed; ``complete`` still adds what the spec requires).
+    Without one, the spec's required keys are written (``insertion_order`` 100 and V3
+    ``use_regex`` false when the canonical entry does not state them, reported as
+    approximations) and every stated ST setting goes into ``extensions`` under ST's names,
+    the way SillyTavern exports a book.  The spec's ids are numbers: a text id is written as
+    ``number`` (a decimal one as its value) and kept in ``extensions.risu_id``.
     """
     shape = entry.passthrough.get(format_id)
     w = ShapeWriter(shape if isinstance(shape, Mapping) else None)
     faithful = w.faithful
+    complete = complete or not faithful
     lifted_raw = w.shape.get("ext_lifted")
     lifted: list[str] = list(lifted_raw) if isinstance(lifted_raw, list) else []
     ext_null_raw = w.shape.get("ext_null")
@@ -357,7 +401,7 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
     # extensions are added below
     w.put("enabled", entry.enabled, _conv_enabled, empty=True)
     order = entry.insertion_order
-    if order is None and not faithful:
+    if order is None and complete:
         if loss is not None:
             loss.approximated(f"{path}.insertion_order",
                               "the card spec requires insertion_order; written as 100")
@@ -365,7 +409,7 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
     w.put("insertion_order", order, conv_num, empty=None)
     w.put("case_sensitive", entry.case_sensitive, conv_bool, empty=None)
     use_regex = entry.use_regex
-    if use_regex is None and v3 and not faithful:
+    if use_regex is None and v3 and complete:
         if loss is not None:
             loss.approximated(f"{path}.use_regex",
                               "CCv3 requires use_regex; the source did not state it, "
@@ -374,7 +418,21 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
     w.put("use_regex", use_regex, conv_bool, empty=None)
     w.put("name", entry.name, conv_opt_str, empty=None)
     w.put("priority", entry.priority, conv_num, empty=None)
-    w.put("id", entry.id, conv_id, empty=None)
+    text_id: str | None = None
+    id_num = w.shape.get("risu_id")
+    if isinstance(entry.id, str) and isinstance(id_num, int) and not isinstance(id_num, bool):
+        text_id = entry.id  # read from extensions.risu_id next to this number: as it was
+        w.out["id"] = id_num
+    elif isinstance(entry.id, str) and complete:
+        if _decimal(entry.id):
+            w.out["id"] = int(entry.id)
+            if loss is not None:
+                loss.approximated(f"{path}.id", "the card spec's entry ids are numbers")
+        else:
+            text_id = entry.id
+            w.out["id"] = number if number is not None else 0
+    else:
+        w.put("id", entry.id, conv_id, empty=None)
     w.put("comment", entry.comment, conv_opt_str, empty=None)
     w.put("selective", entry.selective, conv_bool, empty=None)
     w.put("secondary_keys", list(entry.secondary_keys), conv_str_list, empty=[])
@@ -408,6 +466,16 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
     elif not entry.is_folder and mode == "folder":
         w.out["mode"] = "normal"
 
+    # Wyvern's top-level settings go back where they were
+    top_raw = w.shape.get("top_lifted")
+    top = [k for k in top_raw if k in _TOP_BY_KEY] if isinstance(top_raw, list) else []
+    for key in top:
+        attr, _check, back = _TOP_BY_KEY[key]
+        value = getattr(entry, attr)
+        if value is not None and back(value) is not None:
+            w.out[key] = plain(back(value))
+    top_attrs = {_TOP_BY_KEY[k][0] for k in top}
+
     # extensions: what stayed there, plus lifted ST settings
     ext: dict[str, Any] = plain(entry.extensions)
     if faithful:
@@ -428,7 +496,8 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
         # canonical fields set since the read (or never lifted): ST names too
         for key, value in st_extensions_from_entry(entry).items():
             if key not in lifted and key not in ext and key not in ("case_sensitive",
-                                                                       "position"):
+                                                                       "position") \
+                    and _EXT_BY_KEY[key][0] not in top_attrs:
                 ext[key] = value
         if "position" not in lifted and ext_position is not None and "position" not in ext:
             ext["position"] = ext_position
@@ -446,11 +515,85 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
             value = getattr(entry, attr)
             if value is not None and key != "position" and back(value) is None:
                 loss.dropped(f"{path}.{attr}", f"SillyTavern has no {attr} {value!r}")
+    if text_id is not None:
+        ext["risu_id"] = text_id
+        order_raw = w.shape.get("ext_order")
+        if isinstance(order_raw, list):
+            ext = reorder(ext, order_raw)
     if ext or not w.was_absent("extensions"):
         w.put("extensions", ext, conv_dict, empty={})
-    if "extensions" not in w.out and (ext or not faithful):
+    if "extensions" not in w.out and (ext or complete):
         w.out["extensions"] = ext
-    return w.finish(ENTRY_KEYS)
+    out = w.finish(ENTRY_KEYS)
+    if complete and faithful:
+        _complete_entry(out, entry, v3, loss, path)
+    if complete:
+        _check_position(out, entry, loss, path)
+    return out
+
+
+_ENTRY_TYPES: tuple[tuple[str, Callable[[Any], bool]], ...] = (
+    ("case_sensitive", lambda v: isinstance(v, bool)),
+    ("name", lambda v: isinstance(v, str)),
+    ("priority", lambda v: isinstance(v, int | float) and not isinstance(v, bool)),
+    ("comment", lambda v: isinstance(v, str)),
+    ("selective", lambda v: isinstance(v, bool)),
+    ("secondary_keys", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)),
+    ("constant", lambda v: isinstance(v, bool)),
+    ("use_regex", lambda v: isinstance(v, bool)),
+)
+
+
+def _complete_entry(out: dict[str, Any], entry: LorebookEntry, v3: bool,
+                    loss: LossReport | None, path: str) -> None:
+    """A recorded entry shape, completed for another spec: the required keys with their
+    types, optional keys that are ``null`` or of another type replaced by the canonical value
+    (or left out)."""
+    if not (isinstance(out.get("keys"), list) and all(isinstance(k, str) for k in out["keys"])):
+        out["keys"] = list(entry.keys)
+    if not isinstance(out.get("content"), str):
+        out["content"] = entry.content
+    if not isinstance(out.get("extensions"), dict):
+        out["extensions"] = {}
+    if not isinstance(out.get("enabled"), bool):
+        out["enabled"] = entry.enabled
+    order = out.get("insertion_order")
+    if not isinstance(order, int | float) or isinstance(order, bool):
+        if entry.insertion_order is None:
+            out["insertion_order"] = 100
+            if loss is not None:
+                loss.approximated(f"{path}.insertion_order",
+                                  "the card spec requires insertion_order; written as 100")
+        else:
+            out["insertion_order"] = entry.insertion_order
+    if v3 and not isinstance(out.get("use_regex"), bool):
+        out["use_regex"] = bool(entry.use_regex)
+        if entry.use_regex is None and loss is not None:
+            loss.approximated(f"{path}.use_regex", "CCv3 requires use_regex; the source did "
+                              "not state it, written as false")
+    for key, typed in _ENTRY_TYPES:
+        if key in out and not typed(out[key]):
+            value = plain(getattr(entry, key))
+            if value is None or not typed(value):
+                del out[key]
+            else:
+                out[key] = value
+    if "id" in out and not (isinstance(out["id"], int) and not isinstance(out["id"], bool)):
+        del out["id"]  # a null or unusable id: the spec's id is an optional number
+
+
+def _check_position(out: dict[str, Any], entry: LorebookEntry, loss: LossReport | None,
+                    path: str) -> None:
+    """The spec's ``position`` is ``before_char`` or ``after_char``; any other value (a
+    source's own word, ``null``) is left out, and reported when it was the entry's."""
+    if "position" not in out or out["position"] in ("before_char", "after_char"):
+        return
+    del out["position"]
+    ext = out.get("extensions")
+    carried = isinstance(ext, Mapping) and isinstance(ext.get("position"), int)
+    if entry.position is not None and not carried and loss is not None:
+        loss.dropped(f"{path}.position",
+                     f"the card spec has no position {entry.position!r}")
 
 
 # -- books ----------------------------------------------------------------------------------------
@@ -514,13 +657,18 @@ def parse_book(obj: Mapping[str, Any], *, format_id: str,
 
 
 def build_book(lorebook: Lorebook, *, v3: bool, format_id: str, loss: LossReport,
-               path: str = "lorebook") -> dict[str, Any]:
+               path: str = "lorebook", complete: bool = False) -> dict[str, Any]:
     """The ``character_book`` JSON for a canonical lorebook (``v3`` adds ``use_regex``).
 
     Canonical fields the card book cannot hold are reported to ``loss`` under ``path``.
+    ``complete`` (a book for another spec or format than the one it was read from) writes
+    every key the spec requires, with the type it requires, even where the recorded shape
+    lacked it.  Entry ids are numbers, as the spec wants: a text id (a RisuAI folder's) is
+    kept in the entry's ``extensions.risu_id`` and read back from there.
     """
     shape = lorebook.passthrough.get(format_id)
     w = ShapeWriter(shape if isinstance(shape, Mapping) else None)
+    numbers = _numeric_ids(lorebook.entries)
     w.put("name", lorebook.name, conv_opt_str, empty=None)
     w.put("description", lorebook.description, conv_opt_str, empty=None)
     w.put("scan_depth", lorebook.scan_depth, conv_int, empty=None)
@@ -538,7 +686,8 @@ def build_book(lorebook: Lorebook, *, v3: bool, format_id: str, loss: LossReport
             loss.approximated(f"{epath}.is_folder",
                               "card books have no folders; written as a RisuAI-style "
                               "folder entry (mode: folder) that other apps show as an entry")
-        entries.append(entry_to_v2(entry, format_id=format_id, v3=v3, loss=loss, path=epath))
+        entries.append(entry_to_v2(entry, format_id=format_id, v3=v3, loss=loss, path=epath,
+                                   complete=complete, number=numbers.get(i)))
     bad = w.shape.get("bad_entries")
     if isinstance(bad, list):
         for item in sorted((b for b in bad if isinstance(b, list) and len(b) == 2
@@ -556,4 +705,52 @@ def build_book(lorebook: Lorebook, *, v3: bool, format_id: str, loss: LossReport
             w.out["entries"] = entries
             if w.was_absent("entries") and not entries:
                 del w.out["entries"]
-    return w.finish(BOOK_KEYS)
+    out = w.finish(BOOK_KEYS)
+    if complete:
+        _complete_book(out, lorebook, entries)
+    return out
+
+
+def _numeric_ids(entries: Sequence[LorebookEntry]) -> dict[int, int]:
+    """Entry index -> the number written for an entry whose id is text (not a decimal number):
+    the smallest numbers no other entry uses, in entry order."""
+    taken = {e.id for e in entries if isinstance(e.id, int) and not isinstance(e.id, bool)}
+    taken |= {int(e.id) for e in entries if isinstance(e.id, str) and _decimal(e.id)}
+    out: dict[int, int] = {}
+    n = 0
+    for i, e in enumerate(entries):
+        if isinstance(e.id, str) and not _decimal(e.id):
+            while n in taken:
+                n += 1
+            out[i] = n
+            taken.add(n)
+    return out
+
+
+def _decimal(text: str) -> bool:
+    return text.isascii() and text.isdigit() and str(int(text)) == text
+
+
+def _complete_book(out: dict[str, Any], lorebook: Lorebook, entries: list[Any]) -> None:
+    """The book-level keys the spec requires, with their types (see :func:`build_book`)."""
+    if not isinstance(out.get("extensions"), dict):
+        out["extensions"] = plain(lorebook.extensions)
+    if not isinstance(out.get("entries"), list):
+        out["entries"] = entries
+    else:
+        # entries that were not objects in the source have no place in a spec book
+        out["entries"] = [e for e in out["entries"] if isinstance(e, dict)]
+    for key, typed in (("name", str), ("description", str), ("recursive_scanning", bool)):
+        if key in out and not isinstance(out[key], typed):
+            value = getattr(lorebook, key)
+            if value is None:
+                del out[key]
+            else:
+                out[key] = value
+    for key in ("scan_depth", "token_budget"):
+        if key in out and not (isinstance(out[key], int) and not isinstance(out[key], bool)):
+            value = getattr(lorebook, key)
+            if value is None:
+                del out[key]
+            else:
+                out[key] = value

@@ -63,6 +63,8 @@ class BackyardArchiveAdapter(FormatAdapter):
         ("creator_notes, post_history_instructions, character_version, source, "
          "group_only_greetings, regex_scripts, triggers, extensions", "dropped"),
         ("creation_date, modification_date", "the conversion time when the card has none"),
+        ("creator", "dropped when the source has no Backyard profile URL for the author (an "
+                    "author needs one, and none is invented)"),
     )
     doc = "bunzai-formats-backyard/src/bunzai_backyard/byaf/README.md"
 

@@ -46,8 +46,6 @@ if TYPE_CHECKING:
     from bunzai.model import Asset, Character
 
 SUFFIX = ".byaf"
-GENERIC_AUTHOR_URL = "https://backyard.ai/hub/"
-"""Written with an author name that has no profile URL: Backyard's validator needs both keys."""
 MANIFEST_ORDER = ("schemaVersion", "createdAt", "author", "characters", "scenarios")
 CHARACTER_ORDER = ("schemaVersion", "id", "name", "displayName", "isNSFW", "persona",
                    "createdAt", "updatedAt", "loreItems", "images")
@@ -196,8 +194,13 @@ class _Builder:
         src = self.source if self.reassemble else None
         rest = dict(src.get("rest", {})) if src else {}
         out: dict[str, Any] = {"schemaVersion": 1, "createdAt": format_time(None), **rest}
-        put(out, "author", _author(self.entities[0].creator,
-                                   src.get("author", ABSENT) if src else ABSENT))
+        creator = self.entities[0].creator
+        author = _author(creator, src.get("author", ABSENT) if src else ABSENT)
+        if creator and author is ABSENT:
+            self.losses[0].dropped("creator", "a BYAF author needs a Backyard profile URL "
+                                   "next to the name and the source has none; bunzai does not "
+                                   "invent one")
+        put(out, "author", author)
         out["characters"] = char_paths
         out["scenarios"] = self._ordered_scenarios()
         return ordered(out, src.get("order") if src else MANIFEST_ORDER)
@@ -427,15 +430,17 @@ class _Builder:
 
 
 def _author(creator: str, stored: Any) -> Any:
-    """The manifest author: the source's as it was while its name is the creator."""
+    """The manifest author: the source's as it was while its name is the creator, else the
+    creator with the source's profile URL.  Backyard's reader wants both or no author at all,
+    and a URL the source did not have would be an invented value (SillyTavern shows it as the
+    creator notes), so without one there is no author."""
     name = stored.get("name") if isinstance(stored, Mapping) else None
     if stored is not ABSENT and (name if isinstance(name, str) else "") == creator:
         return stored
-    if not creator:
-        return ABSENT
     url = stored.get("backyardURL") if isinstance(stored, Mapping) else None
-    return {"name": creator,
-            "backyardURL": url if isinstance(url, str) and url else GENERIC_AUTHOR_URL}
+    if not creator or not (isinstance(url, str) and url):
+        return ABSENT
+    return {"name": creator, "backyardURL": url}
 
 
 def _json(obj: Any) -> bytes:

@@ -118,16 +118,20 @@ def dedupe(path: str, taken: set[str]) -> str:
         i += 1
 
 
-def report_moves(loss: LossReport, order: Sequence[int]) -> None:
+def report_moves(loss: LossReport, order: Sequence[int | None]) -> None:
     """Report every asset that reads back at another index than it had.
 
-    ``order`` holds the original indices in the order the written file gives them back;
-    indices ``loss`` already reports dropped are not there, so the assets after them move up,
-    and readers that match assets by index (or users counting them) need to know.
+    ``order`` holds the original indices in the order the written file gives them back
+    (``None`` for an asset the writer added); indices ``loss`` already reports dropped are not
+    there, so the assets after them move up, and readers that match assets by index (or users
+    counting them) need to know.
     """
     gone = {e.path for e in loss if e.action == "dropped"}
     new = 0
     for old in order:
+        if old is None:
+            new += 1
+            continue
         if f"assets[{old}]" in gone:
             continue
         if old != new:

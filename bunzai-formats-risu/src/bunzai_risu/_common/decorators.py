@@ -225,14 +225,19 @@ _CLEARED: dict[str, Any] = {
 
 
 def risu_view(entry: LorebookEntry, fid: str) -> LorebookEntry:
-    """A copy of ``entry`` as RisuAI holds it: decorators in the content, their fields cleared."""
+    """A copy of ``entry`` as RisuAI holds it: decorators in the content, their fields cleared.
+
+    ``enabled`` stays as it is: RisuAI disables an entry with ``@@dont_activate`` and ignores
+    the card's ``enabled``, but every other reader of the card (SillyTavern, Character
+    Foundry) goes by ``enabled`` alone, so a disabled entry says so both ways.
+    """
     content, used = render(entry, fid)
     # Callers reassign fields and add or remove top-level keys of ``extensions``; they never
     # change nested values, so copying those two dicts is enough (a deep copy of every entry
     # was the most expensive step of writing a RisuAI card).
     update: dict[str, Any] = {"content": content, "extensions": dict(entry.extensions),
                               "passthrough": dict(entry.passthrough)}
-    for f in used:
+    for f in used - {"enabled"}:
         cleared = _CLEARED[f]
         update[f] = list(cleared) if isinstance(cleared, list) else cleared
     return entry.model_copy(update=update)

@@ -1,9 +1,11 @@
 """The export envelope RisuAI wraps a list of items in (``{type, [ver,] data}``).
 
-RisuAI's lorebook and regex exports are either a bare array or that envelope.  The reader
-records which one it saw, the JSON layout, and, when the envelope is not the app's own
-(extra keys, another key order), the envelope itself, so that a round trip gives the same
-bytes.  The items are read and written by each format; this module owns only the wrapper.
+RisuAI's lorebook and regex exports are that envelope; repositories also hold bare arrays of
+the same items, which bunzai reads but RisuAI's importer refuses ("File invaid or corrupted").
+The reader records which one it saw, the JSON layout, and, when the envelope is not the app's
+own (extra keys, another key order), the envelope itself.  The writer always uses the envelope
+unless ``array=true`` asks for the bare shape (a bare source is then rewritten exactly); the
+items are read and written by each format, this module owns only the wrapper.
 """
 
 from __future__ import annotations
@@ -33,13 +35,21 @@ def unwrap(data: Any, container: str, raw: bytes, default: Mapping[str, Any],
     return items, info
 
 
+ENVELOPED = ("the source was a bare JSON array, which RisuAI cannot import: written in "
+             "RisuAI's export envelope (option array=true keeps the bare array)")
+"""The warning a write gives when it wrapped a bare array."""
+
+
 def wrap(items: list[Any], info: Mapping[str, Any], default: Mapping[str, Any],
-         options: Mapping[str, Any]) -> bytes:
-    """The file: ``items`` as a bare array or in the envelope, as read unless the ``array``
-    option says otherwise."""
+         options: Mapping[str, Any], warnings: list[str] | None = None) -> bytes:
+    """The file: ``items`` in RisuAI's export envelope, or as a bare array when the ``array``
+    option says so.  Wrapping what was read as a bare array adds :data:`ENVELOPED` to
+    ``warnings``."""
     as_array = flag(options.get("array"), "array")
     if as_array is None:
-        as_array = info.get("container") == "array"
+        as_array = False
+        if info.get("container") == "array" and warnings is not None:
+            warnings.append(ENVELOPED)
     doc: Any
     if as_array:
         doc = items

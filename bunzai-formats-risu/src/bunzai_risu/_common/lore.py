@@ -229,8 +229,12 @@ def write_entries(entries: Sequence[LorebookEntry], fid: str, loss: LossReport |
     return out
 
 
-def project_entry(internal: Mapping[str, Any]) -> dict[str, Any]:
-    """The CCv3 ``character_book`` entry RisuAI's card export makes of an internal entry."""
+def project_entry(internal: Mapping[str, Any], enabled: bool = True) -> dict[str, Any]:
+    """The CCv3 ``character_book`` entry RisuAI's card export makes of an internal entry.
+
+    RisuAI writes ``enabled: true`` whatever the entry (it disables with ``@@dont_activate``);
+    ``enabled`` False writes ``false`` so readers that go by the field see it disabled too.
+    """
     key = internal.get("key")
     key = key if isinstance(key, str) else ""
     ext_raw = internal.get("extentions")
@@ -247,7 +251,7 @@ def project_entry(internal: Mapping[str, Any]) -> dict[str, Any]:
     out.update({
         "content": internal.get("content", ""),
         "extensions": ext,
-        "enabled": True,
+        "enabled": enabled,
         "insertion_order": internal.get("insertorder", 100),
         "constant": internal.get("alwaysActive", False),
         "selective": internal.get("selective", False),

@@ -100,7 +100,7 @@ def _projection(ch: Character, info: Mapping[str, Any]) -> Any:
     book = ch.lorebook
     if book is None:
         return None
-    entries = [lore.project_entry(lore.write_entry(e, FORMAT_ID, i))
+    entries = [lore.project_entry(lore.write_entry(e, FORMAT_ID, i), e.enabled)
                for i, e in enumerate(book.entries)]
     out: dict[str, Any] = {}
     for key in ("name", "description", "scan_depth", "token_budget", "recursive_scanning"):
@@ -141,6 +141,13 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
             continue
         listed.append(_place(i, a, files, taken, loss))
         listed_at.append(i)
+    placeholder = _main_icon(listed, files, taken)
+    if placeholder is not None:
+        listed.append(placeholder)
+        loss.approximated(f"assets[{len(listed) - 1}]",
+                          "the character has no avatar and RisuAI finishes importing a CharX "
+                          "only once it has saved an image: the generated default image is "
+                          "its main icon")
     orphan_at: dict[str, int] = {}
     for i, a in orphans:
         if not a.data:
@@ -197,7 +204,8 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
     else:
         names = body + risu_tail
     # a reader lists card.json's assets first, then the unreferenced files in archive order
-    report_moves(loss, listed_at + [orphan_at[n] for n in names if n in orphan_at])
+    report_moves(loss, [*listed_at, *([None] if placeholder is not None else []),
+                        *[orphan_at[n] for n in names if n in orphan_at]])
     stored = {n for n, b in files.items() if _is_media(b)}
     prefix = b""
     if jpeg:
@@ -221,6 +229,19 @@ def _cover(ch: Character, pt: Mapping[str, Any], loss: LossReport) -> bytes:
                 next((a for a in ch.assets if a.type == "icon" and a.data), None))
     image, _why = as_jpeg(icon.data if icon else None)
     return image
+
+
+def _main_icon(listed: list[Asset], files: dict[str, bytes], taken: set[str]) -> Asset | None:
+    """The generated default image as the main icon, when no listed icon has bytes."""
+    if any(a.type == "icon" and a.data for a in listed):
+        return None
+    from bunzai.containers.placeholder import default_avatar
+
+    path = dedupe(charx_path("icon", "main", "png"), taken)
+    taken.add(path.casefold())
+    files[path] = default_avatar()
+    return Asset(type="icon", name="main", ext="png", uri=f"embeded://{path}",
+                 media_type="image/png", data=files[path])
 
 
 def _place(i: int, a: Asset, files: dict[str, bytes], taken: set[str],

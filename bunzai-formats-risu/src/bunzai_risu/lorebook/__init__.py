@@ -48,7 +48,9 @@ class RisuLorebookAdapter(FormatAdapter):
     kind = "lorebook"
     label = "RisuAI lorebook export"
     suffix = ".json"
-    options = {"array": "write a bare JSON array of entries instead of RisuAI's export envelope"}
+    options = {"array": "true: write a bare JSON array of entries instead of RisuAI's export "
+                         "envelope (the default, also for bare sources: RisuAI imports only "
+                         "the envelope)"}
     detection = (
         ("export envelope type 'risu', ver 1, data = list of entries with key/content",
          1.0),

@@ -47,4 +47,6 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
     empty = Lorebook()
     for p in diff_paths(entity.model_copy(update={"entries": []}), empty):
         loss.dropped(p, "a RisuAI lorebook export is a bare list of entries")
-    return WriteResult([OutputFile(envelope.wrap(data, pt, ENVELOPE, options), ".json")], loss)
+    warnings: list[str] = []
+    out = envelope.wrap(data, pt, ENVELOPE, options, warnings)
+    return WriteResult([OutputFile(out, ".json")], loss, warnings)

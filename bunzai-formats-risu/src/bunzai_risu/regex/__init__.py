@@ -44,7 +44,9 @@ class RisuRegexAdapter(FormatAdapter):
     label = "RisuAI regex export"
     suffix = ".json"
     multi = True
-    options = {"array": "write a bare JSON array of scripts instead of RisuAI's export envelope"}
+    options = {"array": "true: write a bare JSON array of scripts instead of RisuAI's export "
+                         "envelope (the default, also for bare sources: RisuAI imports only "
+                         "the envelope)"}
     detection = (
         ("export envelope type 'regex' with a list of {in, out, type} scripts", 1.0),
         ("export envelope type 'regex' with an empty list", 0.9),

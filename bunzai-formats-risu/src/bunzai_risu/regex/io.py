@@ -54,5 +54,6 @@ def write_many(entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteR
     loss = LossReport()
     data = [regex.write_script(s, FORMAT_ID, loss, f"[{i}]." if len(scripts) > 1 else "")
             for i, s in enumerate(scripts)]
-    return WriteResult([OutputFile(envelope.wrap(data, info, ENVELOPE, options), ".json")],
-                       loss)
+    warnings: list[str] = []
+    out = envelope.wrap(data, info, ENVELOPE, options, warnings)
+    return WriteResult([OutputFile(out, ".json")], loss, warnings)

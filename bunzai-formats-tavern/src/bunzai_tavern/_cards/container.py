@@ -541,7 +541,7 @@ def write_character(character: Character, format_id: str, options: Mapping[str, 
     if exif is not None:
         data, suffix = exif
     elif container == "json":
-        data = _write_json(work, format_id, opts, pt, loss, options)
+        data = _write_json(work, format_id, opts, pt, loss, options, warnings)
         suffix = ".json"
     else:
         data = _write_png(work, format_id, opts, pt, loss, warnings)
@@ -643,17 +643,41 @@ def _unchanged_exif(work: Character, format_id: str, opts: CardOptions,
     return data, "." + sniff_media(data)[1]
 
 
+_REMOTE = ("http://", "https://", "data:")
+
+
 def _write_json(work: Character, format_id: str, opts: CardOptions, pt: Mapping[str, Any],
-                loss: LossReport, options: Mapping[str, Any]) -> bytes:
+                loss: LossReport, options: Mapping[str, Any], warnings: list[str]) -> bytes:
     spec = cast(Spec, opts.spec) or _spec_of(pt) or "v3"
+    if opts.spec is None and spec == "v1" and _v1_cannot_hold(work, format_id):
+        spec = "v2"
+        warnings.append(_UPGRADED)
+    own_json = "json" in pt and _spec_of(pt) == spec
     for i, asset in enumerate(work.assets):
-        if asset.data is None or (asset.uri or "").startswith("data:"):
+        uri = asset.uri or ""
+        if uri.startswith("data:"):
+            continue
+        if asset.data is None:
+            if asset.uri is not None and not uri.startswith(_REMOTE) and not own_json:
+                # a JSON card never points at bytes it does not carry
+                loss.dropped(f"assets[{i}]", f"{uri[:40]} names a file in another container "
+                             "and the asset has no bytes to write inline")
+                asset.uri = None
             continue
         if asset.uri is None or asset.orphan:
             loss.dropped(f"assets[{i}]", "a JSON card cannot carry files; only assets with a "
                          "uri are listed")
-        else:
+        elif uri.startswith(_REMOTE):
             loss.approximated(f"assets[{i}]", "a JSON card keeps the asset's uri, not its bytes")
+        elif spec == "v3":
+            # __asset:, embeded://, ccdefault: name bytes of the container the card came in:
+            # a V3 JSON card carries them itself, as RisuAI's own JSON export does
+            media = asset.media_type or sniff_media(asset.data)[0]
+            asset.uri = f"data:{media};base64,{encode_base64(asset.data).decode('ascii')}"
+            loss.approximated(f"assets[{i}]", f"written inline as a data: URI (was {uri[:40]}): "
+                              "a JSON card carries no files")
+        else:
+            loss.dropped(f"assets[{i}]", f"a {spec.upper()} card has no asset list")
     card = build_card(work, spec=spec, format_id=format_id, loss=loss, root_duplicates=True)
     indent, newline = layout_of(options, pt.get("json"), 4)
     layout = pt.get("json")
@@ -696,6 +720,9 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
         chunk_assets.setdefault(key, asset.data)
 
     usable = _usable_layout(work, format_id, opts, pt, png_pt, image)
+    if usable is None and _spec_of(pt) == "v1" and opts.chunks is None and _v1_cannot_hold(
+            work, format_id):
+        warnings.append(_UPGRADED + " (chara) with its V3 copy (ccv3)")
     placed: dict[int, list[PngPart]] = {}
     tail: list[PngPart] = []
     if usable is not None:
@@ -731,6 +758,17 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
     return _assemble(image, placed, tail)
 
 
+_UPGRADED = ("the card was read as V1, which has no place for what the character now holds "
+             "(a lorebook, tags, greetings ...): written as a V2 card")
+
+
+def _v1_cannot_hold(work: Character, format_id: str) -> bool:
+    """Whether writing ``work`` as the V1 card it was read as would lose something."""
+    lost = LossReport()
+    build_card(work, spec="v1", format_id=format_id, loss=lost)
+    return bool(lost)
+
+
 def _usable_layout(work: Character, format_id: str, opts: CardOptions, pt: Mapping[str, Any],
                    png_pt: Mapping[str, Any] | None, image: bytes
                    ) -> tuple[list[Any], dict[str, Any]] | None:
@@ -741,7 +779,10 @@ def _usable_layout(work: Character, format_id: str, opts: CardOptions, pt: Mappi
     if not isinstance(layout, list) or not image_unchanged(png_pt.get("image"), image):
         return None
     spec = _spec_of(pt) or "v3"
-    winner = build_card(work, spec=spec, format_id=format_id, loss=LossReport())
+    lost = LossReport()
+    winner = build_card(work, spec=spec, format_id=format_id, loss=lost)
+    if spec == "v1" and lost:
+        return None  # a V1 card that cannot hold the character (a lorebook embedded since)
     if not digest_matches(winner, png_pt.get("digest")):
         return None
     return layout, winner

@@ -219,8 +219,24 @@ def _wyvern(input: Any, entities: Sequence[Any]) -> list[str]:
     return out
 
 
+def _wyvern_hybrid(input: Any, entities: Sequence[Any]) -> list[str]:
+    """Wyvern's PNG export copies every ``data`` field to the card's root (other hybrid V2
+    writers copy only the V1 fields)."""
+    card = _card(input)
+    data = card.get("data") if isinstance(card, Mapping) else None
+    if not isinstance(data, Mapping) or len(data) < 10:
+        return []
+    if not all(k in card for k in data) or "alternate_greetings" not in data:
+        return []
+    return [f"every data field copied at the card's root ({len(data)} keys): Wyvern's hybrid "
+            "V2 export"]
+
+
 def _wyvern_weak(input: Any, entities: Sequence[Any]) -> list[str]:
-    if "visual_description" in _ext(input, entities) and not _wyvern(input, entities):
+    body = card_body(_card(input))  # the file's own card: Voxta's Description maps here too
+    ext = body.get("extensions") if isinstance(body, Mapping) else None
+    if isinstance(ext, Mapping) and "visual_description" in ext and not (
+            _wyvern(input, entities) or _wyvern_hybrid(input, entities)):
         return ["data.extensions.visual_description (alone: weak)"]
     return []
 
@@ -307,6 +323,7 @@ def rules() -> list[LabelRule]:
         LabelRule("Pygmalion", 0.9, _pygmalion, "origin", "pygmalion"),
         LabelRule("TavernHelper", 0.6, _tavern_helper, "origin", "tavern-helper"),
         LabelRule("Wyvern", 0.8, _wyvern, "origin", "wyvern"),
+        LabelRule("Wyvern", 0.75, _wyvern_hybrid, "origin", "wyvern-hybrid"),
         LabelRule("Wyvern", 0.3, _wyvern_weak, "origin", "wyvern-weak"),
         LabelRule("AI Character Editor (ZoltanAI)", 0.8, _zoltan, "origin", "zoltanai"),
         LabelRule("Character Tavern", 0.5, _ztxt_card, "origin", "character-tavern"),

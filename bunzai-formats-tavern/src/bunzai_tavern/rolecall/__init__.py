@@ -45,8 +45,8 @@ class RoleCallAdapter(FormatAdapter):
     )
     losses = (
         ("everything", "as the sillytavern format: RoleCall cards are Tavern cards"),
-        ("extensions.rolecall", "kept verbatim; written cards are marked only if the source "
-         "was"),
+        ("extensions.rolecall", "kept verbatim; a character that has none gets an empty "
+         "block (approximated), which is what marks a RoleCall card"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/rolecall/README.md"
 
@@ -65,10 +65,24 @@ class RoleCallAdapter(FormatAdapter):
 
     def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
         from .._cards.container import read_character, write_character
-        return write_character(
-            entity, FORMAT_ID, options,  # type: ignore[arg-type]
+
+        block = entity.extensions.get("rolecall")
+        marked = entity
+        if not isinstance(block, Mapping):
+            # the block is what makes a card RoleCall's: without it the output would be a
+            # plain Tavern card (and detected as one)
+            marked = entity.model_copy(update={"extensions": {**entity.extensions,
+                                                              "rolecall": {}}})
+        result = write_character(
+            marked, FORMAT_ID, options,  # type: ignore[arg-type]
             reader=lambda inp: read_character(inp, FORMAT_ID, book_in_extensions=True),
             book_in_extensions=True)
+        if marked is not entity:
+            what = "added" if block is None else f"written in place of a {type(block).__name__}"
+            result.loss.approximated("extensions.rolecall",
+                                     f"a RoleCall card is marked by extensions.rolecall: an "
+                                     f"empty block was {what}")
+        return result
 
     def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
         from .._cards.checks import validate_input

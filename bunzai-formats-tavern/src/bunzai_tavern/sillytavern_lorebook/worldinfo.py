@@ -142,13 +142,21 @@ def write_worldinfo(book: Lorebook, *, format_id: str, loss: LossReport,
         rec = _entry_record(entry, format_id)
         uid: Any = entry.id
         key = _key_for(uid)
+        if rec is None and isinstance(uid, str):
+            # SillyTavern's uids are numbers (readers of World Info refuse text ids)
+            if uid.isascii() and uid.isdigit() and str(int(uid)) == uid and uid not in seen:
+                loss.approximated(f"{epath}.id", "World Info uids are numbers")
+                uid = int(uid)
+            else:
+                key = None
         if key is None and rec is not None and rec.get("okey_for", 0) is None \
                 and rec.get("okey") not in seen and rec.get("okey") not in used:
             key = rec["okey"]  # the source entry had no uid either: keep it that way
         elif key is None or key in seen:
             while str(next_uid) in used or str(next_uid) in seen:
                 next_uid += 1
-            why = ("no id; SillyTavern needs a uid" if key is None
+            why = ("no id; SillyTavern needs a uid" if uid is None
+                   else f"id {uid!r} is not a number, which World Info uids are" if key is None
                    else f"id {uid!r} is used twice; World Info keys entries by uid")
             loss.approximated(f"{epath}.id", f"{why}: assigned {next_uid}")
             uid, key = next_uid, str(next_uid)

@@ -270,7 +270,10 @@ def test_a_card_becomes_a_valid_archive_with_an_honest_report(registry: Registry
     files = kit.members(out.data)
     manifest = files["manifest.json"]
     assert len(manifest["scenarios"]) == 3
-    assert manifest["author"]["name"] == "deckhand"
+    # a creator without a Backyard profile URL: no author rather than an invented URL
+    assert "author" not in manifest
+    assert [(e.path, e.action) for e in out.loss if e.path == "creator"] == [
+        ("creator", "dropped")]
     char = files[manifest["characters"][0]]
     assert (char["name"], char["displayName"], char["isNSFW"]) == ("Isa", "Isolde Varn", True)
     assert char["persona"] == "{character} sails alone.\n\nstubborn"
@@ -508,3 +511,21 @@ def test_damaged_archives_round_trip_exactly(registry: Registry, kit: Any) -> No
         assert all(before.get(k) == v for k, v in after.items()), seed
         checked += 1
     assert checked > 80
+
+
+def test_no_author_url_is_invented(registry: Registry, kit: Any) -> None:
+    """A creator without a Backyard profile URL: Backyard's reader takes an author only with
+    both, and a made-up URL would show up in SillyTavern as the creator notes."""
+    ch = Character(name="Isa", description="Sails alone.", first_mes="Cast off!",
+                   creator="deckhand")
+    out = write(registry, [ch])
+    manifest = kit.members(out.data)["manifest.json"]
+    assert "author" not in manifest
+    assert "backyard.ai/hub" not in out.data.decode("latin-1")
+    assert [(e.path, e.action) for e in out.loss if e.path == "creator"] == [
+        ("creator", "dropped")]
+    # a creator that came with its URL keeps both
+    source = read(registry, kit.rich_archive())[0]
+    again = kit.members(write(registry, [source]).data)["manifest.json"]
+    assert again["author"]["name"] == source.creator
+    assert again["author"]["backyardURL"].startswith("https://backyard.ai/hub/user/")

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from bunzai.api import as_input
+from bunzai.errors import MalformedInput
 from bunzai.loss import LossReport
 from bunzai.model import Character
 from bunzai.registry import Registry
@@ -51,7 +52,11 @@ def test_byaf_to_a_card_format_and_back_keeps_what_it_can(registry: Registry, ki
     middle, final, loss = chain(registry, source, target)
     for field in CARD_FIELDS:
         assert getattr(middle, field) == getattr(source, field), (target, field)
-        assert getattr(final, field) == getattr(source, field), (target, field)
+        if field != "creator":
+            assert getattr(final, field) == getattr(source, field), (target, field)
+    # a card has no place for the author's Backyard URL, and BYAF takes an author only with
+    # one: back in BYAF the creator is dropped (and reported) rather than given an invented URL
+    assert final.creator == "" and loss.covers("creator")
     assert middle.extensions.get("display_name") == "Mara of the Slate Light"
     assert final.extensions == source.extensions
     assert final.lorebook is not None and source.lorebook is not None
@@ -88,7 +93,10 @@ def test_cards_from_other_formats_become_valid_archives(registry: Registry, kit:
         rep = registry.detect(as_input(path))
         if rep.winner is None or rep.winner.kind != "character" or rep.winner.format == FMT:
             continue
-        _, result, _ = registry.read(as_input(path), format=rep.winner.format)
+        try:
+            _, result, _ = registry.read(as_input(path), format=rep.winner.format)
+        except MalformedInput:  # recognised but refused (a scenario-only Voxta package)
+            continue
         out = registry.write(list(result.entities), FMT)
         many = len(result.entities) > 1
         assert kit.schema_problems(out.data, many=many) == [], path.name

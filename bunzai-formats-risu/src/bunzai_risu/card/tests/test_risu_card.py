@@ -189,3 +189,29 @@ def test_v2_vits_files_keep_their_chunk_keys(reg: Registry) -> None:
     assert not out.loss
     keywords = [t.keyword for t in PngFile.parse(out.data).text_chunks()]
     assert "chara-ext-asset_:3" in keywords
+
+
+def _book_with_a_disabled_entry() -> Character:
+    from bunzai.model import Lorebook, LorebookEntry
+
+    return Character(name="Ivy", first_mes="Hi", lorebook=Lorebook(entries=[
+        LorebookEntry(keys=["lamp"], content="The lamp is lit at dusk."),
+        LorebookEntry(keys=["cellar"], content="Nobody goes down there.", enabled=False),
+    ]))
+
+
+@pytest.mark.parametrize("container", ["png", "json"])
+def test_a_disabled_entry_says_so_to_every_reader(reg: Registry, container: str) -> None:
+    out = reg.write([_book_with_a_disabled_entry()], "risu", {"container": container})
+    inp = as_input(out.data, f"out.{container}")
+    card = inp.json if container == "json" else inp.png_json("ccv3")[0].value
+    entries = card["data"]["character_book"]["entries"]
+    # RisuAI goes by the decorator, SillyTavern and Character Foundry by the field
+    assert entries[1]["enabled"] is False
+    assert entries[1]["content"].startswith("@@dont_activate\n")
+    assert entries[0]["enabled"] is True and not entries[0]["content"].startswith("@@")
+    back = _read(reg, out.data, f"out.{container}")
+    assert back.lorebook is not None
+    assert [e.enabled for e in back.lorebook.entries] == [True, False]
+    assert back.lorebook.entries[1].content == "Nobody goes down there."
+    assert not out.loss.covers("lorebook.entries[1].enabled")

@@ -160,7 +160,10 @@ def test_embedded_asset_without_bytes_is_dropped_and_reported(reg: Registry) -> 
     assert any("not in the archive" in w.message for w in result.warnings)
     out = reg.write(result.entities, "risu-charx")
     assert "assets[0]" in {e.path for e in out.loss}
-    assert json.loads(_zip(out.data).read("card.json"))["data"].get("assets", []) == []
+    assets = json.loads(_zip(out.data).read("card.json"))["data"].get("assets", [])
+    # nothing points at the missing file; the generated default image is the main icon
+    assert [a["uri"] for a in assets] == ["embeded://assets/icon/image/main.png"]
+    assert "assets/icon/image/main.png" in _zip(out.data).namelist()
 
 
 @pytest.mark.parametrize(("entries", "message"), [
@@ -234,8 +237,64 @@ def test_risu_renamed_duplicates_are_read_and_repaired(reg: Registry) -> None:
     ch = _read(reg, data)
     assert [x.data for x in ch.assets] == [a, b, c] and not any(x.orphan for x in ch.assets)
     out = reg.write([ch], "risu-charx")
-    assert {e.path for e in out.loss} == {"assets[1].uri", "assets[2].uri"}
+    # (assets[3]: the generated main icon, as the character has no avatar)
+    assert {e.path for e in out.loss} == {"assets[1].uri", "assets[2].uri", "assets[3]"}
     z = _zip(out.data)
-    uris = [x["uri"] for x in json.loads(z.read("card.json"))["data"]["assets"]]
+    uris = [x["uri"] for x in json.loads(z.read("card.json"))["data"]["assets"]][:3]
     assert len(set(uris)) == 3
     assert [z.read(u[len("embeded://"):]) for u in uris] == [a, b, c]
+
+
+def test_a_disabled_entry_says_so_in_card_json_next_to_the_module(reg: Registry) -> None:
+    # a character with regex scripts is written with a module.risum holding RisuAI's own
+    # lorebook; card.json carries RisuAI's projection of it, where the field must agree
+    ch = Character(name="Ivy", first_mes="Hi", regex_scripts=[
+        RegexScript(name="Bold names", pattern="Ivy", replace="**Ivy**")],
+        lorebook=Lorebook(entries=[
+            LorebookEntry(keys=["lamp"], content="The lamp is lit at dusk."),
+            LorebookEntry(keys=["cellar"], content="Nobody goes down there.", enabled=False)]))
+    first = reg.write([ch], "risu-charx")
+    again = reg.write([_read(reg, first.data)], "risu-charx")  # now with a module lorebook
+    for data in (first.data, again.data):
+        entries = json.loads(_zip(data).read("card.json"))["data"]["character_book"]["entries"]
+        assert [e["enabled"] for e in entries] == [True, False]
+        assert entries[1]["content"].startswith("@@dont_activate")
+        back = _read(reg, data)
+        assert back.lorebook is not None
+        assert [e.enabled for e in back.lorebook.entries] == [True, False]
+
+
+@pytest.mark.parametrize("container", ["zip", "jpeg"])
+def test_every_charx_carries_a_main_icon(reg: Registry, container: str) -> None:
+    from bunzai.containers.placeholder import default_avatar
+
+    # RisuAI finishes importing a CharX only after it saved an image: one without assets
+    # hangs on "Loading..." forever
+    bare = Character(name="Ivy", first_mes="Hi")
+    out = reg.write([bare], "risu-charx", {"container": container})
+    card = json.loads(_zip(out.data).read("card.json"))
+    icons = [a for a in card["data"]["assets"] if a["type"] == "icon" and a["name"] == "main"]
+    assert len(icons) == 1 and icons[0]["uri"].startswith("embeded://")
+    path = icons[0]["uri"][len("embeded://"):]
+    assert _zip(out.data).read(path) == default_avatar()
+    assert [(e.path, e.action) for e in out.loss] == [("assets[0]", "approximated")]
+    back = _read(reg, out.data, f"c.{'charx' if container == 'zip' else 'jpeg'}")
+    assert [(a.type, a.name, a.media_type) for a in back.assets] == [
+        ("icon", "main", "image/png")]
+    # a character with its own avatar gets no placeholder
+    own = Character(name="Ivy", first_mes="Hi", assets=[Asset(
+        type="icon", name="main", ext="png", data=minimal_png(3, 4), media_type="image/png")])
+    out = reg.write([own], "risu-charx", {"container": container})
+    names = [n for n in _zip(out.data).namelist() if n.startswith("assets/")]
+    assert [_zip(out.data).read(n) for n in names] == [minimal_png(3, 4)]
+    assert not out.loss.covers("assets[0]") or all(
+        "placeholder" not in e.reason and "default image" not in e.reason for e in out.loss)
+
+
+def test_the_placeholder_does_not_move_orphan_files_silently(reg: Registry) -> None:
+    ch = Character(name="Ivy", first_mes="Hi", assets=[Asset(
+        type="x-risu-asset", name="note", ext="txt", data=b"plain text", orphan=True)])
+    out = reg.write([ch], "risu-charx")
+    back = _read(reg, out.data)
+    assert back.assets[0].type == "icon" and back.assets[1].data == b"plain text"
+    assert out.loss.covers("assets[0]")  # the orphan now reads back second: reported

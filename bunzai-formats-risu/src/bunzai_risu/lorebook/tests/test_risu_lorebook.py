@@ -50,10 +50,31 @@ def test_real_entry_array_round_trips_with_folders(reg: Registry) -> None:
         "world_info", "world_info", "characters", "characters", None]
     assert book.entries[1].keys == ["세계", "세계관", "world", "setting"]
     assert book.entries[1].secondary_keys == ["세계관 상세", "설정", "배경"]
-    out = reg.write([book], "risu-lorebook")
-    assert not out.loss
+    out = reg.write([book], "risu-lorebook", {"array": True})
+    assert not out.loss and not out.warnings
     assert json.loads(out.data) == json.loads(TAMMY.read_bytes())
     assert out.data.startswith(b"[\n  {")  # the bare array and its indentation are kept
+
+
+@pytest.mark.skipif(not TAMMY.exists(), reason="corpus not available")
+def test_a_bare_array_is_written_in_the_envelope_risu_imports(reg: Registry) -> None:
+    book = _read(reg, TAMMY.read_bytes())
+    out = reg.write([book], "risu-lorebook")
+    doc = json.loads(out.data)
+    assert (doc["type"], doc["ver"]) == ("risu", 1)
+    assert doc["data"] == json.loads(TAMMY.read_bytes())
+    assert not out.loss and any("bare JSON array" in w for w in out.warnings)
+    assert _read(reg, out.data).entries == book.entries
+
+
+def test_books_from_other_formats_are_written_in_the_envelope(reg: Registry) -> None:
+    from bunzai.model import Lorebook, LorebookEntry
+
+    book = Lorebook(entries=[LorebookEntry(keys=["lamp"], content="Lit at dusk.")])
+    doc = json.loads(reg.write([book], "risu-lorebook").data)
+    assert doc["type"] == "risu" and doc["data"][0]["content"] == "Lit at dusk."
+    assert isinstance(json.loads(reg.write([book], "risu-lorebook", {"array": "true"}).data),
+                      list)
 
 
 @pytest.mark.skipif(not EXPORT.exists(), reason="samples not available")

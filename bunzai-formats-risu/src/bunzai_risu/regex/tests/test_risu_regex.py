@@ -45,9 +45,14 @@ def test_real_array_keeps_unknown_keys(reg: Registry) -> None:
     assert reg.detect(as_input(TAMMY)).winner.format == "risu-regex"  # type: ignore[union-attr]
     scripts = _read(reg, TAMMY.read_bytes())
     assert len(scripts) == 8 and scripts[2].flags == "gi"
-    out = reg.write(scripts, "risu-regex")
-    assert not out.loss
+    out = reg.write(scripts, "risu-regex", {"array": True})
+    assert not out.loss and not out.warnings
     assert json.loads(out.data) == json.loads(TAMMY.read_bytes())  # outFile included
+    # by default the envelope RisuAI imports, with a warning
+    out = reg.write(scripts, "risu-regex")
+    doc = json.loads(out.data)
+    assert doc["type"] == "regex" and doc["data"] == json.loads(TAMMY.read_bytes())
+    assert any("bare JSON array" in w for w in out.warnings)
 
 
 @pytest.mark.parametrize(("rtype", "placement", "markdown", "prompt"), [

@@ -111,3 +111,24 @@ def test_rolecall_conversions_are_honest() -> None:
     _, res = read(json.dumps(rc_card()).encode(), "c.json")
     for target in ("sillytavern", "pygmalion", "vaud-json", RC):
         assert conversion_problems(reg(), res.entities, target) == [], target
+
+
+@pytest.mark.parametrize("options", [{}, {"container": "json", "spec": "v2"},
+                                     {"container": "json", "spec": "v3"}])
+def test_a_plain_card_written_as_rolecall_is_a_rolecall_card(options: dict[str, str]) -> None:
+    plain = dict(rc_card())
+    plain["data"] = {**plain["data"], "extensions": {"tool": {"x": 1}}}
+    fmt, res = read(json.dumps(plain).encode(), "wren.json")
+    assert fmt == "sillytavern"
+    out = reg().write(res.entities, RC, options)
+    name = f"out{out.suffix}"
+    assert max(scores(out.data, name).items(), key=lambda kv: kv[1])[0] == RC
+    fmt, back = read(out.data, name)
+    assert fmt == RC
+    assert back.entities[0].extensions == {"tool": {"x": 1}, "rolecall": {}}
+    assert [(e.path, e.action) for e in out.loss if e.path.startswith("extensions")] == [
+        ("extensions.rolecall", "approximated")]
+    # a card that is RoleCall's already is written with its block and nothing reported
+    fmt, res = read(json.dumps(rc_card()).encode(), "wren.json")
+    out = reg().write(res.entities, RC, options)
+    assert not out.loss.covers("extensions.rolecall")

@@ -555,3 +555,31 @@ def test_png_and_json_aliases_choose_the_container() -> None:
     from_json = read(as_json.data, "c.json").entities[0]
     assert reg().write([from_json], "png").suffix == ".png"
     assert reg().write([from_json], FID).suffix == ".json"  # the id keeps the source's container
+
+
+def test_a_v3_json_card_never_points_at_bytes_it_does_not_carry() -> None:
+    from bunzai.cardspec import resolve_data_uri
+    from bunzai.containers.png import minimal_png
+
+    icon, happy = minimal_png(3, 5), minimal_png(2, 2)
+    ch = Character(name="Ivy", first_mes="Hi", assets=[
+        Asset(type="icon", name="main", ext="png", uri="embeded://assets/icon/image/main.png",
+              data=icon, media_type="image/png"),
+        Asset(type="emotion", name="happy", ext="png", uri="__asset:3", data=happy,
+              media_type="image/png"),
+        Asset(type="emotion", name="sad", ext="png", uri="embeded://assets/sad.png"),
+        Asset(type="background", name="sea", ext="png", uri="https://example.org/sea.png"),
+    ])
+    for target in ("sillytavern", "rolecall"):
+        out = reg().write([ch], target, {"container": "json", "spec": "v3"})
+        listed = json.loads(out.data)["data"]["assets"]
+        uris = [a["uri"] for a in listed]
+        # the bytes travel inline; the file that is not there is not pointed at
+        assert [resolve_data_uri(u) for u in uris[:2]] == [icon, happy]
+        assert uris[2:] == ["https://example.org/sea.png"]
+        assert {(e.path, e.action) for e in out.loss} >= {
+            ("assets[0]", "approximated"), ("assets[1]", "approximated"),
+            ("assets[2]", "dropped")}
+        back = reg().read(as_input(out.data, "c.json"), format=target)[1].entities[0]
+        assert [a.data for a in back.assets[:2]] == [icon, happy]
+        assert not any((a.uri or "").startswith(("embeded://", "__asset:")) for a in back.assets)

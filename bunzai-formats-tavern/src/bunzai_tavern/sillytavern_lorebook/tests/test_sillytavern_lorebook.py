@@ -411,3 +411,22 @@ def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
     seeds += [{"entries": {"7": FULL_ENTRY}}, chub_book(chub_entry()), V3_BOOK]
     # a settings.json is written as a backup or an export, not as read
     assert check_damaged_round_trips(reg(), FID, seeds, exact=lambda d: not is_settings(d)) > 30
+
+
+def test_text_ids_from_other_formats_become_numeric_uids() -> None:
+    from bunzai.model import Lorebook, LorebookEntry
+
+    book = Lorebook(entries=[
+        LorebookEntry(id="9b2e1c", keys=["quay"], content="Stone steps."),
+        LorebookEntry(id="7", keys=["tide"], content="Six o'clock."),
+        LorebookEntry(id=0, keys=["lamp"], content="Lit at dusk."),
+    ])
+    for variant in ("worldinfo", "v2", "v3"):
+        out = write(book, variant=variant)
+        doc = json.loads(out.data)
+        entries = doc["entries"] if variant != "v3" else doc["data"]["entries"]
+        found = entries.values() if variant == "worldinfo" else entries
+        ids = [e["uid"] if variant == "worldinfo" else e["id"] for e in found]
+        assert all(isinstance(i, int) for i in ids), (variant, ids)
+        assert len(set(ids)) == 3 and 7 in ids and 0 in ids
+        assert not uncovered_differences(book, read(out.data).entities[0], out.loss), variant

@@ -38,6 +38,17 @@ def _version(data: Any) -> Any:
     return version
 
 
+def _text_version(data: Any) -> float | None:
+    """A ``lorebookVersion`` written as text (``"4"``), as a broken tool wrote it."""
+    version = data.get("lorebookVersion") if isinstance(data, Mapping) else None
+    if not isinstance(version, str):
+        return None
+    try:
+        return float(version.strip())
+    except ValueError:
+        return None
+
+
 def score(data: Any, where: str) -> Detection:
     """The detection score for one parsed JSON document (from the file or a ``naidata`` chunk).
 
@@ -46,6 +57,9 @@ def score(data: Any, where: str) -> Detection:
     """
     version = _version(data)
     if version is None:
+        if _text_version(data) is not None:
+            return Detection(0.6, f"lorebookVersion{where} written as text (a tool's broken "
+                                  "output; reading says what is wrong)")
         return Detection(0.0)
     if _is_list(data.get("entries")):
         return Detection(0.95, f"NovelAI lorebook{where} (lorebookVersion {version:g})")
@@ -68,6 +82,8 @@ class NovelaiLorebookAdapter(FormatAdapter):
         ("JSON with a numeric lorebookVersion and an entries list", 0.95),
         ("PNG whose naidata chunk holds such a lorebook", 0.95),
         ("lorebookVersion without an entries list (JSON or naidata)", 0.65),
+        ("lorebookVersion written as text, such as \"4\" (a tool's broken output; reading "
+         "says what is wrong)", 0.6),
         ("anything else, including PNGs without naidata", 0.0),
     )
     losses = (

@@ -12,13 +12,14 @@ and which mapped keys were absent, so writing the book back reproduces the file.
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bunzai.errors import MalformedInput
-from bunzai.types import Issue
+from bunzai.types import Issue, ReadResult
 
-from . import PNG_KEYWORD, _version
+from . import PNG_KEYWORD, _text_version, _version
 
 MAPPED = {"text": "content", "keys": "keys", "displayName": "comment", "enabled": "enabled",
           "forceActivation": "constant", "id": "id"}
@@ -88,6 +89,41 @@ def _entry(raw: Any, i: int, format_id: str) -> Any:
     )
 
 
+_EXPECTED = {"lorebookVersion": "a number", "entries": "a list", "settings": "an object",
+             "categories": "a list"}
+"""The JSON type NovelAI writes for each root key."""
+
+
+def _json_layout(raw: bytes, doc: Any) -> dict[str, Any] | None:
+    """How the file's JSON was laid out (indent, escaping, final newline): exactly, when the
+    standard library reproduces the file (NovelAI exports with two spaces, like
+    JSON.stringify), else its indent and final newline (a hand-edited file)."""
+    text = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    newline = text.endswith(b"\n")
+    body = text[:-1] if newline else text
+    indent: int | None = None
+    if body[1:2] == b"\n":
+        line = body[2:body.find(b"\n", 2)]
+        indent = len(line) - len(line.lstrip(b" ")) or None
+    for ascii_only in ((False, True) if body.isascii() else (False,)):
+        layout = {"indent": indent, "ascii": ascii_only, "newline": newline}
+        try:
+            if dump_json(doc, layout) == text:
+                return layout
+        except (TypeError, ValueError):
+            return None
+    return {"indent": indent, "ascii": False, "newline": newline}
+
+
+def dump_json(doc: Any, layout: Mapping[str, Any]) -> bytes:
+    """``doc`` laid out as ``layout`` says (see :func:`_json_layout`)."""
+    indent = layout.get("indent")
+    seps = (",", ":") if indent is None else (",", ": ")
+    text = json.dumps(doc, indent=indent, ensure_ascii=bool(layout.get("ascii")),
+                      separators=seps, allow_nan=False)
+    return (text + ("\n" if layout.get("newline") else "")).encode("utf-8")
+
+
 def _document(input: Any) -> tuple[Any, dict[str, Any]]:
     """The lorebook JSON (mutable) and how it was stored (for writing the same container)."""
     if input.container == "png":
@@ -104,24 +140,48 @@ def _document(input: Any) -> tuple[Any, dict[str, Any]]:
         raise MalformedInput(f"this PNG has no {PNG_KEYWORD} chunk holding a NovelAI lorebook")
     if input.container != "json":
         raise MalformedInput(f"a NovelAI lorebook is JSON or a PNG, not {input.container}")
-    return input.json_mutable(), {}
+    doc = input.json_mutable()
+    layout = _json_layout(input.data, doc)
+    return doc, {"json": layout} if layout else {}
 
 
-def read_lorebook(input: Any, *, format_id: str) -> Any:
+def _text_values(data: Mapping[str, Any]) -> list[str]:
+    """Root keys holding text where NovelAI writes a number, a list or an object."""
+    return [k for k in _EXPECTED if isinstance(data.get(k), str)]
+
+
+def read_lorebook(input: Any, *, format_id: str) -> ReadResult:
     from bunzai.model import Lorebook
 
     data, stored = _document(input)
     _expect(isinstance(data, dict), "$", "an object", data)
+    warnings: list[Issue] = []
+    as_text = _text_values(data)
+    if "entries" in as_text:
+        present = [k for k in _EXPECTED if k in data]
+        which = ("every value is text" if as_text == present else
+                 f"{', '.join(as_text)} hold text")
+        what = ("a Python list written as text" if data["entries"].lstrip().startswith("[{'")
+                else "a string")
+        raise MalformedInput(f"a broken NovelAI lorebook: {which} where NovelAI writes numbers, "
+                             f"lists and objects; $.entries is {what}, not a list of entries "
+                             "(export the lorebook from NovelAI again)")
     if _version(data) is None:
-        raise MalformedInput("$.lorebookVersion: missing or not a number (not a NovelAI "
-                             "lorebook)")
+        version = _text_version(data)
+        if version is None:
+            raise MalformedInput("$.lorebookVersion: missing or not a number (not a NovelAI "
+                                 "lorebook)")
+        warnings.append(Issue("$.lorebookVersion", f"the version is text "
+                              f"({data['lorebookVersion']!r}); read as {version:g}, written "
+                              "back as it was"))
     entries = data.get("entries", [])
     _expect(isinstance(entries, list), "$.entries", "a list", entries)
     book: dict[str, Any] = {"order": list(data),
                             "other": {k: v for k, v in data.items() if k != "entries"}}
     book.update(stored)
-    return Lorebook(entries=[_entry(raw, i, format_id) for i, raw in enumerate(entries)],
-                    passthrough={format_id: book})
+    lorebook = Lorebook(entries=[_entry(raw, i, format_id) for i, raw in enumerate(entries)],
+                        passthrough={format_id: book})
+    return ReadResult([lorebook], warnings)
 
 
 def validate_lorebook(entities: Sequence[Any]) -> list[Issue]:

@@ -18,6 +18,7 @@ from bunzai.loss import LossReport
 from bunzai.types import OutputFile, WriteResult
 
 from . import PNG_KEYWORD
+from .read import dump_json
 
 LOREBOOK_VERSION = 5
 DEFAULT_BOOK: dict[str, Any] = {"lorebookVersion": LOREBOOK_VERSION, "entries": [],
@@ -37,6 +38,8 @@ DEFAULT_ENTRY_OTHER: dict[str, Any] = {"searchRange": 1000, "keyRelative": False
 CARRIED = frozenset({"id", "keys", "content", "comment", "name", "enabled", "constant",
                      "insertion_order", "is_folder", "passthrough"})
 """Canonical entry fields NovelAI holds (or that are handled separately below)."""
+NOVELAI_LAYOUT: dict[str, Any] = {"indent": 2, "ascii": False, "newline": False}
+"""How NovelAI lays out an exported .lorebook (as JavaScript's JSON.stringify(book, null, 2))."""
 BOOK_FIELDS = ("name", "description", "scan_depth", "token_budget", "recursive_scanning")
 
 
@@ -129,7 +132,11 @@ def write_lorebook(book: Any, options: Mapping[str, Any], *, format_id: str) -> 
     if container == "json":
         warnings = ["the PNG cover image was not kept (container=json)"] if "png" in mine \
             else []
-        return WriteResult([OutputFile(dumps(doc), ".lorebook")], loss, warnings)
+        layout = mine.get("json") if isinstance(mine.get("json"), Mapping) else None
+        if layout is None and format_id not in book.passthrough:
+            layout = NOVELAI_LAYOUT  # a new book, laid out as NovelAI exports one
+        data = dump_json(doc, layout) if layout is not None else dumps(doc)
+        return WriteResult([OutputFile(data, ".lorebook")], loss, warnings)
     if container != "png":
         raise UsageError(f"option container must be json or png, not {container!r}")
     from bunzai.containers.png import (

@@ -1,0 +1,1 @@
+"""bunzai format adapters for Voxta packages (``.voxpkg``)."""

@@ -1,0 +1,366 @@
+"""Voxta memory books (``Books/<id>/book.json``) as canonical lorebooks, and back.
+
+A book holds ``Items`` of ``Id``, ``Keywords``, ``Text``, ``Weight`` and ``CreatedAt`` (Character
+Foundry also writes ``Deleted``, ``LastUpdated`` and ``DeletedAt``).  Mapping: ``Keywords`` ->
+``keys``, ``Text`` -> ``content`` (macros translated), ``Weight`` -> ``priority`` (the item's
+importance when memories compete for room), ``Deleted`` -> ``enabled: false``.  Ids and dates are
+layout kept for the rewrite; a book's ``Name`` and ``Description`` become the lorebook's (the first
+book's, when a character links several, whose entries are read in link order).
+
+Everything else a canonical entry can say has no place in a Voxta item and is reported by path
+when it is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.types import Issue
+
+from .jsonfmt import DOTNET
+from .macros import card_survives, to_card, to_voxta
+from .package import BOOK_JSON, JsonMember, where
+from .util import (
+    ABSENT,
+    digest,
+    guard,
+    lookup,
+    new_id,
+    ordered,
+    put,
+    restore,
+    same,
+    sub,
+    text_field,
+    text_list,
+)
+
+if TYPE_CHECKING:
+    from bunzai.loss import LossReport
+    from bunzai.model import Lorebook, LorebookEntry
+
+FMT = "voxta"
+"""Passthrough key of the character adapter; the lorebook adapter passes its own id."""
+
+BOOK_ORDER = ("$type", "PackageId", "ExplicitContent", "Creator", "Description", "Items", "Name",
+              "Version", "DateCreated", "DateModified", "Id")
+ITEM_ORDER = ("Id", "Keywords", "Text", "Weight", "Deleted", "CreatedAt", "LastUpdated",
+              "DeletedAt")
+BOOK_LAYOUT = frozenset({"$type", "Id", "PackageId", "Version", "DateCreated", "DateModified"})
+ITEM_LAYOUT = frozenset({"Id", "CreatedAt", "LastUpdated", "DeletedAt"})
+BOOK_DEFAULTS: dict[str, Any] = {"ExplicitContent": False}
+_ENTRY_KEEPS = frozenset({"keys", "content", "enabled", "priority", "passthrough"})
+
+
+def is_empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def split_rest(obj: Mapping[str, Any], mapped: frozenset[str] | set[str],
+               layout: frozenset[str], defaults: Mapping[str, Any]
+               ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Unmapped keys as (layout, user data): ids, dates, empty and default values are layout."""
+    rest: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in obj.items():
+        if key in mapped:
+            continue
+        if key in layout or is_empty(value) or (key in defaults and same(value, defaults[key])):
+            rest[key] = value
+        else:
+            extra[key] = value
+    return rest, extra
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def read_entries(member: JsonMember, warnings: list[Issue], fmt: str = FMT
+                 ) -> list[LorebookEntry]:
+    from bunzai.model import LorebookEntry
+
+    w = where(member.path)
+    items = member.value.get("Items", ABSENT)
+    if items is ABSENT or items is None:
+        return []
+    if isinstance(items, str) or not isinstance(items, Sequence):
+        warnings.append(Issue(f"{w}.Items", f"Items is {type(items).__name__}, not an array; "
+                              "ignored"))
+        return []
+    out: list[LorebookEntry] = []
+    for i, item in enumerate(items):
+        iw = f"{w}.Items[{i}]"
+        if not isinstance(item, Mapping):
+            warnings.append(Issue(iw, "an item that is not an object; skipped"))
+            continue
+        g: dict[str, Any] = {}
+        keys = text_list(item, "Keywords", iw, warnings)
+        guard(g, "Keywords", item.get("Keywords", ABSENT), keys, keys)
+        content = to_card(text_field(item, "Text", iw, warnings))
+        guard(g, "Text", item.get("Text", ABSENT), content, to_voxta(content))
+        raw_weight = item.get("Weight", ABSENT)
+        priority = raw_weight if isinstance(raw_weight, int | float) and not isinstance(
+            raw_weight, bool) else None
+        if raw_weight is not ABSENT and raw_weight is not None and priority is None:
+            warnings.append(Issue(f"{iw}.Weight", "Weight is not a number; ignored"))
+        guard(g, "Weight", raw_weight, priority, weight_of(priority))
+        raw_deleted = item.get("Deleted", ABSENT)
+        enabled = raw_deleted is not True
+        guard(g, "Deleted", raw_deleted, enabled, ABSENT if enabled else True)
+        rest, extra = split_rest(item, {"Keywords", "Text", "Weight", "Deleted"}, ITEM_LAYOUT,
+                                 {})
+        pt: dict[str, Any] = {"book": folder_of(member.path), "order": list(item), "rest": rest}
+        if g:
+            pt["guards"] = g
+        if extra:
+            pt["extra"] = extra
+        out.append(LorebookEntry(keys=keys, content=content, enabled=enabled, priority=priority,
+                                 passthrough={fmt: pt}))
+    return out
+
+
+def folder_of(path: str) -> str:
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 else path
+
+
+def book_record(member: JsonMember, first: bool, warnings: list[Issue]
+                ) -> tuple[dict[str, Any], dict[str, Any], str | None, str | None]:
+    """(layout record, user data, name, description) of one book."""
+    obj = member.value
+    w = where(member.path)
+    g: dict[str, Any] = {}
+    name = text_field(obj, "Name", w, warnings)
+    description = text_field(obj, "Description", w, warnings)
+    mapped = {"Items", "Name", "Description"} if first else {"Items"}
+    rest, extra = split_rest(obj, mapped, BOOK_LAYOUT, BOOK_DEFAULTS)
+    record: dict[str, Any] = {"id": folder_of(member.path), "path": member.path,
+                              "order": list(obj), "rest": rest, "style": member.style,
+                              "items": "Items" in obj}
+    canon_name = name if "Name" in obj else None
+    canon_desc = description if "Description" in obj and description else None
+    if first:
+        guard(g, "Name", obj.get("Name", ABSENT), canon_name,
+              canon_name if canon_name is not None else ABSENT)
+        guard(g, "Description", obj.get("Description", ABSENT), canon_desc,
+              canon_desc if canon_desc is not None else ABSENT)
+    if g:
+        record["guards"] = g
+    return record, extra, canon_name if first else None, canon_desc if first else None
+
+
+def read_books(members: Sequence[JsonMember], warnings: list[Issue], fmt: str = FMT
+               ) -> Lorebook | None:
+    """One lorebook holding the entries of ``members`` (None when there are none)."""
+    from bunzai.model import Lorebook
+
+    if not members:
+        return None
+    records: list[dict[str, Any]] = []
+    extra: dict[str, Any] = {}
+    entries: list[LorebookEntry] = []
+    name: str | None = None
+    description: str | None = None
+    for i, member in enumerate(members):
+        record, data, n, d = book_record(member, i == 0, warnings)
+        records.append(record)
+        if i == 0:
+            name, description = n, d
+            extra.update(data)
+        else:
+            if data:  # a later book's name and other data: the lorebook has one name
+                extra.setdefault("Books", {})[record["id"]] = data
+        entries.extend(read_entries(member, warnings, fmt))
+    pt: dict[str, Any] = {"books": records}
+    if extra:
+        pt["extra"] = extra
+    return Lorebook(name=name, description=description, entries=entries, passthrough={fmt: pt})
+
+
+def weight_of(priority: Any) -> Any:
+    """The item Weight a canonical priority is written as (Voxta's weights are integers)."""
+    if priority is None:
+        return ABSENT
+    if isinstance(priority, float) and priority.is_integer():
+        return int(priority)
+    if isinstance(priority, float):
+        return round(priority)
+    return priority
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def at(path: str, sub: str) -> str:
+    """A loss path below ``path`` (the entity itself when ``path`` is empty)."""
+    return f"{path}.{sub}" if path else sub
+
+
+def _pt(obj: Any, fmt: str) -> dict[str, Any]:
+    value = obj.passthrough.get(fmt) if obj is not None else None
+    return value if isinstance(value, dict) else {}
+
+
+def report_book(book: Lorebook, loss: LossReport, path: str) -> None:
+    """Book settings a Voxta book cannot hold."""
+    for name in ("scan_depth", "token_budget", "recursive_scanning"):
+        if getattr(book, name) is not None:
+            loss.dropped(at(path, name), "Voxta memory books have no such setting")
+    for key in book.extensions:
+        loss.dropped(at(path, f"extensions.{key}"), "Voxta memory books hold no extension data")
+
+
+def report_entry(entry: LorebookEntry, loss: LossReport, path: str) -> None:
+    from bunzai.model import field_defaults
+
+    for name, default in field_defaults(type(entry)).items():
+        if name in _ENTRY_KEEPS:
+            continue
+        value = getattr(entry, name)
+        if value == default or (name == "id" and value is None):
+            continue
+        if name == "extensions":
+            for key in value:
+                loss.dropped(f"{path}.extensions.{key}", "Voxta memory-book items hold no "
+                             "extension data")
+            continue
+        why = ("Voxta identifies items by a GUID of its own" if name == "id" else
+               "Voxta memory-book items hold only keywords, text and a weight")
+        if name == "id":
+            loss.approximated(f"{path}.{name}", why)
+        else:
+            loss.dropped(f"{path}.{name}", why)
+
+
+class BookWriter:
+    """Turns lorebooks into ``book.json`` objects, reusing each book's id, layout and key order."""
+
+    def __init__(self, package_id: str | None, warnings: list[str], fmt: str = FMT) -> None:
+        self.package_id = package_id
+        self.fmt = fmt
+        self.warnings = warnings
+        self.books: dict[str, tuple[dict[str, Any], str, str]] = {}
+        """Book id -> (object, style, member path), in the order first written."""
+        self._digests: dict[str, str] = {}
+
+    def write(self, book: Lorebook | None, loss: LossReport, path: str,
+              default_name: str = "") -> list[str]:
+        """Write ``book``'s entries into books; returns the ids of the books it now links."""
+        if book is None:
+            return []
+        report_book(book, loss, path)
+        pt = _pt(book, self.fmt)
+        records = [r for r in pt.get("books", []) if isinstance(r, dict)
+                   and isinstance(r.get("id"), str) and r["id"]]
+        if not records and not book.entries and path:
+            loss.approximated(path, "an empty lorebook is written as no memory book")
+            return []
+        carried = sub(sub(pt, "shared"), "carried")
+        extra = {k: v for k, v in sub(pt, "extra").items() if k not in carried}
+        if not records:
+            records = [{"id": new_id()}]
+        groups: dict[str, list[tuple[int, LorebookEntry]]] = {r["id"]: [] for r in records}
+        first_id = records[0]["id"]
+        for i, entry in enumerate(book.entries):
+            home = _pt(entry, self.fmt).get("book")
+            groups[home if isinstance(home, str) and home in groups else first_id].append(
+                (i, entry))
+        written = [i for r in records for i, _ in groups[r["id"]]]
+        for position, i in enumerate(written):
+            if position != i:
+                loss.approximated(at(path, f"entries[{position}]"), "Voxta keeps each book's "
+                                  "items together, so the entries came back in another order")
+        linked: list[str] = []
+        for index, record in enumerate(records):
+            obj = self._book(book, record, index == 0, extra, groups[record["id"]], loss, path,
+                             default_name)
+            linked.append(self._place(record, obj))
+        return linked
+
+    def _place(self, record: dict[str, Any], obj: dict[str, Any]) -> str:
+        """Store a book under its id; a different book already there gets a fresh id."""
+        book_id = str(record["id"])
+        style = str(record.get("style") or DOTNET)
+        fingerprint = digest(obj)
+        if book_id in self.books and self._digests.get(book_id) != fingerprint:
+            fresh = new_id()
+            self.warnings.append(f"memory book {book_id} is linked by several characters whose "
+                                 f"copies differ; this copy is written as book {fresh}")
+            book_id = fresh
+            if "Id" in obj:
+                obj["Id"] = fresh
+            path = f"Books/{fresh}/book.json"
+        else:
+            path = str(record.get("path") or "")
+            m = BOOK_JSON.match(path)
+            if m is None or m[1] != book_id:
+                path = f"Books/{book_id}/book.json"
+        if book_id not in self.books:
+            self.books[book_id] = (obj, style, path)
+            self._digests[book_id] = fingerprint
+        return book_id
+
+    def _book(self, book: Lorebook, record: dict[str, Any], first: bool, extra: dict[str, Any],
+              entries: list[tuple[int, LorebookEntry]], loss: LossReport,
+              path: str, default_name: str) -> dict[str, Any]:
+        g = record.get("guards") if isinstance(record.get("guards"), dict) else None
+        rest = record.get("rest") if isinstance(record.get("rest"), dict) else None
+        obj: dict[str, Any] = dict(rest) if rest is not None else {"$type": "book"}
+        if rest is None and self.package_id:
+            obj["PackageId"] = self.package_id
+        if first:
+            obj.update({k: v for k, v in extra.items() if k != "Books"})
+            hit, name = lookup(g, "Name", book.name)
+            if not hit:
+                name = book.name
+                if name is None and rest is None:  # a new book: Voxta lists books by name
+                    name = default_name or "Memory book"
+                    loss.approximated(at(path, "name"), "a Voxta memory book needs a name; "
+                                      f"written as {name!r}")
+            put(obj, "Name", ABSENT if name is None else name)
+            put(obj, "Description", restore(g, "Description", book.description,
+                                            book.description if book.description else ABSENT))
+        else:
+            mine = extra.get("Books", {}).get(record["id"]) if isinstance(
+                extra.get("Books"), dict) else None
+            if isinstance(mine, dict):
+                obj.update(mine)
+        items = [self._item(entry, loss, at(path, f"entries[{i}]")) for i, entry in entries]
+        if items or record.get("items", True):
+            obj["Items"] = items
+        if "Id" not in obj or rest is None:
+            obj["Id"] = record["id"]
+        return ordered(obj, record.get("order") if rest is not None else None, BOOK_ORDER)
+
+    def _item(self, entry: LorebookEntry, loss: LossReport, path: str) -> dict[str, Any]:
+        pt = _pt(entry, self.fmt)
+        g = pt.get("guards") if isinstance(pt.get("guards"), dict) else None
+        rest = pt.get("rest") if isinstance(pt.get("rest"), dict) else None
+        item: dict[str, Any] = dict(rest) if rest is not None else {}
+        if "Id" not in item:
+            item["Id"] = new_id()
+        extra = pt.get("extra")
+        if isinstance(extra, dict):
+            item.update(extra)
+        report_entry(entry, loss, path)
+        put(item, "Keywords", restore(g, "Keywords", entry.keys, list(entry.keys)))
+        hit, text = lookup(g, "Text", entry.content)
+        if not hit:
+            text = to_voxta(entry.content)
+            if not card_survives(entry.content):
+                loss.approximated(f"{path}.content", "the text spells a macro Voxta writes "
+                                  "differently ({{ char }}, {{ user }})")
+        put(item, "Text", text)
+        hit, weight = lookup(g, "Weight", entry.priority)
+        if not hit:
+            weight = weight_of(entry.priority)
+            if weight is not ABSENT and weight != entry.priority:
+                loss.approximated(f"{path}.priority", "Voxta weights are whole numbers")
+        put(item, "Weight", weight)
+        put(item, "Deleted", restore(g, "Deleted", entry.enabled,
+                                     ABSENT if entry.enabled else True))
+        if not entry.enabled and rest is None:
+            self.warnings.append("a disabled entry is written as a deleted memory-book item "
+                                 "(Voxta keeps it but never uses it)")
+        return ordered(item, pt.get("order") if rest is not None else None, ITEM_ORDER)

@@ -1,0 +1,290 @@
+"""A Voxta package (``.voxpkg``) as members: what is in it, and how it is put back together.
+
+The layout, from the server's exports: ``package.json`` (only when the resources live in a Voxta
+package), ``Characters/<id>/character.json`` with ``thumbnail.<ext>`` and ``Assets/…`` beside it,
+``Books/<id>/book.json``, ``Scenarios/<id>/scenario.json`` (with its thumbnail and assets) and
+``Collections/<id>/collection.json``.  Folder names are the resources' ids.  The server deflates
+every member, writes no directory entries and sets the zip comment ``Voxta Package``.
+
+The zip itself is read and written by core (:class:`~bunzai.containers.zipsafe.SafeZip`,
+:func:`~bunzai.containers.zipsafe.write_zip`); the comment, which core's zip API does not carry,
+is read from and written into the end-of-central-directory record core locates
+(:func:`~bunzai.containers.sniff.read_eocd`).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from bunzai.containers.sniff import read_eocd
+from bunzai.containers.zipsafe import write_zip
+from bunzai.errors import MalformedInput
+from bunzai.frozen import thaw
+
+from .jsonfmt import dumps, style_of
+from .util import digest, type_name
+
+if TYPE_CHECKING:
+    from bunzai.containers.zipsafe import SafeZip
+    from bunzai.input import AdapterInput
+
+COMMENT = "Voxta Package"
+"""The zip comment the Voxta server writes on every package."""
+
+CHARACTER_JSON = re.compile(r"^Characters/([^/]+)/character\.json$")
+CHARACTER_FILE = re.compile(r"^Characters/([^/]+)/(.+)$")
+BOOK_JSON = re.compile(r"^(?:Books|MemoryBooks)/([^/]+)/book\.json$")
+"""A memory book; ``MemoryBooks/`` is the folder name Character Foundry's detector also looks
+for, read the same way."""
+SCENARIO_JSON = re.compile(r"^Scenarios/([^/]+)/scenario\.json$")
+THUMBNAIL = re.compile(r"^thumbnail\.[A-Za-z0-9]+$")
+_EOCD_SIZE = 22
+
+
+def where(path: str) -> str:
+    """JSON-path prefix for a finding inside one package member."""
+    return f'$["{path}"]'
+
+
+# -- the zip comment -------------------------------------------------------------------------
+
+
+def zip_comment(data: bytes) -> str | None:
+    """The archive comment, from the end record core found (None when there is none)."""
+    info = read_eocd(data)
+    if info is None:
+        return None
+    start = info.offset + _EOCD_SIZE
+    size = int.from_bytes(data[info.offset + 20:start], "little")
+    raw = data[start:start + size]
+    return raw.decode("utf-8", "replace") if raw else None
+
+
+def with_comment(archive: bytes, comment: str | None) -> bytes:
+    """``archive`` (as core's writer made it: no comment) with ``comment`` set."""
+    if not comment:
+        return archive
+    raw = comment.encode("utf-8")[:0xFFFF]
+    info = read_eocd(archive)
+    if info is None or info.offset + _EOCD_SIZE != len(archive):
+        raise MalformedInput("cannot set the zip comment: the archive has no plain end record")
+    return (archive[:info.offset + 20] + len(raw).to_bytes(2, "little") + raw)
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+@dataclass
+class JsonMember:
+    """One JSON member: its path, its object (mutable copy) and the dialect it was written in."""
+
+    path: str
+    value: dict[str, Any]
+    style: str
+
+
+@dataclass
+class Package:
+    """The members of one package, sorted by what they are."""
+
+    names: list[str]
+    comment: str | None
+    dirs: bool
+    package: JsonMember | None = None
+    characters: list[tuple[str, JsonMember]] = field(default_factory=list)
+    """(folder id, character.json) in archive order."""
+    books: dict[str, JsonMember] = field(default_factory=dict)
+    """Book folder id -> book.json, in archive order."""
+    scenarios: list[JsonMember] = field(default_factory=list)
+    broken: dict[str, str] = field(default_factory=dict)
+    """Resource JSON members that could not be read, with the reason."""
+
+    def character_files(self, folder: str) -> list[str]:
+        """Members in a character's folder other than its character.json, in archive order."""
+        prefix = f"Characters/{folder}/"
+        return [n for n in self.names
+                if n.startswith(prefix) and not n.endswith("/")
+                and n != prefix + "character.json"]
+
+    def key(self) -> str:
+        """Identifies the package, so characters read from it can be written back together."""
+        pkg = self.package.value if self.package else None
+        return digest([self.names, pkg])
+
+
+def open_zip(input: AdapterInput, what: str) -> SafeZip:
+    z = input.zip
+    if z is None:
+        if input.zip_error:
+            raise MalformedInput(f"refusing this {what}: {input.zip_error}")
+        raise MalformedInput(f"not a {what}: not a zip file")
+    return z
+
+
+def load_json(input: AdapterInput, z: SafeZip, path: str) -> JsonMember:
+    """A JSON-object member, with a clear error when it is broken."""
+    value = input.zip_json(path)
+    error = input.zip_json_error(path)
+    if error is not None:
+        raise MalformedInput(f"{path}: {error}")
+    if not isinstance(value, Mapping):
+        raise MalformedInput(f"{path} must hold a JSON object, not {type_name(value)}")
+    obj: dict[str, Any] = thaw(value)
+    return JsonMember(path, obj, style_of(z.read(path), obj))
+
+
+def open_package(input: AdapterInput) -> Package:
+    """Sort the members of a package; resource JSON that cannot be read is listed in ``broken``."""
+    z = open_zip(input, "Voxta package")
+    names = z.names()
+    pkg = Package(names=[n for n in names if not n.endswith("/")],
+                  comment=zip_comment(input.data), dirs=any(n.endswith("/") for n in names))
+    for name in pkg.names:
+        m = CHARACTER_JSON.match(name)
+        b = BOOK_JSON.match(name)
+        s = SCENARIO_JSON.match(name)
+        if not (m or b or s or name == "package.json"):
+            continue
+        try:
+            member = load_json(input, z, name)
+        except MalformedInput as exc:
+            pkg.broken[name] = exc.message
+            continue
+        if name == "package.json":
+            pkg.package = member
+        elif m:
+            pkg.characters.append((m[1], member))
+        elif b:
+            pkg.books[b[1]] = member
+        else:
+            pkg.scenarios.append(member)
+    return pkg
+
+
+def member_value(input: AdapterInput, z: SafeZip, path: str) -> tuple[Any, dict[str, Any]]:
+    """A member kept as it is for a rewrite: (value, how to write it back).
+
+    JSON members are kept as JSON (a user can read them in passthrough), anything else as
+    base64 text.
+    """
+    data = z.read(path)
+    if path.lower().endswith(".json"):
+        value = input.zip_json(path)
+        if input.zip_json_error(path) is None:
+            plain = thaw(value)
+            return plain, {"kind": "json", "style": style_of(data, plain)}
+    return base64.b64encode(data).decode("ascii"), {"kind": "bytes"}
+
+
+def member_bytes(value: Any, how: Mapping[str, Any]) -> bytes | None:
+    """The bytes of a kept member (None when what passthrough holds no longer fits)."""
+    if how.get("kind") == "json":
+        try:
+            return dumps(value, str(how.get("style")))
+        except (TypeError, ValueError):
+            return None
+    if isinstance(value, str):
+        try:
+            return base64.b64decode(value, validate=True)
+        except ValueError:
+            return None
+    return None
+
+
+# -- what a rewrite needs from the package -------------------------------------------------
+
+
+def shared_record(input: AdapterInput, z: SafeZip, pkg: Package, consumed: set[str]
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(layout, user data) of the package around the entities read from it.
+
+    The layout (member order, comment, ``package.json``) is stored with every entity so the
+    entities read from one package are written back as that package.  Members no entity holds
+    (scenarios, collections, books no character links, files Voxta keeps beside them) are user
+    data: the caller keeps them with its first entity, so a Voxta rewrite restores them and a
+    conversion to another format reports them.
+    """
+    layout: dict[str, Any] = {"key": pkg.key(), "names": list(pkg.names)}
+    if pkg.comment != COMMENT:
+        layout["comment"] = pkg.comment
+    if pkg.dirs:
+        layout["dirs"] = True
+    if pkg.package is not None:
+        layout["package"] = {"value": pkg.package.value, "style": pkg.package.style}
+    carried: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for name in pkg.names:
+        if name in consumed or name == "package.json":
+            continue
+        value, how = member_value(input, z, name)
+        carried[name] = how
+        extra[name] = value
+    if carried:
+        layout["carried"] = carried
+    return layout, extra
+
+
+def assemble(shared: Mapping[str, Any] | None, extra: Mapping[str, Any],
+             produced: dict[str, bytes]) -> list[tuple[str, bytes]]:
+    """Members in the source package's order: what the writer produced, ``package.json`` and
+    the carried members from ``shared``/``extra``; new members after them."""
+    out: list[tuple[str, bytes]] = []
+    done: set[str] = set()
+    carried = shared.get("carried") if shared else None
+    names = shared.get("names") if shared else None
+    for name in names if isinstance(names, list) else []:
+        if not isinstance(name, str) or name in done:
+            continue
+        data: bytes | None = produced.get(name)
+        if data is None and isinstance(carried, Mapping) and name in carried and name in extra:
+            how = carried[name]
+            data = member_bytes(extra[name], how if isinstance(how, Mapping) else {})
+        if data is not None:
+            out.append((name, data))
+            done.add(name)
+    out.extend((n, d) for n, d in produced.items() if n not in done)
+    return out
+
+
+def package_json(shared: Mapping[str, Any] | None) -> tuple[dict[str, Any], str] | None:
+    """The source's ``package.json`` (a copy) and its dialect, if it had one."""
+    pkg = shared.get("package") if shared else None
+    if isinstance(pkg, Mapping) and isinstance(pkg.get("value"), Mapping):
+        return thaw(dict(pkg["value"])), str(pkg.get("style") or "")
+    return None
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def build_zip(entries: Sequence[tuple[str, bytes]], *, dirs: bool = False,
+              comment: str | None = COMMENT) -> bytes:
+    """The package: every member deflated (as the server writes them) and the comment set."""
+    return with_comment(write_zip(list(entries), compress=True, dirs=dirs), comment)
+
+
+__all__ = [
+    "BOOK_JSON",
+    "CHARACTER_FILE",
+    "CHARACTER_JSON",
+    "COMMENT",
+    "SCENARIO_JSON",
+    "JsonMember",
+    "Package",
+    "assemble",
+    "build_zip",
+    "load_json",
+    "member_bytes",
+    "member_value",
+    "open_package",
+    "open_zip",
+    "package_json",
+    "shared_record",
+    "where",
+    "with_comment",
+    "zip_comment",
+]

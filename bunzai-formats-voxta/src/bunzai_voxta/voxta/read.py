@@ -1,0 +1,234 @@
+"""Reading a Voxta package's characters into canonical characters.
+
+Each ``Characters/<id>/character.json`` is one character; the memory books its ``MemoryBooks``
+links become its lorebook; ``thumbnail.<ext>`` beside it is its avatar (asset ``main``) and the
+files under its ``Assets/`` folder its other assets.  What the canonical model cannot name is kept
+in ``passthrough["voxta"]`` (see ``_common/character.py``); the package around the characters
+(member order, ``package.json``, scenarios and books no character links) is kept too, so the
+characters of one package are written back as that package.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from bunzai.containers.media import sniff_media
+from bunzai.errors import MalformedInput, UnsupportedInput
+from bunzai.types import Issue, ReadResult
+
+from .._common.book import FMT, read_books, split_rest
+from .._common.character import DATES, DEFAULTS, LAYOUT, LISTS, MAPPED, TEXTS, VISUAL, Text
+from .._common.macros import examples_to_voxta, to_card, to_voxta
+from .._common.package import (
+    BOOK_JSON,
+    CHARACTER_JSON,
+    THUMBNAIL,
+    JsonMember,
+    Package,
+    open_package,
+    open_zip,
+    shared_record,
+    where,
+)
+from .._common.util import (
+    ABSENT,
+    format_time,
+    guard,
+    parse_time,
+    text_field,
+    text_list,
+)
+
+if TYPE_CHECKING:
+    from bunzai.containers.zipsafe import SafeZip
+    from bunzai.input import AdapterInput
+    from bunzai.model import Asset, Character
+
+
+def rebuild_text(t: Text, value: str) -> Any:
+    """What the writer puts under ``t.key`` for a canonical text (no raw value to restore)."""
+    if not value and not t.always:
+        return ABSENT
+    if t.examples:
+        return examples_to_voxta(value)
+    return to_voxta(value) if t.macros else value
+
+
+def rebuild_list(values: list[str], macros: bool) -> Any:
+    if not values:
+        return ABSENT
+    return [to_voxta(v) for v in values] if macros else list(values)
+
+
+def rebuild_date(seconds: int | None) -> Any:
+    return ABSENT if seconds is None else format_time(seconds)
+
+
+def rebuild_visual(value: Any) -> Any:
+    return to_voxta(value) if isinstance(value, str) else ""
+
+
+def scenario_only(pkg: Package) -> UnsupportedInput:
+    """The refusal for a package that holds scenarios and no character."""
+    names = []
+    cast: list[str] = []
+    for member in pkg.scenarios:
+        name = member.value.get("Name")
+        names.append(repr(name) if isinstance(name, str) and name else member.path)
+        roles = member.value.get("Roles")
+        for role in roles if isinstance(roles, list) else []:
+            cid = role.get("DefaultCharacterId") if isinstance(role, Mapping) else None
+            if isinstance(cid, str) and cid and cid not in cast:
+                cast.append(cid)
+    who = (f"casts {len(cast)} character(s) ({', '.join(cast)}) that are not included"
+           if cast else "names no character and includes none")
+    return UnsupportedInput(
+        f"a scenario-only Voxta package: scenario {', '.join(names)} {who}; bunzai converts the "
+        "characters and memory books of a package, so export the scenario together with its "
+        "characters from Voxta")
+
+
+def read_package(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+    z = open_zip(input, "Voxta package")
+    pkg = open_package(input)
+    for path, reason in pkg.broken.items():
+        if CHARACTER_JSON.match(path):
+            raise MalformedInput(reason)
+    if not pkg.characters:
+        if pkg.scenarios:
+            raise scenario_only(pkg)
+        if pkg.books:
+            raise MalformedInput("a Voxta package of memory books without a character; read it "
+                                 "as voxta-lorebook")
+        raise MalformedInput("not a Voxta character package: no Characters/<id>/character.json")
+    warnings: list[Issue] = []
+    for path, reason in pkg.broken.items():
+        warnings.append(Issue(where(path), f"{reason}; kept as it is for a Voxta rewrite"))
+
+    consumed: set[str] = set()
+    linked_books: list[list[JsonMember]] = []
+    for folder, member in pkg.characters:
+        consumed.add(member.path)
+        consumed.update(pkg.character_files(folder))
+        found = _linked(pkg, member, warnings)
+        consumed.update(b.path for b in found)
+        linked_books.append(found)
+    shared, carried = shared_record(input, z, pkg, consumed)
+
+    entities: list[Character] = []
+    for index, ((folder, member), books) in enumerate(zip(pkg.characters, linked_books,
+                                                          strict=True)):
+        entities.append(_character(z, pkg, index, folder, member, books, shared,
+                                   carried if index == 0 else {}, warnings))
+    for member in pkg.scenarios:
+        if member.path not in consumed:
+            warnings.append(Issue(where(member.path), "a Voxta scenario: bunzai has no scenario "
+                                  "kind; kept for a Voxta rewrite"))
+    if len(entities) > 1:
+        warnings.append(Issue("$", f"{len(entities)} characters in one package: read as one "
+                              "character each"))
+    return ReadResult(list(entities), warnings)
+
+
+def _linked(pkg: Package, member: JsonMember, warnings: list[Issue]) -> list[JsonMember]:
+    """The books a character links that the package holds, in link order."""
+    w = where(member.path)
+    ids = text_list(member.value, "MemoryBooks", w, [])
+    found: list[JsonMember] = []
+    for i, book_id in enumerate(ids):
+        book = pkg.books.get(book_id)
+        if book is None:
+            why = ("is broken" if any(BOOK_JSON.match(p) and p.split("/")[1] == book_id
+                                      for p in pkg.broken) else "is not in the package")
+            warnings.append(Issue(f"{w}.MemoryBooks[{i}]", f"memory book {book_id} {why}; the "
+                                  "link is kept"))
+        elif book not in found:
+            found.append(book)
+    return found
+
+
+def _character(z: SafeZip, pkg: Package, index: int, folder: str, member: JsonMember,
+               books: list[JsonMember], shared: dict[str, Any], carried: dict[str, Any],
+               warnings: list[Issue]) -> Character:
+    from bunzai.model import Character
+
+    obj = member.value
+    w = where(member.path)
+    g: dict[str, Any] = {}
+    fields: dict[str, Any] = {}
+    for t in TEXTS:
+        raw = obj.get(t.key, ABSENT)
+        text = text_field(obj, t.key, w, warnings)
+        value = to_card(text) if t.macros else text
+        fields[t.field] = value
+        guard(g, t.key, raw, value, rebuild_text(t, value))
+    for key, name, macros in LISTS:
+        raw = obj.get(key, ABSENT)
+        values = text_list(obj, key, w, warnings)
+        if macros:
+            values = [to_card(v) for v in values]
+        fields[name] = values
+        guard(g, key, raw, values, rebuild_list(values, macros))
+    for key, name in DATES:
+        raw = obj.get(key, ABSENT)
+        seconds = parse_time(raw)
+        if raw is not ABSENT and raw is not None and seconds is None:
+            warnings.append(Issue(f"{w}.{key}", f"{key} {raw!r} is not a date bunzai can read; "
+                                  "kept as it is"))
+        fields[name] = seconds
+        guard(g, key, raw, seconds, rebuild_date(seconds))
+    extensions: dict[str, Any] = {}
+    raw_visual = obj.get("Description", ABSENT)
+    visual = text_field(obj, "Description", w, warnings)
+    if visual:
+        extensions[VISUAL] = to_card(visual)
+    guard(g, "Description", raw_visual, extensions.get(VISUAL),
+          rebuild_visual(extensions.get(VISUAL)))
+
+    rest, extra = split_rest(obj, MAPPED, LAYOUT, DEFAULTS)
+    extra.update(carried)
+    lorebook = read_books(books, warnings)
+    assets = _assets(z, pkg, folder)
+
+    pt: dict[str, Any] = {"path": member.path, "folder": folder, "order": list(obj),
+                          "rest": rest, "style": member.style, "shared": shared,
+                          "linked": [b.path for b in books]}
+    thumb = next((a for a in assets if a.name == "main" and a.type == "icon"), None)
+    if thumb is not None and thumb.data is not None:
+        pt["thumb"] = hashlib.sha1(thumb.data).hexdigest()[:16]
+    if g:
+        pt["guards"] = g
+    if extra:
+        pt["extra"] = extra
+    if obj.get("$type") != "character":
+        warnings.append(Issue(f"{w}.$type", f"$type is {obj.get('$type')!r}, not 'character'"))
+    return Character(**fields, extensions=extensions, lorebook=lorebook, assets=assets,
+                     passthrough={FMT: pt})
+
+
+def _assets(z: SafeZip, pkg: Package, folder: str) -> list[Asset]:
+    """The thumbnail (as the avatar) and the files of the character's folder, in archive order."""
+    from bunzai.model import Asset
+
+    prefix = f"Characters/{folder}/"
+    files = pkg.character_files(folder)
+    thumbs = [p for p in files if THUMBNAIL.match(p[len(prefix):])]
+    out: list[Asset] = []
+    for path in thumbs[:1] + [p for p in files if p not in thumbs[:1]]:
+        rel = path[len(prefix):]
+        data = z.read(path)
+        media, _ = sniff_media(data)
+        base = rel.rsplit("/", 1)[-1]
+        stem, dot, ext = base.rpartition(".")
+        if not dot:
+            stem, ext = base, ""
+        if thumbs and path == thumbs[0]:
+            kind, name = "icon", "main"
+        else:
+            kind = "emotion" if rel.startswith("Assets/Avatars/") else "other"
+            name = stem
+        out.append(Asset(type=kind, name=name, ext=ext.lower() or None, media_type=media,
+                         data=data, origin=path))
+    return out

@@ -1,0 +1,1 @@
+"""Tests of the voxta adapter, and the fixture packages every Voxta test builds."""

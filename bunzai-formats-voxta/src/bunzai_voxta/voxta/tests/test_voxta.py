@@ -1,0 +1,509 @@
+"""voxta: the corpus packages, our own packages, the field mapping, the writer and bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import uuid
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from bunzai.api import as_input, set_registry
+from bunzai.errors import BunzaiError, MalformedInput, UnsupportedInput
+from bunzai.model import Asset, Character, Lorebook, LorebookEntry
+from bunzai.registry import Registry
+from bunzai.testing import conversion_problems, corpus_files, route, uncovered_differences
+from bunzai.testing.damage import damaged
+
+from ..._common.jsonfmt import dumps_dotnet
+from ..._common.package import build_zip
+from . import fixtures as fx
+
+FMT = "voxta"
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+
+def corpus(stem: str) -> Path:
+    found = [p for p in corpus_files("voxpkg") if stem in p.name]
+    if not found:
+        pytest.skip(f"corpus file *{stem}* not found")
+    return found[0]
+
+
+def read(reg: Registry, data: bytes | Path, fmt: str | None = FMT) -> tuple[list[Any], list[Any]]:
+    _, result, _ = reg.read(as_input(data, None if isinstance(data, Path) else "x.voxpkg"),
+                            format=fmt)
+    return list(result.entities), result.warnings
+
+
+def members(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {i.filename: zf.read(i) for i in zf.infolist()}
+
+
+def infos(data: bytes) -> list[zipfile.ZipInfo]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return zf.infolist()
+
+
+def comment(data: bytes) -> bytes:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return zf.comment
+
+
+# -- the corpus ------------------------------------------------------------------------------
+
+
+def test_every_corpus_package_reads_or_is_refused_with_its_reason(registry: Registry) -> None:
+    files = corpus_files("voxpkg")
+    assert files, "no voxpkg in the corpus"
+    for path in files:
+        assert route(registry, path) == FMT, path.name
+        try:
+            entities, _ = read(registry, path)
+        except UnsupportedInput as exc:
+            assert "scenario-only Voxta package" in exc.message
+            assert exc.exit_code == 4
+            continue
+        assert entities and all(isinstance(e, Character) and e.name for e in entities)
+
+
+def test_scenario_only_package_is_refused_naming_its_missing_characters(
+        registry: Registry) -> None:
+    path = corpus("Desktop_Critics")
+    with pytest.raises(UnsupportedInput) as info:
+        read(registry, path)
+    message = info.value.message
+    assert "scenario-only Voxta package" in message
+    assert "'Desktop Critics: Real-Time Commentary Edition'" in message
+    assert "35c74d75-e3e4-44af-9389-faade99cc419" in message  # the roles' characters
+    assert "4f57d1cd-d448-5b43-6cc0-b4d3a87719db" in message
+    from bunzai.cli import app
+    set_registry(registry)
+    try:
+        res = CliRunner().invoke(app, ["inspect", str(path)])
+    finally:
+        set_registry(None)
+    assert res.exit_code == 4
+    assert "Traceback" not in res.stderr and path.name in res.stderr
+    assert res.stderr.strip().count("\n") == 0
+    assert "unrecognized" not in res.stderr and "no format scored" not in res.stderr
+
+
+def test_our_scenario_export_is_refused_too(registry: Registry) -> None:
+    with pytest.raises(UnsupportedInput, match=fx.KEEPER):
+        read(registry, fx.scenario_export())
+
+
+def test_purrsephone_field_mapping(registry: Registry) -> None:
+    (ch,), _ = read(registry, corpus("Purrsephone"))
+    assert ch.name == "Purrsephone"
+    assert ch.description.startswith("|cache|\n{{char}}\nAge: 22")  # Profile, macros read
+    assert "{{ char }}" not in ch.description and "{{ user }}" not in ch.description
+    assert ch.extensions["visual_description"].startswith("|cache|\nA beautiful synthetic")
+    assert ch.character_version == "1.0.8"  # the character's, not the package's 1.0.1
+    assert ch.creator == "Vega" and ch.creator_notes == "Purrsephone"
+    assert "cat girl" in ch.tags
+    assert ch.creation_date == 1731915611  # 2024-11-18T07:40:11.929+00:00
+    assert ch.lorebook is not None and ch.lorebook.name == "Purrsephone"
+    first = ch.lorebook.entries[0]
+    assert first.keys == ["memory"] and first.priority == 6 and first.enabled
+    assert first.content.startswith("Vega maintains memories of Purrsephone's")
+    assert [a.name for a in ch.assets] == ["main"] and ch.assets[0].media_type == "image/png"
+    extra = ch.passthrough[FMT]["extra"]
+    assert extra["Label"] == "Purrsephone Alpha 0.8"
+    assert len(extra["TextToSpeech"]) == 4 and extra["ChatStyle"] == 3
+    assert [s["Name"] for s in extra["Scripts"]] == ["index", "lib"]
+    assert "vision" in extra["Augmentations"]
+    for layout in ("$type", "Id", "PackageId", "MemoryBooks", "Thumbnail", "MaxTokens"):
+        assert layout not in extra
+
+
+def test_lady_voxta_defaults_are_layout_not_user_data(registry: Registry) -> None:
+    (ch,), _ = read(registry, corpus("Lady_Voxta"))
+    extra = ch.passthrough[FMT].get("extra", {})
+    # TextToSpeech [], Scripts [], ChatStyle 1 … : only the non-default settings are user data
+    assert "TextToSpeech" not in extra and "Scripts" not in extra and "UseVision" not in extra
+    assert extra == {"ChatStyle": 1, "NotifyUserAwayReturn": True, "TimeAware": True}
+    assert ch.lorebook is None and ch.tags == [] and ch.creator_notes == ""
+
+
+@pytest.mark.parametrize("stem", ["Lady_Voxta", "Purrsephone"])
+def test_corpus_rewrite_is_byte_faithful_for_every_member(registry: Registry, stem: str) -> None:
+    path = corpus(stem)
+    entities, _ = read(registry, path)
+    out = registry.write(entities, FMT)
+    assert not out.loss
+    source, written = path.read_bytes(), out.files[0].data
+    assert list(members(written)) == list(members(source))
+    assert members(written) == members(source)
+    assert comment(written) == b"Voxta Package"
+    assert all(i.compress_type == zipfile.ZIP_DEFLATED and not i.is_dir()
+               for i in infos(written))
+
+
+@pytest.mark.parametrize("name", sorted(fx.SAMPLE_BUILDERS))
+def test_committed_samples_are_what_the_builders_make(name: str) -> None:
+    assert (fx.SAMPLES / name).read_bytes() == fx.SAMPLE_BUILDERS[name](), \
+        "run python -m bunzai_voxta.voxta.tests.fixtures"
+
+
+# -- our own packages ------------------------------------------------------------------------
+
+
+def test_full_package_reads_two_characters_and_writes_them_back_together(
+        registry: Registry) -> None:
+    data = fx.full_package()
+    entities, warnings = read(registry, data)
+    keeper, ferry = entities
+    assert (keeper.name, ferry.name) == ("Mara", "Ilse")
+    assert keeper.lorebook is not None and ferry.lorebook is not None
+    # Mara links Tides then Harbour; Ilse links Harbour and a book the package lacks
+    assert [e.keys for e in keeper.lorebook.entries] == [["tide", "tides"], ["gale"],
+                                                         ["harbour", "quay"]]
+    assert keeper.lorebook.name == "Tides"
+    assert keeper.lorebook.passthrough[FMT]["extra"]["Books"][fx.HARBOUR]["Name"] == "Harbour"
+    assert [e.keys for e in ferry.lorebook.entries] == [["harbour", "quay"]]
+    assert any(fx.MISSING_BOOK in w.message and "not in the package" in w.message
+               for w in warnings)
+    assert [a.type for a in keeper.assets] == ["icon", "emotion", "other"]
+    assert [a.name for a in keeper.assets] == ["main", "happy", "hello"]
+    # the scenario, its thumbnail and the book nobody links are user data of the first one
+    extra = keeper.passthrough[FMT]["extra"]
+    assert extra[f"Scenarios/{fx.SCENARIO}/scenario.json"]["Name"] == "Storm Night"
+    assert f"Scenarios/{fx.SCENARIO}/thumbnail.png" in extra
+    assert extra[f"Books/{fx.LOOSE}/book.json"]["Name"] == "Loose notes"
+    assert not any(k.startswith(("Scenarios/", "Books/"))
+                   for k in ferry.passthrough[FMT].get("extra", {}))
+    out = registry.write(entities, FMT)
+    assert not out.loss
+    assert members(out.files[0].data) == members(data)
+    assert list(members(out.files[0].data)) == list(members(data))
+
+
+def test_one_character_of_a_package_written_alone(registry: Registry) -> None:
+    entities, _ = read(registry, fx.full_package())
+    out = registry.write([entities[1]], FMT)
+    files = members(out.files[0].data)
+    assert f"Characters/{fx.FERRY}/character.json" in files
+    assert f"Characters/{fx.KEEPER}/character.json" not in files
+    assert f"Books/{fx.HARBOUR}/book.json" in files and f"Books/{fx.TIDES}/book.json" not in files
+    (back,), _ = read(registry, out.files[0].data)
+    assert not uncovered_differences(entities[1], back, out.loss)
+    links = json.loads(files[f"Characters/{fx.FERRY}/character.json"])["MemoryBooks"]
+    assert links == [fx.HARBOUR, fx.MISSING_BOOK]  # the missing book's link is kept
+
+
+def test_edits_win_and_the_rest_stays_byte_identical(registry: Registry) -> None:
+    data = fx.character_export()
+    (ch,), _ = read(registry, data)
+    ch.description = "{{char}} keeps the light; {{user}} keeps the log."
+    ch.lorebook = Lorebook(entries=[LorebookEntry(keys=["lamp"], content="Trim it at dusk.",
+                                                  priority=4)])
+    out = registry.write([ch], FMT)
+    assert [(e.path, e.action) for e in out.loss] == [("lorebook.name", "approximated")]
+    files = members(out.files[0].data)
+    obj = json.loads(files[f"Characters/{fx.KEEPER}/character.json"])
+    assert obj["Profile"] == "{{ char }} keeps the light; {{ user }} keeps the log."
+    (book_id,) = obj["MemoryBooks"]
+    assert UUID.match(book_id)
+    book = json.loads(files[f"Books/{book_id}/book.json"])
+    assert book["Items"][0]["Keywords"] == ["lamp"] and book["Items"][0]["Weight"] == 4
+    source = json.loads(members(data)[f"Characters/{fx.KEEPER}/character.json"])
+    assert list(obj) == list(source)  # same key order, the new link where it was
+    for key, value in source.items():
+        if key not in ("Profile", "MemoryBooks"):
+            assert obj[key] == value, key
+
+
+def test_differing_copies_of_a_shared_book_are_both_kept(registry: Registry) -> None:
+    entities, _ = read(registry, fx.full_package())
+    ferry = entities[1]
+    assert ferry.lorebook is not None
+    ferry.lorebook.entries[0].content = "The harbour master retired."
+    out = registry.write(entities, FMT)
+    assert any("copies differ" in w for w in out.warnings)
+    back, _ = read(registry, out.files[0].data)
+    assert not conversion_problems(registry, entities, FMT)
+    assert back[1].lorebook is not None
+    assert back[1].lorebook.entries[0].content == "The harbour master retired."
+    assert back[0].lorebook is not None
+    assert back[0].lorebook.entries[2].content == "The harbour master owes {{char}} a favour."
+
+
+def test_foundry_export_reads_its_card_fields(registry: Registry) -> None:
+    (ch,), _ = read(registry, fx.foundry_export())
+    assert ch.alternate_greetings == ["Last crossing tonight, {{user}}."]
+    assert ch.system_prompt == "Write {{char}} briefly."
+    assert ch.post_history_instructions == "Stay in character."
+    assert ch.lorebook is not None
+    assert [e.enabled for e in ch.lorebook.entries] == [True, False]  # Deleted: true
+    assert ch.creation_date == 1735862400
+    out = registry.write([ch], FMT)
+    assert not out.loss and members(out.files[0].data) == members(fx.foundry_export())
+    assert comment(out.files[0].data) == b""  # it had none: the rewrite adds none
+
+
+# -- cards converted to Voxta ----------------------------------------------------------------
+
+
+def st_card() -> dict[str, Any]:
+    """A SillyTavern V2 card of our own, with the fields Voxta cannot hold set."""
+    entries = [
+        {"id": 0, "keys": ["lamp"], "secondary_keys": ["oil"], "content": "{{char}} trims it.",
+         "comment": "Lamp", "enabled": True, "insertion_order": 10, "constant": False,
+         "selective": True, "position": "before_char", "priority": 7,
+         "extensions": {"probability": 50, "useProbability": True}},
+        {"id": 1, "keys": ["ferry"], "secondary_keys": [], "content": "It runs at night.",
+         "comment": "", "enabled": False, "insertion_order": 20, "constant": True,
+         "selective": False, "position": "after_char", "extensions": {}},
+    ]
+    return {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Mara", "nickname": "Keeper",
+        "description": "{{char}} keeps the Slate Light. <USER> visits.",
+        "personality": "Patient.", "scenario": "A gale.",
+        "first_mes": "You're late, {{user}}.",
+        "mes_example": "<START>\n{{user}}: Hi\n{{char}}: Hm.",
+        "creator_notes": "Ours.", "system_prompt": "Be brief, {{char}}.",
+        "post_history_instructions": "", "alternate_greetings": ["Storm's up, {{User}}."],
+        "group_only_greetings": ["All of you, inside."],
+        "tags": ["lighthouse", "NSFW"], "creator": "slatewright", "character_version": "3",
+        "extensions": {"talkativeness": "0.5", "fav": False, "world": "",
+                       "depth_prompt": {"prompt": "Stay grim.", "depth": 4, "role": "system"},
+                       "visual_description": "A grey coat."},
+        "character_book": {"name": "Coast", "entries": entries}}}
+
+
+def test_sillytavern_card_to_voxta_reads_back_with_an_exact_loss_report(
+        registry: Registry) -> None:
+    card = json.dumps(st_card()).encode()
+    handle, result, _ = registry.read(as_input(card, "mara.json"))
+    assert handle.id == "sillytavern"
+    (ch,) = result.entities
+    assert isinstance(ch, Character)
+    out = registry.write([ch], FMT)
+    data = out.files[0].data
+    assert route(registry, data) == FMT
+    (back,), _ = read(registry, data)
+    assert back.kind == "character" and back.name == "Mara"
+    assert not uncovered_differences(ch, back, out.loss)
+    reported = {e.path for e in out.loss if not e.path.startswith(("passthrough",
+                                                                 "lorebook.passthrough",
+                                                                 "lorebook.entries[0].pass",
+                                                                 "lorebook.entries[1].pass"))}
+    assert reported == {
+        "nickname", "group_only_greetings", "description", "alternate_greetings",
+        "extensions.talkativeness", "extensions.fav", "extensions.world",
+        "extensions.depth_prompt", "mes_example",
+        "lorebook.entries[0].id", "lorebook.entries[0].secondary_keys",
+        "lorebook.entries[0].comment", "lorebook.entries[0].insertion_order",
+        "lorebook.entries[0].constant", "lorebook.entries[0].selective",
+        "lorebook.entries[0].position", "lorebook.entries[0].probability",
+        "lorebook.entries[0].use_probability",
+        "lorebook.entries[1].id", "lorebook.entries[1].comment",
+        "lorebook.entries[1].insertion_order", "lorebook.entries[1].constant",
+        "lorebook.entries[1].selective", "lorebook.entries[1].position",
+    } - _stated_by_reader(ch)
+    # every reported path really changed
+    from bunzai.compare import diff_paths
+    changed = diff_paths(ch, back)
+    for path in reported:
+        assert any(c == path or c.startswith((path + ".", path + "[")) for c in changed), path
+
+
+def _stated_by_reader(ch: Character) -> set[str]:
+    """Entry fields the Tavern reader leaves unset (None) in this card: nothing to report."""
+    assert ch.lorebook is not None
+    out = set()
+    for i, e in enumerate(ch.lorebook.entries):
+        for name in ("comment", "probability", "use_probability", "selective", "constant"):
+            if getattr(e, name) is None:
+                out.add(f"lorebook.entries[{i}].{name}")
+    return out
+
+
+def test_a_converted_card_is_a_server_style_package_with_fresh_ids(registry: Registry) -> None:
+    card = json.dumps(st_card()).encode()
+    _, result, _ = registry.read(as_input(card, "mara.json"))
+    first = registry.write(result.entities, FMT).files[0].data
+    second = registry.write(result.entities, FMT).files[0].data
+    assert comment(first) == b"Voxta Package"
+    files = members(first)
+    names = list(files)
+    assert names[0] == "package.json"  # a character with a book lives in a package
+    (char_path,) = [n for n in names if n.endswith("character.json")]
+    (book_path,) = [n for n in names if n.endswith("book.json")]
+    pkg = json.loads(files["package.json"])
+    obj = json.loads(files[char_path])
+    book = json.loads(files[book_path])
+    for value in (pkg["Id"], obj["Id"], book["Id"], *(i["Id"] for i in book["Items"])):
+        assert UUID.match(value), value
+    assert char_path == f"Characters/{obj['Id']}/character.json"
+    assert pkg["EntryResource"] == {"Kind": 1, "Id": obj["Id"]}
+    assert obj["PackageId"] == pkg["Id"] == book["PackageId"]
+    assert obj["MemoryBooks"] == [book["Id"]]
+    assert [*obj][::len(obj) - 1] == ["$type", "Id"] and obj["$type"] == "character"
+    assert [*book][::len(book) - 1] == ["$type", "Id"]
+    assert obj["Profile"] == "{{ char }} keeps the Slate Light. {{ user }} visits."
+    assert obj["Description"] == "A grey coat."
+    assert obj["ExplicitContent"] is True  # the nsfw tag
+    assert obj["AlternativeFirstMessages"] == ["Storm's up, {{ user }}."]
+    assert obj["MessageExamples"] == "{{ user }}: Hi\n{{ char }}: Hm."  # no <START> in Voxta
+    assert book["Items"][1]["Deleted"] is True
+    for raw in (files[char_path], files[book_path], files["package.json"]):
+        assert raw == dumps_dotnet(json.loads(raw))  # the server's dialect
+    assert b"\\u0027" in files[char_path]  # Storm's
+    ids_first = {json.loads(v)["Id"] for k, v in files.items() if k.endswith(".json")}
+    ids_second = {json.loads(v)["Id"] for k, v in members(second).items()
+                  if k.endswith(".json")}
+    assert not ids_first & ids_second  # fresh ids every time
+
+
+def test_a_card_without_book_is_a_character_export(registry: Registry) -> None:
+    from bunzai.containers.png import minimal_png
+
+    ch = Character(name="Ilse", description="{{char}} pilots.", first_mes="Hi {{user}}.",
+                   assets=[Asset(type="icon", name="main", data=minimal_png(2, 2),
+                                 media_type="image/png")])
+    out = registry.write([ch], FMT)
+    files = members(out.files[0].data)
+    # the avatar now has a place in the package and a file extension: nothing else changes
+    assert {(e.path, e.action) for e in out.loss} == {("assets[0].origin", "approximated"),
+                                                      ("assets[0].ext", "approximated")}
+    (char_path, thumb) = list(files)
+    assert char_path.startswith("Characters/") and thumb == char_path.replace(
+        "character.json", "thumbnail.png")
+    obj = json.loads(files[char_path])
+    assert "PackageId" not in obj and obj["Thumbnail"] == {"ETag": 1, "ContentType": "image/png"}
+    assert obj["ExplicitContent"] is False
+    (back,), _ = read(registry, out.files[0].data)
+    assert back.description == "{{char}} pilots." and back.assets[0].data == ch.assets[0].data
+
+
+def test_assets_voxta_cannot_take_are_reported(registry: Registry) -> None:
+    from bunzai.containers.png import minimal_png
+
+    png = minimal_png(2, 2)
+    ch = Character(name="Ilse", assets=[
+        Asset(type="icon", name="main", data=png, media_type="image/png"),
+        Asset(type="emotion", name="joy", data=fx.WEBP, ext="webp"),
+        Asset(type="emotion", name="wave", data=fx.GIF, ext="gif"),
+        Asset(type="background", name="sea", uri="https://example.invalid/sea.png"),
+    ])
+    out = registry.write([ch], FMT)
+    by_path = {e.path: e for e in out.loss}
+    assert by_path["assets[2]"].action == "dropped" and "image/gif" in by_path["assets[2]"].reason
+    assert by_path["assets[3]"].action == "dropped"
+    (back,), _ = read(registry, out.files[0].data)
+    assert [a.name for a in back.assets] == ["main", "joy"]
+    assert not uncovered_differences(ch, back, out.loss)
+
+
+def test_macros_the_card_spells_differently_are_reported(registry: Registry) -> None:
+    ch = Character(name="Mara", description="{{Char}} and <BOT> and {{char}}.",
+                   first_mes="Already {{ user }} here.")
+    out = registry.write([ch], FMT)
+    (back,), _ = read(registry, out.files[0].data)
+    assert back.description == "{{char}} and {{char}} and {{char}}."
+    assert back.first_mes == "Already {{user}} here."
+    assert {e.path for e in out.loss} == {"description", "first_mes"}
+
+
+# -- bad input -------------------------------------------------------------------------------
+
+
+def _json_members(data: bytes) -> list[tuple[str, Any]]:
+    return [(n, json.loads(v) if n.endswith(".json") else v) for n, v in members(data).items()]
+
+
+@pytest.mark.parametrize("builder", ["character_export", "full_package", "foundry_export"])
+def test_damaged_members_fail_cleanly_or_read_and_write(registry: Registry,
+                                                        builder: str) -> None:
+    source = _json_members(getattr(fx, builder)())
+    docs = [dict(source)]
+    for i, doc in enumerate(damaged(docs, 60, seed=11)):
+        data = build_zip([(n, v if isinstance(v, bytes) else dumps_dotnet(v))
+                          for n, v in doc.items()])
+        try:
+            entities, _ = read(registry, data)
+        except BunzaiError:
+            continue
+        problems = conversion_problems(registry, entities, FMT)
+        assert not problems, (i, problems)
+
+
+@pytest.mark.parametrize("cut", [0, 10, 100, 0.5, -1])
+def test_truncated_packages_are_refused(registry: Registry, cut: float) -> None:
+    data = fx.full_package()
+    end = int(len(data) * cut) if isinstance(cut, float) else (cut if cut >= 0 else len(data) - 1)
+    with pytest.raises(BunzaiError):
+        read(registry, data[:end])
+
+
+def test_broken_character_json_names_the_member(registry: Registry) -> None:
+    whole = dumps_dotnet(fx.keeper([]))
+    data = build_zip([(f"Characters/{fx.KEEPER}/character.json", whole[:-9])])
+    with pytest.raises(MalformedInput, match=f"Characters/{fx.KEEPER}/character.json"):
+        read(registry, data)
+
+
+def test_byaf_like_lower_case_folders_are_not_voxta(registry: Registry) -> None:
+    data = build_zip([("characters/x/character.json",
+                       dumps_dotnet({"$type": "character", "Name": "x"}))])
+    assert route(registry, data) != FMT
+
+
+def test_zip_comment_is_set_on_core_written_archives() -> None:
+    from ..._common.package import zip_comment
+
+    data = build_zip([("a.json", b"{}")])
+    assert zip_comment(data) == "Voxta Package"
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert zf.testzip() is None and zf.comment == b"Voxta Package"
+
+
+def test_fresh_ids_are_random_uuids() -> None:
+    from ..._common.util import new_id
+
+    ids = {new_id() for _ in range(50)}
+    assert len(ids) == 50 and all(uuid.UUID(i).version == 4 for i in ids)
+
+
+# -- labels ----------------------------------------------------------------------------------
+
+
+def _label(registry: Registry, data: bytes | Path) -> Any:
+    from bunzai.label import label
+
+    inp = as_input(data, None if isinstance(data, Path) else "x.voxpkg")
+    entities, _ = read(registry, data)
+    return label(registry, inp, entities)
+
+
+def test_labels_name_the_voxta_server_for_its_exports(registry: Registry) -> None:
+    for path in (corpus("Lady_Voxta"), corpus("Purrsephone")):
+        result = _label(registry, path)
+        assert result.app == "Voxta", path.name
+        assert any("zip comment" in e for e in result.best("origin").evidence)
+
+
+def test_labels_name_character_foundry_for_its_exports(registry: Registry) -> None:
+    result = _label(registry, fx.foundry_export())
+    guess = result.best("last_writer")
+    assert guess is not None and guess.app == "Character Foundry"
+    assert all(g.app != "Voxta" for g in result.guesses)
+
+
+def test_a_memorybooks_folder_is_read_like_books(registry: Registry) -> None:
+    data = fx.server_package([
+        (f"Characters/{fx.KEEPER}/character.json", fx.keeper([fx.TIDES])),
+        (f"MemoryBooks/{fx.TIDES}/book.json", fx.book(fx.TIDES, "Tides", fx.TIDES_ITEMS))])
+    (ch,), warnings = read(registry, data)
+    assert ch.lorebook is not None and len(ch.lorebook.entries) == 2 and not warnings
+    out = registry.write([ch], FMT)
+    assert not out.loss and members(out.files[0].data) == members(data)

@@ -1,0 +1,56 @@
+"""Reading the memory books of a Voxta package as lorebooks, one per ``Books/<id>/book.json``.
+
+The mapping is shared with the ``voxta`` adapter (``_common/book.py``).  The package around the
+books (``package.json``, member order, and any member that is not a book: characters,
+scenarios, assets) is kept in passthrough, so the books of one package are written back as that
+package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from bunzai.errors import MalformedInput
+from bunzai.types import Issue, ReadResult
+
+from .._common.book import read_books
+from .._common.package import BOOK_JSON, open_package, open_zip, shared_record, where
+
+FMT = "voxta-lorebook"
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Lorebook
+
+
+def read_book_package(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+    z = open_zip(input, "Voxta package")
+    pkg = open_package(input)
+    for path, reason in pkg.broken.items():
+        if BOOK_JSON.match(path):
+            raise MalformedInput(reason)
+    if not pkg.books:
+        raise MalformedInput("not a Voxta memory-book package: no Books/<id>/book.json")
+    warnings: list[Issue] = []
+    for path, reason in pkg.broken.items():
+        warnings.append(Issue(where(path), f"{reason}; kept as it is for a Voxta rewrite"))
+    consumed = {m.path for m in pkg.books.values()}
+    shared, carried = shared_record(input, z, pkg, consumed)
+    if pkg.characters:
+        warnings.append(Issue("$", f"{len(pkg.characters)} character(s) in the package are not "
+                              "lorebooks (read the package as voxta for them); kept for a Voxta "
+                              "rewrite"))
+    for scenario in pkg.scenarios:
+        warnings.append(Issue(where(scenario.path), "a Voxta scenario: bunzai has no scenario "
+                              "kind; kept for a Voxta rewrite"))
+    out: list[Lorebook] = []
+    for index, member in enumerate(pkg.books.values()):
+        book = read_books([member], warnings, FMT)
+        assert book is not None
+        pt = book.passthrough[FMT]
+        pt["shared"] = shared
+        if index == 0 and carried:
+            pt.setdefault("extra", {}).update(carried)
+        out.append(book)
+    return ReadResult(list(out), warnings)

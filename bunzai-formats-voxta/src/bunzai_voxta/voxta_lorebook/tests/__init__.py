@@ -1,0 +1,1 @@
+"""Tests of the voxta-lorebook adapter."""

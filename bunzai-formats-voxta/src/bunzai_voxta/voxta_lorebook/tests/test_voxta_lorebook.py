@@ -1,0 +1,95 @@
+"""voxta-lorebook: packages of memory books, the books of a character package, conversions."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from typing import Any
+
+import pytest
+
+from bunzai.api import as_input
+from bunzai.errors import MalformedInput
+from bunzai.model import Lorebook
+from bunzai.registry import Registry
+from bunzai.testing import conversion_problems, corpus_files, route
+
+from ..._common.jsonfmt import dumps_dotnet
+from ...voxta.tests import fixtures as fx
+
+FMT = "voxta-lorebook"
+
+
+def read(reg: Registry, data: Any, fmt: str | None = FMT) -> tuple[list[Any], list[Any]]:
+    _, result, _ = reg.read(as_input(data, "x.voxpkg") if isinstance(data, bytes)
+                            else as_input(data), format=fmt)
+    return list(result.entities), result.warnings
+
+
+def members(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return {i.filename: zf.read(i) for i in zf.infolist()}
+
+
+def test_a_books_package_reads_one_lorebook_per_book(registry: Registry) -> None:
+    data = fx.books_package()
+    assert route(registry, data) == FMT
+    (tides, harbour), _ = read(registry, data)
+    assert isinstance(tides, Lorebook) and tides.name == "Tides"
+    assert [e.keys for e in tides.entries] == [["tide", "tides"], ["gale"]]
+    assert tides.entries[1].content == "{{char}} counts the seconds between gusts."
+    assert [e.priority for e in tides.entries] == [7, 5]
+    assert harbour.name == "Harbour" and harbour.description == "Who is who on the quay."
+    assert tides.passthrough[FMT]["extra"] == {"Creator": "slatewright"}
+    out = registry.write([tides, harbour], FMT)
+    assert not out.loss
+    assert members(out.files[0].data) == members(data)
+    assert list(members(out.files[0].data)) == list(members(data))
+
+
+def test_the_books_of_a_character_package_read_when_asked(registry: Registry) -> None:
+    paths = [p for p in corpus_files("voxpkg") if "Purrsephone" in p.name]
+    if not paths:
+        pytest.skip("Purrsephone package not in the corpus")
+    assert route(registry, paths[0]) == "voxta"  # the package is a character's
+    (book,), warnings = read(registry, paths[0])
+    assert book.name == "Purrsephone" and len(book.entries) == 10
+    assert any("not lorebooks" in w.message for w in warnings)
+
+
+def test_world_info_to_voxta_books_is_a_new_package(registry: Registry) -> None:
+    world = {"entries": {
+        "0": {"uid": 0, "key": ["lamp"], "keysecondary": [], "comment": "Lamp",
+              "content": "{{char}} trims the lamp.", "constant": False, "selective": True,
+              "order": 100, "position": 0, "disable": False, "probability": 100,
+              "useProbability": True, "depth": 4},
+        "1": {"uid": 1, "key": ["ferry"], "keysecondary": ["night"], "comment": "",
+              "content": "It runs at night.", "constant": True, "selective": True,
+              "order": 90, "position": 1, "disable": True, "probability": 100,
+              "useProbability": True, "depth": 4}}}
+    handle, result, _ = registry.read(as_input(json.dumps(world).encode(), "world.json"))
+    assert handle.id == "sillytavern-lorebook"
+    out = registry.write(result.entities, FMT)
+    data = out.files[0].data
+    assert route(registry, data) == FMT
+    files = members(data)
+    pkg = json.loads(files["package.json"])
+    (book_path,) = [n for n in files if n.endswith("book.json")]
+    book = json.loads(files[book_path])
+    assert pkg["EntryResource"] == {"Kind": 2, "Id": book["Id"]}
+    assert book["PackageId"] == pkg["Id"]
+    assert book["Items"][0]["Text"] == "{{ char }} trims the lamp."
+    assert book["Items"][1]["Deleted"] is True
+    assert files[book_path] == dumps_dotnet(book)
+    assert not conversion_problems(registry, result.entities, FMT)
+    paths = {e.path for e in out.loss if ".passthrough" not in e.path
+             and not e.path.startswith("passthrough")}
+    assert "entries[1].secondary_keys" in paths and "entries[0].comment" in paths
+    assert "entries[0].content" not in paths and "entries[1].enabled" not in paths
+    assert ("name", "approximated") in {(e.path, e.action) for e in out.loss}
+
+
+def test_a_cut_off_book_is_refused_naming_it(registry: Registry) -> None:
+    with pytest.raises(MalformedInput, match=f"Books/{fx.TIDES}/book.json"):
+        read(registry, fx.broken_book())
