@@ -70,3 +70,19 @@ def test_cards_without_chats_and_chats_themselves_are_refused() -> None:
         chats.extract(reg(), res.entities[0])
     with pytest.raises(UsageError, match="a chat already"):
         chats.extract(reg(), Chat())
+
+
+def test_a_faraday_cards_chat_history_comes_out_too() -> None:
+    card = Character(name="Wren", passthrough={"backyard": {"rest": {"Chat": [{
+        "name": "Night", "authorNote": "Keep it loud.", "createdAt": "2023-12-18T23:31:42.483Z",
+        "ChatItems": [{"input": "Hi", "output": "Hello", "createdAt": "2023-12-18T23:32:00.000Z",
+                       "RegenSwipes": [
+                           {"text": "Yo", "activeTimestamp": "2023-12-18T23:32:01.000Z"},
+                           {"text": "Hello", "activeTimestamp": "2023-12-18T23:32:09.000Z"}]}],
+    }]}}})
+    (chat,) = chats.extract(reg(), card)
+    assert (chat.title, chat.notes) == ("Night", "Keep it loud.")
+    assert [(m.role, m.text, m.chosen) for m in chat.messages] == [("user", "Hi", None),
+                                                                    ("character", "Hello", 1)]
+    with pytest.raises(UsageError, match="cannot take"):
+        chats.embed(reg(), card, chat)
