@@ -161,6 +161,172 @@ def gap_layout(gap: Iterable[Line]) -> list[Any]:
     return [keep_line(g) for g in gap]
 
 
-def join_lines(lines: Iterable[bytes]) -> Iterator[bytes]:
-    """Pass produced line bytes through (a named step so writers read as a pipeline)."""
-    yield from lines
+@dataclass(slots=True)
+class Head:
+    """The start of a chat file: the header line (if any) and where the messages begin."""
+
+    header: Line | None
+    first_message: int
+    """Index of the first message line, -1 when there is none."""
+    eol: bytes
+    """The file's usual line ending (the header's, else the first message's)."""
+
+
+def scan_head(input: AdapterInput, is_header: Callable[[Any], bool],
+              layout: dict[str, Any]) -> Head:
+    """Find the header and the first message, recording in ``layout`` the blank or broken
+    lines around the header, the usual line ending and the header's own."""
+    lead: list[Line] = []
+    after: list[Line] = []
+    header: Line | None = None
+    first, first_eol = -1, b""
+    for n, line in enumerate(iter_lines(input)):
+        if line.value is ABSENT:
+            (after if header is not None else lead).append(line)
+        elif header is None and is_header(line.value):
+            header = line
+        else:
+            first, first_eol = n, line.eol
+            break
+    eol = (header.eol if header is not None else b"") or first_eol or b"\n"
+    if lead:
+        layout["lead"] = gap_layout(lead)
+    if after:
+        layout["after_header"] = gap_layout(after)
+    if header is not None:
+        line_layout(header, layout)
+        if header.eol != (eol if first >= 0 else b""):
+            layout["header_eol"] = header.eol.decode("ascii")
+    if eol != b"\n":
+        layout["eol"] = eol.decode("ascii")
+    return Head(header, first, eol)
+
+
+def produce(chat: Any, fmt: str, header: dict[str, Any] | None,
+            line_of: Callable[[Any], dict[str, Any]]) -> Iterator[bytes]:
+    """A chat file line by line: the kept lead, the header, then each message with its own
+    ending and the blank or broken lines that followed it (one message of look-ahead)."""
+    from bunzai.chats import layout_of
+
+    layout = layout_of(chat, fmt)
+    eol = str(layout.get("eol", "\n")).encode("ascii")
+    for kept in layout.get("lead") or ():
+        yield restore_line(kept)
+    messages = iter(chat.iter_messages())
+    current = next(messages, None)
+    if header is not None:
+        own = layout.get("header_eol")
+        end = str(own).encode("ascii") if own is not None else (
+            eol if current is not None else b"")
+        yield emit(header, layout) + end
+    for kept in layout.get("after_header") or ():
+        yield restore_line(kept)
+    while current is not None:
+        following = next(messages, None)
+        record = layout_of(current, fmt)
+        own = record.get("eol")
+        end = str(own).encode("ascii") if own is not None else (
+            eol if following is not None else b"")
+        yield emit(line_of(current), record) + end
+        for kept in record.get("gap") or ():
+            yield restore_line(kept)
+        current = following
+
+
+@dataclass(slots=True)
+class Record:
+    """One message line being read: its canonical fields, layout, kept raw values and data."""
+
+    fields: dict[str, Any]
+    layout: dict[str, Any]
+    raw: dict[str, Any]
+    extra: dict[str, Any]
+
+
+def read_common(obj: dict[str, Any], expected: Iterable[str]) -> Record:
+    """The keys SillyTavern and TavernAI messages share: ``name``, ``is_user``,
+    ``send_date``, ``mes`` (each kept raw when it is not of its usual type)."""
+    from bunzai.chattime import parse_time
+
+    rec = Record({}, {"order": list(obj)}, {}, {})
+    absent = [k for k in expected if k not in obj]
+    if absent:
+        rec.layout["absent"] = absent
+    name = obj.get("name")
+    if isinstance(name, str):
+        rec.fields["speaker"] = name
+    elif "name" in obj:
+        rec.raw["name"] = name
+    if not isinstance(obj.get("is_user"), bool) and "is_user" in obj:
+        rec.raw["is_user"] = obj["is_user"]
+    rec.fields["role"] = "user" if obj.get("is_user") is True else "character"
+    if "send_date" in obj:
+        rec.layout["send_date"] = obj["send_date"]
+        rec.fields["time"] = parse_time(obj["send_date"])
+    mes = obj.get("mes")
+    if isinstance(mes, str):
+        rec.fields["text"] = mes
+    elif "mes" in obj:
+        rec.raw["mes"] = mes
+    return rec
+
+
+def finish(rec: Record, line: Line, gap: list[Line], last: bool, default_eol: bytes
+           ) -> dict[str, Any]:
+    """The message's passthrough record: kept raw values, its line ending when unusual, the
+    blank or broken lines after it, its exact text when needed, and the app's data."""
+    layout = rec.layout
+    if rec.raw:
+        layout["raw"] = rec.raw
+    expected = b"" if last else default_eol
+    if line.eol != expected:
+        layout["eol"] = line.eol.decode("ascii")
+    if gap:
+        layout["gap"] = gap_layout(gap)
+    line_layout(line, layout)
+    if rec.extra:
+        layout["extra"] = rec.extra
+    return layout
+
+
+def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[str, str]
+                 ) -> tuple[dict[str, Any], dict[str, Any], Mapping[str, Any], set[str]]:
+    """``name``, ``is_user``, ``send_date`` and ``mes`` of a message line, and the message's
+    layout, raw values and absent keys for the rest of the line."""
+    from bunzai.chats import layout_of
+    from bunzai.chattime import restore
+
+    layout = layout_of(m, fmt)
+    raw = layout.get("raw") if isinstance(layout.get("raw"), Mapping) else {}
+    absent = set(layout.get("absent") or ())
+    out: dict[str, Any] = {}
+    if m.speaker is not None:
+        out["name"] = m.speaker
+    elif "name" in raw:
+        out["name"] = raw["name"]
+    elif "name" not in absent:
+        side = "user" if m.role == "user" else "character"
+        own = fallback.get(m.role) if m.role in ("narrator", "system") else None
+        out["name"] = own or names.get(side) or fallback[side]
+    if "is_user" in raw and (m.role == "user") == (raw["is_user"] is True):
+        out["is_user"] = raw["is_user"]
+    elif not ("is_user" in absent and m.role != "user"):
+        out["is_user"] = m.role == "user"
+    send_date = restore(m.time, layout.get("send_date"), "epoch_ms")
+    if send_date is not None:
+        out["send_date"] = send_date
+    elif "send_date" in layout:
+        out["send_date"] = layout["send_date"]
+    out["mes"] = raw["mes"] if "mes" in raw and not m.text else m.text
+    return out, layout, raw, absent
+
+
+class Lines:
+    """A file's bytes produced line by line each time it is iterated (an ``OutputFile`` part:
+    a large chat is written without ever being joined)."""
+
+    def __init__(self, make: Callable[[], Iterator[bytes]]) -> None:
+        self.make = make
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self.make()

@@ -13,6 +13,7 @@ from bunzai.errors import MalformedInput
 from bunzai.loss import LossReport
 from bunzai.types import OutputFile, ReadResult, WriteResult
 
+from .._chat import ordered
 from . import FORMAT_ID
 
 if TYPE_CHECKING:
@@ -250,10 +251,7 @@ def document(chat: Chat) -> dict[str, Any]:
             doc["metadata"].update((k, v) for k, v in meta.items() if k not in doc["metadata"])
     for key, value in extra_of(chat, FMT).items():
         doc.setdefault(key, value)
-    order = record.get("order")
-    if isinstance(order, list):
-        doc = {**{k: doc[k] for k in order if k in doc},
-               **{k: v for k, v in doc.items() if k not in order}}
+    doc = ordered(doc, record.get("order"))
     return doc
 
 
@@ -293,10 +291,7 @@ def _meta(m: ChatMessage) -> dict[str, Any] | None:
             out[key[9:]] = value
     if not out and "meta" not in record:
         return None
-    order = record.get("meta")
-    if isinstance(order, list):
-        out = {**{k: out[k] for k in order if k in out},
-               **{k: v for k, v in out.items() if k not in order}}
+    out = ordered(out, record.get("meta"))
     return out
 
 
@@ -312,10 +307,7 @@ def _version_obj(a: Alternative) -> dict[str, Any]:
         out["timestamp"] = record["timestamp"]
     for key, value in extra_of(a, FMT).items():
         out.setdefault(key, value)
-    order = record.get("order")
-    if isinstance(order, list):
-        out = {**{k: out[k] for k in order if k in out},
-               **{k: v for k, v in out.items() if k not in order}}
+    out = ordered(out, record.get("order"))
     return out
 
 
@@ -334,10 +326,7 @@ def _attachment_obj(a: Attachment) -> dict[str, Any] | None:
         return None
     for key, value in extra_of(a, FMT).items():
         out.setdefault(key, value)
-    order = record.get("order")
-    if isinstance(order, list):
-        out = {**{k: out[k] for k in order if k in out},
-               **{k: v for k, v in out.items() if k not in order}}
+    out = ordered(out, record.get("order"))
     return out
 
 

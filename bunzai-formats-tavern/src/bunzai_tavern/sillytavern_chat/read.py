@@ -20,7 +20,7 @@ from bunzai.chattime import parse_time
 from bunzai.errors import MalformedInput
 from bunzai.types import Issue, ReadResult
 
-from .._chat import ABSENT, Line, Messages, gap_layout, iter_lines, lazy_or_list, line_layout
+from .._chat import ABSENT, Line, Messages, finish, lazy_or_list, read_common, scan_head
 from . import FORMAT_ID, is_header
 
 if TYPE_CHECKING:
@@ -61,42 +61,20 @@ def read_chat(input: AdapterInput) -> ReadResult:
         return ReadResult([Chat(passthrough={FMT: {"empty": True}})])
     layout: dict[str, Any] = {}
     extra: dict[str, Any] = {}
-    lead: list[Line] = []
-    after_header: list[Line] = []
-    header: Line | None = None
-    first_message, first_eol = -1, b""
-    for n, line in enumerate(iter_lines(input)):
-        if line.value is ABSENT:
-            (after_header if header is not None else lead).append(line)
-        elif header is None and not after_header and is_header(line.value):
-            header = line
-        else:
-            first_message, first_eol = n, line.eol
-            break
+    head = scan_head(input, is_header, layout)
+    header, first_message = head.header, head.first_message
     if header is None and first_message < 0:
         raise MalformedInput("no SillyTavern chat header or message line")
-    eol = (header.eol if header is not None else b"") or first_eol or b"\n"
-    if lead:
-        layout["lead"] = gap_layout(lead)
     fields: dict[str, Any] = {}
     participants: list[Any] = []
     if header is None:
         layout["headerless"] = True
-        if after_header:
-            layout["after_header"] = gap_layout(after_header)
     else:
         assert isinstance(header.value, dict)
         _header(header.value, layout, extra, fields, participants, Participant, warnings)
-        line_layout(header, layout)
-        if header.eol != (eol if first_message >= 0 else b""):
-            layout["header_eol"] = header.eol.decode("ascii")
-        if after_header:
-            layout["after_header"] = gap_layout(after_header)
-    if eol != b"\n":
-        layout["eol"] = eol.decode("ascii")
     if extra:
         layout["extra"] = extra
-    default_eol = eol
+    default_eol = head.eol
 
     def make() -> Iterator[ChatMessage]:
         if first_message < 0:
@@ -167,38 +145,15 @@ def message(line: Line, gap: list[Line], last: bool, default_eol: bytes,
     from bunzai.model import ChatMessage
 
     obj: dict[str, Any] = line.value
-    layout: dict[str, Any] = {"order": list(obj)}
-    extra: dict[str, Any] = {}
-    absent = [k for k in ("name", "is_user", "is_system", "send_date", "mes", "extra")
-              if k not in obj]
-    if absent:
-        layout["absent"] = absent
-    fields: dict[str, Any] = {}
-    raw: dict[str, Any] = {}
-
-    name = obj.get("name")
-    if isinstance(name, str):
-        fields["speaker"] = name
-    elif "name" in obj:
-        raw["name"] = name
-    is_user = obj.get("is_user")
-    if not isinstance(is_user, bool) and "is_user" in obj:
-        raw["is_user"] = is_user
+    rec = read_common(obj, ("name", "is_user", "is_system", "send_date", "mes", "extra"))
+    fields, layout, raw, extra = rec.fields, rec.layout, rec.raw, rec.extra
     is_system = obj.get("is_system")
     if isinstance(is_system, bool):
         fields["hidden"] = is_system
     elif "is_system" in obj:
         raw["is_system"] = is_system
-    if "send_date" in obj:
-        layout["send_date"] = obj["send_date"]
-        fields["time"] = parse_time(obj["send_date"])
-    mes = obj.get("mes")
-    if isinstance(mes, str):
-        fields["text"] = mes
-    elif "mes" in obj:
-        raw["mes"] = mes
 
-    role = "user" if is_user is True else "character"
+    role = fields["role"]
     ext = obj.get("extra", ABSENT)
     attachments: list[Attachment] = []
     if isinstance(ext, dict):
@@ -217,16 +172,7 @@ def message(line: Line, gap: list[Line], last: bool, default_eol: bytes,
             layout.setdefault("keep", {})[key] = value
         else:
             extra[key] = value
-    if raw:
-        layout["raw"] = raw
-    expected = b"" if last else default_eol
-    if line.eol != expected:
-        layout["eol"] = line.eol.decode("ascii")
-    if gap:
-        layout["gap"] = gap_layout(gap)
-    line_layout(line, layout)
-    if extra:
-        layout["extra"] = extra
+    finish(rec, line, gap, last, default_eol)
     return ChatMessage(**fields, passthrough={FMT: layout})
 
 

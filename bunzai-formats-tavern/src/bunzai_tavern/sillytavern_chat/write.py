@@ -20,7 +20,7 @@ from bunzai.chattime import restore
 from bunzai.loss import LossReport
 from bunzai.types import OutputFile, WriteResult
 
-from .._chat import Line, dumps_js, emit, ordered, restore_line
+from .._chat import Line, Lines, dumps_js, ordered, produce, write_common
 from . import FORMAT_ID
 from .read import SYSTEM_TYPES, _header, message
 
@@ -50,16 +50,10 @@ REASONS = {
     "text": "SillyTavern keeps no extracted text for an attachment",
 }
 APPROXIMATED = frozenset({"speaker", "time", "created", "data", "uri"})
-
-
-class _Lines:
-    """The output, produced line by line each time it is iterated (never joined)."""
-
-    def __init__(self, chat: Chat) -> None:
-        self.chat = chat
-
-    def __iter__(self) -> Iterator[bytes]:
-        return _produce(self.chat)
+FALLBACK_NAMES = {"user": "User", "character": "Assistant", "narrator": "System",
+                  "system": "System"}
+"""Names for messages without a speaker in a chat that declares no user or character."""
+NATURAL = ["name", "is_user", "is_system", "send_date", "mes", "extra"]
 
 
 def write_chat(chat: Chat) -> WriteResult:
@@ -73,38 +67,15 @@ def write_chat(chat: Chat) -> WriteResult:
         report_unkept(loss, f"messages[{i}].", m, back, reasons=REASONS,
                       approximated=APPROXIMATED,
                       default="SillyTavern has no place for it")
-    return WriteResult([OutputFile([_Lines(chat)], ".jsonl")], loss)
+    return WriteResult([OutputFile([Lines(lambda: _produce(chat))], ".jsonl")], loss)
 
 
 def _produce(chat: Chat) -> Iterator[bytes]:
     layout = layout_of(chat, FMT)
     if layout.get("empty") and not chat.messages and header_is_empty(chat):
-        return
+        return iter(())
     names = _names(chat)
-    eol = str(layout.get("eol", "\n")).encode("ascii")
-    for kept in layout.get("lead") or ():
-        yield restore_line(kept)
-    header = _header_obj(chat, names)
-    messages = iter(chat.iter_messages())
-    first = next(messages, None)
-    if header is not None:
-        header_eol = layout.get("header_eol")
-        end = str(header_eol).encode("ascii") if header_eol is not None else (
-            eol if first is not None else b"")
-        yield emit(header, layout) + end
-    for kept in layout.get("after_header") or ():
-        yield restore_line(kept)
-    current = first
-    while current is not None:
-        following = next(messages, None)
-        record = layout_of(current, FMT)
-        own_eol = record.get("eol")
-        end = str(own_eol).encode("ascii") if own_eol is not None else (
-            eol if following is not None else b"")
-        yield emit(message_obj(current, names), record) + end
-        for kept in record.get("gap") or ():
-            yield restore_line(kept)
-        current = following
+    return produce(chat, FMT, _header_obj(chat, names), lambda m: message_obj(m, names))
 
 
 def header_is_empty(chat: Chat) -> bool:
@@ -204,36 +175,12 @@ def _report_header(chat: Chat, header: dict[str, Any] | None, loss: LossReport) 
 
 def message_obj(m: ChatMessage, names: Mapping[str, str]) -> dict[str, Any]:
     """The JSON object of one message line."""
-    layout = layout_of(m, FMT)
+    out, layout, raw, absent = write_common(m, FMT, names, FALLBACK_NAMES)
     extra = extra_of(m, FMT)
-    raw = layout.get("raw") if isinstance(layout.get("raw"), Mapping) else {}
-    absent = set(layout.get("absent") or ())
-    out: dict[str, Any] = {}
-    if m.speaker is not None:
-        out["name"] = m.speaker
-    elif "name" in raw:
-        out["name"] = raw["name"]
-    elif "name" not in absent:
-        out["name"] = names.get("user" if m.role == "user" else "character") or (
-            "User" if m.role == "user" else "System" if m.role in ("narrator", "system")
-            else "Assistant")
-    if "is_user" in raw and (m.role == "user") == (raw["is_user"] is True):
-        out["is_user"] = raw["is_user"]
-    elif not ("is_user" in absent and m.role != "user"):
-        out["is_user"] = m.role == "user"
     if "is_system" in raw and not m.hidden:
         out["is_system"] = raw["is_system"]
     elif not ("is_system" in absent and not m.hidden):
         out["is_system"] = m.hidden
-    send_date = restore(m.time, layout.get("send_date"), "epoch_ms")
-    if send_date is not None:
-        out["send_date"] = send_date
-    elif "send_date" in layout:
-        out["send_date"] = layout["send_date"]
-    if "mes" in raw and not m.text:
-        out["mes"] = raw["mes"]
-    else:
-        out["mes"] = m.text
     ext = _extra_obj(m, layout, extra, raw)
     if ext is not None:
         out["extra"] = ext
@@ -245,7 +192,7 @@ def message_obj(m: ChatMessage, names: Mapping[str, str]) -> dict[str, Any]:
     if isinstance(keep, Mapping):
         for key, value in keep.items():
             out.setdefault(key, value)
-    return ordered(out, layout.get("order"))
+    return ordered(out, layout.get("order") or NATURAL)
 
 
 def _extra_obj(m: ChatMessage, layout: Mapping[str, Any], extra: Mapping[str, Any],

@@ -9,7 +9,7 @@ from bunzai.chattime import parse_time
 from bunzai.errors import MalformedInput
 from bunzai.types import Issue, ReadResult
 
-from .._chat import ABSENT, Line, Messages, gap_layout, iter_lines, lazy_or_list, line_layout
+from .._chat import Line, Messages, finish, lazy_or_list, read_common, scan_head
 from ..sillytavern_chat import is_header
 from . import FORMAT_ID, LEGACY_LINE
 
@@ -64,34 +64,14 @@ def _jsonl(input: AdapterInput, warnings: list[Issue]) -> ReadResult:
     from bunzai.model import Chat
 
     layout: dict[str, Any] = {}
-    lead: list[Line] = []
-    after: list[Line] = []
-    header: Line | None = None
-    first_message, first_eol = -1, b""
-    for n, line in enumerate(iter_lines(input)):
-        if line.value is ABSENT:
-            (after if header is not None else lead).append(line)
-        elif header is None and is_header(line.value):
-            header = line
-        else:
-            first_message, first_eol = n, line.eol
-            break
+    head = scan_head(input, is_header, layout)
+    header, first_message, eol = head.header, head.first_message, head.eol
     if header is None:
         raise MalformedInput("no TavernAI chat header line (user_name, character_name)")
     assert isinstance(header.value, dict)
-    eol = header.eol or first_eol or b"\n"
     fields: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     participants = header_fields(header.value, layout, extra, fields, warnings)
-    if lead:
-        layout["lead"] = gap_layout(lead)
-    if after:
-        layout["after_header"] = gap_layout(after)
-    line_layout(header, layout)
-    if header.eol != (eol if first_message >= 0 else b""):
-        layout["header_eol"] = header.eol.decode("ascii")
-    if eol != b"\n":
-        layout["eol"] = eol.decode("ascii")
     if extra:
         layout["extra"] = extra
 
@@ -152,32 +132,10 @@ def message(line: Line, gap: list[Line], last: bool, default_eol: bytes) -> Chat
     from bunzai.model import Alternative, ChatMessage
 
     obj: dict[str, Any] = line.value
-    layout: dict[str, Any] = {"order": list(obj)}
-    extra: dict[str, Any] = {}
-    raw: dict[str, Any] = {}
-    fields: dict[str, Any] = {}
-    absent = [k for k in ("name", "is_user", "is_name", "send_date", "mes") if k not in obj]
-    if absent:
-        layout["absent"] = absent
-    name = obj.get("name")
-    if isinstance(name, str):
-        fields["speaker"] = name
-    elif "name" in obj:
-        raw["name"] = name
-    is_user = obj.get("is_user")
-    if not isinstance(is_user, bool) and "is_user" in obj:
-        raw["is_user"] = is_user
-    fields["role"] = "user" if is_user is True else "character"
+    rec = read_common(obj, ("name", "is_user", "is_name", "send_date", "mes"))
+    fields, layout, raw, extra = rec.fields, rec.layout, rec.raw, rec.extra
     if "is_name" in obj and obj["is_name"] is not True:
         raw["is_name"] = obj["is_name"]
-    if "send_date" in obj:
-        layout["send_date"] = obj["send_date"]
-        fields["time"] = parse_time(obj["send_date"])
-    mes = obj.get("mes")
-    if isinstance(mes, str):
-        fields["text"] = mes
-    elif "mes" in obj:
-        raw["mes"] = mes
     swipes = obj.get("swipes")
     if isinstance(swipes, list) and len(swipes) >= 2 and all(isinstance(s, str)
                                                             for s in swipes):
@@ -199,16 +157,7 @@ def message(line: Line, gap: list[Line], last: bool, default_eol: bytes) -> Chat
     for key, value in obj.items():
         if key not in MESSAGE_KEYS:
             extra[key] = value
-    if raw:
-        layout["raw"] = raw
-    expected = b"" if last else default_eol
-    if line.eol != expected:
-        layout["eol"] = line.eol.decode("ascii")
-    if gap:
-        layout["gap"] = gap_layout(gap)
-    line_layout(line, layout)
-    if extra:
-        layout["extra"] = extra
+    finish(rec, line, gap, last, default_eol)
     return ChatMessage(**fields, passthrough={FMT: layout})
 
 

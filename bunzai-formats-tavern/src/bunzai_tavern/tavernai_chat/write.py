@@ -11,7 +11,7 @@ from bunzai.chattime import restore
 from bunzai.loss import LossReport
 from bunzai.types import OutputFile, WriteResult
 
-from .._chat import Line, dumps_js, emit, ordered, restore_line
+from .._chat import Line, Lines, dumps_js, ordered, produce, write_common
 from . import FORMAT_ID
 from .read import _legacy, header_fields, message
 
@@ -47,14 +47,6 @@ REASONS = {
 APPROXIMATED = frozenset({"role", "speaker", "time", "created"})
 
 
-class _Lines:
-    def __init__(self, chat: Chat) -> None:
-        self.chat = chat
-
-    def __iter__(self) -> Iterator[bytes]:
-        return _produce(self.chat)
-
-
 def write_chat(chat: Chat) -> WriteResult:
     loss = LossReport()
     layout = layout_of(chat, FMT)
@@ -72,7 +64,7 @@ def write_chat(chat: Chat) -> WriteResult:
         got = message(Line(b"", b"", message_obj(m, names)), [], False, b"\n")
         report_unkept(loss, f"messages[{i}].", m, got, reasons=REASONS,
                       approximated=APPROXIMATED, default="TavernAI has no place for it")
-    return WriteResult([OutputFile([_Lines(chat)], ".jsonl")], loss)
+    return WriteResult([OutputFile([Lines(lambda: _produce(chat))], ".jsonl")], loss)
 
 
 def _write_legacy(chat: Chat, loss: LossReport) -> WriteResult:
@@ -104,30 +96,8 @@ def _names(chat: Chat) -> dict[str, str]:
 
 
 def _produce(chat: Chat) -> Iterator[bytes]:
-    layout = layout_of(chat, FMT)
     names = _names(chat)
-    eol = str(layout.get("eol", "\n")).encode("ascii")
-    for kept in layout.get("lead") or ():
-        yield restore_line(kept)
-    messages = iter(chat.iter_messages())
-    first = next(messages, None)
-    header_eol = layout.get("header_eol")
-    end = str(header_eol).encode("ascii") if header_eol is not None else (
-        eol if first is not None else b"")
-    yield emit(header_obj(chat), layout) + end
-    for kept in layout.get("after_header") or ():
-        yield restore_line(kept)
-    current = first
-    while current is not None:
-        following = next(messages, None)
-        record = layout_of(current, FMT)
-        own = record.get("eol")
-        end = str(own).encode("ascii") if own is not None else (
-            eol if following is not None else b"")
-        yield emit(message_obj(current, names), record) + end
-        for kept in record.get("gap") or ():
-            yield restore_line(kept)
-        current = following
+    return produce(chat, FMT, header_obj(chat), lambda m: message_obj(m, names))
 
 
 def header_obj(chat: Chat) -> dict[str, Any]:
@@ -168,32 +138,13 @@ def header_obj(chat: Chat) -> dict[str, Any]:
 
 
 def message_obj(m: ChatMessage, names: Mapping[str, str]) -> dict[str, Any]:
-    layout = layout_of(m, FMT)
+    out, layout, raw, absent = write_common(m, FMT, names, {"user": "You",
+                                                             "character": "Character"})
     extra = extra_of(m, FMT)
-    raw = layout.get("raw") if isinstance(layout.get("raw"), Mapping) else {}
-    absent = set(layout.get("absent") or ())
-    out: dict[str, Any] = {}
-    if m.speaker is not None:
-        out["name"] = m.speaker
-    elif "name" in raw:
-        out["name"] = raw["name"]
-    elif "name" not in absent:
-        out["name"] = names.get("user" if m.role == "user" else "character") or (
-            "You" if m.role == "user" else "Character")
-    if "is_user" in raw and (m.role == "user") == (raw["is_user"] is True):
-        out["is_user"] = raw["is_user"]
-    elif not ("is_user" in absent and m.role != "user"):
-        out["is_user"] = m.role == "user"
     if "is_name" in raw:
         out["is_name"] = raw["is_name"]
     elif "is_name" not in absent:
         out["is_name"] = True
-    send_date = restore(m.time, layout.get("send_date"), "epoch_ms")
-    if send_date is not None:
-        out["send_date"] = send_date
-    elif "send_date" in layout:
-        out["send_date"] = layout["send_date"]
-    out["mes"] = raw["mes"] if "mes" in raw and not m.text else m.text
     if len(m.alternatives) >= 2:
         out["swipes"] = [a.text for a in m.alternatives]
         if m.chosen is not None:
@@ -206,7 +157,8 @@ def message_obj(m: ChatMessage, names: Mapping[str, str]) -> dict[str, Any]:
             out["swipe_id"] = raw["swipe_id"]
     for key, value in extra.items():
         out.setdefault(key, value)
-    return ordered(out, layout.get("order"))
+    return ordered(out, layout.get("order") or ["name", "is_user", "is_name", "send_date",
+                                                "mes"])
 
 
 __all__ = ["write_chat"]
