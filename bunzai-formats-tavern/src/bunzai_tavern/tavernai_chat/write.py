@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.chats import chat_fields_only, extra_of, layout_of, report_unkept
-from bunzai.chattime import restore
+from bunzai.chattime import restore, to_epoch_ms
 from bunzai.loss import LossReport
 from bunzai.types import OutputFile, WriteResult
 
@@ -38,7 +38,8 @@ REASONS = {
     "attachments": "TavernAI messages have no attachments",
     "role": "TavernAI has only user and character messages",
     "speaker": "TavernAI needs a name on every message",
-    "time": "TavernAI dates are epoch milliseconds",
+    "time": "TavernAI dates are epoch milliseconds, and every message needs one (a message "
+            "without a date gets the previous one's)",
     "alternatives.time": "TavernAI swipes have no dates",
     "alternatives.reasoning": "TavernAI keeps no reasoning",
     "created": "TavernAI dates are epoch milliseconds",
@@ -60,8 +61,9 @@ def write_chat(chat: Chat) -> WriteResult:
     report_unkept(loss, "", chat_fields_only(chat), back, reasons=REASONS,
                   approximated=APPROXIMATED, default="a TavernAI chat has no such field",
                   skip=("messages",))
+    clock = Clock(chat)
     for i, m in enumerate(chat.iter_messages()):
-        got = message(Line(b"", b"", message_obj(m, names)), [], False, b"\n")
+        got = message(Line(b"", b"", message_obj(m, names, clock)), [], False, b"\n")
         report_unkept(loss, f"messages[{i}].", m, got, reasons=REASONS,
                       approximated=APPROXIMATED, default="TavernAI has no place for it")
     return WriteResult([OutputFile([Lines(lambda: _produce(chat))], ".jsonl")], loss)
@@ -97,7 +99,8 @@ def _names(chat: Chat) -> dict[str, str]:
 
 def _produce(chat: Chat) -> Iterator[bytes]:
     names = _names(chat)
-    return produce(chat, FMT, header_obj(chat), lambda m: message_obj(m, names))
+    clock = Clock(chat)
+    return produce(chat, FMT, header_obj(chat), lambda m: message_obj(m, names, clock))
 
 
 def header_obj(chat: Chat) -> dict[str, Any]:
@@ -137,9 +140,29 @@ def header_obj(chat: Chat) -> dict[str, Any]:
     return ordered(out, layout.get("header_order"))
 
 
-def message_obj(m: ChatMessage, names: Mapping[str, str]) -> dict[str, Any]:
+class Clock:
+    """The date a message without one gets: TavernAI needs a ``send_date`` on every message,
+    so the previous message's (else the chat's start, else the current time) is written."""
+
+    def __init__(self, chat: Chat) -> None:
+        self.last = chat.created
+
+    def stamp(self, m: ChatMessage) -> int | None:
+        if m.time is not None:
+            self.last = m.time
+            return None
+        if "send_date" in layout_of(m, FMT):
+            return None  # the source's own value, kept as it was
+        from datetime import UTC, datetime
+        return to_epoch_ms(self.last or datetime.now(UTC))
+
+
+def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock) -> dict[str, Any]:
     out, layout, raw, absent = write_common(m, FMT, names, {"user": "You",
                                                              "character": "Character"})
+    stamp = clock.stamp(m)
+    if stamp is not None:
+        out["send_date"] = stamp
     extra = extra_of(m, FMT)
     if "is_name" in raw:
         out["is_name"] = raw["is_name"]
