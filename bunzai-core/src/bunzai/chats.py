@@ -218,16 +218,6 @@ def summarize(chat: Chat) -> dict[str, Any]:
     return out
 
 
-def transcript(chat: Chat) -> list[dict[str, Any]]:
-    """The chat as display rows (speaker, role, text, time), for the studio."""
-    rows = []
-    for m in chat.iter_messages():
-        rows.append({"speaker": m.speaker or m.role, "role": m.role, "text": m.text,
-                     "time": m.time.isoformat() if m.time else None, "hidden": m.hidden,
-                     "alternatives": len(m.alternatives)})
-    return rows
-
-
 # -- chats inside other entities --------------------------------------------------------------
 
 
@@ -287,12 +277,3 @@ def embed(registry: Registry, entity: Any, chat: Chat) -> tuple[Any, LossReport]
         report_unkept(loss, f"messages[{i}].", m, other, default=f"{label} has no place for it")
     foreign_extras(chat, handle.id, loss)
     return out, loss
-
-
-def speakers(messages: Iterable[ChatMessage]) -> list[tuple[str, str]]:
-    """Distinct (name, role) pairs in order of first appearance."""
-    seen: dict[tuple[str, str], None] = {}
-    for m in messages:
-        if m.speaker:
-            seen.setdefault((m.speaker, m.role), None)
-    return list(seen)
