@@ -41,7 +41,7 @@ def test_convert_between_chat_formats_and_never_to_a_card(tmp_path: Path) -> Non
     res = bunzai("convert", ST, "--to", "agnai-chat", "-o", tmp_path / "a.json", "--json")
     assert res.returncode == 0, res.stderr
     paths = {e["path"] for e in json.loads(res.stdout)["loss"]}
-    assert "messages[0].time" in paths and "participants[0]" in paths
+    assert "messages[0].time" in paths and "participants" in paths
     res = bunzai("convert", ST, "--to", "sillytavern", "-o", tmp_path / "card.json")
     assert res.returncode == 5
     assert "cross-kind" in res.stderr and res.stderr.count("\n") == 1

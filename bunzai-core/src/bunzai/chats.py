@@ -129,7 +129,7 @@ def report_unkept(loss: LossReport, path: str, original: BaseModel, kept: BaseMo
     including fields added to the model later.
     """
     why = reasons or {}
-    for p in diff_paths(original, kept):
+    for p in _whole_lists(diff_paths(original, kept)):
         if skip and p.startswith(skip):
             continue
         general = _INDEX.sub("", p)
@@ -168,6 +168,30 @@ def report_messages(loss: LossReport, original: Iterable[ChatMessage],
     if left_out:
         loss.approximated("messages", f"{left_out} message(s) left out: the ones after them "
                                       "move up")
+
+
+_ITEM = re.compile(r"^(.*)\[(\d+)\]$")
+
+
+def _whole_lists(paths: list[str]) -> list[str]:
+    """``alternatives`` for ``alternatives[0]``, ``alternatives[1]``, … when every item of a
+    list is gone: one line for the list, not one per item."""
+    items: dict[str, set[int]] = {}
+    for p in paths:
+        m = _ITEM.match(p)
+        if m:
+            items.setdefault(m.group(1), set()).add(int(m.group(2)))
+    whole = {stem for stem, seen in items.items() if seen == set(range(len(seen))) and
+             not any(q.startswith(stem + "[") and not _ITEM.match(q) for q in paths)}
+    out: list[str] = []
+    for p in paths:
+        m = _ITEM.match(p)
+        if m and m.group(1) in whole:
+            if m.group(2) == "0":
+                out.append(m.group(1))
+            continue
+        out.append(p)
+    return out
 
 
 def chat_fields_only(chat: Chat) -> Chat:

@@ -118,7 +118,7 @@ def test_what_a_user_wrote_is_reported_when_another_format_drops_it() -> None:
     assert "passthrough.sillytavern-chat.chat_metadata.objective" in paths
     assert "messages[2].passthrough.sillytavern-chat.extra.api" in paths
     assert "messages[1].passthrough.sillytavern-chat.force_avatar" in paths
-    assert "messages[1].attachments[0]" in paths and "messages[1].hidden" in paths
+    assert "messages[1].attachments" in paths and "messages[1].hidden" in paths
     assert "messages[0].alternatives[1].reasoning" in paths
     # layout and defaults are never losses: integrity, note settings at their defaults,
     # counters, an empty reasoning, isSmallSys false
