@@ -166,6 +166,25 @@ def test_convert_passes_writer_options(client: Any) -> None:
     assert b'"ribbon":"WREN"' in out
 
 
+@pytest.mark.parametrize(("option", "words"), [
+    ("shout=maybe", "option shout of test-ribbon takes true or false, not 'maybe'"),
+    ("shuot=true", "did you mean 'shout'?"),
+])
+def test_a_mistyped_writer_option_is_refused_as_by_the_cli(client: Any, option: str,
+                                                          words: str) -> None:
+    r = client.post("/api/convert", files=upload(vaud(card())),
+                    data={"to": "ribbon", "option": option})
+    assert r.status_code == 400 and r.json()["exit_code"] == 2
+    assert words in r.json()["error"]
+
+
+def test_the_loss_report_comes_with_its_summary_and_groups(client: Any) -> None:
+    body = client.post("/api/convert", files=upload(vaud(card())), data={"to": "ribbon"}).json()
+    assert body["loss_summary"] == "2 dropped"
+    assert [(g["action"], g["path"], g["count"]) for g in body["loss_groups"]] == [
+        ("dropped", "lorebook", 1), ("dropped", "first_mes", 1)]
+
+
 def test_output_name_comes_from_the_card_name_made_safe(client: Any) -> None:
     for name, expected in (('a/b: "c"?', "a_b_ _c__"), ("CON", "_CON"), ("../..", "untitled")):
         data = vaud(card(name=name))

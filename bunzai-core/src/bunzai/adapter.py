@@ -12,7 +12,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .hookspecs import hookimpl
 from .loss import LossReport
-from .types import API_VERSION, Detection, FormatInfo, Issue, LabelRule, OutputFile, WriteResult
+from .types import (
+    API_VERSION,
+    Detection,
+    FormatInfo,
+    Issue,
+    LabelRule,
+    Option,
+    OutputFile,
+    WriteResult,
+    declared_options,
+)
 
 if TYPE_CHECKING:
     from .input import AdapterInput
@@ -33,7 +43,10 @@ class FormatAdapter:
     alias_options: ClassVar[dict[str, dict[str, str]]] = {}
     carries_passthrough: ClassVar[bool] = False
     api_version: ClassVar[int] = API_VERSION
-    options: ClassVar[dict[str, str]] = {}
+    options: ClassVar[Sequence[Option] | Mapping[str, Option | str]] = ()
+    """The format's reader and writer options (:class:`~bunzai.types.Option`); core checks
+    them before :meth:`read` or :meth:`write` runs and passes the values converted."""
+    default_for_kind: ClassVar[bool] = False
     detection: ClassVar[tuple[tuple[str, float], ...]] = ()
     losses: ClassVar[tuple[tuple[str, str], ...]] = ()
     doc: ClassVar[str | None] = None
@@ -97,10 +110,11 @@ class FormatAdapter:
             alias_options={k: dict(v) for k, v in cls.alias_options.items()},
             carries_passthrough=cls.carries_passthrough,
             api_version=cls.api_version,
-            options=dict(cls.options),
+            options=declared_options(cls.options, cls.format_id),
             detection=cls.detection,
             losses=cls.losses,
             doc=cls.doc,
+            default_for_kind=cls.default_for_kind,
         )
 
     # -- the pluggy hooks -----------------------------------------------------------------------

@@ -23,6 +23,7 @@ from .errors import (
 )
 from .kinds import ANY_KIND
 from .loss import LossReport
+from .options import check as check_options
 from .plugins import BrokenPlugin, PluginHost, PluginRecord
 from .types import Detection, FormatInfo, Issue, LabelRule, OutputFile, ReadResult, WriteResult
 
@@ -248,8 +249,14 @@ class Registry:
         if len(matches) > 1:
             raise UsageError(f"{name!r} is an alias of several formats "
                              f"({', '.join(sorted(h.id for h in matches))}); name one")
+        from .distributions import format_hint
         known = ", ".join(sorted(self.adapters))
-        raise UsageError(f"unknown format {name!r} (installed: {known})")
+        raise UsageError(f"unknown format {name!r} (installed: {known})"
+                         + format_hint(name, self.distributions()))
+
+    def distributions(self) -> set[str]:
+        """The distributions whose adapters or plugins loaded."""
+        return {rec.distribution for rec in self.host.loaded}
 
     def resolve_target(self, name: str, kind: str) -> AdapterHandle:
         """The output adapter for ``name``, preferring an alias match of the entity's kind."""
@@ -309,13 +316,17 @@ class Registry:
         report: DetectionReport | None = None
         if format is None:
             report = self.detect(input)
-            handle = self.adapters[report.raise_for_status(path).format]
+            try:
+                handle = self.adapters[report.raise_for_status(path).format]
+            except UnrecognizedInput as exc:
+                raise self.with_hint(exc, input) from None
         else:
             handle = self.get(format)
         if not handle.info.can_read:
             raise UsageError(f"{handle.id} cannot be read", path=path)
+        opts = check_options(handle.info, options, reader=True) if options else {}
         try:
-            raw = handle.call("bunzai_to_canonical", input=input, options=dict(options or {}))
+            raw = handle.call("bunzai_to_canonical", input=input, options=opts)
         except BunzaiError as exc:
             raise exc.with_path(path) from None
         except Exception as exc:
@@ -330,6 +341,13 @@ class Registry:
         if not result.entities:
             raise MalformedInput(f"{handle.id} found nothing to read", path=path)
         return handle, result, report
+
+    def with_hint(self, exc: UnrecognizedInput, input: AdapterInput) -> UnrecognizedInput:
+        """``exc`` naming the first-party distribution that may read ``input``, when that one
+        is not loaded (``this looks like a RisuAI CharX: pip install bunzai-formats-risu``)."""
+        from .distributions import input_hint
+        exc.message += input_hint(input, self.distributions())
+        return exc
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -353,6 +371,7 @@ class Registry:
         implied = handle.info.alias_options.get(format.lower()) if format != handle.id else None
         if implied:
             opts = {**implied, **opts}
+        opts = check_options(handle.info, opts)
         groups: list[Sequence[Entity]] = (
             [entities] if handle.info.multi else [[e] for e in entities])
         files: list[OutputFile] = []
@@ -390,7 +409,8 @@ class Registry:
                 files.extend(res.files)
             else:
                 files.extend(res.files)
-        return WriteResult(files, loss, warnings)
+        return WriteResult(files, loss, warnings, format=handle.id,
+                           name=getattr(entities[0], "name", None) or None)
 
     # -- other hooks ----------------------------------------------------------------------------
 

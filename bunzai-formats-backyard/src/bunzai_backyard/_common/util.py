@@ -1,4 +1,4 @@
-"""Small helpers: guarded raw values, timestamps, options and type-tolerant field access.
+"""Small helpers: guarded raw values, timestamps and type-tolerant field access.
 
 A *guard* is how both Backyard adapters stay byte-faithful without freezing the card: when a raw
 value does not come back unchanged from ``write(read(raw))`` (odd macro spelling, a number where a
@@ -18,7 +18,6 @@ from typing import Any
 
 import orjson
 
-from bunzai.errors import UsageError
 from bunzai.types import Issue
 
 ABSENT: Any = object()
@@ -169,34 +168,6 @@ def is_z_time(value: Any) -> bool:
     """Whether ``value`` is a UTC ``Z`` timestamp (what the byaf library's validator accepts)."""
     return isinstance(value, str) and _ISO_Z.match(value) is not None
 
-
-# -- options -----------------------------------------------------------------------------------
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def opt_bool(options: Mapping[str, Any], name: str, default: bool = False) -> bool:
-    value = options.get(name, default)
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise UsageError(f"option {name} takes true or false, not {value!r}")
-
-
-def opt_choice(options: Mapping[str, Any], name: str, choices: Sequence[str],
-               default: str | None) -> str | None:
-    value = options.get(name)
-    if value is None:
-        return default
-    text = str(value).strip().lower()
-    if text not in choices:
-        raise UsageError(f"option {name} takes one of {', '.join(choices)}, not {value!r}")
-    return text
 
 
 # -- identifiers -------------------------------------------------------------------------------

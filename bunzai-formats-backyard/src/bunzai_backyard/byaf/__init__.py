@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, ReadResult, WriteResult
+from bunzai.types import Detection, Issue, LabelRule, Option, ReadResult, WriteResult
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -38,13 +38,15 @@ class BackyardArchiveAdapter(FormatAdapter):
     suffix = ".byaf"
     multi = True
     aliases = ("byaf",)
-    options = {
-        "separate": "true: one archive per character instead of one archive holding all "
-                    "(several characters in one archive are Ginger's extension of BYAF)",
-        "chats": "keep (default) or drop: drop empties every scenario's chat log (private data)",
-        "personality": "append (default) or drop: where a card's personality goes, since "
-                       "Backyard has no such field",
-    }
+    options = (
+        Option("separate", bool, default=False,
+               help="one archive per character instead of one archive holding all (several "
+                    "characters in one archive are Ginger's extension of BYAF)"),
+        Option("chats", choices=("keep", "drop"), default="keep",
+               help="drop empties every chat log (private data)"),
+        Option("personality", choices=("append", "drop"), default="append",
+               help="where a card's personality goes, since Backyard has no such field"),
+    )
     detection = (
         ("zip whose manifest.json has schemaVersion 1 and BYAF character/scenario paths", 0.95),
         ("zip with a manifest.json listing …/character.json paths, not fully BYAF (read then "

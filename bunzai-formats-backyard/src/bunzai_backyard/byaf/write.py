@@ -34,8 +34,6 @@ from .._common.util import (
     digest,
     format_time,
     lookup,
-    opt_bool,
-    opt_choice,
     ordered,
     put,
     slug,
@@ -79,11 +77,9 @@ def _pt(ch: Character) -> dict[str, Any]:
 
 
 def write_archive(entities: Sequence[Character], options: Mapping[str, Any]) -> WriteResult:
-    separate = opt_bool(options, "separate")
-    settings = {
-        "chats": opt_choice(options, "chats", ("keep", "drop"), "keep"),
-        "personality": opt_choice(options, "personality", ("append", "drop"), "append"),
-    }
+    separate = bool(options.get("separate"))
+    settings = {"chats": options.get("chats", "keep"),
+                "personality": options.get("personality", "append")}
     groups = [[e] for e in entities] if separate else [list(entities)]
     loss = LossReport()
     warnings: list[str] = []

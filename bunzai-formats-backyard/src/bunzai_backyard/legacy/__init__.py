@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
 from bunzai.errors import BunzaiError
-from bunzai.types import Detection, Issue, LabelRule, ReadResult, WriteResult
+from bunzai.types import Detection, Issue, LabelRule, Option, ReadResult, WriteResult
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -145,13 +145,17 @@ class BackyardLegacyAdapter(FormatAdapter):
     label = "Backyard / Faraday character (legacy PNG or JSON)"
     suffix = ".png"
     aliases = ("faraday",)
-    options = {
-        "container": "png or json: the output file (default: what the card came from, else png)",
-        "encoding": "base64 or raw: how the JSON sits in the UserComment (default: as read, "
-                    "else base64 as Backyard's library and Ginger write it)",
-        "chats": "keep (default) or drop: drop empties the Chat history (private data)",
-        "personality": "append (default) or drop: where a card's personality goes",
-    }
+    options = (
+        Option("container", choices=("png", "json"), default="as read, else png",
+               help="the output file"),
+        Option("encoding", choices=("base64", "raw"), default="as read, else base64",
+               help="how the JSON sits in the UserComment (base64 as Backyard's library and "
+                    "Ginger write it)"),
+        Option("chats", choices=("keep", "drop"), default="keep",
+               help="drop empties every chat log (private data)"),
+        Option("personality", choices=("append", "drop"), default="append",
+               help="where a card's personality goes, since Backyard has no such field"),
+    )
     detection = (
         ("PNG/JPEG/WebP whose EXIF UserComment holds {character, version 1..4}", 0.9),
         ("JSON file {character: {aiName, aiPersona, …}, version 1..4}", 0.9),

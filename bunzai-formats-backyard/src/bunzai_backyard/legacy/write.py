@@ -33,7 +33,7 @@ from bunzai.types import OutputFile, WriteResult
 
 from .._common.character import LEGACY_KEYS, MACRO_CLASH, report_card_only, write_fields
 from .._common.macros import card_survives, join_examples, split_examples, to_backyard
-from .._common.util import lookup, opt_choice, ordered, put, stable_id
+from .._common.util import lookup, ordered, put, stable_id
 from . import FMT
 from .read import SHAPE_KEYS, custom_dialogue, sha
 
@@ -67,11 +67,10 @@ def write_legacy(ch: Character, options: Mapping[str, Any]) -> WriteResult:
     raw_pt = ch.passthrough.get(FMT)
     pt: dict[str, Any] = raw_pt if isinstance(raw_pt, dict) else {}
     source = pt.get("container")
-    container = opt_choice(options, "container", ("png", "json"),
-                           "json" if source == "json" else "png")
-    chats = opt_choice(options, "chats", ("keep", "drop"), "keep")
-    personality = opt_choice(options, "personality", ("append", "drop"), "append") or "append"
-    encoding = opt_choice(options, "encoding", ("base64", "raw"), None)
+    container = options.get("container") or ("json" if source == "json" else "png")
+    chats = options.get("chats", "keep")
+    personality = options.get("personality", "append")
+    encoding = options.get("encoding")
     shape = str(pt["shape"]) if pt.get("shape") in SHAPE_KEYS else "card"
     if container == "png" and shape not in ("card", "card?"):
         shape = "card"

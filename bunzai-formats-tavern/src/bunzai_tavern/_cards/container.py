@@ -93,19 +93,9 @@ class CardOptions:
 
 
 def parse_options(options: Mapping[str, Any]) -> CardOptions:
-    """Validate ``container`` (png|json), ``chunks`` (both|chara|ccv3), ``spec`` (v1|v2|v3)."""
-    def pick(name: str, allowed: Sequence[str]) -> str | None:
-        raw = options.get(name)
-        if raw is None:
-            return None
-        value = str(raw).strip().lower()
-        if value not in allowed:
-            raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {raw!r}")
-        return value
-
-    container = pick("container", ("png", "json"))
-    chunks = pick("chunks", ("both", "chara", "ccv3"))
-    spec = pick("spec", _SPECS)
+    """The writer's options (checked and converted by core) with the one rule joining two of
+    them: ``chunks`` means PNG output."""
+    container, chunks, spec = (options.get(n) for n in ("container", "chunks", "spec"))
     if chunks is not None and container is None:
         container = "png"
     if chunks is not None and container == "json":

@@ -11,9 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue
+from bunzai.types import Detection, Issue, Option
 
 from .._cards import find_card
+from .._options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -32,11 +33,11 @@ class PygmalionAdapter(FormatAdapter):
     label = "Pygmalion / TextGen character JSON (and pygmalion.chat exports)"
     suffix = ".json"
     aliases = ("textgen", "pygmalion-chat")
-    options = {
-        "shape": "textgen (the five keys) or chat (pygmalion.chat: {character: V2 card}); "
-                 "default: as read, else textgen",
-        "indent": "4, 2 or 0 (default: as read, else 4)",
-    }
+    options = (
+        Option("shape", choices=("textgen", "chat"), default="as read, else textgen",
+               help="textgen (the five keys) or chat (pygmalion.chat: {character: V2 card})"),
+        indent_option(4, "JSON indent; 0 is compact"),
+    )
     detection = (
         ("JSON with char_name and char_persona or char_greeting", 0.9),
         ("JSON {character: card} or {card: card} wrapping a V2/V3 card (pygmalion.chat)", 0.9),

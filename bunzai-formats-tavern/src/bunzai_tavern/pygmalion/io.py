@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from bunzai.cardspec import build_card, parse_card, validate_card
 from bunzai.cardspec._shape import ShapeReader, ShapeWriter, conv_str, json_equal, plain
-from bunzai.errors import MalformedInput, UsageError
+from bunzai.errors import MalformedInput
 from bunzai.frozen import thaw
 from bunzai.input import AdapterInput
 from bunzai.jsonio import dumps
@@ -93,11 +93,7 @@ def _read_wrapper(input: AdapterInput, key: str) -> ReadResult:
 def write_pygmalion(character: Character, options: Mapping[str, Any]) -> WriteResult:
     raw_pt = character.passthrough.get(FORMAT_ID)
     pt: Mapping[str, Any] = raw_pt if isinstance(raw_pt, Mapping) else {}
-    raw_shape = options.get("shape")
-    shape = str(raw_shape).strip().lower() if raw_shape is not None else None
-    if shape not in (None, "textgen", "chat"):
-        raise UsageError(f"shape must be textgen or chat, not {raw_shape!r}")
-    shape = shape or str(pt.get("shape") or "textgen")
+    shape = options.get("shape") or str(pt.get("shape") or "textgen")
     loss = LossReport()
     if shape == "chat":
         obj = _chat(character, pt, loss)

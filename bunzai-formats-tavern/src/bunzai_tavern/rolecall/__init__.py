@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue
+from bunzai.types import Detection, Issue, Option
 
 from .._cards import find_card, rolecall_block
+from .._options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -32,12 +33,15 @@ class RoleCallAdapter(FormatAdapter):
     label = "RoleCall character card"
     suffix = ".png"
     aliases = ("rolecall-card",)
-    options = {
-        "container": "png (default) or json; a card read from JSON is written as JSON",
-        "chunks": "PNG only: both (default), chara or ccv3",
-        "spec": "JSON only: v2 or v3 (default: as read, else v3)",
-        "indent": "JSON only: 4 (default), 2 or 0",
-    }
+    options = (
+        Option("container", choices=("png", "json"), default="png",
+               help="the output file; a card read from JSON is written as JSON"),
+        Option("chunks", choices=("both", "chara", "ccv3"), default="both",
+               help="PNG only: chara (V2), ccv3 (V3) or both"),
+        Option("spec", choices=("v2", "v3"), default="as read, else v3",
+               help="JSON only: the card spec"),
+        indent_option(4, "JSON only: indent; 0 is compact"),
+    )
     detection = (
         ("a card (JSON, PNG chunk or flat PNG payload) with data.extensions.rolecall that is "
          "not a persona", 1.0),

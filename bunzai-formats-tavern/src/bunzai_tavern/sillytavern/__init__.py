@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule
+from bunzai.types import Detection, Issue, LabelRule, Option
 
 from .._cards import find_card, rolecall_block
+from .._options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -33,13 +34,15 @@ class SillyTavernAdapter(FormatAdapter):
     suffix = ".png"
     aliases = ("png", "json", "card", "tavern")
     alias_options = {"png": {"container": "png"}, "json": {"container": "json"}}
-    options = {
-        "container": "png (default) or json; a card read from JSON is written as JSON",
-        "chunks": "PNG only: both (chara V2 + ccv3 V3, default), chara or ccv3",
-        "spec": "JSON only: v2 or v3 (default: the spec it was read as, else v3); v1 writes a "
-                "flat card",
-        "indent": "JSON only: 4 (SillyTavern's export, default), 2 or 0 (compact)",
-    }
+    options = (
+        Option("container", choices=("png", "json"), default="png",
+               help="the output file; a card read from JSON is written as JSON"),
+        Option("chunks", choices=("both", "chara", "ccv3"), default="both",
+               help="PNG only: chara (V2), ccv3 (V3) or both"),
+        Option("spec", choices=("v1", "v2", "v3"), default="as read, else v3",
+               help="JSON only: the card spec; v1 writes a flat card"),
+        indent_option(4, "JSON only: indent (SillyTavern's export uses 4); 0 is compact"),
+    )
     detection = (
         ("a Character Card V1 (flat, with a character field), V2 or V3 as JSON", 0.9),
         ("a PNG/APNG with a readable chara or ccv3 text chunk (tEXt, zTXt, iTXt)", 0.9),

@@ -91,6 +91,7 @@ class SillyTavernChatAdapter(FormatAdapter):
     label = "SillyTavern chat (JSONL)"
     suffix = ".jsonl"
     aliases = ("st-chat", "jsonl")
+    default_for_kind = True
     detection = (
         ("header line with a chat_metadata object", 0.95),
         ("no header line; first message has is_group (group chats up to 1.13)", 0.9),

@@ -408,10 +408,18 @@
     if (result.error) return [error(result.error)];
     const out = [];
     const loss = result.loss || [];
+    const groups = result.loss_groups || [];
     out.push(el("div", {class: "loss-report", testid: "loss-report"},
       el("h4", {text: `Loss report: ${result.format} → ${result.to}`}),
-      loss.length ? table(["action", "field", "why"], loss.map(e => [e.action, el("code", {text: e.path}), e.reason]))
-        : el("p", {class: "yes", text: "Nothing lost."})));
+      loss.length ? [
+        el("p", {testid: "loss-summary", text: result.loss_summary}),
+        table(["action", "field", "entries", "why"], groups.map(g =>
+          [g.action, el("code", {text: g.path}), String(g.count), g.reason])),
+        groups.length < loss.length ? el("details", {class: "json"},
+          el("summary", {}, `Every entry (${loss.length})`),
+          table(["action", "field", "why"], loss.map(e => [e.action, el("code", {text: e.path}), e.reason])))
+          : null,
+      ] : el("p", {class: "yes", text: "Nothing lost."})));
     if (result.warnings && result.warnings.length) {
       out.push(el("h4", {text: "Warnings"}),
         table(["path", "message"], result.warnings.map(w => [el("code", {text: w.path}), w.message])));
