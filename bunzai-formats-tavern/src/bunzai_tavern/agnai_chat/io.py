@@ -33,6 +33,7 @@ REASONS = {
     "alternatives": "Agnai keeps the shown reply first and the others as retries",
     "chosen": "Agnai shows the first reply",
     "alternatives.time": "Agnai keeps retries as bare texts",
+    "alternatives.text": "Agnai keeps the shown reply first and the others as retries",
     "alternatives.reasoning": "Agnai keeps retries as bare texts",
     "reasoning": "Agnai's export keeps no reasoning",
     "model": "Agnai's export does not record the model",
@@ -43,7 +44,7 @@ REASONS = {
     "created": "an Agnai export carries no dates",
     "extensions": "Agnai has no place for other apps' extensions",
 }
-APPROXIMATED = frozenset({"alternatives", "chosen", "role"})
+APPROXIMATED = frozenset({"alternatives", "alternatives.text", "chosen", "role"})
 
 
 def read_chat(input: AdapterInput) -> ReadResult:
