@@ -84,6 +84,14 @@ class FormatAdapter:
         """Origin-labeler rules; none by default."""
         return []
 
+    def chats(self, entity: Entity) -> list[Entity] | None:
+        """The chats an entity this adapter read carries; ``None`` (the default): none."""
+        return None
+
+    def embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        """A copy of ``entity`` carrying ``chat``; only adapters whose files hold chats."""
+        raise NotImplementedError(f"{self.format_id} files hold no chats")
+
     # -- derived --------------------------------------------------------------------------------
 
     @classmethod
@@ -140,3 +148,11 @@ class FormatAdapter:
     @hookimpl
     def bunzai_label_rules(self) -> list[LabelRule]:
         return self.label_rules()
+
+    @hookimpl
+    def bunzai_chats_in(self, entity: Entity) -> list[Entity] | None:
+        return self.chats(entity)
+
+    @hookimpl
+    def bunzai_embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        return self.embed_chat(entity, chat)

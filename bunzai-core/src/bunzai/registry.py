@@ -103,6 +103,8 @@ class DetectionReport:
     slow: list[SlowAdapter] = field(default_factory=list)
     """Adapters whose ``detect`` went over the time budget (slowest first)."""
     budget: float = DETECT_BUDGET
+    size: int | None = None
+    """Length of the input in bytes (0: an empty file, which no format can claim)."""
 
     @property
     def status(self) -> str:
@@ -114,6 +116,10 @@ class DetectionReport:
         """The winner, or the error a user should see."""
         if self.winner is not None:
             return self.winner
+        if self.size == 0:
+            raise UnrecognizedInput("the file is empty (0 bytes): nothing to recognise; name "
+                                    "the format with --from to read it as an empty file of it",
+                                    path=path)
         if self.tied:
             raise AmbiguousInput(
                 f"ambiguous: {', '.join(self.tied)} all score {self.candidates[0].score:g}; "
@@ -289,7 +295,7 @@ class Registry:
         slow.sort(key=lambda a: -a.seconds)
         report = DetectionReport(input.container, candidates, faults,
                                  container_error=input.container_error(), slow=slow,
-                                 budget=budget)
+                                 budget=budget, size=input.size)
         top = [c for c in candidates if c.score >= DETECT_THRESHOLD]
         if top:
             best = top[0].score
@@ -389,10 +395,15 @@ class Registry:
                 if handle.info.carries_passthrough:
                     break
                 p = prefix or (f"[{ent_index}]." if len(group) > 1 else "")
+                if kind == "chat":  # layout never reported; each other format's extra item is
+                    from .chats import foreign_extras
+                    foreign_extras(ent, handle.id, loss, p, res.loss)  # type: ignore[arg-type]
+                    continue
                 _passthrough_losses(ent, handle.id, loss, p, res.loss)
             warnings.extend(res.warnings)
             if len(groups) > 1:
-                name = getattr(group[0], "name", None) or str(i + 1)
+                name = (getattr(group[0], "name", None) or getattr(group[0], "title", None)
+                        or str(i + 1))
                 for f in res.files:  # named after their entity; the parts stay unjoined
                     f.name = f.name or name
                 files.extend(res.files)
