@@ -123,6 +123,14 @@ class FormatAdapter:
             return []
         return list(self._named(self.labeler)())
 
+    def chats(self, entity: Entity) -> list[Entity] | None:
+        """The chats an entity this adapter read carries; ``None`` (the default): none."""
+        return None
+
+    def embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        """A copy of ``entity`` carrying ``chat``; only adapters whose files hold chats."""
+        raise NotImplementedError(f"{self.format_id} files hold no chats")
+
     # -- derived --------------------------------------------------------------------------------
 
     @classmethod
@@ -193,3 +201,11 @@ class FormatAdapter:
     @hookimpl
     def bunzai_label_rules(self) -> list[LabelRule]:
         return self.label_rules()
+
+    @hookimpl
+    def bunzai_chats_in(self, entity: Entity) -> list[Entity] | None:
+        return self.chats(entity)
+
+    @hookimpl
+    def bunzai_embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        return self.embed_chat(entity, chat)
