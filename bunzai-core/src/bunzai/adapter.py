@@ -53,6 +53,7 @@ class FormatAdapter:
     them before :meth:`read` or :meth:`write` runs and passes the values converted."""
     default_for_kind: ClassVar[bool] = False
     detection: ClassVar[tuple[tuple[str, float], ...]] = ()
+    signature: ClassVar[Mapping[str, tuple[str, ...]] | None] = None
     losses: ClassVar[tuple[tuple[str, str], ...]] = ()
     doc: ClassVar[str | None] = None
 
@@ -155,6 +156,8 @@ class FormatAdapter:
             api_version=cls.api_version,
             options=declared_options(cls.options, cls.format_id),
             detection=cls.detection,
+            signature=({k: tuple(v) for k, v in cls.signature.items()}
+                       if cls.signature is not None else None),
             losses=cls.losses,
             doc=cls.doc,
             default_for_kind=cls.default_for_kind,

@@ -9,7 +9,7 @@ reader that wants mutable data asks for a fresh copy.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
@@ -238,6 +238,69 @@ class AdapterInput:
         if found == "json" and self._is_jsonl():
             return "jsonl"
         return found
+
+    # -- signs ----------------------------------------------------------------------------------
+
+    @property
+    def signs(self) -> frozenset[str]:
+        """Cheap marks of what the file holds, which declared adapter signatures are matched
+        against (computed once, from views detection builds anyway): the top-level keys of a
+        JSON object (``[]`` for an array), the first line's keys of JSON Lines, a PNG's
+        text-chunk keywords in lower case (``chara-ext-asset_`` for any asset chunk) and
+        ``exif`` when it has EXIF, a zip's member names and their first folder (``Characters/``).
+        """
+        found: frozenset[str] | None = self._memo.get("signs")
+        if found is None:
+            found = self._memo["signs"] = frozenset(self._signs())
+        return found
+
+    def _signs(self) -> set[str]:
+        from .cardspec.pngcard import ASSET_PREFIX
+
+        container = self.container
+        if container == "json":
+            doc = self.json
+            if isinstance(doc, Mapping):
+                return {str(k) for k in doc}
+            return {"[]"} if isinstance(doc, Sequence) and not isinstance(doc, str) else set()
+        if container == "jsonl":
+            head = self.jsonl_head
+            first = head[0] if head else None
+            return {str(k) for k in first} if isinstance(first, Mapping) else set()
+        if container in ("png", "apng"):
+            png = self.png
+            if png is None:
+                return set()
+            out = set()
+            for tc in png.text_chunks():
+                kw = tc.keyword.lower()
+                out.add(ASSET_PREFIX if kw.startswith(ASSET_PREFIX) else kw)
+            if any(c.type == "eXIf" for c in png.chunks):
+                out.add("exif")
+            return out
+        if container in ("zip", "jpeg+zip"):
+            z = self.zip
+            if z is None:
+                return set()
+            out = set()
+            for name in z.names():
+                out.add(name)
+                folder, sep, _ = name.partition("/")
+                if sep:
+                    out.add(folder + "/")
+            return out
+        return set()
+
+    def matches(self, signature: Mapping[str, Sequence[str]]) -> bool:
+        """Whether an adapter declaring ``signature`` could claim this file: its container is
+        declared, and (when the declaration lists marks) one of them is among :attr:`signs`."""
+        marks = signature.get(self.container)
+        if marks is None:
+            return False
+        if not marks:
+            return True
+        signs = self.signs
+        return any(m in signs for m in marks)
 
     # -- JSON Lines -----------------------------------------------------------------------------
 

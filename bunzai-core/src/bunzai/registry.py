@@ -284,6 +284,9 @@ class Registry:
         handles = (self.adapters.values() if formats is None
                    else [self.get(f) for f in formats])
         for h in handles:
+            signature = h.info.signature
+            if signature is not None and not input.matches(signature):
+                continue  # the file shows none of the marks the adapter needs: it scores 0
             t0 = time.perf_counter()
             try:
                 score, reason = _normalize_score(h.call("bunzai_detect", input=input))
