@@ -21,7 +21,7 @@ def _without_prompt(value: Any, owner: Any) -> bool:
     return isinstance(value, Mapping) and not value.get("prompt") and set(value) <= _PROMPT_KEYS
 
 
-ST_CHARACTER: tuple[tuple[str, Any], ...] = (
+ST_NEUTRAL: tuple[tuple[str, Any], ...] = (
     ("extensions.talkativeness", ("0.5", 0.5)),
     ("extensions.fav", (False,)),
     ("extensions.world", ("",)),
@@ -30,7 +30,9 @@ ST_CHARACTER: tuple[tuple[str, Any], ...] = (
     ("extensions.depth_prompt.depth", (4,)),
     ("extensions.depth_prompt.role", ("system",)),
 )
-"""SillyTavern's character extensions at the values SillyTavern itself starts from."""
+"""SillyTavern's own card settings at the values it gives every new card (group-chat
+talkativeness 0.5, not a favourite, no linked World Info, no depth prompt: a depth prompt with
+nothing to insert does nothing at any depth): dropping them loses nothing."""
 
 _WI = "app_data.sillytavern-lorebook"
 

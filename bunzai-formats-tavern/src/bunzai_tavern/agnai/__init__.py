@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Detection, FormatAdapter
 
-from .._common.neutral import ST_CHARACTER
+from .._common.neutral import ST_NEUTRAL
 from .._common.paths import MEMORY_ENTRY_FIELDS, book, memory_neutral
 from .._options import indent_option
 
@@ -61,7 +61,7 @@ class AgnaiAdapter(FormatAdapter):
         ("lorebook.entries[*].case_sensitive", "Agnai ignores case sensitivity"),
         ("lorebook.entries[*].extensions", "Agnai empties an entry's extensions on import"),
     )
-    neutral = (*ST_CHARACTER, *memory_neutral("lorebook.", "agnai"))
+    neutral = (*ST_NEUTRAL, *memory_neutral("lorebook.", "agnai"))
     losses = (
         ("personality", "approximated: joined into a text persona with the description (Agnai "
                         "has no personality field)"),

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._cards import find_card, rolecall_block
-from .._common.neutral import ST_CHARACTER
+from .._common.neutral import ST_NEUTRAL
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -50,7 +50,7 @@ class RoleCallPersonaAdapter(FormatAdapter):
         ("lorebook", "a RoleCall persona export links no lorebook"),
         ("connections", "RoleCall persona exports have no persona locks"),
     )
-    neutral = ST_CHARACTER
+    neutral = ST_NEUTRAL
     losses = (
         ("title, note, avatar_id, is_default, position, depth, role, lorebook, connections",
          "dropped: a RoleCall persona card holds a name, a description, extensions and an "
