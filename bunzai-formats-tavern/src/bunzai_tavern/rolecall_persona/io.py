@@ -81,7 +81,7 @@ def _read_card(input: AdapterInput, found: Any, format_id: str) -> ReadResult:
     defaults = field_defaults(Character)
     for name in type(char).model_fields:
         value = getattr(char, name)
-        if name in _PERSONA_FIELDS or same_default(value, defaults[name]):
+        if name in _PERSONA_FIELDS or _is_default(value, defaults[name]):
             continue
         data[CHARACTER + name] = _json(value)
     if char.assets:
@@ -91,7 +91,7 @@ def _read_card(input: AdapterInput, found: Any, format_id: str) -> ReadResult:
     return ReadResult([persona], res.warnings)
 
 
-def same_default(value: Any, default: Any) -> bool:
+def _is_default(value: Any, default: Any) -> bool:
     return type(value) is type(default) and value == default
 
 

@@ -74,7 +74,6 @@ def _from_settings(obj: dict[str, Any], format_id: str,
     for p in personas:
         if isinstance(avatar, str) and p.avatar_id == avatar:
             p.app_data.setdefault(format_id, {})[ACTIVE] = True
-        p.passthrough.setdefault(format_id, {}).setdefault("file", {})["source"] = "settings"
     return personas
 
 
