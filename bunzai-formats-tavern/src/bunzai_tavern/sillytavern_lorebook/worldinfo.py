@@ -264,7 +264,7 @@ def _write_entry(entry: LorebookEntry, uid: Any, layout: dict[str, Any] | None,
     def get(attr: str) -> Any:
         return overrides[attr] if attr in overrides else getattr(entry, attr)
 
-    if entry.folder is not None:
+    if entry.folder:
         loss.dropped(f"{epath}.folder", "World Info has no folders")
     if entry.is_folder:
         loss.dropped(f"{epath}.is_folder", "World Info has no folders; written as a "
