@@ -1160,7 +1160,7 @@ def _file_differences(original: AdapterInput, written: AdapterInput,
     if original.container in ("png", "apng"):
         return _png_differences(original, written, completed)
     if original.container in ("zip", "jpeg+zip"):
-        return _zip_differences(original, written)
+        return _zip_differences(original, written, completed)
     pytest.skip(f"no file-level comparison for {original.container} files; the entity-level "
                 "round trip covers them")
 
@@ -1201,7 +1201,8 @@ def _png_differences(original: AdapterInput, written: AdapterInput,
     return problems
 
 
-def _zip_differences(original: AdapterInput, written: AdapterInput) -> list[str]:
+def _zip_differences(original: AdapterInput, written: AdapterInput,
+                     completed: tuple[str, ...] = ()) -> list[str]:
     from ..jsonio import loads
 
     a, b = original.zip, written.zip
@@ -1219,7 +1220,7 @@ def _zip_differences(original: AdapterInput, written: AdapterInput) -> list[str]
         if name.lower().endswith(".json"):
             try:
                 problems += [f"{name}: JSON differs at {p}"
-                             for p in diff_paths(loads(x), loads(y))]
+                             for p in _json_differences(loads(x), loads(y), completed)]
             except BunzaiError:
                 problems.append(f"{name}: differs")
         else:
