@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 _EMBEDDED = (ASSET_URI_PREFIX, "embeded://", "embedded://")
 _NO_BYTES = "no bytes to embed: RisuAI refuses a card whose embedded asset is missing"
+_LEGACY_GONE = ("written as RisuAI's current PNG card: what was read from the RisuAI 0.6 "
+                "risuai chunk changed, so that chunk (and the chat history it holds, which "
+                "bunzai does not read) is not written")
 
 
 def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteResult:
@@ -54,10 +57,13 @@ def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteRe
     if container == "json":
         return _write_json(entity, record)
     legacy = record.get("legacy")
-    if ("spec" in record and record["spec"] is None and isinstance(legacy, Mapping)
-            and _legacy_assets_only(entity)
-            and legacy.get("fp") == legacy_fingerprint(entity)):
-        return _write_legacy(entity, record, legacy)
+    if isinstance(legacy, Mapping):
+        if ("spec" in record and record["spec"] is None and _legacy_assets_only(entity)
+                and legacy.get("fp") == legacy_fingerprint(entity)):
+            return _write_legacy(entity, record, legacy)
+        result = _write_png(entity, record)
+        result.warnings.append(_LEGACY_GONE)
+        return result
     return _write_png(entity, record)
 
 
@@ -193,9 +199,10 @@ def _write_png(ch: Character, record: Mapping[str, Any]) -> WriteResult:
     card = build_risu_card(target, loss, warnings, scripts_in_card=True,
                            assets=[a for _, a in placed])
     report_moves(loss, [i for i, _ in placed] + later)
-    keyword = str(record.get("chunk") or "ccv3")
-    if card.get("spec") != "chara_card_v3":
-        keyword = "chara"
+    written = card.get("spec")
+    keyword = "ccv3" if written == "chara_card_v3" else "chara"
+    if written == record.get("spec") and isinstance(record.get("chunk"), str):
+        keyword = record["chunk"]  # a card of the spec it was read as stays in its chunk
     card_chunk = make_text_chunk(keyword, encode_base64(dumps(card)))
     order = [card_chunk]
     backfill = record.get("backfill")

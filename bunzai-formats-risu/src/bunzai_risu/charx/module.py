@@ -74,7 +74,7 @@ def build(ch: Character, info: Mapping[str, Any], format_id: str,
     rest = info.get("rest")
     out: dict[str, Any] = dict(rest) if isinstance(rest, Mapping) else {
         "name": f"{ch.name} Module", "description": f"Module for {ch.name}",
-        "id": str(uuid.uuid5(_MODULE_NS, ch.name)),
+        "id": str(uuid.uuid5(_MODULE_NS, ch.name)), "assets": [],
     }
     has = info.get("has")
     parts = set(has) if isinstance(has, list) else set()
@@ -89,8 +89,6 @@ def build(ch: Character, info: Mapping[str, Any], format_id: str,
                                              "lorebook.entries", data_id=CARD)
         if loss is not None:
             _report_entries(ch, loss)
-    if "assets" not in out:
-        out["assets"] = []
     order = info.get("order")
     keys = order if isinstance(order, list) else _FIRST
     ranked = {k: i for i, k in enumerate(keys)}
@@ -117,6 +115,14 @@ def module_text(ch: Character, info: Mapping[str, Any], format_id: str) -> bytes
 
 def records(info: Mapping[str, Any]) -> list[bytes]:
     return [base64.b64decode(r) for r in info.get("records") or []]
+
+
+def projection_wanted(ch: Character, info: Mapping[str, Any]) -> bool:
+    """Whether card.json gets a ``character_book`` beside the module's lorebook: as the
+    source had one, or, for a lorebook changed since, as RisuAI's export always writes it."""
+    if info.get("card_book") is not None:
+        return True
+    return ch.lorebook is not None and info.get("card_book_fp") != lorebook_fingerprint(ch)
 
 
 def projection(ch: Character, info: Mapping[str, Any], format_id: str) -> Any:

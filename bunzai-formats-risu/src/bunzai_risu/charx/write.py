@@ -115,10 +115,8 @@ def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteRe
                            assets=listed, book_in_card=not module_book)
     data = card.get("data")
     if module_book and info is not None and isinstance(data, dict):
-        book = module.projection(ch, info, format_id)
-        saved = info.get("card_book")
-        if saved is not None or ch.lorebook is not None:
-            data["character_book"] = book
+        if module.projection_wanted(ch, info):
+            data["character_book"] = module.projection(ch, info, format_id)
         card_record = ch.passthrough.get(CARD, {}).get("data")
         order = card_record.get("order") if isinstance(card_record, Mapping) else None
         if isinstance(order, list):

@@ -117,10 +117,11 @@ def test_encrypted_card_is_refused_clearly(reg: Any) -> None:
     assert err.value.exit_code == 4
 
 
-def test_legacy_messagepack_card(reg: Any) -> None:
-    msgpack = pytest.importorskip("msgpack")
+def _legacy_png(msgpack: Any) -> bytes:
+    """A RisuAI 0.6 PNG: a V1 card in ``chara`` and the app's own character in ``risuai``."""
     v1 = {"name": "Yuzu", "description": "d", "personality": "p", "scenario": "s",
-          "first_mes": "Hi", "mes_example": ""}
+          "first_mes": "Hi", "mes_example": "", "avatar": "none", "chat": "Yuzu - 2023-6-1",
+          "create_date": "2023-6-1", "talkativeness": "0.5"}
     internal = {"type": 101, "data": {
         "name": "Yuzu", "viewScreen": "emotion", "bias": [],
         "emotionImages": [["smile", minimal_png(3, 3)], ["cry", minimal_png(4, 4)]],
@@ -129,7 +130,14 @@ def test_legacy_messagepack_card(reg: Any) -> None:
                         "mode": "normal", "alwaysActive": False, "secondkey": "",
                         "selective": False}],
         "chats": [{"message": []}]}}
-    data = _png(("chara", _b64(v1)), ("risuai", base64.b64encode(msgpack.packb(internal))))
+    text = json.dumps(v1, separators=(",", ":")).encode()
+    return _png(("chara", base64.b64encode(text)),
+                ("risuai", base64.b64encode(msgpack.packb(internal))))
+
+
+def test_legacy_messagepack_card(reg: Any) -> None:
+    msgpack = pytest.importorskip("msgpack")
+    data = _legacy_png(msgpack)
     rep = reg.detect(AdapterInput(data, "yuzu.png"))
     assert rep.winner is not None and rep.winner.format == "risu"
     _, result, _ = reg.read(AdapterInput(data, "yuzu.png"))
@@ -141,9 +149,32 @@ def test_legacy_messagepack_card(reg: Any) -> None:
     assert ch.regex_scripts[0].pattern == "a"
     assert ch.lorebook is not None and ch.lorebook.entries[0].keys == ["k"]
     assert any("chat history" in w.message for w in result.warnings)
-    out = reg.write([ch], "risu")  # written as RisuAI's current V3 PNG
+
+
+def test_legacy_card_is_rewritten_as_it_was(reg: Any) -> None:
+    """A same-format rewrite of a RisuAI 0.6 PNG adds nothing: no asset gains a URI or an
+    extension, and the file is the same file."""
+    data = _legacy_png(pytest.importorskip("msgpack"))
+    ch = _read(reg, data, "yuzu.png")
+    out = reg.write([ch], "risu")
+    assert not out.loss and not out.warnings
+    assert out.data == data
     back = _read(reg, out.data)
-    assert [a.data for a in back.assets if a.type == "emotion"] == [a.data for a in emotions]
+    assert [a.model_dump() for a in back.assets] == [a.model_dump() for a in ch.assets]
+    assert all(a.uri is None and a.ext is None for a in back.assets if a.type == "emotion")
+
+
+def test_an_edited_legacy_card_is_written_as_risu_writes_cards_today(reg: Any) -> None:
+    data = _legacy_png(pytest.importorskip("msgpack"))
+    ch = _read(reg, data, "yuzu.png")
+    ch.assets[0].data = minimal_png(5, 5)  # a new emotion image
+    out = reg.write([ch], "risu")
+    assert [t.keyword for t in PngFile.parse(out.data).text_chunks()] == [
+        "chara-ext-asset_:1", "chara-ext-asset_:2", "ccv3"]
+    assert any("chat history" in w for w in out.warnings)
+    back = _read(reg, out.data)
+    assert [a.data for a in back.assets if a.type == "emotion"] == [
+        minimal_png(5, 5), minimal_png(4, 4)]
 
 
 def test_v2_card_emotions_come_from_asset_chunks(reg: Any) -> None:

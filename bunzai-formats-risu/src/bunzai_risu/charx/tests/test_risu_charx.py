@@ -305,3 +305,44 @@ def test_the_placeholder_does_not_move_orphan_files_silently(reg: Any) -> None:
     back = _read(reg, out.data)
     assert back.assets[0].type == "icon" and back.assets[1].data == b"plain text"
     assert out.loss.covers("assets[0]")  # the orphan now reads back second: reported
+
+
+def _other_tool_charx(with_module: bool) -> tuple[bytes, bytes, bytes | None]:
+    """A CharX as another tool writes it: V3 card.json without the optional fields, keys in
+    its own order, 2-space indented; with or without a module of its own making."""
+    card = {"data": {
+        "name": "Odile", "first_mes": "The tide turns at six.", "description": "Tide tables.",
+        "personality": "", "scenario": "", "mes_example": "", "creator_notes": "",
+        "system_prompt": "", "post_history_instructions": "", "alternate_greetings": [],
+        "tags": ["harbour"], "creator": "", "character_version": "1",
+        "group_only_greetings": [], "extensions": {"other_tool": {"seen": True}},
+        "assets": [{"type": "icon", "uri": "embeded://assets/icon/image/main.png",
+                    "name": "main", "ext": "png"}],
+    }, "spec_version": "3.0", "spec": "chara_card_v3"}
+    text = json.dumps(card, indent=2).encode()
+    files = [("card.json", text), ("assets/icon/image/main.png", minimal_png(2, 2))]
+    main = None
+    if with_module:
+        module = {"name": "Odile", "id": "odile-1", "lorebook": [
+            {"key": "quay", "comment": "Quay", "content": "Stone steps.", "mode": "normal",
+             "insertorder": 100, "alwaysActive": False, "secondkey": "", "selective": False}],
+            "regex": [{"comment": "c", "in": "a", "out": "b", "type": "editoutput"}]}
+        main = json.dumps({"module": module, "type": "risuModule"}, indent=2).encode()
+        files.append(("module.risum", risum.encode(main, [])))
+    return write_zip(files), text, main
+
+
+@pytest.mark.parametrize("with_module", [False, True], ids=["card-only", "with-module"])
+def test_a_charx_from_another_tool_keeps_its_card_json(reg: Any, with_module: bool) -> None:
+    """A same-format rewrite keeps card.json as it was: no optional key added, none moved."""
+    data, text, main = _other_tool_charx(with_module)
+    ch = _read(reg, data)
+    out = reg.write([ch], "risu-charx")
+    assert not out.loss
+    z = _zip(out.data)
+    assert z.read("card.json") == text
+    assert sorted(z.namelist()) == sorted(_zip(data).namelist())
+    if main is not None:
+        assert risum.decode(z.read("module.risum")).text == main
+    back = _read(reg, out.data)
+    assert back.model_dump(exclude={"passthrough"}) == ch.model_dump(exclude={"passthrough"})
