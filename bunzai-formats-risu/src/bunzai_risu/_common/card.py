@@ -37,7 +37,7 @@ from bunzai.sdk.cards import build_card, card_body, card_digest, parse_card
 from . import decorators, lore, regex
 from .assets import make_asset, media_type, try_data_uri
 from .declared import CARD, SCRIPT_CARRIED, SCRIPT_REASONS
-from .family import neutral_values
+from .loss import neutral_values
 from .module import read_triggers
 
 Resolver = Callable[[str], tuple[bytes | None, str | None]]

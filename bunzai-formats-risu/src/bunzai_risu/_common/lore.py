@@ -39,7 +39,7 @@ from bunzai.sdk.fields import (
 )
 
 from . import decorators
-from .family import neutral_values, same_texts
+from .loss import neutral_values, read_objects, same_texts
 
 FOLDER_PREFIX = "\uf000folder:"
 _FOLDER_NS = uuid.UUID("5f0c7d1e-9a43-4c36-8f8e-6b0d2a1c9e57")
@@ -116,16 +116,12 @@ ENTRY = Table((
 # -- reading --------------------------------------------------------------------------------------
 
 
-def read_entry(raw: Any, path: str, warnings: list[Issue], format_id: str, *,
-               data_id: str | None = None, owned: bool = False) -> LorebookEntry | None:
-    """One internal entry; a non-object is skipped with a warning.
+def read_entry(raw: Mapping[str, Any], path: str, warnings: list[Issue], format_id: str,
+               *, data_id: str | None = None, owned: bool = False) -> LorebookEntry:
+    """One internal entry.
 
     Its layout is kept under ``format_id``, its app data under ``data_id`` (default: the same).
     """
-    if not isinstance(raw, Mapping):
-        warnings.append(Issue(path, f"expected an entry object, got {type_name(raw)}; "
-                                    "skipped"))
-        return None
     values, layout, data = ENTRY.read(raw, path, warnings, owned=owned)
     mode = data.pop("mode", None) if "mode" in raw else None
     is_folder = mode == "folder"
@@ -176,17 +172,9 @@ def read_entry(raw: Any, path: str, warnings: list[Issue], format_id: str, *,
 
 def read_entries(raw: Any, path: str, warnings: list[Issue], format_id: str, *,
                  data_id: str | None = None, owned: bool = False) -> list[LorebookEntry]:
-    if not isinstance(raw, list | tuple):
-        warnings.append(Issue(path, f"expected a list of entries, got {type_name(raw)}; "
-                                    "ignored"))
-        return []
-    out = []
-    for i, item in enumerate(raw):
-        e = read_entry(item, f"{path}[{i}]", warnings, format_id, data_id=data_id,
-                       owned=owned)
-        if e is not None:
-            out.append(e)
-    return out
+    return read_objects(raw, path, warnings, ("entries", "an entry"),
+                        lambda item, at: read_entry(item, at, warnings, format_id,
+                                                    data_id=data_id, owned=owned))
 
 
 # -- writing --------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 from bunzai.sdk import PLACEMENTS, Issue, LossReport, RegexScript
 from bunzai.sdk.fields import Table, field, jcopy, kept, slot, type_name
 
-from .family import neutral_values
+from .loss import neutral_values, read_objects
 
 RISU_TYPES = ("editinput", "editoutput", "editprocess", "editdisplay", "edittrans", "disabled")
 JS_FLAGS = "dgimsuvy"
@@ -141,16 +141,12 @@ def _flag_keys(flags: str | None, meta: str, dormant: str | None) -> dict[str, A
 # -- reading --------------------------------------------------------------------------------------
 
 
-def read_script(raw: Any, path: str, warnings: list[Issue], format_id: str, *,
-                data_id: str | None = None, owned: bool = False) -> RegexScript | None:
-    """One custom script; a non-object is skipped with a warning.
+def read_script(raw: Mapping[str, Any], path: str, warnings: list[Issue], format_id: str,
+                *, data_id: str | None = None, owned: bool = False) -> RegexScript:
+    """One custom script.
 
     Its layout is kept under ``format_id``, its app data under ``data_id`` (default: the same).
     """
-    if not isinstance(raw, Mapping):
-        warnings.append(Issue(path, f"expected a script object, got {type_name(raw)}; "
-                                    "skipped"))
-        return None
     values, layout, data = SCRIPT.read(raw, path, warnings, owned=owned)
     rtype = data.pop("type", _MISSING)
     flag = data.pop("flag", _MISSING)
@@ -197,17 +193,9 @@ def read_scripts(raw: Any, path: str, warnings: list[Issue], format_id: str, *,
                  data_id: str | None = None, owned: bool = False) -> list[RegexScript]:
     if raw is None:
         return []
-    if not isinstance(raw, list | tuple):
-        warnings.append(Issue(path, f"expected a list of scripts, got {type_name(raw)}; "
-                                    "ignored"))
-        return []
-    out = []
-    for i, item in enumerate(raw):
-        s = read_script(item, f"{path}[{i}]", warnings, format_id, data_id=data_id,
-                        owned=owned)
-        if s is not None:
-            out.append(s)
-    return out
+    return read_objects(raw, path, warnings, ("scripts", "a script"),
+                        lambda item, at: read_script(item, at, warnings, format_id,
+                                                     data_id=data_id, owned=owned))
 
 
 # -- writing --------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from bunzai.sdk import Carried, Character, Issue, Lorebook, LossReport, reason_f
 from .._common import lore, regex, risum
 from .._common.card import CARD, lorebook_fingerprint, script_split, write_custom_scripts
 from .._common.declared import ENTRY_CARRIED, ENTRY_REASONS
-from .._common.family import neutral_values
+from .._common.loss import neutral_values
 from .._common.module import read_triggers
 
 PARTS = ("lorebook", "regex", "trigger")

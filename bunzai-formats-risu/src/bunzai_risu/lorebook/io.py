@@ -9,7 +9,6 @@ from bunzai.sdk import (
     Issue,
     Lorebook,
     LossReport,
-    MalformedInput,
     OutputFile,
     ReadResult,
     UsageError,
@@ -28,18 +27,14 @@ ENVELOPE = {"type": "risu", "ver": 1}
 
 
 def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
-    data = input.json_mutable()
-    found = shape_of(data)
-    if found is None:
-        raise MalformedInput("not a RisuAI lorebook: expected {type: 'risu', data: [entries]} "
-                             "or an array of RisuAI entries")
     warnings: list[Issue] = []
-    entries, layout = envelope.unwrap(
-        data, found[0], input.data, ENVELOPE,
+    entries, layout, at = envelope.unwrap(
+        input, shape_of, ENVELOPE, "not a RisuAI lorebook: expected {type: 'risu', data: "
+        "[entries]} or an array of RisuAI entries",
         lambda items, at: lore.read_entries(items, at, warnings, format_id, owned=True))
     book = Lorebook(entries=entries)
     book.passthrough[format_id] = layout
-    warnings += untranslated(entries, "$.data" if found[0] == "export" else "$")
+    warnings += untranslated(entries, at)
     return ReadResult([book], warnings)
 
 

@@ -28,14 +28,10 @@ _FILE = "file"
 
 
 def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
-    data = input.json_mutable()
-    found = shape_of(data)
-    if found is None:
-        raise MalformedInput("not RisuAI regex scripts: expected {type: 'regex', data: [...]} "
-                             "or an array of {comment, in, out, type}")
     warnings: list[Issue] = []
-    scripts, layout = envelope.unwrap(
-        data, found[0], input.data, ENVELOPE,
+    scripts, layout, _at = envelope.unwrap(
+        input, shape_of, ENVELOPE, "not RisuAI regex scripts: expected {type: 'regex', data: "
+        "[...]} or an array of {comment, in, out, type}",
         lambda items, at: regex.read_scripts(items, at, warnings, format_id, owned=True))
     if not scripts:
         raise MalformedInput("the RisuAI regex export holds no scripts")
