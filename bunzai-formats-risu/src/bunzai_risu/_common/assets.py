@@ -10,18 +10,13 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Sequence
-from urllib.parse import unquote_to_bytes
 
 from bunzai.sdk import (
     Asset,
-    BunzaiError,
-    Limits,
     LossReport,
-    MalformedInput,
     ext_is_plausible,
     sniff_media,
 )
-from bunzai.sdk.base64 import decode_base64
 
 # RisuAI's set, plus "/" (a name must not add folders or climb out with "..") and DEL, which
 # zip readers refuse as a control character.
@@ -62,24 +57,6 @@ def make_asset(*, type: str, name: str, uri: str | None = None, ext: str | None 
     """An :class:`Asset` whose media type comes from its bytes."""
     return Asset(type=type, name=name, uri=uri, ext=ext, data=data, media_type=media_type(data),
                  origin=origin, orphan=orphan)
-
-
-def decode_data_uri(uri: str, limits: Limits) -> bytes:
-    """The bytes of a ``data:`` URI (base64 or percent-encoded); raises MalformedInput."""
-    head, sep, body = uri.partition(",")
-    if not sep:
-        raise MalformedInput("data: URI without a comma")
-    if head.lower().endswith(";base64"):
-        return decode_base64(body, limits=limits)
-    return unquote_to_bytes(body)
-
-
-def try_data_uri(uri: str, limits: Limits) -> tuple[bytes | None, str | None]:
-    """(bytes, None) or (None, why not)."""
-    try:
-        return decode_data_uri(uri, limits), None
-    except BunzaiError as exc:
-        return None, exc.message
 
 
 def data_uri(data: bytes, mime: str | None = None) -> str:

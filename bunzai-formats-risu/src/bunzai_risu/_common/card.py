@@ -28,14 +28,19 @@ from bunzai.sdk import (
     Issue,
     LorebookEntry,
     LossReport,
-    get_limits,
     reason_for,
     unheld,
 )
-from bunzai.sdk.cards import build_card, card_body, card_digest, parse_card
+from bunzai.sdk.cards import (
+    build_card,
+    card_body,
+    card_digest,
+    parse_card,
+    resolve_data_uri,
+)
 
 from . import decorators, lore, regex
-from .assets import make_asset, media_type, try_data_uri
+from .assets import make_asset, media_type
 from .declared import CARD, SCRIPT_CARRIED, SCRIPT_REASONS
 from .loss import neutral_values
 from .module import read_triggers
@@ -106,8 +111,8 @@ def _v2_assets(risuai: dict[str, Any], resolve: Resolver, warnings: list[Issue]
             ref = item[1]
             data, origin = resolve(ref) if ref.startswith("__asset:") else (None, None)
             if data is None and not ref.startswith(("__asset:", "http:", "https:")):
-                data, _why = try_data_uri(ref if ref.startswith("data:") else
-                                          "data:;base64," + ref, get_limits())
+                data = resolve_data_uri(ref if ref.startswith("data:") else
+                                        "data:;base64," + ref)
                 origin = "base64" if data is not None else None
             if data is None:
                 warnings.append(Issue(path, f"asset {item[0]!r} ({ref[:40]}) could not be "

@@ -56,7 +56,8 @@ REASONS = {
     "extensions.risu_case_sensitive": "RisuAI's risu_case_sensitive is the entry's "
                                       "case_sensitive setting",
 }
-"""Why an entry field reads back changed or is not held, in a user's words."""
+"""Why an entry field reads back changed, in a user's words."""
+
 
 def folder_id(key: str) -> str:
     """The canonical folder id of a RisuAI folder key (the marker prefix removed)."""

@@ -18,6 +18,7 @@ from bunzai.sdk.fields import BOOL, Table, field, jcopy, kept, slot, type_name
 
 from . import lore, regex
 from .assets import ext_for, make_asset, report_moves
+from .loss import read_objects
 
 _ID_NS = uuid.UUID("0e6f3c1a-8d52-4b7e-a1c9-3f2d5e7b9a10")
 _PARTS = ("lorebook", "regex", "trigger", "assets")
@@ -50,19 +51,17 @@ def read_triggers(raw: Any, path: str, warnings: list[Issue]) -> list[dict[str, 
         warnings.append(Issue(path, f"expected a list of triggers, got {type_name(raw)}; "
                                     "ignored"))
         return None
-    out = []
-    for i, t in enumerate(raw):
-        if isinstance(t, dict):
-            out.append(t)
-        else:
-            warnings.append(Issue(f"{path}[{i}]", f"expected a trigger object, got "
-                                                  f"{type_name(t)}; skipped"))
-    return out
+    return read_objects(raw, path, warnings, ("triggers", "a trigger"),
+                        lambda trigger, _at: dict(trigger))
+
+
+def _is_tuple(item: Any) -> bool:
+    return isinstance(item, list) and bool(item) and all(isinstance(x, str) for x in item)
 
 
 def _tuple_reads(item: Any, i: int) -> tuple[str, str | None, str | None]:
     """(name, uri, ext) RisuAI and bunzai take from one ``[name, path, ext]`` asset tuple."""
-    if not (isinstance(item, list) and item and all(isinstance(x, str) for x in item)):
+    if not _is_tuple(item):
         return (str(item[0]) if isinstance(item, list) and item else f"asset_{i}"), None, None
     return item[0], (item[1] or None) if len(item) > 1 else None, \
         item[2] if len(item) > 2 else None
@@ -74,7 +73,7 @@ def _assets(raw: list[Any], records: Sequence[bytes] | None, path: str,
     saved: dict[str, Any] = {}
     for i, item in enumerate(raw):
         name, where, ext = _tuple_reads(item, i)
-        if not (isinstance(item, list) and item and all(isinstance(x, str) for x in item)):
+        if not _is_tuple(item):
             warnings.append(Issue(f"{path}[{i}]", "expected [name, path, ext]; kept as an "
                                                   "unnamed asset"))
         data = None

@@ -20,7 +20,6 @@ from bunzai.sdk.fields import Table, field, jcopy, kept, slot, type_name
 
 from .loss import neutral_values, read_objects
 
-RISU_TYPES = ("editinput", "editoutput", "editprocess", "editdisplay", "edittrans", "disabled")
 JS_FLAGS = "dgimsuvy"
 _META = re.compile(r"<[^<>]*>")
 _BOTH = ("user_input", "ai_output")

@@ -18,7 +18,6 @@ from bunzai.sdk import (
     UsageError,
     WriteResult,
     dumps,
-    get_limits,
 )
 from bunzai.sdk.base64 import encode_base64
 from bunzai.sdk.cards import (
@@ -29,11 +28,12 @@ from bunzai.sdk.cards import (
     asset_keyword,
     build_card,
     digest_matches,
+    resolve_data_uri,
 )
 from bunzai.sdk.png import PngFile, make_text_chunk
 
 from .._common import jsonfmt
-from .._common.assets import data_uri, report_moves, try_data_uri
+from .._common.assets import data_uri, report_moves
 from .._common.card import CARD, build_risu_card
 from .._common.images import as_png, strip_chunks
 from .read import LEGACY_ORIGIN, fingerprint, legacy_fingerprint, vits_refs
@@ -94,8 +94,7 @@ def _unwritable(i: int, a: Asset, loss: LossReport) -> bool:
 
 def _same_data_uri(a: Asset) -> bool:
     if a.uri and a.uri.startswith("data:") and a.data is not None:
-        data, _ = try_data_uri(a.uri, get_limits())
-        return data == a.data
+        return resolve_data_uri(a.uri) == a.data
     return False
 
 

@@ -19,11 +19,10 @@ from bunzai.sdk import (
     OutputFile,
     UsageError,
     WriteResult,
-    get_limits,
     loads,
     sniff_media,
 )
-from bunzai.sdk.cards import ASSET_URI_PREFIX
+from bunzai.sdk.cards import ASSET_URI_PREFIX, resolve_data_uri
 from bunzai.sdk.png import default_avatar
 from bunzai.sdk.zip import entry_name_problem, write_zip
 
@@ -35,7 +34,6 @@ from .._common.assets import (
     ext_for,
     report_moves,
     sanitize,
-    try_data_uri,
 )
 from .._common.card import CARD, build_risu_card
 from .._common.images import as_jpeg
@@ -203,10 +201,8 @@ def _place(i: int, a: Asset, files: dict[str, bytes], taken: set[str],
                                          "embedded asset is missing")
             return None
         return a  # remote, ccdefault: or another scheme: kept as written
-    if uri and uri.startswith("data:"):
-        data, _ = try_data_uri(uri, get_limits())
-        if data == a.data:
-            return a
+    if uri and uri.startswith("data:") and resolve_data_uri(uri) == a.data:
+        return a
     path = embedded_path(uri) if uri else None
     if path is not None:
         # RisuAI's own writer renames unsafe names (``sad:1``) but not their URIs; an entry
