@@ -26,6 +26,7 @@ from bunzai.sdk import (
     Carried,
     Character,
     Issue,
+    Lorebook,
     LorebookEntry,
     LossReport,
     reason_for,
@@ -252,9 +253,38 @@ def _ordered(risuai: dict[str, Any], order: Any) -> dict[str, Any]:
     return {k: risuai[k] for k in sorted(risuai, key=lambda k: ranked.get(k, len(ranked)))}
 
 
+def _book_view(ch: Character, loss: LossReport, warnings: list[str]) -> Lorebook | None:
+    """``ch``'s lorebook as RisuAI's card holds it, with what its decorators cannot carry
+    reported and a warning when decorator lines (text to other apps) are written."""
+    if ch.lorebook is None:
+        return None
+    book = ch.lorebook.model_copy()
+    book.entries = []
+    decorated: dict[str, None] = {}
+    count = 0
+    neutral = neutral_values()
+    for i, entry in enumerate(ch.lorebook.entries):
+        seen, original = _entry_view(entry)
+        book.entries.append(seen)
+        if seen.content.startswith("@@") and seen.content != entry.content:
+            count += 1
+            decorated.update(dict.fromkeys(f for f in decorators.DECOR_FIELDS
+                                           if getattr(seen, f) != getattr(entry, f)))
+        if not original:
+            held = {f: getattr(seen, f) for f in decorators.DECOR_FIELDS}
+            for f in decorators.drift(entry, seen.content, held, neutral):
+                loss.approximated(f"lorebook.entries[{i}].{f}", decorators.REASONS.get(
+                    f, decorators.DEFAULT_REASON))
+    if count:
+        warnings.append(_DECORATED.format(
+            n=count, entries="entry carries" if count == 1 else "entries carry",
+            fields=", ".join(decorated) or "settings"))
+    return book
+
+
 def build_risu_card(ch: Character, loss: LossReport, warnings: list[str], *,
                     scripts_in_card: bool, assets: Sequence[Asset] | None = None,
-                    spec: str | None = None, book_in_card: bool = True) -> dict[str, Any]:
+                    book_in_card: bool = True) -> dict[str, Any]:
     """The card JSON RisuAI reads for ``ch``; ``assets`` carry the URIs the container chose.
 
     ``book_in_card`` False leaves ``character_book`` to the caller (a CharX whose module holds
@@ -290,35 +320,7 @@ def build_risu_card(ch: Character, loss: LossReport, warnings: list[str], *,
         n = v2.get("n")
         if isinstance(n, int) and n <= len(view.assets):
             view.assets = view.assets[:len(view.assets) - n]
-    if not book_in_card:
-        view.lorebook = None
-    elif ch.lorebook is not None:
-        book = ch.lorebook.model_copy()
-        book.entries = []
-        decorated: dict[str, None] = {}
-        count = 0
-        for i, entry in enumerate(ch.lorebook.entries):
-            seen, original = _entry_view(entry)
-            book.entries.append(seen)
-            if seen.content.startswith("@@") and seen.content != entry.content:
-                count += 1
-                decorated.update(dict.fromkeys(
-                    f for f in (*decorators.DECOR_FIELDS, "content")
-                    if getattr(seen, f) != getattr(entry, f) and f != "content"))
-            if not original:
-                held = {f: getattr(seen, f) for f in decorators.DECOR_FIELDS}
-                for f in decorators.drift(entry, seen.content, held, neutral_values()):
-                    loss.approximated(f"lorebook.entries[{i}].{f}", decorators.REASONS.get(
-                        f, decorators.DEFAULT_REASON))
-        view.lorebook = book
-        if count:
-            warnings.append(_DECORATED.format(
-                n=count, entries="entry carries" if count == 1 else "entries carry",
-                fields=", ".join(decorated) or "settings"))
+    view.lorebook = _book_view(ch, loss, warnings) if book_in_card else None
     source = record.get("spec") if isinstance(record, Mapping) else None
-    chosen = spec or ("v2" if source == "chara_card_v2" else "v3")
-    card = build_card(view, spec=chosen, format_id=CARD, loss=loss)  # type: ignore[arg-type]
-    data = card.get("data")
-    if isinstance(data, dict) and not isinstance(data.get("extensions"), dict):
-        data["extensions"] = {}  # RisuAI's importer crashes without it
-    return card
+    return build_card(view, spec="v2" if source == "chara_card_v2" else "v3", format_id=CARD,
+                      loss=loss)
