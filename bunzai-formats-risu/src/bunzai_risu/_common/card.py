@@ -52,8 +52,8 @@ Resolver = Callable[[str], tuple[bytes | None, str | None]]
 _RISU = "risu"
 """The record of RisuAI's additions inside the card's layout."""
 _SCRIPT_RULE = Carried.of((*SCRIPT_CARRIED, f"app_data.{CARD}"))
-_DECORATED = ("{n} lorebook {entries} settings as RisuAI @@decorator lines at the top of "
-              "their text ({fields}); apps other than RisuAI show those lines as text")
+_DECORATED = ("{n} lorebook {entries} settings as RisuAI @@decorator lines in front of "
+              "the text ({fields}); apps other than RisuAI show those lines as text")
 
 
 def _raw_entries(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
