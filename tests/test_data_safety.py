@@ -33,7 +33,7 @@ from bunzai.cli import app
 from bunzai.errors import ConversionRefused, OutputError
 from bunzai.outputs import output_names, safe_name, write_atomic
 from bunzai.registry import Registry
-from bunzai.testing import corpus_files, manifest, samples_dir
+from bunzai.testing import corpus_files, corpus_rows, samples_dir
 from bunzai.types import OutputFile
 
 from .hostile.cases import card_v2, png_card
@@ -68,7 +68,7 @@ def _leftovers(folder: Path, keep: set[str]) -> list[str]:
 
 def _one_file_per_class() -> list[Any]:
     smallest: dict[str, Path] = {}
-    for row in manifest():
+    for _, row in corpus_rows():
         p = corpus_files(row["class"])
         if p:
             smallest.setdefault(row["class"], min(p, key=lambda q: q.stat().st_size))

@@ -72,3 +72,37 @@ class TestRoleCall(RoutedConformance):
 class TestRoleCallPersona(RoutedConformance):
     format_id = "rolecall-persona"
     extra_samples = [HERE / "rolecall-persona-ferry-pilot.json"]
+
+
+class TestSillyTavernChat(RoutedConformance):
+    format_id = "sillytavern-chat"
+
+
+class TestTavernAIChat(RoutedConformance):
+    format_id = "tavernai-chat"
+
+
+KOBOLD = Path(__file__).parents[1] / "src" / "bunzai_tavern" / "koboldai_lite" / "tests" / "samples"
+
+
+class TestKoboldAILite(RoutedConformance):
+    format_id = "koboldai-lite"
+    extra_samples = sorted(KOBOLD.glob("*.json"))
+
+
+class TestAgnaiChat(RoutedConformance):
+    format_id = "agnai-chat"
+    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern" / "agnai_chat"
+                            / "tests" / "samples").glob("*.json"))
+
+
+class TestOobaboogaChat(RoutedConformance):
+    format_id = "oobabooga-chat"
+    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern"
+                            / "oobabooga_chat" / "tests" / "samples").glob("*.json"))
+
+
+class TestCAIHistory(RoutedConformance):
+    format_id = "cai-history"
+    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern" / "cai_history"
+                            / "tests" / "samples").glob("*.json"))

@@ -470,3 +470,28 @@ def installed() -> Registry:
 
     require_corpus()
     return Registry.load()
+
+
+# -- chats --------------------------------------------------------------------------------------
+
+
+def test_a_chat_shows_as_a_transcript_and_converts_to_chat_formats_only(
+        make_client: Callable[..., Any], installed: Registry) -> None:
+    chat = (b'{"user_name":"Ada","character_name":"Wren","chat_metadata":{}}\n'
+            b'{"name":"Wren","is_user":false,"is_system":false,'
+            b'"send_date":"June 19, 2023 2:20pm","mes":"<b>Hello</b>","extra":{}}\n'
+            b'{"name":"Ada","is_user":true,"is_system":true,'
+            b'"send_date":"June 19, 2023 2:21pm","mes":"hi","extra":{}}')
+    client = make_client(installed)
+    body = client.post("/api/inspect", files=upload(chat, "storm.jsonl")).json()
+    assert (body["format"], body["kind"]) == ("sillytavern-chat", "chat")
+    view = body["entities"][0]["view"]
+    assert [(m["speaker"], m["text"], m["hidden"]) for m in view["messages"]] == [
+        ("Wren", "<b>Hello</b>", False), ("Ada", "hi", True)]
+    assert body["entities"][0]["summary"]["messages"] == 2
+    targets = {t["format"] for t in body["targets"]}
+    assert "sillytavern-chat" in targets and "sillytavern" not in targets
+    r = client.post("/api/convert", data={"to": "agnai-chat"},
+                    files=upload(chat, "storm.jsonl"))
+    assert r.status_code == 200
+    assert any(e["path"] == "messages[1].time" for e in r.json()["loss"])

@@ -53,6 +53,7 @@ class FormatAdapter:
     them before :meth:`read` or :meth:`write` runs and passes the values converted."""
     default_for_kind: ClassVar[bool] = False
     detection: ClassVar[tuple[tuple[str, float], ...]] = ()
+    signature: ClassVar[Mapping[str, tuple[str, ...]] | None] = None
     losses: ClassVar[tuple[tuple[str, str], ...]] = ()
     doc: ClassVar[str | None] = None
 
@@ -123,6 +124,14 @@ class FormatAdapter:
             return []
         return list(self._named(self.labeler)())
 
+    def chats(self, entity: Entity) -> list[Entity] | None:
+        """The chats an entity this adapter read carries; ``None`` (the default): none."""
+        return None
+
+    def embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        """A copy of ``entity`` carrying ``chat``; only adapters whose files hold chats."""
+        raise NotImplementedError(f"{self.format_id} files hold no chats")
+
     # -- derived --------------------------------------------------------------------------------
 
     @classmethod
@@ -147,6 +156,8 @@ class FormatAdapter:
             api_version=cls.api_version,
             options=declared_options(cls.options, cls.format_id),
             detection=cls.detection,
+            signature=({k: tuple(v) for k, v in cls.signature.items()}
+                       if cls.signature is not None else None),
             losses=cls.losses,
             doc=cls.doc,
             default_for_kind=cls.default_for_kind,
@@ -193,3 +204,11 @@ class FormatAdapter:
     @hookimpl
     def bunzai_label_rules(self) -> list[LabelRule]:
         return self.label_rules()
+
+    @hookimpl
+    def bunzai_chats_in(self, entity: Entity) -> list[Entity] | None:
+        return self.chats(entity)
+
+    @hookimpl
+    def bunzai_embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        return self.embed_chat(entity, chat)

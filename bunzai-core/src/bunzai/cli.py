@@ -232,7 +232,7 @@ app = typer.Typer(
     name="bunzai",
     cls=_Commands,
     help="Read, check and convert AI role-play files: character cards, lorebooks, personas, "
-         "regex scripts.",
+         "regex scripts, chats.",
     no_args_is_help=True,
     add_completion=True,
     rich_markup_mode=None,
@@ -869,6 +869,66 @@ def lorebook_merge(
     _present(conv, out, force, as_json, report)
 
 
+# -- chat ------------------------------------------------------------------------------------------
+
+
+chat_app = typer.Typer(help="Take the chats out of a card (a Backyard archive) and put one in.",
+                       no_args_is_help=True, **_SETTINGS)
+_CORE["chat"] = _Lazy(lambda: typer.main.get_command(chat_app),
+                      "Take the chats out of a card (a Backyard archive) and put one in.")
+
+
+@chat_app.command("extract", cls=_Command)
+def chat_extract(
+    card: Annotated[Path, typer.Argument(metavar="CARD",
+                                         help="Card holding chats (a Backyard .byaf).")],
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", metavar="FILE", show_default=False,
+        help="Chat file to write (several chats: NAME-<title> beside it; default: next to "
+             "the card).")] = None,
+    to: Annotated[str | None, typer.Option(
+        "--to", "-t", metavar="FORMAT", show_default=False,
+        help="Chat format (default: the installed default chat format).")] = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write the chats inside a card (each Backyard scenario's log) as standalone chat files."""
+    from .service import extract_chats
+
+    try:
+        conv = extract_chats(card, to=to, registry=_registry())
+    except BunzaiError as exc:
+        _fail(exc, as_json)
+    _present(conv, out or card.parent, force, as_json)
+
+
+@chat_app.command("embed", cls=_Command)
+def chat_embed(
+    card: Annotated[Path, typer.Argument(metavar="CARD",
+                                         help="Card to take the chat (a Backyard .byaf).")],
+    chat: Annotated[Path, typer.Argument(metavar="CHAT", help="Chat file, any chat format.")],
+    out: OutOpt,
+    to: Annotated[str | None, typer.Option("--to", "-t", metavar="FORMAT", show_default=False,
+                                           help="Card format (default: the card's own).")
+                  ] = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Attach a chat to a card as one more of its chats, reporting what the card cannot hold."""
+    from .service import embed_chat
+
+    try:
+        conv = embed_chat(card, chat, to=to, registry=_registry())
+    except BunzaiError as exc:
+        _fail(exc, as_json)
+
+    def report() -> None:
+        for e in conv.extra.get("chat_loss", []):
+            _say(f"  {e['action']}: chat {e['path']} - {e['reason']}")
+
+    _present(conv, out, force, as_json, report)
+
+
 # -- formats / plugins / schema --------------------------------------------------------------------
 
 
@@ -924,7 +984,7 @@ def plugins_command(as_json: JsonOpt = False) -> None:
 @_command("schema")
 def schema_command(
     kind: Annotated[str, typer.Argument(metavar="KIND", help="character, lorebook, persona, "
-                                        "regex or module.")],
+                                        "regex, module or chat.")],
 ) -> None:
     """Print the JSON Schema of a canonical kind."""
     from .kinds import KINDS

@@ -76,6 +76,21 @@ def _voxpkg(inp: AdapterInput) -> bool:
                                  and n.endswith((".json",)) for n in z.names())
 
 
+def _chat_lines(inp: AdapterInput) -> bool:
+    return inp.container == "jsonl"
+
+
+def _risu_chat(inp: AdapterInput) -> bool:
+    doc = _json(inp)
+    return isinstance(doc, Mapping) and doc.get("type") in ("risuChat", "risuAllChats")
+
+
+def _backyard_chat(inp: AdapterInput) -> bool:
+    doc = _json(inp)
+    return isinstance(doc, Mapping) and isinstance(doc.get("chat"), Mapping) \
+        and "ChatItems" in doc["chat"]
+
+
 def _exif_card(inp: AdapterInput) -> bool:
     found = inp.exif_user_comment
     return found is not None and b"character" in found[1][:4096]
@@ -102,24 +117,30 @@ FIRST_PARTY: tuple[Distribution, ...] = (
                  "worldinfo", "lorebook", "sillytavern-persona", "persona", "sillytavern-regex",
                  "regex", "rolecall", "rolecall-card", "rolecall-persona", "rcpersona",
                  "pygmalion", "textgen", "pygmalion-chat", "agnai", "agnaistic", "agnai-memory",
-                 "memory", "agnai-book"),
+                 "memory", "agnai-book", "sillytavern-chat", "st-chat", "jsonl", "tavernai-chat",
+                 "tavernai", "agnai-chat", "agnaistic-chat", "oobabooga-chat", "ooba",
+                 "textgen-chat", "koboldai-lite", "kobold-lite", "kobold", "cai-history", "cai",
+                 "caitools"),
         signs=(("a SillyTavern character card (PNG)", _png_card),
                ("a Character Card V2/V3", _card_json),
                ("a SillyTavern World Info file", _world_info),
-               ("a SillyTavern regex script", _st_regex)),
+               ("a SillyTavern regex script", _st_regex),
+               ("a chat log in JSON Lines (SillyTavern, TavernAI)", _chat_lines)),
     ),
     Distribution(
         "bunzai-formats-risu",
         formats=("risu", "risu-charx", "charx", "risu-lorebook", "risu-regex", "risu-module",
-                 "risum", "risu-persona"),
+                 "risum", "risu-persona", "risu-chat"),
         signs=(("a RisuAI CharX", _charx), ("a RisuAI module (.risum)", _risum),
-               ("a RisuAI module", _risu_module_json)),
+               ("a RisuAI module", _risu_module_json), ("a RisuAI chat export", _risu_chat)),
     ),
     Distribution(
         "bunzai-formats-backyard",
-        formats=("backyard", "faraday", "backyard-byaf", "byaf"),
+        formats=("backyard", "faraday", "backyard-byaf", "byaf", "backyard-chat",
+                 "faraday-chat"),
         signs=(("a Backyard AI archive (BYAF)", _byaf),
-               ("a Backyard AI (Faraday) card", _exif_card)),
+               ("a Backyard AI (Faraday) card", _exif_card),
+               ("a Backyard AI chat export", _backyard_chat)),
     ),
     Distribution(
         "bunzai-formats-voxta",

@@ -105,6 +105,8 @@ class DetectionReport:
     slow: list[SlowAdapter] = field(default_factory=list)
     """Adapters whose ``detect`` went over the time budget (slowest first)."""
     budget: float = DETECT_BUDGET
+    size: int | None = None
+    """Length of the input in bytes (0: an empty file, which no format can claim)."""
 
     @property
     def status(self) -> str:
@@ -116,6 +118,10 @@ class DetectionReport:
         """The winner, or the error a user should see."""
         if self.winner is not None:
             return self.winner
+        if self.size == 0:
+            raise UnrecognizedInput("the file is empty (0 bytes): nothing to recognise; name "
+                                    "the format with --from to read it as an empty file of it",
+                                    path=path)
         if self.tied:
             raise AmbiguousInput(
                 f"ambiguous: {', '.join(self.tied)} all score {self.candidates[0].score:g}; "
@@ -278,6 +284,9 @@ class Registry:
         handles = (self.adapters.values() if formats is None
                    else [self.get(f) for f in formats])
         for h in handles:
+            signature = h.info.signature
+            if signature is not None and not input.matches(signature):
+                continue  # the file shows none of the marks the adapter needs: it scores 0
             t0 = time.perf_counter()
             try:
                 score, reason = _normalize_score(h.call("bunzai_detect", input=input))
@@ -293,7 +302,7 @@ class Registry:
         slow.sort(key=lambda a: -a.seconds)
         report = DetectionReport(input.container, candidates, faults,
                                  container_error=input.container_error(), slow=slow,
-                                 budget=budget)
+                                 budget=budget, size=input.size)
         top = [c for c in candidates if c.score >= DETECT_THRESHOLD]
         if top:
             best = top[0].score
@@ -401,15 +410,24 @@ class Registry:
                                         f"{type(res).__name__}, not a WriteResult")
             prefix = f"[{i}]." if len(groups) > 1 else ""
             loss.extend(res.loss, prefix)
+            if kind == "chat":
+                # chats keep app data in passthrough[fmt]["extra"] and report layout never
+                from .chats import foreign_extras
+                for ent_index, ent in enumerate(group):
+                    if handle.info.carries_passthrough:
+                        break
+                    p = prefix or (f"[{ent_index}]." if len(group) > 1 else "")
+                    foreign_extras(ent, handle.id, loss, p, res.loss)  # type: ignore[arg-type]
             warnings.extend(res.warnings)
             written.append((prefix, group, list(res.files),
                             handle.carried_for(res.carries)))
             if len(groups) > 1:
-                name = getattr(group[0], "name", None) or str(i + 1)
+                name = (getattr(group[0], "name", None) or getattr(group[0], "title", None)
+                        or str(i + 1))
                 for f in res.files:  # named after their entity; the parts stay unjoined
                     f.name = f.name or name
             files.extend(res.files)
-        if not handle.info.carries_passthrough:
+        if not handle.info.carries_passthrough and kind != "chat":
             self._apply_loss_rule(handle, written, loss, warnings, verify=verify)
         return WriteResult(files, loss, warnings, format=handle.id,
                            name=getattr(entities[0], "name", None) or None)

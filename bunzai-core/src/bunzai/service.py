@@ -726,6 +726,61 @@ def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,
     return found
 
 
+# -- chats inside cards --------------------------------------------------------------------------
+
+
+def extract_chats(card: Source, *, to: str | None = None, filename: str | None = None,
+                  registry: Registry | None = None) -> Conversion:
+    """The chats a card carries (a Backyard archive's scenario logs), written as ``to`` (by
+    default the installed default chat format), one file per chat (``extra``: chats)."""
+    from .chats import extract
+
+    reg = _registry(registry)
+    target = to or default_format("chat", reg)
+    check_target(target, reg)
+    found = Conversion.of(read_file(card, filename=filename, registry=reg), to=target)
+    found.input = None
+    if found.ok:
+        try:
+            chats = extract(reg, found.entities[0])
+        except BunzaiError as exc:
+            found.error = exc.with_path(found.path)
+        else:
+            found.extra = {"chats": len(chats)}
+            _write(reg, found, chats, target, None)
+    return found
+
+
+def embed_chat(card: Source, chat: Source, *, to: str | None = None,
+               registry: Registry | None = None) -> Conversion:
+    """A copy of ``card`` carrying ``chat`` as one more of its chats, written as ``to`` (by
+    default the card's own format); ``extra["chat_loss"]`` is what the card cannot hold of
+    the chat."""
+    from .chats import embed
+
+    reg = _registry(registry)
+    if to is not None:
+        check_target(to, reg)
+    found = Conversion.of(read_file(card, registry=reg), to=to)
+    found.input = None
+    rc = read_file(chat, registry=reg)
+    found.error = found.error or rc.error
+    if found.ok:
+        try:
+            if rc.kind != "chat":
+                raise UsageError(f"{rc.path} is a {rc.kind}, not a chat", path=rc.path)
+            new, lost = embed(reg, found.entities[0], rc.entities[0])
+            found.extra = {"chat": rc.path, "chat_format": rc.format,
+                           "chat_loss": lost.to_list()}
+        except BunzaiError as exc:
+            found.error = exc.with_path(found.path)
+        else:
+            assert found.handle is not None
+            found.to = to or found.handle.id
+            _write(reg, found, [new], found.to, None)
+    return found
+
+
 # -- many files ------------------------------------------------------------------------------------
 
 

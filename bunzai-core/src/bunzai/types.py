@@ -135,6 +135,12 @@ class FormatInfo:
     warning: such options take any text)."""
     detection: tuple[tuple[str, float], ...] = ()
     """Documented detection scores: (situation, score)."""
+    signature: Mapping[str, tuple[str, ...]] | None = None
+    """What a file must show for ``detect`` to be asked at all: container -> marks, one of
+    which must be among the file's signs (``{"json": ("spec", "name"), "png": ("chara",
+    "ccv3")}``; an empty tuple: any file of that container).  Checked by core from views it
+    builds once, so an adapter that cannot claim a file costs nothing; ``None``: always ask.
+    See :attr:`bunzai.input.AdapterInput.signs`."""
     losses: tuple[tuple[str, str], ...] = ()
     """What a conversion *into* this format cannot carry: (canonical field, what happens)."""
     doc: str | None = None

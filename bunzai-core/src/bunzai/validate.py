@@ -73,6 +73,9 @@ def canonical_issues(entities: Sequence[Any]) -> list[Issue]:
     many = len(entities) > 1
     for i, ent in enumerate(entities):
         base = f"entities[{i}]" if many else "canonical"
+        if ent.kind == "chat":  # message by message: a long chat is never held whole
+            issues += _chat_issues(ent, base)
+            continue
         try:
             MODELS[ent.kind].model_validate(ent.model_dump())
         except ValidationError as exc:
@@ -102,4 +105,33 @@ def canonical_issues(entities: Sequence[Any]) -> list[Issue]:
         if kind == "regex" and not ent.pattern:
             issues.append(Issue(f"{base}.pattern", "regex script has an empty pattern",
                                 "warning"))
+    return issues
+
+
+def _chat_issues(chat: Any, base: str) -> list[Issue]:
+    """A chat's model checks, one message at a time, and what a front-end would trip over."""
+    from pydantic import ValidationError
+
+    from .model import Chat, ChatMessage
+
+    issues: list[Issue] = []
+
+    def check(model: Any, obj: Any, where: str) -> None:
+        try:
+            model.model_validate(obj.model_dump())
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(p) for p in err["loc"])
+                issues.append(Issue(f"{where}.{loc}", err["msg"], "error"))
+
+    check(Chat, chat.model_copy(update={"messages": []}), base)
+    for j, m in enumerate(chat.iter_messages()):
+        where = f"{base}.messages[{j}]"
+        check(ChatMessage, m, where)
+        if m.chosen is not None and not 0 <= m.chosen < len(m.alternatives):
+            issues.append(Issue(f"{where}.chosen", f"chosen alternative {m.chosen} does not "
+                                f"exist ({len(m.alternatives)} alternatives)", "warning"))
+        elif m.chosen is not None and m.alternatives[m.chosen].text != m.text:
+            issues.append(Issue(f"{where}.text", "the text differs from the chosen "
+                                "alternative: apps show one or the other", "warning"))
     return issues

@@ -60,6 +60,9 @@ def looks_like_v1(obj: Any, *, embedded: bool = False) -> bool:
         return False  # bunzai's own canonical JSON (any kind): vaud-json's file, not a card
     if "persona" in obj and "greeting" in obj and "sampleChat" in obj:
         return False  # Agnai's own five-field rule
+    messages = obj.get("messages")
+    if isinstance(messages, Sequence) and not isinstance(messages, str):
+        return False  # a chat log (Agnai's chat export has name and scenario too)
     return obj.get("type") != "risu"
 
 

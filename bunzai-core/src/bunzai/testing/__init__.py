@@ -32,6 +32,11 @@ def corpus_dir() -> Path:
     return Path(os.environ.get("BUNZAI_CORPUS", shared_dir() / "corpus"))
 
 
+def chats_corpus_dir() -> Path:
+    """Real chat histories (``corpus-chats``), read in place like the corpus."""
+    return Path(os.environ.get("BUNZAI_CHATS_CORPUS", shared_dir() / "corpus-chats"))
+
+
 def samples_dir() -> Path:
     """Generated app-faithful samples (never the only test of a reader)."""
     return Path(os.environ.get("BUNZAI_SAMPLES", shared_dir() / "samples"))
@@ -62,10 +67,25 @@ def manifest() -> list[dict[str, str]]:
         return list(csv.DictReader(fh, delimiter="\t"))
 
 
+@cache
+def chat_manifest() -> list[dict[str, str]]:
+    """Rows of the chat corpus's ``MANIFEST.tsv`` (same columns as the corpus's)."""
+    path = chats_corpus_dir() / "MANIFEST.tsv"
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def corpus_rows() -> list[tuple[Path, dict[str, str]]]:
+    """Every real file with its manifest row: the corpus, then the chat corpus."""
+    return ([(corpus_dir() / r["file"], r) for r in manifest()]
+            + [(chats_corpus_dir() / r["file"], r) for r in chat_manifest()])
+
+
 def corpus_files(*classes: str) -> list[Path]:
-    """Corpus files of the given classes (all classes when none given), sorted."""
-    rows = manifest()
-    return sorted(corpus_dir() / r["file"] for r in rows if not classes or r["class"] in classes)
+    """Real files (corpus and chat corpus) of the given classes (all when none given), sorted."""
+    return sorted(p for p, r in corpus_rows() if not classes or r["class"] in classes)
 
 
 def load_registry(*extra: tuple[str, Any], autoload: bool = True) -> Registry:
@@ -222,9 +242,12 @@ def run_cli(*args: str, registry: Registry | None = None) -> Any:
 __all__: Sequence[str] = [
     "Registry",
     "as_input",
+    "chat_manifest",
+    "chats_corpus_dir",
     "conversion_problems",
     "corpus_dir",
     "corpus_files",
+    "corpus_rows",
     "diff_paths",
     "get_limits",
     "ids",

@@ -731,8 +731,8 @@ class AdapterConformance:
 
     def test_same_format_round_trip_keeps_the_file(self, bunzai_subject: Subject,
                                                    sample: Path) -> None:
-        """The rewritten file equals the original: JSON equal (key order aside), PNG chunks
-        other than text byte-identical, zip members identical.
+        """The rewritten file equals the original: JSON equal (key order aside), JSON Lines and
+        text byte-identical, PNG chunks other than text byte-identical, zip members identical.
 
         Troubleshooting: restore absent keys, original number types and root extras from
         passthrough; never re-encode images or assets, splice new text chunks into the original
@@ -1079,6 +1079,25 @@ def _mutations_of(doc: Any, budget: int) -> list[tuple[str, Any]]:
     return out
 
 
+def _jsonl_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes]]:
+    """JSON Lines copies with one value of one line (the first two and the last) mistyped."""
+    from ..jsonio import dumps, loads
+
+    lines = list(inp.lines())
+    numbered = [i for i, line in enumerate(lines) if line.strip()]
+    picked = sorted({*numbered[:2], *numbered[-1:]})
+    for i in picked:
+        ending = lines[i][len(lines[i].rstrip(b"\r\n")):]
+        try:
+            doc = loads(lines[i].rstrip(b"\r\n"))
+        except BunzaiError:
+            continue
+        for label, mutated in _mutations_of(doc, max(budget // max(len(picked), 1), 4)):
+            copy = list(lines)
+            copy[i] = dumps(mutated) + ending
+            yield f"line {i + 1}: {label}", b"".join(copy)
+
+
 def _type_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes]]:
     """Copies of the input with one JSON value of the wrong type, in JSON or PNG text chunks."""
     from ..frozen import thaw
@@ -1087,6 +1106,9 @@ def _type_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes
     if inp.container == "json" and inp.json is not None:
         for label, doc in _mutations_of(thaw(inp.json), budget):
             yield label, dumps(doc)
+        return
+    if inp.container == "jsonl":
+        yield from _jsonl_mutations(inp, budget)
         return
     png = inp.png
     if png is None:
@@ -1161,8 +1183,21 @@ def _file_differences(original: AdapterInput, written: AdapterInput,
         return _png_differences(original, written, completed)
     if original.container in ("zip", "jpeg+zip"):
         return _zip_differences(original, written, completed)
+    if original.container in ("jsonl", "text"):
+        return _line_differences(original, written)
     pytest.skip(f"no file-level comparison for {original.container} files; the entity-level "
                 "round trip covers them")
+
+
+def _line_differences(original: AdapterInput, written: AdapterInput) -> list[str]:
+    """JSON Lines and text are compared byte for byte: a same-format rewrite is the file."""
+    a, b = list(original.lines()), list(written.lines())
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return [f"line {i + 1} differs: {x[:80]!r} -> {y[:80]!r}"]
+    if len(a) != len(b):
+        return [f"{len(a)} lines became {len(b)}"]
+    return []
 
 
 def _png_differences(original: AdapterInput, written: AdapterInput,

@@ -106,6 +106,18 @@ class BackyardArchiveAdapter(FormatAdapter):
         from .validate import validate_archive
         return validate_archive(input)
 
+    def chats(self, entity: Entity) -> list[Entity] | None:
+        if entity.kind != "character":
+            return None
+        from .chats import scenario_chats
+        return scenario_chats(entity)  # type: ignore[arg-type,return-value]
+
+    def embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        if entity.kind != "character" or chat.kind != "chat":
+            raise NotImplementedError("a Backyard archive takes a chat into a character")
+        from .chats import embed
+        return embed(entity, chat)  # type: ignore[arg-type]
+
     def label_rules(self) -> list[LabelRule]:
         from .labels import rules
         return rules()

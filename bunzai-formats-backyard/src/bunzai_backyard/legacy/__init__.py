@@ -213,6 +213,16 @@ class BackyardLegacyAdapter(FormatAdapter):
         from .read import validate_legacy
         return validate_legacy(input)
 
+    def chats(self, entity: Entity) -> list[Entity] | None:
+        if entity.kind != "character":
+            return None
+        from .chats import card_chats
+        return card_chats(entity)  # type: ignore[arg-type,return-value]
+
+    def embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        raise NotImplementedError("bunzai cannot take a chat into a Faraday card (it reads "
+                                  "their chats only); embed it into a Backyard archive (.byaf)")
+
     def label_rules(self) -> list[LabelRule]:
         from .labels import rules
         return rules()

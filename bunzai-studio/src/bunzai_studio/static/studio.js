@@ -247,6 +247,7 @@
       case "persona": return persona(v);
       case "regex": return el("div", {}, regexTable([v]), extensions(v));
       case "module": return moduleView(v);
+      case "chat": return chatView(v);
       default: return jsonBlock("entity", v, true);
     }
   }
@@ -331,6 +332,30 @@
       v.regex_scripts && v.regex_scripts.length ? [el("h3", {text: "Regex scripts"}), regexTable(v.regex_scripts)] : null,
       assets(v.assets),
       v.triggers ? jsonBlock(`trigger scripts (${v.triggers.length}, never run)`, v.triggers) : null,
+      extensions(v));
+  }
+
+  function chatView(v) {
+    const who = (v.participants || []).map(p => `${p.name} (${p.role})`);
+    const rows = (v.messages || []).map((m, i) => {
+      const flags = [m.hidden ? "hidden" : null, m.alternatives && m.alternatives.length
+        ? `${m.alternatives.length} alternatives` : null, m.attachments && m.attachments.length
+        ? `${m.attachments.length} attachment(s)` : null].filter(Boolean).join(", ");
+      return [String(i), el("div", {}, el("div", {class: "cell-title", text: m.speaker || ""}),
+        el("div", {class: "muted", text: m.role})),
+        el("div", {class: "cell-text", text: m.text}), m.time || "", flags];
+    });
+    return el("div", {class: "entity chat"},
+      fields([["title", v.title], ["participants", who.length ? chips(who) : null],
+        ["started", v.created], ["branch of", v.branch_of],
+        ["passthrough kept for", (v.passthrough_formats || []).join(", ")]]),
+      textBlock("Author's note", v.notes), textBlock("Memory", v.memory),
+      textBlock("Scenario", v.scenario), textBlock("Greeting", v.greeting),
+      textBlock("Example dialogue", v.example_dialogue), textBlock("System prompt", v.system_prompt),
+      el("h3", {text: `Transcript (${rows.length} messages)`}),
+      rows.length ? table(["#", "speaker", "text", "time", ""], rows)
+        : el("p", {class: "muted", text: "No messages."}),
+      v.lorebook ? [el("h3", {text: `Lorebook (${v.lorebook.entries.length} entries)`}), lorebookView(v.lorebook)] : null,
       extensions(v));
   }
 
