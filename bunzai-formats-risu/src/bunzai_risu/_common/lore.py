@@ -21,7 +21,15 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bunzai.sdk import Issue, LorebookEntry, LossReport
+from bunzai.sdk import (
+    Carried,
+    Issue,
+    Lorebook,
+    LorebookEntry,
+    LossReport,
+    reason_for,
+    unheld,
+)
 from bunzai.sdk.fields import (
     BOOL,
     ID,
@@ -39,6 +47,7 @@ from bunzai.sdk.fields import (
 )
 
 from . import decorators
+from .declared import ENTRY_CARRIED, ENTRY_REASONS
 from .loss import neutral_values, read_objects, same_texts
 
 FOLDER_PREFIX = "\uf000folder:"
@@ -283,6 +292,35 @@ def write_entries(entries: Sequence[LorebookEntry], format_id: str, loss: LossRe
                   path: str, *, data_id: str | None = None) -> list[dict[str, Any]]:
     return [write_entry(e, format_id, i, data_id=data_id, loss=loss, path=f"{path}[{i}].")
             for i, e in enumerate(entries)]
+
+
+def report_unheld(entries: Sequence[LorebookEntry], data_id: str, loss: LossReport,
+                  prefix: str) -> None:
+    """What a RisuAI entry cannot hold of each of ``entries``, reported under ``prefix``
+    (``lorebook.``), for a writer whose format also holds richer entries elsewhere and so
+    cannot declare this in its ``carries``."""
+    book = Lorebook.model_construct(entries=list(entries))
+    neutral = neutral_values()
+    for p in unheld(book, _BOOK_OF_ENTRIES[data_id], neutral, own=data_id):
+        if not loss.covers(prefix + p):
+            loss.dropped(prefix + p, reason_for(p, _ENTRY_REASONS_IN_BOOK,
+                                                "RisuAI's own lorebook entries have no place "
+                                                "for it"))
+
+
+class _Rules(dict[str, Carried]):
+    """The carried paths of a book holding only RisuAI entries, by app-data format id."""
+
+    def __missing__(self, data_id: str) -> Carried:
+        self[data_id] = rule = Carried.of((
+            "schema_version", "kind", "name", "description", "scan_depth", "token_budget",
+            "recursive_scanning", "extensions", "app_data", "passthrough",
+            *(f"entries[*].{f}" for f in (*ENTRY_CARRIED, f"app_data.{data_id}"))))
+        return rule
+
+
+_BOOK_OF_ENTRIES = _Rules()
+_ENTRY_REASONS_IN_BOOK = tuple((f"entries[*].{p}", why) for p, why in ENTRY_REASONS)
 
 
 def project_entry(internal: Mapping[str, Any], enabled: bool = True) -> dict[str, Any]:

@@ -14,18 +14,15 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from bunzai.sdk import Carried, Character, Issue, Lorebook, LossReport, reason_for, unheld
+from bunzai.sdk import Character, Issue, Lorebook, LossReport
 
 from .._common import lore, regex, risum
 from .._common.card import CARD, lorebook_fingerprint, script_split, write_custom_scripts
-from .._common.declared import ENTRY_CARRIED, ENTRY_REASONS
-from .._common.loss import neutral_values
 from .._common.module import read_triggers
 
 PARTS = ("lorebook", "regex", "trigger")
 _MODULE_NS = uuid.UUID("9c3b8e0a-4f1d-4d2e-8b6a-2e7f1c5d3a90")
 _FIRST = ("name", "description", "id", "trigger", "regex", "lorebook", "assets")
-_ENTRY_RULE = Carried.of((*ENTRY_CARRIED, f"app_data.{CARD}"))
 NO_BOOK: Any = object()
 
 
@@ -88,24 +85,11 @@ def build(ch: Character, info: Mapping[str, Any], format_id: str,
         out["lorebook"] = lore.write_entries(ch.lorebook.entries, format_id, loss,
                                              "lorebook.entries", data_id=CARD)
         if loss is not None:
-            _report_entries(ch, loss)
+            lore.report_unheld(ch.lorebook.entries, CARD, loss, "lorebook.")
     order = info.get("order")
     keys = order if isinstance(order, list) else _FIRST
     ranked = {k: i for i, k in enumerate(keys)}
     return {k: out[k] for k in sorted(out, key=lambda k: ranked.get(k, len(ranked)))}
-
-
-def _report_entries(ch: Character, loss: LossReport) -> None:
-    """What a RisuAI entry cannot hold of each entry the module carries."""
-    assert ch.lorebook is not None
-    neutral = neutral_values()
-    for i, entry in enumerate(ch.lorebook.entries):
-        path = f"lorebook.entries[{i}]."
-        for p in unheld(entry, _ENTRY_RULE, neutral, own=CARD):
-            if not loss.covers(path + p):
-                loss.dropped(path + p, reason_for(p, ENTRY_REASONS, "RisuAI's own lorebook "
-                                                                     "entries have no place "
-                                                                     "for it"))
 
 
 def module_text(ch: Character, info: Mapping[str, Any], format_id: str) -> bytes:

@@ -10,11 +10,10 @@ from bunzai.chats import chat_fields_only, extra_of, layout_of, report_messages,
 from bunzai.chattime import parse_time, restore
 from bunzai.errors import MalformedInput
 from bunzai.loss import LossReport
-from bunzai.types import OutputFile, ReadResult, WriteResult
+from bunzai.types import Issue, OutputFile, ReadResult, WriteResult
 
 from .._common import lore
 from .._common.jsonfmt import dump, layout
-from .._common.values import Notes
 from . import FORMAT_ID
 
 if TYPE_CHECKING:
@@ -46,7 +45,7 @@ def read_export(input: AdapterInput) -> ReadResult:
     doc = input.json_mutable()
     if not isinstance(doc, dict) or doc.get("type") not in ("risuChat", "risuAllChats"):
         raise MalformedInput("not a RisuAI chat export (type risuChat or risuAllChats)")
-    notes = Notes()
+    warnings: list[Issue] = []
     top = {"order": list(doc), **layout(input.data)}
     top.update({k: doc[k] for k in ("type", "ver") if k in doc})
     folders = doc.get("folders", None)
@@ -54,7 +53,7 @@ def read_export(input: AdapterInput) -> ReadResult:
     if doc["type"] == "risuChat":
         if not isinstance(inner, dict):
             raise MalformedInput("$.data: expected a RisuAI chat object")
-        chats = [chat_from(inner, "$.data", notes)]
+        chats = [chat_from(inner, "$.data", warnings)]
     else:
         if not isinstance(inner, list):
             raise MalformedInput("$.data: expected a list of RisuAI chats")
@@ -62,7 +61,7 @@ def read_export(input: AdapterInput) -> ReadResult:
         for i, item in enumerate(inner):
             if not isinstance(item, dict):
                 raise MalformedInput(f"$.data[{i}]: expected a RisuAI chat object")
-            chats.append(chat_from(item, f"$.data[{i}]", notes))
+            chats.append(chat_from(item, f"$.data[{i}]", warnings))
     for i, chat in enumerate(chats):
         record = chat.passthrough[FMT]
         record["file"] = dict(top, index=i, count=len(chats))
@@ -70,10 +69,10 @@ def read_export(input: AdapterInput) -> ReadResult:
             record.setdefault("extra", {})["folders"] = folders
         elif "folders" in doc:
             record["file"]["folders"] = folders
-    return ReadResult(list(chats), notes.warnings)
+    return ReadResult(list(chats), warnings)
 
 
-def chat_from(obj: dict[str, Any], path: str, notes: Notes) -> Chat:
+def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
     from bunzai.model import Chat, Lorebook
 
     record: dict[str, Any] = {"order": list(obj)}
@@ -88,7 +87,7 @@ def chat_from(obj: dict[str, Any], path: str, notes: Notes) -> Chat:
     lore_raw = obj.get("localLore")
     if isinstance(lore_raw, list) and lore_raw:
         fields["lorebook"] = Lorebook(entries=lore.read_entries(lore_raw, f"{path}.localLore",
-                                                                notes, FMT))
+                                                                warnings, FMT))
     elif "localLore" in obj:
         raw["localLore"] = lore_raw
     marks = obj.get("bookmarks")
@@ -195,6 +194,7 @@ def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
     if chat.lorebook is not None and chat.lorebook.entries:
         out["localLore"] = lore.write_entries(chat.lorebook.entries, FMT, loss, "lorebook.entries")
         if loss is not None:
+            lore.report_unheld(chat.lorebook.entries, FMT, loss, "lorebook.")
             from bunzai.model import Lorebook
             report_unkept(loss, "lorebook.", chat.lorebook.model_copy(update={"entries": []}),
                           Lorebook(), default="a RisuAI chat's lorebook is a list of entries")
@@ -306,7 +306,7 @@ def write_export(entities: Sequence[Entity]) -> WriteResult:
         obj = chat_obj(chat, part)
         obj["message"] = [message_obj(m, j) for j, m in enumerate(chat.iter_messages())]
         docs.append(obj)
-        back = chat_from(obj, "$", Notes())
+        back = chat_from(obj, "$", [])
         report_unkept(part, "", chat_fields_only(chat), chat_fields_only(back), reasons=REASONS,
                       approximated=APPROXIMATED, default="a RisuAI chat has no such field",
                       skip=("messages", "lorebook"))
