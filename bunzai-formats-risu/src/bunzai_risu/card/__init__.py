@@ -50,6 +50,7 @@ class RisuCardAdapter(FormatAdapter):
         ("PNG whose chara/ccv3 chunk is encrypted (rcc||); reading refuses it", SCORE),
         ("any other card (sillytavern reads it)", 0.0),
     )
+    signature = {"json": ("spec",), "png": ("ccv3", "chara", "risuai")}
     carries = CARD_CARRIED
     losses = (
         ("regex_scripts[*].trim_strings / min_depth / max_depth / run_on_edit",

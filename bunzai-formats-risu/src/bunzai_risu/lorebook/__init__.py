@@ -67,6 +67,7 @@ class RisuLorebookAdapter(FormatAdapter):
         ("export envelope with another or no ver", 0.8),
         ("type 'risu' with an object in data (HypaV3 memory preset), anything else", 0.0),
     )
+    signature = {"json": ("type", "[]")}
     carries = under("entries[*].", ENTRY_CARRIED)
     reasons = (*BOOK_REASONS, *reasons_under("entries[*].", ENTRY_REASONS))
     losses = (

@@ -58,6 +58,7 @@ class RisuModuleAdapter(FormatAdapter):
         ("module JSON: flat (type risuModule + name + id) or a .risum main block", 0.95),
         ("anything else", 0.0),
     )
+    signature = {"json": ("type",), "binary": ()}
     carries = (
         "name", "description", "id", "namespace", "triggers", "low_level_access",
         "assets[*].name", "assets[*].uri", "assets[*].data", "assets[*].type",

@@ -26,6 +26,7 @@ class RisuPersonaAdapter(FormatAdapter):
         ("the same, but the PNG also carries a character card chunk", 0.5),
         ("anything else", 0.0),
     )
+    signature = {"png": ("persona",)}
     carries = ("name", "description", "note", "avatar.data", "avatar.type", "avatar.name",
                "avatar.uri", "avatar.ext", "avatar.media_type", "avatar.origin",
                "avatar.orphan")

@@ -55,6 +55,7 @@ class RisuRegexAdapter(FormatAdapter):
         ("bare JSON array of {comment, in, out, type} scripts", 0.9),
         ("anything else (SillyTavern's scriptName/findRegex shape included)", 0.0),
     )
+    signature = {"json": ("type", "[]")}
     carries = SCRIPT_CARRIED
     reasons = SCRIPT_REASONS
     losses = (
