@@ -214,10 +214,7 @@ class Neutrality:
         if t is str or t is bytes:
             return not value
         if t is list or t is tuple:
-            if not value:
-                return True
-            if pattern + "[*]" not in self._prefixes and pattern not in self._prefixes:
-                return False
+            # item by item, as a comparison sees a list: [""] asks no more than []
             child = pattern + "[*]"
             return all(self.neutral(child, v, value, kind) for v in value)
         if t is dict or isinstance(value, Mapping):
