@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
-from bunzai.containers.png import minimal_png
-from bunzai.containers.zipsafe import write_zip
-from bunzai.registry import Registry
+from bunzai.sdk.png import minimal_png
+from bunzai.sdk.zip import write_zip
 from bunzai.testing import load_registry, shared_dir
 
 STAMP = "2025-03-04T05:06:07.089Z"
@@ -233,7 +232,7 @@ def _times(value: Any) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def registry() -> Registry:
+def registry() -> Any:
     return load_registry()
 
 
