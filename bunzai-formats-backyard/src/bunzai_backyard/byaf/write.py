@@ -611,13 +611,8 @@ class _Builder:
         for k, ((_, index, item), name) in enumerate(zip(written, names, strict=True)):
             after_data.update(image_data(index, item, name, k == 0))
         after_data.update((key, v) for key, v in before_data.items() if _item_index(key) >= 0)
-        for key in sorted(set(before_data) | set(after_data)):
-            x, y = before_data.get(key, ABSENT), after_data.get(key, ABSENT)
-            if x is ABSENT and y in ("", None):
-                continue
-            if x is ABSENT or y is ABSENT or not same(x, y):
-                loss.approximated(f"app_data.{self.fmt}.{key}", "an image's label follows its "
-                                  "place among the character's images")
+        self._report_data(i, before_data, after_data, "an image's label follows its place "
+                          "among the character's images")
 
     def _report_author(self, i: int, ch: Character, manifest: Mapping[str, Any]) -> None:
         loss = self.losses[i]
@@ -642,13 +637,18 @@ class _Builder:
                                   "scenarios", "author"))
         before = {k: v for k, v in self.datas[i].items()
                   if k == "author" or k.startswith(("author.", "manifest."))}
+        self._report_data(i, before, after, "an archive has one author and one manifest, the "
+                          "first character's")
+
+    def _report_data(self, i: int, before: Mapping[str, Any], after: Mapping[str, Any],
+                     why: str) -> None:
+        """App data keys of character ``i`` that read back otherwise (``after``)."""
         for key in sorted(set(before) | set(after)):
             x, y = before.get(key, ABSENT), after.get(key, ABSENT)
             if x is ABSENT and y in ("", None):
                 continue
             if x is ABSENT or y is ABSENT or not same(x, y):
-                loss.approximated(f"app_data.{self.fmt}.{key}", "an archive has one author and "
-                                  "one manifest, the first character's")
+                self.losses[i].approximated(f"app_data.{self.fmt}.{key}", why)
 
 
 def _json(obj: Any) -> bytes:
