@@ -26,8 +26,15 @@ CLASS_ROUTES: dict[str, str | None] = {
     "voxpkg": "voxta",
     "nai-lorebook": "novelai-lorebook",
     "negative": None,
+    # ../shared/corpus-chats (its own MANIFEST.tsv)
+    "st-chat": "sillytavern-chat",
+    "st-group-chat": "sillytavern-chat",
+    "tavernai-chat": "tavernai-chat",
+    "tavernai-legacy-chat": "tavernai-chat",
+    "backyard-chat": "backyard-chat",
+    "kobold-lite-save": "koboldai-lite",
 }
-"""Corpus class (MANIFEST.tsv) -> format id."""
+"""Corpus class (MANIFEST.tsv of the corpus and of the chat corpus) -> format id."""
 
 FILE_ROUTES: dict[str, str | None] = {
     # corpus files whose class does not decide (class "other"), by file-name stem
@@ -43,6 +50,10 @@ FILE_ROUTES: dict[str, str | None] = {
     ".lorebook": "novelai-lorebook",
     "nai-lorebook__grahamwaters_lorebook_generator_for_novelai__Ripple_Mon_Oct_17_2022__260219df47"
     ".lorebook": None,
+    # a 0-byte chat backup SillyTavern left behind: no content, refused as an empty file
+    # (exit 4); read as an empty chat only with --from sillytavern-chat
+    "st-chat__seoulrebel_ST_Codex__chat_2025_04_24_06h00m54s_20250424_06005__e3b0c44298.jsonl":
+        None,
 }
 """Corpus file name -> format id, overriding the class route."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bunzai.testing import corpus_dir, manifest, samples_dir
+from bunzai.testing import corpus_rows, samples_dir
 
 from .corpus_routes import CLASS_ROUTES, FILE_ROUTES, SAMPLE_ROUTES, UNREADABLE
 
@@ -12,12 +12,11 @@ from .corpus_routes import CLASS_ROUTES, FILE_ROUTES, SAMPLE_ROUTES, UNREADABLE
 def routed_files() -> list[tuple[Path, str | None]]:
     """(path, expected format id or None) for every corpus file and every routed sample."""
     out: list[tuple[Path, str | None]] = []
-    for row in manifest():
-        name = Path(row["file"]).name
-        if name in FILE_ROUTES:
-            out.append((corpus_dir() / row["file"], FILE_ROUTES[name]))
+    for path, row in corpus_rows():
+        if path.name in FILE_ROUTES:
+            out.append((path, FILE_ROUTES[path.name]))
         elif row["class"] in CLASS_ROUTES:
-            out.append((corpus_dir() / row["file"], CLASS_ROUTES[row["class"]]))
+            out.append((path, CLASS_ROUTES[row["class"]]))
         else:
             raise AssertionError(f"corpus file {row['file']} has no route in corpus_routes.py")
     for rel, fmt in sorted(SAMPLE_ROUTES.items()):

@@ -33,7 +33,7 @@ from bunzai.cli import app
 from bunzai.errors import ConversionRefused, OutputError
 from bunzai.outputs import output_names, safe_name, write_atomic
 from bunzai.registry import Registry
-from bunzai.testing import corpus_files, manifest, samples_dir
+from bunzai.testing import corpus_files, corpus_rows, samples_dir
 from bunzai.types import OutputFile
 
 from .hostile.cases import card_v2, png_card
@@ -68,7 +68,7 @@ def _leftovers(folder: Path, keep: set[str]) -> list[str]:
 
 def _one_file_per_class() -> list[Any]:
     smallest: dict[str, Path] = {}
-    for row in manifest():
+    for _, row in corpus_rows():
         p = corpus_files(row["class"])
         if p:
             smallest.setdefault(row["class"], min(p, key=lambda q: q.stat().st_size))
@@ -507,8 +507,8 @@ def _personas(registry: Registry, folder: Path, name: str, people: list[str],
     return people
 
 
-def _batch_records(res: Any) -> list[dict[str, Any]]:
-    assert res.exit_code == 0, res.output
+def _batch_records(res: Any, code: int = 0) -> list[dict[str, Any]]:
+    assert res.exit_code == code, res.output
     return [json.loads(line) for line in res.stdout.splitlines()]
 
 
@@ -574,7 +574,7 @@ def test_a_fanned_out_file_replaces_only_what_was_there_before_and_only_with_for
     bob.write_bytes(b"there before the batch")
 
     records = _batch_records(_cli(registry, "convert", folder, "--to", "risu-persona", "-d",
-                                  out, "-j", jobs, "--json"))
+                                  out, "-j", jobs, "--json"), code=5)  # a refused output
     status = {Path(r["path"]).name: r for r in records}
     assert status["bk.json"]["status"] == "skipped" and bob.name in status["bk.json"]["reason"]
     assert status["bk-Ann.json"]["status"] == "converted"

@@ -70,3 +70,33 @@ def test_every_route_names_an_installed_format() -> None:
     reg = _registry()
     missing = sorted({f for _, f in READABLE if f not in reg.adapters})
     assert not missing, f"routes name formats that are not installed: {missing}"
+
+
+def _byaf_chat_cases() -> list[Any]:
+    from bunzai.chats import extract
+
+    reg = _registry()
+    if "backyard-byaf" not in reg.adapters:
+        return []
+    cases = []
+    for path, fmt in READABLE:
+        if fmt != "backyard-byaf":
+            continue
+        for entity in _read(path, fmt):
+            for i, _ in enumerate(extract(reg, entity)):
+                for info in reg.formats("chat"):
+                    if info.can_write:
+                        cases.append(pytest.param(path, i, info.id,
+                                                  id=f"{short_id(path)}-chat{i}->{info.id}"))
+    return cases
+
+
+@pytest.mark.parametrize(("path", "index", "target"), _byaf_chat_cases())
+def test_every_chat_inside_a_backyard_archive_converts_honestly(path: Path, index: int,
+                                                                target: str) -> None:
+    from bunzai.chats import extract
+
+    reg = _registry()
+    chat = extract(reg, _read(path, "backyard-byaf")[0])[index]
+    problems = conversion_problems(reg, [chat], target)
+    assert not problems, "\n".join(problems)

@@ -13,6 +13,7 @@ Runs are derandomized (the same examples every time, so CI cannot fail by chance
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -24,18 +25,25 @@ from bunzai.api import as_input
 from bunzai.containers.media import sniff_media
 from bunzai.containers.png import minimal_png
 from bunzai.model import (
+    ATTACHMENT_TYPES,
     PLACEMENTS,
     POSITIONS,
     ROLES,
     SELECTIVE_LOGIC,
+    Alternative,
     Asset,
+    Attachment,
     Character,
+    Chat,
+    ChatMessage,
     Lorebook,
     LorebookEntry,
     Module,
+    Participant,
     Persona,
     RegexScript,
 )
+from bunzai.model.chat import ROLES as CHAT_ROLES
 from bunzai.registry import Registry
 from bunzai.testing import conversion_problems, load_registry
 
@@ -164,9 +172,42 @@ modules = st.builds(
     low_level_access=_opt(st.booleans()), extensions=extensions,
 )
 
+times = st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2090, 1, 1),
+                     timezones=st.just(UTC))
+attachments = st.builds(
+    Attachment, type=st.sampled_from(ATTACHMENT_TYPES), name=_opt(name), title=_opt(text),
+    uri=_opt(st.sampled_from(["https://example.invalid/a.png", "/user/images/a.png"]) | text),
+    text=_opt(text), extensions=st.dictionaries(short, json_value, max_size=1),
+)
+alternatives = st.builds(Alternative, text=text, time=_opt(times), reasoning=_opt(text))
+
+
+@st.composite
+def chat_messages(draw: st.DrawFn) -> ChatMessage:
+    alts = draw(st.lists(alternatives, max_size=3))
+    chosen = draw(_opt(st.integers(0, max(len(alts) - 1, 0))))
+    text_ = alts[chosen].text if alts and chosen is not None else draw(text)
+    return ChatMessage(
+        role=draw(st.sampled_from(CHAT_ROLES)), speaker=draw(_opt(name)), text=text_,
+        time=draw(_opt(times)), hidden=draw(st.booleans()), alternatives=alts, chosen=chosen,
+        reasoning=draw(_opt(text)), model=draw(_opt(short)), id=draw(_opt(short)),
+        bookmark=draw(_opt(short)), attachments=draw(st.lists(attachments, max_size=2)),
+        extensions=draw(extensions))
+
+
+chats = st.builds(
+    Chat, title=_opt(name), participants=st.lists(st.builds(
+        Participant, name=name, role=st.sampled_from(CHAT_ROLES), id=_opt(short),
+        avatar=_opt(short)), max_size=3),
+    created=_opt(times), notes=_opt(text), memory=_opt(text), scenario=_opt(text),
+    greeting=_opt(text), example_dialogue=_opt(text), system_prompt=_opt(text),
+    branch_of=_opt(name), lorebook=_opt(lorebooks),
+    messages=st.lists(chat_messages(), max_size=4), extensions=extensions,
+)
+
 STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
     "character": characters, "lorebook": lorebooks, "persona": personas,
-    "regex": regex_scripts, "module": modules,
+    "regex": regex_scripts, "module": modules, "chat": chats,
 }
 
 # -- RisuAI's asset list and decorators ---------------------------------------------------------
@@ -272,7 +313,7 @@ def _pairs() -> list[Any]:
 
 def _entities(kind: str, multi: bool) -> st.SearchStrategy[list[Any]]:
     one = STRATEGIES[kind]
-    if multi and kind in ("persona", "regex"):
+    if multi and kind in ("persona", "regex", "chat"):
         return st.lists(one, min_size=1, max_size=2)
     return one.map(lambda e: [e])
 

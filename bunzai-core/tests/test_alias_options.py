@@ -8,7 +8,7 @@ from typing import Any
 from bunzai.adapter import FormatAdapter
 from bunzai.model import Character, Entity
 from bunzai.registry import Registry
-from bunzai.types import OutputFile, WriteResult
+from bunzai.types import Option, OutputFile, WriteResult
 
 
 class _Card(FormatAdapter):
@@ -17,6 +17,7 @@ class _Card(FormatAdapter):
     suffix = ".png"
     aliases = ("img", "js")
     alias_options = {"js": {"container": "json"}}
+    options = (Option("container", choices=("png", "json")),)
 
     def detect(self, input: Any) -> float:
         return 0.0

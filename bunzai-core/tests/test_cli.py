@@ -135,11 +135,11 @@ def test_invalid_json_is_reported_as_malformed(tmp_path: Path) -> None:
     assert code == 4 and "invalid JSON" in err
 
 
-def test_missing_file_and_directory_exit_4(tmp_path: Path) -> None:
+def test_missing_file_exits_4_and_an_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
     code, _, err = invoke("inspect", tmp_path / "nope.png")
     assert code == 4 and "no such file" in err
     code, _, err = invoke("inspect", tmp_path)
-    assert code == 4 and "directory" in err
+    assert code == 2 and f"{tmp_path}: is a folder with no files to read" in err
 
 
 def test_max_size_is_named_when_exceeded(tmp_path: Path) -> None:
@@ -200,12 +200,15 @@ def test_schema_prints_json_schema_and_rejects_unknown_kinds() -> None:
     assert code == 2 and "unknown kind" in err
 
 
-def test_help_and_version_import_no_plugin_code_or_models() -> None:
+def test_help_and_version_import_no_format_plugin_or_models() -> None:
+    """Help lists plugin commands from the plugins group; it loads no format adapter, no
+    registry and no pydantic model."""
     probe = ("import sys\nfrom bunzai.cli import main\n"
              "for args in (['--help'], ['--version']):\n"
              "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
-             "bad = [m for m in sys.modules if m.startswith(('bunzai_', 'pydantic', 'PIL'))"
-             " or m in ('bunzai.model', 'bunzai.registry', 'bunzai.plugins')]\n"
+             "bad = [m for m in sys.modules if m.startswith(('bunzai_tavern', 'bunzai_risu', "
+             "'bunzai_backyard', 'bunzai_novelai', 'pydantic', 'PIL', 'importlib.metadata'))"
+             " or m in ('bunzai.model', 'bunzai.registry', 'bunzai.plugins', 'bunzai.types')]\n"
              "print('LOADED', bad)\n")
     res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True)

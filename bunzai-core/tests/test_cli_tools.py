@@ -129,8 +129,15 @@ def test_lorebook_extract_embed_merge(tmp_path: Path) -> None:
 
 def test_lorebook_extract_without_book_is_a_clear_error(tmp_path: Path) -> None:
     card = save(tmp_path, "card.vaud.json", CARD.model_copy(update={"lorebook": None}))
-    code, _, err = run("lorebook", "extract", card, "-o", tmp_path / "x.json")
+    code, _, err = run("lorebook", "extract", card, "-o", tmp_path / "x.json", "--to", "vaud")
     assert code == 2 and "no embedded lorebook" in err
+
+
+def test_without_a_default_lorebook_format_to_is_required(tmp_path: Path) -> None:
+    card = save(tmp_path, "card.vaud.json", CARD)
+    code, _, err = run("lorebook", "extract", card, "-o", tmp_path / "x.json")
+    assert code == 2 and "name one with --to" in err and "vaud-json" in err
+    assert not (tmp_path / "x.json").exists()
 
 
 def test_quiet_silences_human_output(tmp_path: Path) -> None:
@@ -172,8 +179,10 @@ def test_batch_names_never_collide_and_existing_files_are_skipped(tmp_path: Path
     code, stdout, _ = run("convert", a, b, "--to", "vaud-json", "-d", out)
     assert code == 0 and "2 converted" in stdout
     assert sorted(p.name for p in out.iterdir()) == ["same-2.vaud.json", "same.vaud.json"]
-    code, stdout, _ = run("convert", a, b, "--to", "vaud-json", "-d", out)
-    assert code == 0 and "2 skipped" in stdout
+    code, stdout, stderr = run("convert", a, b, "--to", "vaud-json", "-d", out)
+    assert code == 5 and "2 skipped" in stdout  # a refused output, as with -o
+    for name in ("same.vaud.json", "same-2.vaud.json"):  # every skip says why
+        assert f"skipped: {out / name} exists" in stderr
 
 
 def test_batch_needs_an_out_dir(tmp_path: Path) -> None:

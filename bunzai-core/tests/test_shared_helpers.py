@@ -47,9 +47,9 @@ def test_an_output_in_parts_streams_them_and_joins_on_demand(tmp_path: Path) -> 
     assert out == OutputFile(b"abxcdef", ".bin") != OutputFile(b"abxcdef", ".png")
 
 
-def test_parse_options_turns_true_false_into_booleans() -> None:
-    assert parse_options(["spec=v3", "pretty=TRUE", "x=false", "k=a=b"]) == {
-        "spec": "v3", "pretty": True, "x": False, "k": "a=b"}
+def test_parse_options_keeps_values_as_text_for_the_format_to_type() -> None:
+    assert parse_options(["spec=v3", "pretty=TRUE", "k=a=b"]) == {
+        "spec": "v3", "pretty": "TRUE", "k": "a=b"}
     assert parse_options(None) == {}
     with pytest.raises(UsageError, match="KEY=VALUE"):
         parse_options(["novalue"])
@@ -65,3 +65,17 @@ def test_file_issues_lists_reader_warnings_then_format_then_canonical() -> None:
     issues = file_issues(reg, handle, inp, result)
     assert [(i.path, i.severity) for i in issues] == [
         ("canonical.name", "warning"), ("canonical", "warning")]
+
+
+def test_the_hint_table_names_every_first_party_format() -> None:
+    """The table core keeps to point at a missing distribution lists each installed first-party
+    adapter's id and aliases under its own distribution."""
+    from bunzai.distributions import FIRST_PARTY
+    from bunzai.testing import load_registry
+
+    rows = {d.name: set(d.formats) for d in FIRST_PARTY}
+    reg = load_registry()
+    for info in reg.formats():
+        dist = reg.adapters[info.id].distribution
+        if dist in rows:
+            assert {info.id, *info.aliases} <= rows[dist], (dist, info.id, info.aliases)

@@ -21,3 +21,7 @@ class TestBackyardArchive(RoutedConformance):
 
 class TestBackyardLegacy(RoutedConformance):
     format_id = "backyard"
+
+
+class TestBackyardChat(RoutedConformance):
+    format_id = "backyard-chat"

@@ -8,6 +8,8 @@ sample it must not claim.  An adapter that is not installed yet is skipped with 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bunzai.testing import require_corpus
 from bunzai.testing.routes import RoutedConformance
 
@@ -58,3 +60,9 @@ class TestRisuRegex(RoutedConformance):
 
 class TestRisuPersona(RoutedConformance):
     format_id = "risu-persona"
+
+
+class TestRisuChat(RoutedConformance):
+    format_id = "risu-chat"
+    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_risu" / "chat" / "tests"
+                            / "samples").glob("*.json"))

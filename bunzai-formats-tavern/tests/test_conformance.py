@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bunzai.sdk.cards import COMPLETED_KEYS
 from bunzai.testing import require_corpus
 from bunzai.testing.routes import RoutedConformance
 
@@ -22,6 +23,14 @@ HERE = Path(__file__).parent / "samples"
 
 class TestSillyTavern(RoutedConformance):
     format_id = "sillytavern"
+    completed_keys = COMPLETED_KEYS
+    sample_waivers = {"test_passthrough_is_layout_only": {
+        "*ccv3_st_export_like*": "its entry position 'before_char_defs' is none of the card "
+                                 "spec's values: a card written without the source's layout is "
+                                 "a clean spec card, which reports the position as dropped",
+        "*.webp": "bunzai writes no WebP: without the source's layout the card is written as a "
+                  "PNG card, its avatar converted to PNG (reported)",
+    }}
     robustness_count = 8  # JSON V1/V2/V3, PNG chara/ccv3, WebP and JPEG EXIF cards
 
 
@@ -51,13 +60,49 @@ class TestAgnaiMemory(RoutedConformance):
 
 class TestPygmalion(RoutedConformance):
     format_id = "pygmalion"
+    completed_keys = tuple(f"character.{k}" for k in COMPLETED_KEYS)  # pygmalion.chat wrapper
 
 
 class TestRoleCall(RoutedConformance):
     format_id = "rolecall"
+    completed_keys = COMPLETED_KEYS
     extra_samples = [HERE / "rolecall-lighthouse-keeper.json"]
 
 
 class TestRoleCallPersona(RoutedConformance):
     format_id = "rolecall-persona"
     extra_samples = [HERE / "rolecall-persona-ferry-pilot.json"]
+
+
+class TestSillyTavernChat(RoutedConformance):
+    format_id = "sillytavern-chat"
+
+
+class TestTavernAIChat(RoutedConformance):
+    format_id = "tavernai-chat"
+
+
+KOBOLD = Path(__file__).parents[1] / "src" / "bunzai_tavern" / "koboldai_lite" / "tests" / "samples"
+
+
+class TestKoboldAILite(RoutedConformance):
+    format_id = "koboldai-lite"
+    extra_samples = sorted(KOBOLD.glob("*.json"))
+
+
+class TestAgnaiChat(RoutedConformance):
+    format_id = "agnai-chat"
+    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern" / "agnai_chat"
+                            / "tests" / "samples").glob("*.json"))
+
+
+class TestOobaboogaChat(RoutedConformance):
+    format_id = "oobabooga-chat"
+    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern"
+                            / "oobabooga_chat" / "tests" / "samples").glob("*.json"))
+
+
+class TestCAIHistory(RoutedConformance):
+    format_id = "cai-history"
+    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern" / "cai_history"
+                            / "tests" / "samples").glob("*.json"))

@@ -14,7 +14,7 @@ from bunzai import jsonio
 from bunzai.adapter import FormatAdapter
 from bunzai.loss import LossReport
 from bunzai.registry import Registry
-from bunzai.types import Detection, OutputFile, WriteResult
+from bunzai.types import Detection, Option, OutputFile, WriteResult
 
 
 class Ribbon(FormatAdapter):
@@ -25,7 +25,7 @@ class Ribbon(FormatAdapter):
     label = "Ribbon (test format)"
     suffix = ".ribbon.json"
     aliases = ("ribbon",)
-    options = {"shout": "true: upper-case the name"}
+    options = (Option("shout", bool, default=False, help="upper-case the name"),)
 
     def detect(self, input: Any) -> Detection:
         data = input.json

@@ -166,6 +166,25 @@ def test_convert_passes_writer_options(client: Any) -> None:
     assert b'"ribbon":"WREN"' in out
 
 
+@pytest.mark.parametrize(("option", "words"), [
+    ("shout=maybe", "option shout of test-ribbon takes true or false, not 'maybe'"),
+    ("shuot=true", "did you mean 'shout'?"),
+])
+def test_a_mistyped_writer_option_is_refused_as_by_the_cli(client: Any, option: str,
+                                                          words: str) -> None:
+    r = client.post("/api/convert", files=upload(vaud(card())),
+                    data={"to": "ribbon", "option": option})
+    assert r.status_code == 400 and r.json()["exit_code"] == 2
+    assert words in r.json()["error"]
+
+
+def test_the_loss_report_comes_with_its_summary_and_groups(client: Any) -> None:
+    body = client.post("/api/convert", files=upload(vaud(card())), data={"to": "ribbon"}).json()
+    assert body["loss_summary"] == "2 dropped"
+    assert [(g["action"], g["path"], g["count"]) for g in body["loss_groups"]] == [
+        ("dropped", "lorebook", 1), ("dropped", "first_mes", 1)]
+
+
 def test_output_name_comes_from_the_card_name_made_safe(client: Any) -> None:
     for name, expected in (('a/b: "c"?', "a_b_ _c__"), ("CON", "_CON"), ("../..", "untitled")):
         data = vaud(card(name=name))
@@ -451,3 +470,28 @@ def installed() -> Registry:
 
     require_corpus()
     return Registry.load()
+
+
+# -- chats --------------------------------------------------------------------------------------
+
+
+def test_a_chat_shows_as_a_transcript_and_converts_to_chat_formats_only(
+        make_client: Callable[..., Any], installed: Registry) -> None:
+    chat = (b'{"user_name":"Ada","character_name":"Wren","chat_metadata":{}}\n'
+            b'{"name":"Wren","is_user":false,"is_system":false,'
+            b'"send_date":"June 19, 2023 2:20pm","mes":"<b>Hello</b>","extra":{}}\n'
+            b'{"name":"Ada","is_user":true,"is_system":true,'
+            b'"send_date":"June 19, 2023 2:21pm","mes":"hi","extra":{}}')
+    client = make_client(installed)
+    body = client.post("/api/inspect", files=upload(chat, "storm.jsonl")).json()
+    assert (body["format"], body["kind"]) == ("sillytavern-chat", "chat")
+    view = body["entities"][0]["view"]
+    assert [(m["speaker"], m["text"], m["hidden"]) for m in view["messages"]] == [
+        ("Wren", "<b>Hello</b>", False), ("Ada", "hi", True)]
+    assert body["entities"][0]["summary"]["messages"] == 2
+    targets = {t["format"] for t in body["targets"]}
+    assert "sillytavern-chat" in targets and "sillytavern" not in targets
+    r = client.post("/api/convert", data={"to": "agnai-chat"},
+                    files=upload(chat, "storm.jsonl"))
+    assert r.status_code == 200
+    assert any(e["path"] == "messages[1].time" for e in r.json()["loss"])

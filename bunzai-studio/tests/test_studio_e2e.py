@@ -210,6 +210,12 @@ def test_real_png_card_inspect_convert_to_charx_download(
         pytest.skip("the risu-charx adapter (bunzai-formats-risu) is not installed")
     path = convert_and_download(pg, result, "risu-charx", tmp_path)
     assert path.name == safe_name(name) + ".charx"
+    cli = subprocess.run([sys.executable, "-m", "bunzai.cli", "convert", str(card), "--to",
+                          "risu-charx", "-o", str(tmp_path / "cli.charx"), "--json"],
+                         capture_output=True, text=True, timeout=60)
+    # the page shows the CLI's summary line, then one row per group of repeated losses
+    expect(result.locator("[data-testid=loss-summary]")).to_have_text(
+        json.loads(cli.stdout)["loss_summary"])
     seen = cli_inspect(path)
     assert seen["format"] == "risu-charx" and seen["entities"][0]["name"] == name
     watch.assert_clean()

@@ -25,6 +25,7 @@ from bunzai.containers.zipsafe import write_zip
 OK = frozenset({0})
 NOPE = frozenset({3, 4})
 BAD = frozenset({4})
+USAGE = frozenset({2})
 UNRECOGNIZED = frozenset({3})
 TOLERANT = frozenset({0, 4})
 
@@ -324,7 +325,8 @@ def _encrypted(card: bytes) -> bytes:
 
 def _other_cases() -> Iterator[Case]:
     yield Case("zero-byte-file", b"", "card.png", UNRECOGNIZED)
-    yield Case("directory-given-as-file", None, "adir", BAD, "directory|folder")
+    # a folder is read file by file (a batch): an empty one is a usage error naming it
+    yield Case("directory-given-as-file", None, "adir", USAGE, "directory|folder")
     yield Case("random-binary", bytes(range(256)) * 40, "card.bin", UNRECOGNIZED)
     yield Case("plain-text", b"hello, this is not a card\n", "card.txt", UNRECOGNIZED)
     yield Case("risum-wrong-magic", b"\x70\x00" + b"\x00" * 32, "m.risum", NOPE)

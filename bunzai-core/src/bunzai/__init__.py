@@ -6,6 +6,8 @@ The public API is small and typed::
     report = bunzai.detect(open("card.png", "rb").read())
     card = bunzai.read("card.png")
     out = bunzai.convert("card.png", to="risu-charx")
+    out.save("converted/")                    # atomic, never over an existing file
+    checked = bunzai.validate_file("book.json")  # and inspect_file, label_file, diff_files...
 
 Everything here is imported lazily, so ``import bunzai`` (and ``bunzai --help``) stays cheap.
 """
@@ -32,12 +34,20 @@ if TYPE_CHECKING:
     from .hookspecs import hookimpl
     from .input import AdapterInput
     from .loss import LossEntry, LossReport
+    from .service import (
+        diff_files,
+        extract_assets,
+        inspect_file,
+        label_file,
+        validate_file,
+    )
     from .types import (
         API_VERSION,
         Detection,
         FormatInfo,
         Issue,
         LabelRule,
+        Option,
         OutputFile,
         ReadResult,
         WriteResult,
@@ -49,10 +59,13 @@ _LAZY = {
     "FormatAdapter": "adapter", "hookimpl": "hookspecs", "AdapterInput": "input",
     "LossEntry": "loss", "LossReport": "loss",
     "API_VERSION": "types", "Detection": "types", "FormatInfo": "types", "Issue": "types",
-    "LabelRule": "types", "OutputFile": "types", "ReadResult": "types", "WriteResult": "types",
+    "LabelRule": "types", "Option": "types", "OutputFile": "types", "ReadResult": "types",
+    "WriteResult": "types",
     "AmbiguousInput": "errors", "BunzaiError": "errors", "ConversionRefused": "errors",
     "LimitExceeded": "errors", "MalformedInput": "errors", "UnrecognizedInput": "errors",
     "UnsupportedInput": "errors", "UsageError": "errors",
+    "inspect_file": "service", "validate_file": "service", "label_file": "service",
+    "diff_files": "service", "extract_assets": "service",
 }
 
 __all__ = [
@@ -70,6 +83,7 @@ __all__ = [
     "LossEntry",
     "LossReport",
     "MalformedInput",
+    "Option",
     "OutputFile",
     "ReadResult",
     "UnrecognizedInput",
@@ -79,12 +93,22 @@ __all__ = [
     "__version__",
     "convert",
     "detect",
+    "diff_files",
+    "extract_assets",
     "get_registry",
     "hookimpl",
+    "inspect_file",
+    "label_file",
     "read",
     "read_all",
+    "validate_file",
     "write",
 ]
+
+
+def __dir__() -> list[str]:
+    """What ``dir(bunzai)`` shows: the public API, though it is imported only when used."""
+    return sorted({*globals(), *__all__})
 
 
 def __getattr__(name: str) -> Any:

@@ -14,7 +14,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .hookspecs import hookimpl
 from .loss import LossReport
-from .types import API_VERSION, Detection, FormatInfo, Issue, LabelRule, OutputFile, WriteResult
+from .types import (
+    API_VERSION,
+    Detection,
+    FormatInfo,
+    Issue,
+    LabelRule,
+    Option,
+    OutputFile,
+    WriteResult,
+    declared_options,
+)
 
 if TYPE_CHECKING:
     from .input import AdapterInput
@@ -38,14 +48,19 @@ class FormatAdapter:
     reasons: ClassVar[tuple[tuple[str, str], ...]] = ()
     neutral: ClassVar[tuple[tuple[str, Any], ...]] = ()
     api_version: ClassVar[int] = API_VERSION
-    options: ClassVar[dict[str, str]] = {}
+    options: ClassVar[Sequence[Option] | Mapping[str, Option | str]] = ()
+    """The format's reader and writer options (:class:`~bunzai.types.Option`); core checks
+    them before :meth:`read` or :meth:`write` runs and passes the values converted."""
+    default_for_kind: ClassVar[bool] = False
     detection: ClassVar[tuple[tuple[str, float], ...]] = ()
+    signature: ClassVar[Mapping[str, tuple[str, ...]] | None] = None
     losses: ClassVar[tuple[tuple[str, str], ...]] = ()
     doc: ClassVar[str | None] = None
 
     reader: ClassVar[str | None] = None
-    """``"module:function"`` in the adapter's package, called as
-    ``function(input, options, format_id)``; used by the default :meth:`read`."""
+    """``"module:function"``, the module relative to the adapter's package (``"read"``, or
+    ``"._common.cards"`` for one beside it), called as ``function(input, options, format_id)``;
+    used by the default :meth:`read`."""
     writer: ClassVar[str | None] = None
     """``"module:function"`` called as ``function(entity, options, format_id)`` (for a ``multi``
     format: ``function(entities, options, format_id)``); used by the default :meth:`write`."""
@@ -63,6 +78,7 @@ class FormatAdapter:
         module, _, name = spec.partition(":")
         home = sys.modules[cls.__module__]
         anchor = cls.__module__ if hasattr(home, "__path__") else home.__package__
+        # "read" is the adapter's own module; "._common.read" one in the package above
         return getattr(import_module(f".{module}", anchor), name)
 
     # -- what authors implement ----------------------------------------------------------------
@@ -108,6 +124,14 @@ class FormatAdapter:
             return []
         return list(self._named(self.labeler)())
 
+    def chats(self, entity: Entity) -> list[Entity] | None:
+        """The chats an entity this adapter read carries; ``None`` (the default): none."""
+        return None
+
+    def embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        """A copy of ``entity`` carrying ``chat``; only adapters whose files hold chats."""
+        raise NotImplementedError(f"{self.format_id} files hold no chats")
+
     # -- derived --------------------------------------------------------------------------------
 
     @classmethod
@@ -130,10 +154,13 @@ class FormatAdapter:
             reasons=cls.reasons,
             neutral=cls.neutral,
             api_version=cls.api_version,
-            options=dict(cls.options),
+            options=declared_options(cls.options, cls.format_id),
             detection=cls.detection,
+            signature=({k: tuple(v) for k, v in cls.signature.items()}
+                       if cls.signature is not None else None),
             losses=cls.losses,
             doc=cls.doc,
+            default_for_kind=cls.default_for_kind,
         )
 
     # -- the pluggy hooks -----------------------------------------------------------------------
@@ -177,3 +204,11 @@ class FormatAdapter:
     @hookimpl
     def bunzai_label_rules(self) -> list[LabelRule]:
         return self.label_rules()
+
+    @hookimpl
+    def bunzai_chats_in(self, entity: Entity) -> list[Entity] | None:
+        return self.chats(entity)
+
+    @hookimpl
+    def bunzai_embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        return self.embed_chat(entity, chat)

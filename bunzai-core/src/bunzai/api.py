@@ -42,18 +42,11 @@ def as_input(source: Source, filename: str | None = None) -> AdapterInput:
     return AdapterInput.from_path(source)
 
 
-def parse_options(pairs: Iterable[str] | None) -> dict[str, Any]:
-    """Reader/writer options from ``KEY=VALUE`` strings; ``true``/``false`` become booleans."""
-    from .errors import UsageError
-
-    opts: dict[str, Any] = {}
-    for pair in pairs or []:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--option takes KEY=VALUE, got {pair!r}")
-        low = value.lower()
-        opts[key] = True if low == "true" else False if low == "false" else value
-    return opts
+def parse_options(pairs: Iterable[str] | None) -> dict[str, str]:
+    """Reader/writer options from ``KEY=VALUE`` strings; the registry checks and converts them
+    against what the format declares."""
+    from .options import parse_pairs
+    return parse_pairs(pairs)
 
 
 def detect(data: Source, filename: str | None = None, *,
@@ -78,26 +71,35 @@ def read(source: Source, *, filename: str | None = None, format: str | None = No
 
 
 def write(entity: Entity | Iterable[Entity], format: str, *,
-          registry: Registry | None = None, **options: Any) -> WriteResult:
-    """Write one entity (or several of one kind): files, suffixes and the loss report."""
+          registry: Registry | None = None, verify: bool = False, **options: Any
+          ) -> WriteResult:
+    """Write one entity (or several of one kind): files, suffixes and the loss report.
+
+    ``verify`` reads the output back and adds whatever reading finds to the report (the report
+    is complete without it; this is the check the test suite runs on every format)."""
     from pydantic import BaseModel
     entities = [entity] if isinstance(entity, BaseModel) else list(entity)
-    return (registry or get_registry()).write(entities, format, options)
+    return (registry or get_registry()).write(entities, format, options, verify=verify)
 
 
 def convert(source: Source, to: str, *, filename: str | None = None,
             from_format: str | None = None, registry: Registry | None = None,
-            **options: Any) -> WriteResult:
-    """Read ``source`` and write it as ``to``; cross-kind conversions are refused."""
+            verify: bool = False, **options: Any) -> WriteResult:
+    """Read ``source`` and write it as ``to``; cross-kind conversions are refused.
+
+    ``result.save(folder_or_path)`` writes the output as ``bunzai convert`` would."""
     reg = registry or get_registry()
     inp = as_input(source, filename)
     _, result, _ = reg.read(inp, format=from_format)
     name = inp.filename
     del inp  # the entities hold what they need: free the input (a whole CharX) before the write
     try:
-        return reg.write(result.entities, to, options)
+        written = reg.write(result.entities, to, options, verify=verify)
     except Exception as exc:
         from .errors import BunzaiError
         if isinstance(exc, BunzaiError):
             raise exc.with_path(name) from None
         raise
+    written.source = (os.fspath(source) if isinstance(source, str | os.PathLike)
+                      else filename or name)
+    return written

@@ -17,15 +17,15 @@ of bunzai still never leaves a partial output; a power loss before that flush ma
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import BunzaiError, UsageError
+from .errors import BunzaiError
+from .sources import RealPaths
+from .sources import expand_sources as expand_sources  # where batches have always had it
 
 if TYPE_CHECKING:
     from .types import OutputFile
@@ -35,86 +35,77 @@ if TYPE_CHECKING:
 class Job:
     src: str
     out: str
+    """The planned output, ``FOLDER/STEM`` followed by :attr:`suffix`.  What is written is
+    ``STEM`` followed by the suffix of the file the writer produced, which only the write
+    knows (``--to json`` gives ``.json`` for a card and for a lorebook, a card read from JSON
+    stays JSON)."""
     to: str
     from_format: str | None
     force: bool
     options: tuple[tuple[str, Any], ...] = ()
-    suffix: str = ""
-    """The suffix :func:`plan` put after the stem (the same for every job of a batch); empty:
-    the output's last extension."""
+    suffix: str | None = None
+    """What :attr:`out` ends with after the stem (``""``: nothing, the stem is the whole name);
+    ``None``: its last extension."""
+    verify: bool = False
+    """Read each output back and complete its loss report with what reading finds."""
 
     @property
     def stem(self) -> str:
-        """The planned name without its suffix: the prefix of this job's fanned-out files."""
+        """The planned name without its suffix: the stem of every file this job writes."""
         name = Path(self.out).name
-        suffix = self.suffix or Path(name).suffix
-        return name[: -len(suffix)] if suffix and name.endswith(suffix) else name
+        if self.suffix is None:
+            return Path(name).stem
+        return name[: -len(self.suffix)] if self.suffix and name.endswith(self.suffix) else name
 
 
 @dataclass(frozen=True, slots=True)
 class Reserved:
-    """What a worker must know of the rest of its batch to name fanned-out files (built once
-    per batch, handed to each worker process once, not per job).
+    """What a worker must know of the rest of its batch to name its files (built once per
+    batch, handed to each worker process once, not per job).
 
-    A fanned-out file of the job with planned stem ``S`` is named ``S-<rest>``.  A job owns such
-    a name when it is no planned output and no source, and no longer planned stem ``T`` starts
-    it as ``T-`` (all case-insensitively).  Two jobs can never own the same name: both stems
-    would start it followed by a dash, so the longer one would be a longer planned stem starting
-    it, which the shorter job may not pass (this needs what :func:`plan` gives: one folder, and
-    stems distinct case-insensitively).  So workers need no coordination, and whatever one job
-    writes, no other job of the batch writes to, not even with ``--force``.
+    A job with planned stem ``S`` writes ``S + suffix``, and a fanned-out file as
+    ``S-<rest>``.  A job owns a name when it is no source and no other job could write it:
+    it is not another planned stem ``T`` plus a suffix (T's own output: one dot, or one of the
+    batch's compound suffixes such as ``.vaud.json``), and no longer planned stem starts it as
+    ``T-`` (T's fanned-out files and fallbacks), all case-insensitively.  Two jobs can never own
+    the same name, so workers need no coordination, and whatever one job writes, no other job of
+    the batch writes to, not even with ``--force``.
     """
 
-    names: frozenset[str]
     stems: frozenset[str]
     sources: frozenset[str]
+    compound: frozenset[str] = frozenset()
+    """Writer suffixes with more than one dot (casefolded)."""
 
     @classmethod
-    def of(cls, jobs: Iterable[Job]) -> Reserved:
-        names: set[str] = set()
+    def of(cls, jobs: Iterable[Job], suffixes: Iterable[str] = ()) -> Reserved:
         stems: set[str] = set()
         sources: set[str] = set()
         key = RealPaths().key
         for job in jobs:
-            names.add(Path(job.out).name.casefold())
             stems.add(job.stem.casefold())
             sources.add(key(Path(job.src)))
-        return cls(frozenset(names), frozenset(stems), frozenset(sources))
+        compound = {s.casefold() for s in suffixes if s.count(".") > 1}
+        return cls(frozenset(stems), frozenset(sources), frozenset(compound))
 
     def owns(self, stem: str, name: str, folder: Path) -> bool:
-        """Whether the job with planned stem ``stem`` may write ``name`` (``stem-...``)."""
+        """Whether the job with planned stem ``stem`` may write ``name``."""
+        own = stem.casefold()
         key = name.casefold()
-        if key in self.names or RealPaths().key(folder / name) in self.sources:
+        if RealPaths().key(folder / name) in self.sources:
             return False
-        dash = key.find("-", len(stem.casefold()) + 1)
+        dot = key.rfind(".")
+        if dot > 0 and key[:dot] != own and key[:dot] in self.stems:
+            return False  # the output of the job with that stem (a one-dot suffix)
+        if any(key.endswith(s) and key[: -len(s)] != own and key[: -len(s)] in self.stems
+               for s in self.compound):
+            return False  # the same, with a compound suffix
+        dash = key.find("-", len(own) + 1)
         while dash != -1:
             if key[:dash] in self.stems:
                 return False  # the job of that longer stem may fan out into this name
             dash = key.find("-", dash + 1)
         return True
-
-
-def expand_sources(items: Iterable[str]) -> list[Path]:
-    """Files named directly, every file under a directory (recursively), and glob matches."""
-    out: list[Path] = []
-    seen: set[str] = set()
-    real = RealPaths()
-    for item in items:
-        p = Path(item)
-        if p.is_dir():
-            found = sorted(q for q in p.rglob("*") if q.is_file() and not q.name.startswith("."))
-        elif any(ch in item for ch in "*?["):
-            found = sorted(Path(m) for m in glob.glob(item, recursive=True) if Path(m).is_file())
-            if not found:
-                raise UsageError(f"no file matches {item!r}")
-        else:
-            found = [p]
-        for q in found:
-            key = real(q)
-            if key not in seen:
-                seen.add(key)
-                out.append(q)
-    return out
 
 
 def plan(sources: list[Path], out_dir: Path, suffix: str) -> list[Path]:
@@ -139,58 +130,32 @@ def plan(sources: list[Path], out_dir: Path, suffix: str) -> list[Path]:
     return paths
 
 
-class RealPaths:
-    """``os.path.realpath`` for many files in a few folders, as a batch plans them.
-
-    Each folder is resolved once; a file adds one ``lstat`` to see whether its own name is a
-    link (only then is it resolved whole).  Resolving every path from the root walked each
-    component again: planning a 2 000-file batch took ~0.3 s before a worker started.
-    """
-
-    def __init__(self) -> None:
-        self._folders: dict[str, str] = {}
-
-    def __call__(self, path: Path) -> str:
-        name = path.name
-        if name in ("", ".", ".."):
-            return os.path.realpath(path)
-        parent = os.fspath(path.parent)
-        folder = self._folders.get(parent)
-        if folder is None:
-            folder = self._folders[parent] = os.path.realpath(parent)
-        full = os.path.join(folder, name)
-        return os.path.realpath(full) if os.path.islink(full) else full
-
-    def key(self, path: Path) -> str:
-        """A path as a case-insensitive file system may see it (so ``A.png`` is ``a.png``)."""
-        return self(path).casefold()
-
-
 def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved) -> list[Path]:
-    """Where the files of one job go: the planned output for one file; for several, the names
-    a single conversion gives (:func:`~bunzai.outputs.output_names`), each one the job does not
-    own (see :class:`Reserved`) becoming ``STEM-<name>_2`` (``_3``...) with the name's dashes
-    made ``_``, so that no longer planned stem can start it."""
+    """Where the files of one job go.  One file: ``STEM + suffix`` (its own suffix), or
+    ``STEM-2`` (``-3``...) when the job does not own that name (a source of the batch, or what
+    another job may write).  Several: the names a single conversion gives
+    (:func:`~bunzai.outputs.output_names`), each one the job does not own becoming
+    ``STEM-<name>_2`` (``_3``...) with the name's dashes made ``_``, so that no longer planned
+    stem can start it."""
     from .outputs import output_names
 
-    out = Path(job.out)
-    if len(files) == 1:
-        return [out]
+    folder = Path(job.out).parent
     stem = job.stem
     names = output_names(stem, files)
     used = {n.casefold() for n in names}
     paths = []
     for name, f in zip(names, files, strict=True):
-        if not reserved.owns(stem, name, out.parent):
+        if not reserved.owns(stem, name, folder):
             label = name[len(stem) + 1: len(name) - len(f.suffix)].replace("-", "_")
             n = 2
             # Each name tried differs in its number, so every planned stem, source and name of
             # this job rules out at most one: the loop ends.
-            while ((name := f"{stem}-{label}_{n}{f.suffix}").casefold() in used
-                   or not reserved.owns(stem, name, out.parent)):
+            while ((name := (f"{stem}-{n}{f.suffix}" if len(files) == 1
+                             else f"{stem}-{label}_{n}{f.suffix}")).casefold() in used
+                   or not reserved.owns(stem, name, folder)):
                 n += 1
             used.add(name.casefold())
-        paths.append(out.with_name(name))
+        paths.append(folder / name)
     return paths
 
 
@@ -213,10 +178,13 @@ def _pooled_job(job: Job) -> dict[str, Any]:
 def convert_job(job: Job, reserved: Reserved) -> dict[str, Any]:
     """Convert one file; never raises for a bad input (the error becomes the record).
 
+    The record is the conversion's own JSON (:meth:`~bunzai.service.Conversion.to_dict`) plus
+    ``status`` (converted, skipped, failed), the outputs, and for a skipped file the ``reason``.
     Every target is checked before the first is written, so a source whose output exists
-    (without ``--force``) is skipped whole, not half written."""
-    from .input import AdapterInput
+    (without ``--force``) is skipped whole, not half written; that is a refused conversion,
+    exit code 5, as for a single file."""
     from .outputs import write_atomic
+    from .service import convert_file
 
     reg = _worker_registry
     if reg is None:
@@ -224,26 +192,26 @@ def convert_job(job: Job, reserved: Reserved) -> dict[str, Any]:
         reg = _worker_registry
     record: dict[str, Any] = {"path": job.src, "output": None, "status": "failed"}
     try:
-        inp = AdapterInput.from_path(job.src)
-        inp.filename = job.src
-        handle, result, _ = reg.read(inp, format=job.from_format)
-        del inp  # free the input before the write
-        record.update({"format": handle.id, "kind": result.entities[0].kind})
-        written = reg.write(result.entities, job.to, dict(job.options))
+        conv = convert_file(job.src, job.to, from_format=job.from_format,
+                            options=dict(job.options), registry=reg, verify=job.verify)
+        record.update(conv.to_dict())
+        if conv.error is not None or conv.written is None:
+            return record
+        written = conv.written
         targets = _targets(job, written.files, reserved)
         if not job.force:
             for target in targets:
                 if target.exists():
-                    record.update({"status": "skipped",
-                                   "reason": f"{target} exists (use --force)"})
+                    record.update({"status": "skipped", "exit_code": 5,
+                                   "reason": f"{target} exists (use --force to replace it, "
+                                             "or another --out-dir)"})
                     return record
         outputs: list[str] = []
         record["outputs"] = outputs  # a failed write still says what was written before it
         for target, f in zip(targets, written.files, strict=True):
             write_atomic(target, f.parts, force=job.force, durable=False)
             outputs.append(str(target))
-        record.update({"status": "converted", "output": outputs[0],
-                       "loss": written.loss.to_list()})
+        record.update({"status": "converted", "output": outputs[0]})
     except BunzaiError as exc:
         record.update({"error": exc.message, "exit_code": exc.exit_code})
     except Exception as exc:  # one bad file never stops a batch
@@ -252,14 +220,18 @@ def convert_job(job: Job, reserved: Reserved) -> dict[str, Any]:
     return record
 
 
-def run(jobs: list[Job], workers: int) -> Iterator[dict[str, Any]]:
-    """Yield one record per job, in order, using ``workers`` processes (1: in-process)."""
-    reserved = Reserved.of(jobs)
+def run(jobs: list[Job], workers: int, suffixes: Iterable[str] = ()
+        ) -> Iterator[dict[str, Any]]:
+    """Yield one record per job, in order, using ``workers`` processes (1: in-process).
+    ``suffixes``: every suffix the installed writers use (see :class:`Reserved`)."""
+    reserved = Reserved.of(jobs, suffixes)
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
             yield convert_job(job, reserved)
         _flush_to_disk()
         return
+    from concurrent.futures import ProcessPoolExecutor  # the pool's machinery, only for -j 2+
+
     ctx = None
     if os.name == "posix":
         import multiprocessing

@@ -1,8 +1,8 @@
-"""Where two canonical entities differ, as loss-report paths, and loss found by reading back.
+"""Exact JSON equality and the raw difference of two values, as loss-report paths.
 
-Writers report loss by reading back what they wrote and comparing with what they were given:
-every field the format could not carry shows up as a difference, so a report cannot forget
-one.  The conversion matrix uses the same comparison to check that reports are honest.
+``json_equal`` tells ``1`` from ``True`` and ``1.0``; ``diff_paths`` lists every difference,
+layout included (the user-data comparison that loss reports answer to is
+:func:`bunzai.fidelity.changes`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-
-from .loss import LossReport
 
 _SCALARS = (str, int, float, bool, bytes, type(None))
 
@@ -87,33 +85,3 @@ def diff_paths(a: Any, b: Any, base: str = "") -> list[str]:
     if type(a) is not type(b) or a != b:
         return [base.rstrip(".") or "$"]
     return []
-
-
-def field_of(path: str) -> str:
-    """The last field name of a path: ``entries[2].depth`` -> ``depth``."""
-    return path.rsplit(".", 1)[-1].split("[", 1)[0]
-
-
-def readback_losses(loss: LossReport, before: Any, after: Any, *, default: str,
-                    prefix: str = "", reasons: Mapping[str, str] | None = None,
-                    approximated: frozenset[str] = frozenset(),
-                    skip: tuple[str, ...] = (), skip_covered: bool = True) -> list[str]:
-    """Report every difference between ``before`` and its read-back ``after`` not yet reported.
-
-    ``reasons`` and ``approximated`` are keyed by field name (the last path segment); paths
-    starting with one of ``skip``, or already covered by ``loss`` (unless ``skip_covered`` is
-    false), are left alone.  Returns the paths added.
-    """
-    added: list[str] = []
-    for p in diff_paths(before, after):
-        full = f"{prefix}{p}"
-        if (skip and p.startswith(skip)) or (skip_covered and loss.covers(full)):
-            continue
-        name = field_of(p)
-        why = (reasons or {}).get(name, default)
-        if name in approximated:
-            loss.approximated(full, why)
-        else:
-            loss.dropped(full, why)
-        added.append(full)
-    return added

@@ -7,7 +7,10 @@ Format-specific passthrough is not compared: two files that say the same thing a
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,8 +26,79 @@ class Change:
     a: Any = None
     b: Any = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "change": self.change, "a": self.a, "b": self.b}
+    def to_dict(self, *, unified: bool = False) -> dict[str, Any]:
+        """Old (``a``) and new (``b``) values whole; with ``unified``, a long text field's
+        line-by-line diff too."""
+        out = {"path": self.path, "change": self.change, "a": self.a, "b": self.b}
+        if unified and self.long_text:
+            out["unified"] = self.unified()
+        return out
+
+    @property
+    def long_text(self) -> bool:
+        """Text too long to read side by side: over a line, or over :data:`SHORT` characters."""
+        texts = [v for v in (self.a, self.b) if v is not None]
+        return bool(texts) and all(isinstance(v, str) for v in texts) and any(
+            len(v) > SHORT or "\n" in v for v in texts)
+
+    def unified(self) -> list[str]:
+        """A unified diff of a text field, old to new (no header lines)."""
+        old = self.a.splitlines() if isinstance(self.a, str) else []
+        new = self.b.splitlines() if isinstance(self.b, str) else []
+        return list(difflib.unified_diff(old, new, lineterm="", n=1))[2:]
+
+    def line(self) -> str:
+        """``changed description: "A pilot." -> "A retired pilot."`` (values shortened)."""
+        if self.change == "added":
+            return f"added   {self.path}: {shorten(self.b)}"
+        if self.change == "removed":
+            return f"removed {self.path}: {shorten(self.a)}"
+        if isinstance(self.a, str) and isinstance(self.b, str):
+            old, new = _around_change(self.a, self.b)
+            return f"changed {self.path}: {old} -> {new}"
+        return f"changed {self.path}: {shorten(self.a)} -> {shorten(self.b)}"
+
+
+SHORT = 60
+"""Values longer than this many characters are shortened on a line."""
+
+
+def shorten(value: Any, width: int = SHORT) -> str:
+    """A value as JSON on one line, cut to ``width`` characters with an ellipsis."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _around_change(a: str, b: str, width: int = SHORT) -> tuple[str, str]:
+    """Two long texts cut to the same window around where they first differ, so the cut
+    shows the change rather than the shared beginning."""
+    first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                 min(len(a), len(b)))
+    start = max(0, min(first - width // 3, max(len(a), len(b)) - width))
+
+    def cut(text: str) -> str:
+        piece = text[start: start + width]
+        return json.dumps(("…" if start else "") + piece
+                          + ("…" if start + width < len(text) else ""), ensure_ascii=False)
+
+    return cut(a), cut(b)
+
+
+def diff_all(a: Sequence[Any], b: Sequence[Any]) -> list[Change]:
+    """Every difference between the entities of two files, paired by position; paths get an
+    ``[i].`` prefix when a file holds several (persona backups, regex arrays)."""
+    n = max(len(a), len(b))
+    out: list[Change] = []
+    for i in range(n):
+        prefix = f"[{i}]." if n > 1 else ""
+        if i >= len(a):
+            out.append(Change(f"[{i}]", "added", None, getattr(b[i], "name", None)))
+        elif i >= len(b):
+            out.append(Change(f"[{i}]", "removed", getattr(a[i], "name", None), None))
+        else:
+            out.extend(Change(prefix + c.path, c.change, c.a, c.b)
+                       for c in diff_entities(a[i], b[i]))
+    return out
 
 
 def _plain(v: Any) -> Any:

@@ -29,15 +29,24 @@ _SCALARS = (str, int, float, bool, bytes, type(None))
 
 @dataclass
 class Carried:
-    """A trie of carried path patterns: segments are field names, keys, ``[*]`` or ``*``."""
+    """A trie of carried path patterns: segments are field names, keys, ``[*]`` or ``*``.
+
+    ``app_data.<format id>`` patterns say whose app data the writer keeps, wherever it sits
+    (on the entity, its entries, its assets): they go to :attr:`app_data`, not the trie.
+    """
 
     full: bool = False
     children: dict[str, Carried] = field(default_factory=dict)
+    app_data: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, patterns: Iterable[str]) -> Carried:
         root = cls()
+        formats = set()
         for pattern in patterns:
+            if pattern.startswith("app_data.") and pattern.count(".") == 1:
+                formats.add(pattern.split(".", 1)[1])
+                continue
             node = root
             for seg in _segments(pattern):
                 if node.full:
@@ -46,6 +55,7 @@ class Carried:
             else:
                 node.full = True
                 node.children.clear()
+        root.app_data = frozenset(formats)
         return root
 
     def child(self, seg: str) -> Carried | None:
@@ -74,25 +84,56 @@ def _join(base: str, name: str) -> str:
 def unheld(entity: Any, carried: Carried, neutral: Neutrality, *,
            own: str | None = None) -> list[str]:
     """Paths of ``entity`` holding user data outside ``carried`` (``own``: the target's format
-    id, whose ``app_data`` it always carries)."""
-    if carried.full:
-        return []
+    id, whose ``app_data`` it always carries).
+
+    A carried pattern covers the canonical fields under it but never another format's app
+    data, which a format carries only where it names it (``app_data.risu``).
+    """
     out: list[str] = []
     kind = getattr(entity, "kind", None)
-    _walk_model(entity, carried, "", "", neutral, kind, own, out)
+    mine = carried.app_data | ({own} if own is not None else set())
+    if carried.full:
+        _walk_app_data(entity, carried, "", "", neutral, kind, mine, out)
+    else:
+        _walk_model(entity, carried, "", "", neutral, kind, mine, out)
     return out
 
 
+def _walk_app_data(obj: Any, node: Carried | None, path: str, pattern: str,
+                   neutral: Neutrality, kind: str | None, own: frozenset[str],
+                   out: list[str]) -> None:
+    """Inside a carried part: report only other formats' app data not named as carried."""
+    if hasattr(type(obj), "model_fields"):
+        for name in type(obj).model_fields:
+            value = getattr(obj, name)
+            child = node.child(name) if node is not None and not node.full else None
+            p, pat = _join(path, name), _join(pattern, name)
+            if name == "app_data" and isinstance(value, Mapping):
+                _walk_bag(name, value, child, p, pat, neutral, kind, own, obj, out)
+            elif isinstance(value, list) or hasattr(type(value), "model_fields"):
+                _walk_app_data(value, child, p, pat, neutral, kind, own, out)
+    elif isinstance(obj, list):
+        item = node.child("[*]") if node is not None and not node.full else None
+        for i, v in enumerate(obj):
+            if isinstance(v, list) or hasattr(type(v), "model_fields"):
+                _walk_app_data(v, item, f"{path}[{i}]", f"{pattern}[*]", neutral, kind, own,
+                               out)
+
+
 def _walk_model(obj: Any, node: Carried, path: str, pattern: str, neutral: Neutrality,
-                kind: str | None, own: str | None, out: list[str]) -> None:
+                kind: str | None, own: frozenset[str], out: list[str]) -> None:
     for name in type(obj).model_fields:
         if name == "passthrough":
             continue
         value = getattr(obj, name)
         child = node.child(name)
-        if child is not None and child.full:
-            continue
         p, pat = _join(path, name), _join(pattern, name)
+        if child is not None and child.full:
+            if isinstance(value, list) or hasattr(type(value), "model_fields"):
+                _walk_app_data(value, None, p, pat, neutral, kind, own, out)
+            elif name == "app_data" and isinstance(value, Mapping):
+                _walk_bag(name, value, None, p, pat, neutral, kind, own, obj, out)
+            continue
         if name in BAGS and isinstance(value, Mapping):
             _walk_bag(name, value, child, p, pat, neutral, kind, own, obj, out)
         elif child is None:
@@ -103,7 +144,7 @@ def _walk_model(obj: Any, node: Carried, path: str, pattern: str, neutral: Neutr
 
 
 def _walk_value(value: Any, node: Carried, path: str, pattern: str, neutral: Neutrality,
-                kind: str | None, own: str | None, owner: Any, out: list[str]) -> None:
+                kind: str | None, own: frozenset[str], owner: Any, out: list[str]) -> None:
     if hasattr(type(value), "model_fields"):
         _walk_model(value, node, path, pattern, neutral, kind, own, out)
     elif isinstance(value, list):
@@ -113,7 +154,9 @@ def _walk_value(value: Any, node: Carried, path: str, pattern: str, neutral: Neu
             if item_node is None:
                 if not neutral.neutral(pat, item, value, kind):
                     out.append(p)
-            elif not item_node.full:
+            elif item_node.full:
+                _walk_app_data(item, None, p, pat, neutral, kind, own, out)
+            else:
                 _walk_value(item, item_node, p, pat, neutral, kind, own, value, out)
     elif isinstance(value, Mapping):
         for k, v in value.items():
@@ -128,7 +171,7 @@ def _walk_value(value: Any, node: Carried, path: str, pattern: str, neutral: Neu
 
 
 def _walk_bag(name: str, bag: Mapping[str, Any], node: Carried | None, path: str, pattern: str,
-              neutral: Neutrality, kind: str | None, own: str | None, owner: Any,
+              neutral: Neutrality, kind: str | None, own: frozenset[str], owner: Any,
               out: list[str]) -> None:
     for key, value in bag.items():
         child = node.child(str(key)) if node is not None else None
@@ -136,7 +179,7 @@ def _walk_bag(name: str, bag: Mapping[str, Any], node: Carried | None, path: str
             continue
         p, pat = _join(path, str(key)), _join(pattern, str(key))
         if name == "app_data":
-            if key == own or not isinstance(value, Mapping):
+            if key in own or not isinstance(value, Mapping):
                 continue
             for k, v in value.items():
                 grand = child.child(str(k)) if child is not None else None
@@ -237,12 +280,14 @@ def _ancestor_or_self(a: str, b: str) -> bool:
 
 def reason_for(path: str, reasons: Sequence[tuple[str, str]], default: str) -> str:
     """The reason a format gives for not carrying ``path``: its most specific matching pattern
-    (a pattern matches the path's pattern and everything under it)."""
+    (a pattern matches the path's pattern and everything under it; ``""`` matches every path,
+    the format's general reason)."""
     pat = pattern_of(path)
     best, best_len = default, -1
     for pattern, why in reasons:
         p = pattern_of(pattern)
-        if (pat == p or (pat.startswith(p) and pat[len(p)] in ".[")) and len(p) > best_len:
+        if (not p or pat == p or (pat.startswith(p) and pat[len(p)] in ".[")) \
+                and len(p) > best_len:
             best, best_len = why, len(p)
     return best
 

@@ -76,6 +76,20 @@ def bunzai_label_rules() -> list[LabelRule]:
 
 
 @hookspec
+def bunzai_chats_in(entity: Entity) -> list[Entity] | None:
+    """Optional: the chats an entity this adapter read carries (a Backyard archive's scenario
+    logs), as canonical chats; ``None`` when the entity is not this adapter's."""
+    raise NotImplementedError
+
+
+@hookspec
+def bunzai_embed_chat(entity: Entity, chat: Entity) -> Entity:
+    """Optional: a copy of ``entity`` (read by this adapter) carrying ``chat`` as one more of
+    its chats."""
+    raise NotImplementedError
+
+
+@hookspec
 def bunzai_register_commands(app: typer.Typer) -> None:
     """Optional: add commands to the ``bunzai`` CLI."""
     raise NotImplementedError

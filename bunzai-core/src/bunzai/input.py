@@ -9,10 +9,10 @@ reader that wants mutable data asks for a fresh copy.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from .errors import BunzaiError, LimitExceeded, MalformedInput
 from .frozen import freeze, thaw
@@ -48,35 +48,54 @@ class ChunkPayload:
 
 
 class AdapterInput:
-    """One file's content as every adapter sees it."""
+    """One file's content as every adapter sees it.
 
-    __slots__ = ("_container", "_memo", "data", "filename", "limits")
+    An input made from a large file (over ``Limits.stream_above``) is *file-backed*: detection
+    sees the head of the file, readers can stream its lines with :meth:`lines`, and the whole
+    content is read into memory only when something asks for :attr:`data` (a chat log of tens
+    of megabytes is never held whole).
+    """
+
+    __slots__ = ("_container", "_data", "_memo", "_path", "_stamp", "filename", "limits")
 
     def __init__(self, data: bytes, filename: str | None = None, *,
                  limits: Limits | None = None) -> None:
-        self.data = bytes(data)
+        self._data: bytes | None = bytes(data)
+        self._path: Path | None = None
+        self._stamp: tuple[int, int] | None = None
         self.filename = filename
         self.limits = limits or get_limits()
         self._memo: dict[str, Any] = {}
         self._container: str | None = None
-        if len(self.data) > self.limits.max_size:
-            raise LimitExceeded("input", len(self.data), self.limits.max_size,
+        if len(self._data) > self.limits.max_size:
+            raise LimitExceeded("input", len(self._data), self.limits.max_size,
                                 setting_hint("max_size"), path=filename)
 
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], *,
                   limits: Limits | None = None) -> AdapterInput:
-        """Read a file, checking the size limit before reading a byte."""
+        """Read a file, checking the size limit before reading a byte.
+
+        Files over ``limits.stream_above`` are not read here: the input keeps the path and
+        reads what is asked for, when it is asked for.
+        """
         p = Path(path)
         lim = limits or get_limits()
         name = str(path)
         try:
             if p.is_dir():
                 raise MalformedInput("is a directory, not a file", path=name)
-            size = p.stat().st_size
+            st = p.stat()
+            size = st.st_size
             if size > lim.max_size:
                 raise LimitExceeded("input", size, lim.max_size, setting_hint("max_size"),
                                     path=name)
+            if size > lim.stream_above:
+                with p.open("rb") as fh:  # fail now, not in the middle of a conversion
+                    fh.read(1)
+                inp = cls(b"", filename=p.name, limits=lim)
+                inp._data, inp._path, inp._stamp = None, p, (size, st.st_mtime_ns)
+                return inp
             data = p.read_bytes()
         except FileNotFoundError:
             raise MalformedInput("no such file", path=name) from None
@@ -87,6 +106,65 @@ class AdapterInput:
         except OSError as exc:
             raise MalformedInput(f"cannot read: {exc.strerror or exc}", path=name) from None
         return cls(data, filename=p.name, limits=lim)
+
+    # -- the content ----------------------------------------------------------------------------
+
+    @property
+    def data(self) -> bytes:
+        """The whole content (read from disk on first use for a file-backed input)."""
+        if self._data is None:
+            with self._open() as fh:
+                self._data = fh.read()
+        return self._data
+
+    @property
+    def size(self) -> int:
+        """Length of the content in bytes, without reading it."""
+        if self._data is not None:
+            return len(self._data)
+        assert self._stamp is not None
+        return self._stamp[0]
+
+    @property
+    def streamed(self) -> bool:
+        """True while the content lives on disk only (a large file nobody read whole yet)."""
+        return self._data is None
+
+    def head(self, n: int = 65536) -> bytes:
+        """The first ``n`` bytes."""
+        if self._data is not None:
+            return self._data[:n]
+        with self._open() as fh:
+            return fh.read(n)
+
+    def lines(self) -> Iterator[bytes]:
+        """The content's lines, each with its ``\\n`` (or ``\\r\\n``) terminator, in order.
+
+        Only ``\\n`` ends a line (as JSONL and SillyTavern say).  Each call starts again from
+        the first line; a file-backed input reads one line at a time.
+        """
+        if self._data is not None:
+            return _memory_lines(self._data)
+        return self._file_lines()
+
+    def _file_lines(self) -> Iterator[bytes]:
+        with self._open() as fh:
+            yield from fh
+
+    def _open(self) -> BinaryIO:
+        """The backing file, checked to be the one this input was made from."""
+        assert self._path is not None and self._stamp is not None
+        name = str(self._path)
+        try:
+            st = self._path.stat()
+            if (st.st_size, st.st_mtime_ns) != self._stamp:
+                raise MalformedInput("the file changed while bunzai was reading it", path=name)
+            return self._path.open("rb")
+        except FileNotFoundError:
+            raise MalformedInput("the file disappeared while bunzai was reading it",
+                                 path=name) from None
+        except OSError as exc:
+            raise MalformedInput(f"cannot read: {exc.strerror or exc}", path=name) from None
 
     # -- generic memo ---------------------------------------------------------------------------
 
@@ -147,9 +225,133 @@ class AdapterInput:
         # Every detector asks, several times: an attribute, not a memo lookup with a closure.
         found = self._container
         if found is None:
-            from .containers.sniff import sniff_container
-            found = self._container = sniff_container(self.data)
+            found = self._container = self._sniff()
         return found
+
+    def _sniff(self) -> str:
+        from .containers.sniff import json_start, sniff_container
+
+        if self._data is None and json_start(self.head()):
+            found = "json"  # decided from the head: a large JSON file is not read to sniff it
+        else:
+            found = sniff_container(self.data)
+        if found == "json" and self._is_jsonl():
+            return "jsonl"
+        return found
+
+    # -- signs ----------------------------------------------------------------------------------
+
+    @property
+    def signs(self) -> frozenset[str]:
+        """Cheap marks of what the file holds, which declared adapter signatures are matched
+        against (computed once, from views detection builds anyway): the top-level keys of a
+        JSON object (``[]`` for an array), the first line's keys of JSON Lines, a PNG's
+        text-chunk keywords in lower case (``chara-ext-asset_`` for any asset chunk) and
+        ``exif`` when it has EXIF, a zip's member names and their first folder (``Characters/``).
+        """
+        found: frozenset[str] | None = self._memo.get("signs")
+        if found is None:
+            found = self._memo["signs"] = frozenset(self._signs())
+        return found
+
+    def _signs(self) -> set[str]:
+        from .cardspec.pngcard import ASSET_PREFIX
+
+        container = self.container
+        if container == "json":
+            doc = self.json
+            if isinstance(doc, Mapping):
+                return {str(k) for k in doc}
+            return {"[]"} if isinstance(doc, Sequence) and not isinstance(doc, str) else set()
+        if container == "jsonl":
+            head = self.jsonl_head
+            first = head[0] if head else None
+            return {str(k) for k in first} if isinstance(first, Mapping) else set()
+        if container in ("png", "apng"):
+            png = self.png
+            if png is None:
+                return set()
+            out = set()
+            for tc in png.text_chunks():
+                kw = tc.keyword.lower()
+                out.add(ASSET_PREFIX if kw.startswith(ASSET_PREFIX) else kw)
+            if any(c.type == "eXIf" for c in png.chunks):
+                out.add("exif")
+            return out
+        if container in ("zip", "jpeg+zip"):
+            z = self.zip
+            if z is None:
+                return set()
+            out = set()
+            for name in z.names():
+                out.add(name)
+                folder, sep, _ = name.partition("/")
+                if sep:
+                    out.add(folder + "/")
+            return out
+        return set()
+
+    def matches(self, signature: Mapping[str, Sequence[str]]) -> bool:
+        """Whether an adapter declaring ``signature`` could claim this file: its container is
+        declared, and (when the declaration lists marks) one of them is among :attr:`signs`."""
+        marks = signature.get(self.container)
+        if marks is None:
+            return False
+        if not marks:
+            return True
+        signs = self.signs
+        return any(m in signs for m in marks)
+
+    # -- JSON Lines -----------------------------------------------------------------------------
+
+    def _is_jsonl(self) -> bool:
+        """One JSON object per line, more than one line: the first line parses on its own and
+        something follows it (which no JSON document allows)."""
+        first: bytes | None = None
+        for line in self.lines():
+            if first is None:
+                first = line
+                if not line.endswith(b"\n"):
+                    return False  # a single line: an ordinary JSON document
+                continue
+            if line.strip():
+                break
+        else:
+            return False
+        assert first is not None
+        text = first.rstrip(b"\r\n").lstrip(b"\xef\xbb\xbf").strip()
+        if not text.startswith(b"{"):
+            return False
+        from .jsonio import loads
+        try:
+            loads(text, limits=self.limits)
+        except BunzaiError:
+            return False
+        return True
+
+    @property
+    def jsonl_head(self) -> tuple[Any, ...]:
+        """The first (up to three) non-blank lines of a JSON Lines file, parsed and read-only.
+
+        A line that is not JSON shows as ``None``; empty for any other container.  Chat
+        detectors look here instead of parsing the file.
+        """
+        def build() -> tuple[Any, ...]:
+            if self.container != "jsonl":
+                return ()
+            from .jsonio import loads
+            out: list[Any] = []
+            for line in self.lines():
+                if not line.strip():
+                    continue
+                try:
+                    out.append(loads(line.rstrip(b"\r\n"), limits=self.limits))
+                except BunzaiError:
+                    out.append(None)
+                if len(out) == 3:
+                    break
+            return tuple(out)
+        return tuple(freeze(v) for v in self.memo("jsonl_head", build))
 
     # -- JSON -----------------------------------------------------------------------------------
 
@@ -162,8 +364,11 @@ class AdapterInput:
         """The parsed top-level JSON value (read-only view), or ``None``."""
         if self.container != "json":
             return None
-        value, _ = self._view("json", self._parse_json)
-        return freeze(value)
+        frozen = self._memo.get("json_view", _UNSET)
+        if frozen is _UNSET:  # one read-only view for every detector that asks
+            value, _ = self._view("json", self._parse_json)
+            frozen = self._memo["json_view"] = freeze(value)
+        return frozen
 
     @property
     def json_error(self) -> str | None:
@@ -183,6 +388,7 @@ class AdapterInput:
         if err is not None:
             raise MalformedInput(err, path=self.filename)
         self._memo.pop("json", None)
+        self._memo.pop("json_view", None)
         return value
 
     # -- PNG ------------------------------------------------------------------------------------
@@ -272,6 +478,17 @@ class AdapterInput:
             return read_user_comment(tiff)
         value, _ = self._view("exif", build)
         return value  # type: ignore[no-any-return]
+
+
+def _memory_lines(data: bytes) -> Iterator[bytes]:
+    start, n = 0, len(data)
+    while start < n:
+        end = data.find(b"\n", start)
+        if end < 0:
+            yield data[start:]
+            return
+        yield data[start:end + 1]
+        start = end + 1
 
 
 def _decode_chunk(tc: TextChunk, limits: Limits) -> ChunkPayload:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-KINDS: tuple[str, ...] = ("character", "lorebook", "persona", "regex", "module")
-"""character, lorebook, persona and regex from the card ecosystem; module for RisuAI bundles."""
+KINDS: tuple[str, ...] = ("character", "lorebook", "persona", "regex", "module", "chat")
+"""character, lorebook, persona and regex from the card ecosystem; module for RisuAI bundles;
+chat for conversations (never converted to or from another kind)."""
 
 ANY_KIND = "any"
 """Declared by a format that holds every kind (only core's native vaud-json does)."""

@@ -31,6 +31,9 @@ class Limits:
     """Most entries in one archive."""
     max_base64: int = 128 * MB
     """Largest base64 payload decoded."""
+    stream_above: int = 8 * MB
+    """Files larger than this are read from disk as a reader asks for them (a chat log line
+    by line) instead of all at once."""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Limits:

@@ -26,15 +26,17 @@ class MergeReport:
 
 
 def extract(entity: Any) -> Lorebook:
-    """The lorebook embedded in a character (or module), as a standalone entity."""
+    """The lorebook embedded in a character, a module or a chat (KoboldAI Lite world info,
+    RisuAI chat lore), as a standalone entity."""
     book = getattr(entity, "lorebook", None)
-    if entity.kind not in ("character", "module"):
+    if entity.kind not in ("character", "module", "chat"):
         raise UsageError(f"a {entity.kind} has no embedded lorebook")
+    name = getattr(entity, "name", None) or getattr(entity, "title", None)
     if book is None or not book.entries:
-        raise UsageError(f"{entity.name or 'this ' + entity.kind} has no embedded lorebook")
+        raise UsageError(f"{name or 'this ' + entity.kind} has no embedded lorebook")
     out: Lorebook = book.model_copy(deep=True)
     if not out.name:
-        out.name = f"{entity.name}'s Lorebook" if entity.name else None
+        out.name = f"{name}'s Lorebook" if name else None
     return out
 
 

@@ -6,9 +6,10 @@ after A→B→canonical and fail on any difference the report did not list.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 LossAction = Literal["dropped", "approximated", "stashed"]
 
@@ -86,3 +87,73 @@ class LossReport:
 
     def to_list(self) -> list[dict[str, str]]:
         return [e.to_dict() for e in self.entries]
+
+    # -- how people read it (the CLI and the studio both show these) ---------------------------
+
+    def counts(self) -> dict[str, int]:
+        """Entries per action, in the order the summary names them (zero counts left out)."""
+        found = {a: 0 for a in _ACTIONS}
+        for e in self.entries:
+            found[e.action] = found.get(e.action, 0) + 1
+        return {a: n for a, n in found.items() if n}
+
+    def summary(self) -> str:
+        """One line: ``12 dropped, 3 approximated``, or ``nothing lost``."""
+        return ", ".join(f"{n} {a}" for a, n in self.counts().items()) or "nothing lost"
+
+    def groups(self) -> list[LossGroup]:
+        """Entries that differ only in their indices and share action and reason, as one group
+        each (``lorebook.entries[*].sticky`` for twelve entries), in report order."""
+        found: dict[tuple[str, LossAction, str], list[str]] = {}
+        for e in self.entries:
+            found.setdefault((_INDEX.sub("[*]", e.path), e.action, e.reason), []).append(e.path)
+        return [LossGroup(pattern if len(paths) > 1 else paths[0], action, reason, tuple(paths))
+                for (pattern, action, reason), paths in found.items()]
+
+    def lines(self, *, verbose: bool = False) -> list[str]:
+        """The report for people: the summary, then one line per group (every entry with
+        ``verbose``).  ``--json`` output carries :meth:`to_list` instead: every entry."""
+        if verbose:
+            return [self.summary(), *(f"{e.action} {e.path}: {e.reason}" for e in self.entries)]
+        return [self.summary(), *(g.line() for g in self.groups())]
+
+    def to_summary(self) -> dict[str, Any]:
+        """The summary and the groups as JSON (the studio shows them as the CLI does)."""
+        return {"summary": self.summary(), "counts": self.counts(),
+                "groups": [g.to_dict() for g in self.groups()]}
+
+
+_ACTIONS: tuple[LossAction, ...] = ("dropped", "approximated", "stashed")
+_INDEX = re.compile(r"\[\d+\]")
+
+
+@dataclass(frozen=True, slots=True)
+class LossGroup:
+    """Report entries with one action and reason whose paths differ only in their indices."""
+
+    path: str
+    """The shared path with indices as ``[*]``; the entry's own path for a group of one."""
+    action: LossAction
+    reason: str
+    paths: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.paths)
+
+    def line(self) -> str:
+        """``dropped lorebook.entries[*].probability (12 entries): Backyard has none``."""
+        if self.count == 1:
+            return f"{self.action} {self.path}: {self.reason}"
+        return f"{self.action} {self.path} ({self.count} {self.noun}): {self.reason}"
+
+    @property
+    def noun(self) -> str:
+        """What the counted things are: the list the last ``[*]`` indexes (``entries``)."""
+        head = self.path[: self.path.rfind("[*]")]
+        name = re.split(r"[.\]]", head)[-1]
+        return name or "items"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "action": self.action, "reason": self.reason,
+                "count": self.count, "paths": list(self.paths)}

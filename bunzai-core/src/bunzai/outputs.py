@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from .errors import ConversionRefused, MalformedInput, OutputError
 
 if TYPE_CHECKING:
-    from .types import OutputFile
+    from .types import OutputFile, WriteResult
 
 _WINDOWS_RESERVED = {"con", "prn", "aux", "nul", "conin$", "conout$",
                      *(f"{dev}{i}" for dev in ("com", "lpt") for i in (*"123456789", *"¹²³"))}
@@ -67,7 +67,75 @@ def output_names(stem: str, files: Sequence[OutputFile]) -> list[str]:
     return names
 
 
-Payload = bytes | memoryview | Iterable[bytes | memoryview]
+def make_folder(folder: Path) -> None:
+    """Create an output folder (and its parents); failing (read-only, a file in the way) is a
+    clean :class:`~bunzai.errors.OutputError`."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the output folder: {exc.strerror or exc}",
+                          path=str(folder)) from None
+
+
+_COMPOUND_SUFFIXES = (".vaud.json",)
+
+
+def source_stem(name: str) -> str:
+    """A source file's name without its suffix (``card.vaud.json`` -> ``card``), the stem of
+    what a conversion writes next to it or into a folder."""
+    base = Path(name).name
+    for known in _COMPOUND_SUFFIXES:
+        if base.lower().endswith(known) and len(base) > len(known):
+            return base[: -len(known)]
+    return Path(base).stem or base
+
+
+def output_paths(result: WriteResult, target: str | os.PathLike[str]) -> list[Path]:
+    """Where :func:`save` puts each file of ``result``.
+
+    A folder (one that exists, or a path ending in a separator, then created) gets
+    ``STEM + suffix`` with the stem of the source (or a safe form of
+    the entity's name, or ``untitled``); a name equal to the source's own becomes
+    ``STEM.FORMAT + suffix``, so a same-format conversion never lands on its source.  Any
+    other path names the (first) file.  Several files are ``STEM-<name> + suffix`` beside it,
+    as :func:`output_names` gives them.
+    """
+    path = Path(target)
+    first = result.files[0]
+    if os.fspath(target).endswith(("/", os.sep)) and not path.exists():
+        make_folder(path)  # "converted/": a folder, made on first use
+    if path.is_dir():
+        stem = (source_stem(result.source) if result.source
+                else safe_name(result.name or "untitled"))
+        names = output_names(stem, result.files)
+        if result.source and result.format and any(
+                (path / n).resolve() == Path(result.source).resolve() for n in names):
+            names = output_names(f"{stem}.{result.format}", result.files)
+        return [path / n for n in names]
+    if len(result.files) == 1:
+        return [path]
+    stem = path.name[: -len(first.suffix)] if path.name.endswith(first.suffix) else path.stem
+    return [path.with_name(n) for n in output_names(stem, result.files)]
+
+
+def save(result: WriteResult, target: str | os.PathLike[str], *, force: bool = False
+         ) -> list[Path]:
+    """Write every file of ``result`` as the CLI does: atomically, never over the source, and
+    never over an existing file unless ``force``.  Every path is checked before the first file
+    is written, so a refused save writes nothing."""
+    paths = output_paths(result, target)
+    source = Path(result.source).resolve() if result.source else None
+    for p in paths:
+        if source is not None and p.resolve() == source:
+            raise ConversionRefused("output would replace the source file", path=str(p))
+        if p.exists() and not force:
+            raise ConversionRefused("output exists; pass --force to overwrite", path=str(p))
+    for p, f in zip(paths, result.files, strict=True):
+        write_atomic(p, f.parts, force=force)
+    return paths
+
+
+Payload = bytes | bytearray | memoryview | Iterable[bytes | bytearray | memoryview]
 """What :func:`write_atomic` takes: one buffer, or parts written in order (a writer can hand
 over a large output piece by piece instead of joining it into one more copy)."""
 
@@ -123,7 +191,7 @@ def write_atomic(path: Path, data: Payload, *, force: bool = False,
                 os.unlink(tmp)
 
 
-def _write_fd(fd: int, parts: Iterable[bytes | memoryview], durable: bool) -> None:
+def _write_fd(fd: int, parts: Iterable[bytes | bytearray | memoryview], durable: bool) -> None:
     for part in parts:
         view = memoryview(part)
         while view:  # os.write may write less than asked (signals, large buffers)

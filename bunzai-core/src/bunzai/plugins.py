@@ -131,6 +131,9 @@ class PluginHost:
         self.loaded: list[PluginRecord] = []
         self.broken: list[BrokenPlugin] = []
         self._impls: dict[tuple[int, str], Any] = {}
+        self.notes: list[str] = []
+        """Configuration problems worth a warning (a name in BUNZAI_LOAD_PLUGINS that matches
+        no installed plugin distribution)."""
 
     # -- loading --------------------------------------------------------------------------------
 
@@ -158,10 +161,23 @@ class PluginHost:
         if autoload:
             for cand in _entry_point_candidates(allow_set):
                 self._add(cand)
+            if allow_set:
+                self._note_unknown(allow_set, "allow" if allow is not None else
+                                   "BUNZAI_LOAD_PLUGINS")
         for name, obj in extra:
             self._add(_Candidate(name, FORMATS_GROUP if _looks_like_format(obj)
                                  else PLUGINS_GROUP, "<in-process>", None, lambda o=obj: o))
         return self
+
+    def _note_unknown(self, allowed: set[str], source: str) -> None:
+        import difflib
+        known = sorted({_norm(c.distribution) for c in _entry_point_candidates(None)})
+        for name in sorted(allowed - set(known)):
+            close = ([k for k in known if k.endswith("-" + name)]
+                     or difflib.get_close_matches(name, known, n=1, cutoff=0.5))
+            self.notes.append(f"{source} names {name!r}, which is no installed plugin "
+                              "distribution" + (f"; did you mean {close[0]!r}?" if close else "")
+                              + f" (installed: {', '.join(known) or 'none'})")
 
     def _break(self, cand: _Candidate, reason: str, plugin: Any = None,
                api_version: int | None = None) -> None:
@@ -293,3 +309,4 @@ def _looks_like_format(obj: Any) -> bool:
 def _core_version() -> str:
     from . import __version__
     return __version__
+

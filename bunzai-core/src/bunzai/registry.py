@@ -25,6 +25,7 @@ from .errors import (
 from .input import AdapterInput
 from .kinds import ANY_KIND
 from .loss import LossReport
+from .options import check as check_options
 from .plugins import BrokenPlugin, PluginHost, PluginRecord
 from .types import Detection, FormatInfo, Issue, LabelRule, OutputFile, ReadResult, WriteResult
 
@@ -104,6 +105,8 @@ class DetectionReport:
     slow: list[SlowAdapter] = field(default_factory=list)
     """Adapters whose ``detect`` went over the time budget (slowest first)."""
     budget: float = DETECT_BUDGET
+    size: int | None = None
+    """Length of the input in bytes (0: an empty file, which no format can claim)."""
 
     @property
     def status(self) -> str:
@@ -115,6 +118,10 @@ class DetectionReport:
         """The winner, or the error a user should see."""
         if self.winner is not None:
             return self.winner
+        if self.size == 0:
+            raise UnrecognizedInput("the file is empty (0 bytes): nothing to recognise; name "
+                                    "the format with --from to read it as an empty file of it",
+                                    path=path)
         if self.tied:
             raise AmbiguousInput(
                 f"ambiguous: {', '.join(self.tied)} all score {self.candidates[0].score:g}; "
@@ -151,7 +158,8 @@ class AdapterHandle:
     info: FormatInfo
     record: PluginRecord
     host: PluginHost
-    _carried: Carried | None = field(default=None, init=False, repr=False)
+    _carried: dict[tuple[str, ...], Carried] = field(default_factory=dict, init=False,
+                                                     repr=False)
 
     @property
     def id(self) -> str:
@@ -173,13 +181,17 @@ class AdapterHandle:
     def has(self, hook: str) -> bool:
         return self.host.impl(self.record.plugin, hook) is not None
 
-    @property
-    def carried(self) -> Carried:
-        """The trie of paths this adapter's writer holds (its own app data included)."""
-        if self._carried is None:
+    def carried_for(self, carries: tuple[str, ...] | None) -> Carried | None:
+        """The trie of paths a write held: ``carries`` when the write said (it depended on
+        the options), else what the adapter declares; None when neither says."""
+        spec = carries if carries is not None else self.info.carries
+        if spec is None:
+            return None
+        found = self._carried.get(spec)
+        if found is None:
             from .fidelity import Carried
-            self._carried = Carried.of([*(self.info.carries or ()), f"app_data.{self.id}"])
-        return self._carried
+            found = self._carried[spec] = Carried.of(spec)
+        return found
 
 
 def _normalize_score(raw: Any) -> tuple[float, str]:
@@ -241,8 +253,14 @@ class Registry:
         if len(matches) > 1:
             raise UsageError(f"{name!r} is an alias of several formats "
                              f"({', '.join(sorted(h.id for h in matches))}); name one")
+        from .distributions import format_hint
         known = ", ".join(sorted(self.adapters))
-        raise UsageError(f"unknown format {name!r} (installed: {known})")
+        raise UsageError(f"unknown format {name!r} (installed: {known})"
+                         + format_hint(name, self.distributions()))
+
+    def distributions(self) -> set[str]:
+        """The distributions whose adapters or plugins loaded."""
+        return {rec.distribution for rec in self.host.loaded}
 
     def resolve_target(self, name: str, kind: str) -> AdapterHandle:
         """The output adapter for ``name``, preferring an alias match of the entity's kind."""
@@ -266,6 +284,9 @@ class Registry:
         handles = (self.adapters.values() if formats is None
                    else [self.get(f) for f in formats])
         for h in handles:
+            signature = h.info.signature
+            if signature is not None and not input.matches(signature):
+                continue  # the file shows none of the marks the adapter needs: it scores 0
             t0 = time.perf_counter()
             try:
                 score, reason = _normalize_score(h.call("bunzai_detect", input=input))
@@ -281,7 +302,7 @@ class Registry:
         slow.sort(key=lambda a: -a.seconds)
         report = DetectionReport(input.container, candidates, faults,
                                  container_error=input.container_error(), slow=slow,
-                                 budget=budget)
+                                 budget=budget, size=input.size)
         top = [c for c in candidates if c.score >= DETECT_THRESHOLD]
         if top:
             best = top[0].score
@@ -302,13 +323,17 @@ class Registry:
         report: DetectionReport | None = None
         if format is None:
             report = self.detect(input)
-            handle = self.adapters[report.raise_for_status(path).format]
+            try:
+                handle = self.adapters[report.raise_for_status(path).format]
+            except UnrecognizedInput as exc:
+                raise self.with_hint(exc, input) from None
         else:
             handle = self.get(format)
         if not handle.info.can_read:
             raise UsageError(f"{handle.id} cannot be read", path=path)
+        opts = check_options(handle.info, options, reader=True) if options else {}
         try:
-            raw = handle.call("bunzai_to_canonical", input=input, options=dict(options or {}))
+            raw = handle.call("bunzai_to_canonical", input=input, options=opts)
         except BunzaiError as exc:
             raise exc.with_path(path) from None
         except Exception as exc:
@@ -326,6 +351,13 @@ class Registry:
         if not result.entities:
             raise MalformedInput(f"{handle.id} found nothing to read", path=path)
         return handle, result, report
+
+    def with_hint(self, exc: UnrecognizedInput, input: AdapterInput) -> UnrecognizedInput:
+        """``exc`` naming the first-party distribution that may read ``input``, when that one
+        is not loaded (``this looks like a RisuAI CharX: pip install bunzai-formats-risu``)."""
+        from .distributions import input_hint
+        exc.message += input_hint(input, self.distributions())
+        return exc
 
     # -- writing --------------------------------------------------------------------------------
 
@@ -356,12 +388,13 @@ class Registry:
         implied = handle.info.alias_options.get(format.lower()) if format != handle.id else None
         if implied:
             opts = {**implied, **opts}
+        opts = check_options(handle.info, opts)
         groups: list[Sequence[Entity]] = (
             [entities] if handle.info.multi else [[e] for e in entities])
         files: list[OutputFile] = []
         loss = LossReport()
         warnings: list[str] = []
-        written: list[tuple[str, Sequence[Entity], list[OutputFile]]] = []
+        written: list[tuple[str, Sequence[Entity], list[OutputFile], Carried | None]] = []
         for i, group in enumerate(groups):
             try:
                 res = handle.call("bunzai_from_canonical", entities=list(group), options=opts)
@@ -377,17 +410,27 @@ class Registry:
                                         f"{type(res).__name__}, not a WriteResult")
             prefix = f"[{i}]." if len(groups) > 1 else ""
             loss.extend(res.loss, prefix)
+            if kind == "chat":
+                # chats keep app data in passthrough[fmt]["extra"] and report layout never
+                from .chats import foreign_extras
+                for ent_index, ent in enumerate(group):
+                    if handle.info.carries_passthrough:
+                        break
+                    p = prefix or (f"[{ent_index}]." if len(group) > 1 else "")
+                    foreign_extras(ent, handle.id, loss, p, res.loss)  # type: ignore[arg-type]
             warnings.extend(res.warnings)
-            written.append((prefix, group, list(res.files)))
+            written.append((prefix, group, list(res.files),
+                            handle.carried_for(res.carries)))
             if len(groups) > 1:
-                name = getattr(group[0], "name", None) or str(i + 1)
+                name = (getattr(group[0], "name", None) or getattr(group[0], "title", None)
+                        or str(i + 1))
                 for f in res.files:  # named after their entity; the parts stay unjoined
                     f.name = f.name or name
             files.extend(res.files)
-        if not handle.info.carries_passthrough:
-            self._apply_loss_rule(handle, written, loss, warnings,
-                                  verify=verify or handle.info.carries is None)
-        return WriteResult(files, loss, warnings)
+        if not handle.info.carries_passthrough and kind != "chat":
+            self._apply_loss_rule(handle, written, loss, warnings, verify=verify)
+        return WriteResult(files, loss, warnings, format=handle.id,
+                           name=getattr(entities[0], "name", None) or None)
 
     @property
     def neutrality(self) -> Neutrality:
@@ -400,25 +443,28 @@ class Registry:
             self._neutrality = Neutrality(extra)
         return self._neutrality
 
-    def _apply_loss_rule(self, handle: AdapterHandle,
-                         written: Sequence[tuple[str, Sequence[Entity], list[OutputFile]]],
-                         loss: LossReport, warnings: list[str], *, verify: bool) -> None:
+    def _apply_loss_rule(
+            self, handle: AdapterHandle,
+            written: Sequence[tuple[str, Sequence[Entity], list[OutputFile], Carried | None]],
+            loss: LossReport, warnings: list[str], *, verify: bool) -> None:
         from .fidelity import changes, reason_for, unheld
 
         info = handle.info
         neutral = self.neutrality
         default = f"{info.id} has no place for it"
-        for prefix, group, _files in written:
+        for prefix, group, _files, carried in written:
+            verify = verify or carried is None  # nothing declared: read back to find out
+            if carried is None:
+                continue
             for j, ent in enumerate(group):
                 p = prefix or (f"[{j}]." if len(group) > 1 else "")
-                if info.carries is not None:
-                    for path in unheld(ent, handle.carried, neutral, own=info.id):
-                        full = p + path
-                        if not loss.covers(full, stashed=True):
-                            loss.dropped(full, self._reason(info, path, default))
+                for path in unheld(ent, carried, neutral, own=info.id):
+                    full = p + path
+                    if not loss.covers(full, stashed=True):
+                        loss.dropped(full, self._reason(info, path, default))
         if not verify:
             return
-        for prefix, group, out_files in written:
+        for prefix, group, out_files, carried in written:
             back: list[Any] = []
             try:
                 for f in out_files:
@@ -441,7 +487,7 @@ class Registry:
                         loss.dropped(full, why)
                     else:
                         loss.approximated(full, why)
-                    if info.carries is not None:
+                    if carried is not None:
                         warnings.append(f"{full}: changed when written as {info.id}, found "
                                         "only by reading the output back")
 

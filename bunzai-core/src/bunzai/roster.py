@@ -11,7 +11,7 @@ import inspect
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .types import SUPPORTED_API_VERSIONS, FormatInfo
+from .types import SUPPORTED_API_VERSIONS, FormatInfo, Option
 
 if TYPE_CHECKING:
     from .registry import AdapterHandle, Registry
@@ -22,7 +22,9 @@ def _info_dict(info: FormatInfo, dist: str) -> dict[str, Any]:
         "format": info.id, "kind": info.kind, "label": info.label,
         "description": info.description, "read": info.can_read, "write": info.can_write,
         "multi": info.multi, "suffix": info.suffix, "aliases": list(info.aliases),
-        "options": dict(info.options), "api_version": info.api_version, "distribution": dist,
+        "options": {n: o.to_dict() for n, o in info.options.items()},
+        "default_for_kind": info.default_for_kind, "api_version": info.api_version,
+        "distribution": dist,
         "detection": [{"situation": s, "score": sc} for s, sc in info.detection],
         "losses": [{"field": f, "what": w} for f, w in info.losses],
     }
@@ -57,7 +59,8 @@ def plugins_json(reg: Registry) -> dict[str, Any]:
         d["compatible"] = all(v in SUPPORTED_API_VERSIONS for v in d["api_versions"])
     return {"api_versions_supported": sorted(SUPPORTED_API_VERSIONS),
             "distributions": sorted(dists.values(), key=lambda d: d["name"]),
-            "broken": [b.to_dict() for b in reg.broken]}
+            "broken": [b.to_dict() for b in reg.broken],
+            "notes": list(reg.host.notes)}
 
 
 def roster_markdown(reg: Registry) -> str:
@@ -100,6 +103,20 @@ def adapter_readme(handle: AdapterHandle) -> str | None:
     return readme.read_text(encoding="utf-8") if readme.exists() else None
 
 
+def _values(opt: Option) -> str:
+    """What an option takes, for a Markdown table cell (a ``|`` would split the cell)."""
+    if opt.choices or opt.type is bool:
+        return ", ".join(f"`{c}`" for c in opt.values.split("|"))
+    return "a number" if opt.type is int else "text"
+
+
+def _default(opt: Option) -> str:
+    text = opt.default_text
+    if text is None:
+        return "-"
+    return text if " " in text else f"`{text}`"
+
+
 def format_page(handle: AdapterHandle) -> str:
     """docs/formats/<id>.md: the declared facts, then the folder's own page."""
     info = handle.info
@@ -116,6 +133,8 @@ def format_page(handle: AdapterHandle) -> str:
         f"{'yes' if info.multi else 'no'}",
         f"- output suffix: `{info.suffix}`",
         f"- aliases: {', '.join(f'`{a}`' for a in info.aliases) or 'none'}",
+        *([f"- the default {info.kind} format: commands that write a {info.kind} without "
+           "`--to` write this one"] if info.default_for_kind else []),
         "",
         "## Detection",
         "",
@@ -132,8 +151,13 @@ def format_page(handle: AdapterHandle) -> str:
     else:
         out.append("Nothing: every canonical field is carried.")
     if info.options:
-        out += ["", "## Options", "", "| option | meaning |", "|---|---|",
-                *[f"| `{k}` | {v} |" for k, v in info.options.items()]]
+        out += ["", "## Options", "",
+                "Given as `--option NAME=VALUE` (`-O`) or as keyword arguments in Python; an "
+                "unknown name or value is refused before anything is read or written.", "",
+                "| option | reads or writes | values | default | meaning |",
+                "|---|---|---|---|---|",
+                *[f"| `{o.name}` | {'reads' if o.reader else 'writes'} | {_values(o)} | "
+                  f"{_default(o)} | {o.help} |" for o in info.options.values()]]
     readme = adapter_readme(handle)
     if readme:
         out += ["", "---", "", readme.rstrip()]

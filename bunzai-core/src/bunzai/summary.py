@@ -38,4 +38,7 @@ def summarize(entity: Any) -> dict[str, Any]:
                     "lorebook_entries": len(entity.lorebook.entries) if entity.lorebook else 0,
                     "regex_scripts": len(entity.regex_scripts),
                     "triggers": len(entity.triggers or []), "assets": len(entity.assets)})
+    elif kind == "chat":
+        from .chats import summarize as summarize_chat
+        out.update(summarize_chat(entity))
     return out

@@ -2,18 +2,98 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import os
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .loss import LossReport
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .model import Entity
 
 API_VERSION = 1
 """The adapter API this core implements; adapters declare the version they were built for."""
 SUPPORTED_API_VERSIONS = frozenset({1})
+
+
+OptionType = type[bool] | type[int] | type[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option a format understands, declared so that core can check it.
+
+    Core checks every option before the adapter runs (:func:`bunzai.options.check`): an unknown
+    name or a value outside ``type``/``choices`` is a usage error naming the valid ones, and
+    the adapter receives the value converted to ``type`` (``-O indent=2`` arrives as ``2``,
+    ``-O split=yes`` as ``True``, a choice in its declared spelling).  ``default`` is what the
+    format does when the option is not given; it is shown to users, never filled in by core,
+    because many formats default to "as the file was read".
+    """
+
+    name: str
+    type: OptionType = str
+    choices: tuple[Any, ...] = ()
+    default: Any = None
+    help: str = ""
+    reader: bool = False
+    """A reader option (``bunzai.read(path, name=value)``) instead of a writer option."""
+    free: bool = False
+    """Declared the old way, as a bare description: any text passes (``true``/``false`` as
+    booleans), as before options were typed."""
+
+    def __post_init__(self) -> None:
+        if self.type not in (bool, int, str):
+            raise TypeError(f"option {self.name!r}: type must be bool, int or str, "
+                            f"not {self.type!r}")
+
+    @property
+    def values(self) -> str:
+        """What the option takes, as help text shows it: ``0|2|4``, ``true|false``, ``TEXT``."""
+        if self.choices:
+            return "|".join(str(c) for c in self.choices)
+        if self.type is bool:
+            return "true|false"
+        return "N" if self.type is int else "TEXT"
+
+    @property
+    def default_text(self) -> str | None:
+        """The default as help shows it (``true``, ``4``, ``as read, else png``), or None."""
+        if self.default is None:
+            return None
+        return str(self.default).lower() if isinstance(self.default, bool) else str(self.default)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.type.__name__, "choices": list(self.choices),
+                "default": self.default, "help": self.help, "reader": self.reader}
+
+
+def declared_options(declared: Any, owner: str) -> dict[str, Option]:
+    """Declared options as a name -> :class:`Option` mapping: from a sequence of options, or a
+    mapping of names to options or (the old form) to bare descriptions."""
+    if isinstance(declared, Mapping):
+        items = list(declared.items())
+    else:
+        items = [(o.name, o) for o in declared]
+    out: dict[str, Option] = {}
+    legacy = []
+    for name, opt in items:
+        if isinstance(opt, str):
+            legacy.append(name)
+            opt = Option(name, help=opt, free=True)
+        elif not isinstance(opt, Option):
+            raise TypeError(f"{owner}: option {name!r} must be an Option, not "
+                            f"{type(opt).__name__}")
+        out[opt.name] = opt
+    if legacy:
+        warnings.warn(f"{owner} declares options {', '.join(legacy)} as plain descriptions; "
+                      "declare bunzai.Option(name, type, choices, default, help) so bunzai "
+                      "can check them", DeprecationWarning, stacklevel=4)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,14 +129,31 @@ class FormatInfo:
     an app (SillyTavern's ``extensions.fav: false``): (pattern, neutral values or a predicate
     ``(value, owner) -> bool``); dropping them is not a loss."""
     api_version: int = API_VERSION
-    options: dict[str, str] = field(default_factory=dict)
-    """Writer/reader options this format understands, with a one-line description each."""
+    options: Mapping[str, Option] = field(default_factory=dict)
+    """Reader and writer options this format understands, by name.  Given as a sequence of
+    :class:`Option` (or the old ``{name: description}`` form, kept working with a deprecation
+    warning: such options take any text)."""
     detection: tuple[tuple[str, float], ...] = ()
     """Documented detection scores: (situation, score)."""
+    signature: Mapping[str, tuple[str, ...]] | None = None
+    """What a file must show for ``detect`` to be asked at all: container -> marks, one of
+    which must be among the file's signs (``{"json": ("spec", "name"), "png": ("chara",
+    "ccv3")}``; an empty tuple: any file of that container).  Checked by core from views it
+    builds once, so an adapter that cannot claim a file costs nothing; ``None``: always ask.
+    See :attr:`bunzai.input.AdapterInput.signs`."""
     losses: tuple[tuple[str, str], ...] = ()
     """What a conversion *into* this format cannot carry: (canonical field, what happens)."""
     doc: str | None = None
     """Relative path of the format's doc page."""
+    default_for_kind: bool = False
+    """This format is what a command writes when the user names no format for this kind
+    (``bunzai lorebook extract`` without ``--to``).  At most one adapter per kind should claim
+    it; if none does, such commands need ``--to``."""
+
+    def __post_init__(self) -> None:
+        opts: Any = self.options
+        if not (isinstance(opts, Mapping) and all(isinstance(o, Option) for o in opts.values())):
+            object.__setattr__(self, "options", declared_options(self.options, self.id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +259,27 @@ class WriteResult:
     files: list[OutputFile]
     loss: LossReport = field(default_factory=LossReport)
     warnings: list[str] = field(default_factory=list)
+    carries: tuple[str, ...] | None = None
+    """What this write carried, when it depends on the options (a five-key shape or a full
+    card); ``None``: what the format declares (``FormatInfo.carries``)."""
+    format: str | None = None
+    """The format that wrote the files (set by core, whatever the writer said)."""
+    source: str | None = None
+    """The file the entities were read from, when core knows it (``bunzai.convert``)."""
+    name: str | None = None
+    """The (first) entity's name: names the output when there is no source file."""
+
+    def save(self, path_or_dir: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
+        """Write the files; returns their paths.
+
+        A folder gets the files named after the source (``card.png`` -> ``DIR/card.charx``)
+        or the entity; any other path names the file (several files go beside it as
+        ``NAME-<entity>.ext``).  The rules are the CLI's: atomic writes, never the source,
+        never over an existing file unless ``force``
+        (:class:`~bunzai.errors.ConversionRefused` otherwise, and nothing is written).
+        """
+        from .outputs import save
+        return save(self, path_or_dir, force=force)
 
     @property
     def data(self) -> bytes:

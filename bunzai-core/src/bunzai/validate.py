@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .types import Issue
@@ -16,9 +18,49 @@ if TYPE_CHECKING:
 def file_issues(registry: Registry, handle: AdapterHandle, input: AdapterInput,
                 result: ReadResult) -> list[Issue]:
     """Everything ``bunzai validate`` reports for one read file, in its order: the reader's
-    warnings, the format's own rules, then the canonical checks (the studio shows the same)."""
-    return [*result.warnings, *registry.validate(handle, input, result.entities),
-            *canonical_issues(result.entities)]
+    warnings, the format's own rules, then the canonical checks (the studio shows the same).
+
+    A finding the reader and the format's rules both make is said once.
+    """
+    seen: set[tuple[str, str, str]] = set()
+    out: list[Issue] = []
+    for issue in (*result.warnings, *registry.validate(handle, input, result.entities),
+                  *canonical_issues(result.entities)):
+        key = (issue.path, issue.message, issue.severity)
+        if key not in seen:
+            seen.add(key)
+            out.append(issue)
+    return out
+
+
+@dataclass(frozen=True)
+class IssueGroup:
+    """Findings of one cause: the same message at paths that differ only in their indices."""
+
+    severity: str
+    message: str
+    paths: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.paths)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"severity": self.severity, "message": self.message, "count": self.count,
+                "paths": list(self.paths)}
+
+
+_INDEX = re.compile(r"\[(?:\d+|'[^']*'|\"[^\"]*\")\]")
+
+
+def group_issues(issues: Sequence[Issue]) -> list[IssueGroup]:
+    """``issues`` with repeats of one cause together (34 entries whose uid disagrees with
+    their key are one finding with 34 paths), in the order each cause first appears."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for issue in issues:
+        key = (issue.severity, _INDEX.sub("[*]", issue.path), issue.message)
+        groups.setdefault(key, []).append(issue.path)
+    return [IssueGroup(sev, msg, tuple(paths)) for (sev, _, msg), paths in groups.items()]
 
 
 def canonical_issues(entities: Sequence[Any]) -> list[Issue]:
@@ -31,6 +73,9 @@ def canonical_issues(entities: Sequence[Any]) -> list[Issue]:
     many = len(entities) > 1
     for i, ent in enumerate(entities):
         base = f"entities[{i}]" if many else "canonical"
+        if ent.kind == "chat":  # message by message: a long chat is never held whole
+            issues += _chat_issues(ent, base)
+            continue
         try:
             MODELS[ent.kind].model_validate(ent.model_dump())
         except ValidationError as exc:
@@ -60,4 +105,33 @@ def canonical_issues(entities: Sequence[Any]) -> list[Issue]:
         if kind == "regex" and not ent.pattern:
             issues.append(Issue(f"{base}.pattern", "regex script has an empty pattern",
                                 "warning"))
+    return issues
+
+
+def _chat_issues(chat: Any, base: str) -> list[Issue]:
+    """A chat's model checks, one message at a time, and what a front-end would trip over."""
+    from pydantic import ValidationError
+
+    from .model import Chat, ChatMessage
+
+    issues: list[Issue] = []
+
+    def check(model: Any, obj: Any, where: str) -> None:
+        try:
+            model.model_validate(obj.model_dump())
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(p) for p in err["loc"])
+                issues.append(Issue(f"{where}.{loc}", err["msg"], "error"))
+
+    check(Chat, chat.model_copy(update={"messages": []}), base)
+    for j, m in enumerate(chat.iter_messages()):
+        where = f"{base}.messages[{j}]"
+        check(ChatMessage, m, where)
+        if m.chosen is not None and not 0 <= m.chosen < len(m.alternatives):
+            issues.append(Issue(f"{where}.chosen", f"chosen alternative {m.chosen} does not "
+                                f"exist ({len(m.alternatives)} alternatives)", "warning"))
+        elif m.chosen is not None and m.alternatives[m.chosen].text != m.text:
+            issues.append(Issue(f"{where}.text", "the text differs from the chosen "
+                                "alternative: apps show one or the other", "warning"))
     return issues

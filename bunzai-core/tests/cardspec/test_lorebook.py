@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from bunzai.cardspec import build_book, entry_from_v2, entry_to_v2, parse_book
-from bunzai.cardspec._shape import json_equal
+from bunzai.compare import json_equal
 from bunzai.loss import LossReport
 from bunzai.model import Lorebook, LorebookEntry
 from bunzai.types import Issue

@@ -5,26 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bunzai.errors import UsageError
+from bunzai.types import Option
 
 
-def indent_option(options: Mapping[str, Any], default: int = 4) -> int | None:
-    """``indent`` as ``jsonio.dumps`` wants it: 4 or 2 spaces, or ``None`` for compact (0)."""
-    raw = options.get("indent", default)
-    try:
-        n = int(raw)
-    except (TypeError, ValueError):
-        raise UsageError(f"indent must be 0, 2 or 4, not {raw!r}") from None
-    if n not in (0, 2, 4):
-        raise UsageError(f"indent must be 0, 2 or 4, not {raw!r}")
-    return n or None
-
-
-def truthy(value: Any) -> bool:
-    """A boolean option given as text on the command line (``--opt split=true``)."""
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() in ("1", "true", "yes", "on")
+def indent_option(default: int, help: str) -> Option:
+    """The ``indent`` writer option of a SillyTavern-family JSON writer (0 is compact)."""
+    return Option("indent", int, choices=(0, 2, 4), default=f"as read, else {default}",
+                  help=help)
 
 
 def sniff_layout(data: bytes, default_indent: int = 4) -> dict[str, Any]:
@@ -53,7 +40,5 @@ def layout_of(options: Mapping[str, Any], recorded: Any, default: int = 4) -> tu
                                                                                    bool]:
     """(indent, final newline) for a writer: an explicit option wins, then the source's."""
     rec = recorded if isinstance(recorded, Mapping) else {}
-    if "indent" in options:
-        return indent_option(options, default), bool(rec.get("newline"))
-    indent = rec.get("indent", default)
-    return (indent_option({"indent": indent}, default), bool(rec.get("newline")))
+    indent = options["indent"] if "indent" in options else rec.get("indent", default)
+    return (int(indent) or None), bool(rec.get("newline"))

@@ -11,3 +11,9 @@ Importing this package is cheap: the web stack is imported when ``bunzai studio`
 from __future__ import annotations
 
 __version__ = "0.1.0"
+
+DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
+"""Largest upload the studio accepts unless told otherwise (``--max-upload``)."""
+ENV_MAX_UPLOAD = "BUNZAI_STUDIO_MAX_UPLOAD"
+"""The environment variable that sets it; here, not in ``uploads``, so that ``bunzai --help``
+(which lists the studio's command) imports nothing of the studio's upload handling."""

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from .uploads import DEFAULT_MAX_UPLOAD, ENV_MAX_UPLOAD
+from . import DEFAULT_MAX_UPLOAD, ENV_MAX_UPLOAD
 
 
 def add_command(app: typer.Typer) -> None:
@@ -15,13 +15,15 @@ def add_command(app: typer.Typer) -> None:
     @app.command("studio")
     def studio(
         host: Annotated[str, typer.Option(
-            "--host", help="Address to listen on. Loopback by default: the studio has no "
-                           "login, so anyone who can reach it can use it.")] = "127.0.0.1",
-        port: Annotated[int, typer.Option("--port", help="Port (0 picks a free one).")] = 8765,
+            "--host", metavar="HOST",
+            help="Address to listen on. Loopback by default: the studio has no login, so "
+                 "anyone who can reach it can use it.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", metavar="PORT",
+                                         help="Port (0 picks a free one).")] = 8765,
         open_browser: Annotated[bool, typer.Option(
             "--open", help="Open the page in the default web browser.")] = False,
         max_upload: Annotated[str | None, typer.Option(
-            "--max-upload", envvar=ENV_MAX_UPLOAD, show_default=False,
+            "--max-upload", metavar="SIZE", envvar=ENV_MAX_UPLOAD, show_default=False,
             help=f"Largest upload accepted: bytes, or with K, M, G, KiB, MiB, GiB (default "
                  f"{DEFAULT_MAX_UPLOAD // (1024 * 1024)} MiB).")] = None,
     ) -> None:

@@ -1,8 +1,10 @@
-"""What the studio does with an upload, in core's own terms and nothing else.
+"""What the studio does with an upload: core's own results, presented for HTTP.
 
-Each function mirrors a CLI command on bytes instead of a path (``inspect`` = ``bunzai inspect``
-+ ``validate`` + ``label``; ``convert`` = ``bunzai convert``), calls the same core functions,
-and returns an HTTP status with a JSON-ready payload.  A :class:`~bunzai.errors.BunzaiError`
+Each function runs the core service a CLI command runs, on bytes instead of a path
+(``inspect`` = ``bunzai inspect`` + ``validate`` + ``label``, one read; ``convert`` =
+``bunzai convert``), and returns an HTTP status with the result's own JSON plus what only a web
+page needs (entity views, download names, file bytes).  No conversion, naming or loss logic
+lives here.  A :class:`~bunzai.errors.BunzaiError`
 becomes the CLI's one-line message (``<file>: <problem>``) and its exit code; nothing else is
 caught here, so a bug surfaces as an internal error rather than as a wrong answer.
 """
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
-from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from bunzai.errors import BunzaiError, LimitExceeded
@@ -59,56 +60,54 @@ def targets(registry: Registry, kind: str) -> list[dict[str, Any]]:
     infos = [i for i in registry.formats(kind) if i.can_write]
     infos.sort(key=lambda i: (i.kind == ANY_KIND, i.id))
     return [{"format": i.id, "label": i.label, "kind": i.kind, "suffix": i.suffix,
-             "aliases": list(i.aliases), "options": dict(i.options)} for i in infos]
+             "aliases": list(i.aliases), "options": [o.to_dict() for o in i.options.values()]}
+            for i in infos]
 
 
 def output_stem(entities: list[Any], filename: str) -> str:
-    """The card's own name when the file holds one named entity, else the upload's stem."""
-    from bunzai.outputs import safe_name
+    """Downloads are named after the card when the file holds one named entity, else after
+    the upload (without its suffix, as core strips it)."""
+    from bunzai.outputs import safe_name, source_stem
 
     name = getattr(entities[0], "name", None) if len(entities) == 1 else None
     if isinstance(name, str) and name.strip():
         return safe_name(name)
-    stem = filename[: -len(".vaud.json")] if filename.lower().endswith(".vaud.json") \
-        else PurePath(filename).stem
-    return safe_name(stem)
+    return safe_name(source_stem(filename))
+
+
+def _payload(filename: str, result: Any) -> dict[str, Any]:
+    """Core's JSON for a result, keyed by ``file`` as the studio's API has it."""
+    body = result.to_dict()
+    body.pop("path", None)
+    return {"file": filename, **body}
 
 
 def inspect(registry: Registry, data: bytes, filename: str, *, from_format: str | None = None,
             budget: PreviewBudget | None = None) -> Outcome:
     """Detection, the read entity, its validation issues and origin label, and the targets."""
-    from bunzai.input import AdapterInput
-    from bunzai.label import label
-    from bunzai.summary import summarize
-    from bunzai.validate import file_issues
+    from bunzai.service import inspect_file
 
     from .view import entity_view
 
-    payload: dict[str, Any] = {"file": filename, "size": len(data)}
+    base: dict[str, Any] = {"file": filename, "size": len(data)}
     try:
-        inp = AdapterInput(data, filename)
-        report = registry.detect(inp)
-        payload.update(report.to_dict())
-        if from_format is None:
-            report.raise_for_status(filename)
-        chosen = from_format or report.winner.format  # type: ignore[union-attr]
-        handle, result, _ = registry.read(inp, format=chosen)
-        entities = result.entities
-        payload.update({
-            "format": handle.id, "format_label": handle.info.label, "kind": entities[0].kind,
-            "read_as": from_format and handle.id,
-            "warnings": [w.to_dict() for w in result.warnings],
-        })
-        issues = file_issues(registry, handle, inp, result)
-        payload["issues"] = [i.to_dict() for i in issues]
-        payload["valid"] = not any(i.severity == "error" for i in issues)
-        payload["label"] = label(registry, inp, entities).to_dict()
-        payload["entities"] = [{"summary": summarize(e), "view": entity_view(e, budget)}
-                               for e in entities]
-        payload["targets"] = targets(registry, entities[0].kind)
-        payload["output_stem"] = output_stem(entities, filename)
-    except BunzaiError as exc:
-        return failure(exc, filename, payload)
+        found = inspect_file(data, filename=filename, from_format=from_format, checks=True,
+                             registry=registry)
+    except BunzaiError as exc:  # the request itself (an unknown --from)
+        return failure(exc, filename, base)
+    payload = {**base, **_payload(filename, found)}
+    if found.error is not None:
+        return failure(found.error, filename, payload)
+    assert found.handle is not None
+    entities = found.entities
+    payload.update({
+        "format_label": found.handle.info.label,
+        "read_as": from_format and found.handle.id,
+        "entities": [{"summary": summary, "view": entity_view(e, budget)}
+                     for summary, e in zip(found.summaries, entities, strict=True)],
+        "targets": targets(registry, entities[0].kind),
+        "output_stem": output_stem(entities, filename),
+    })
     return Outcome(200, payload)
 
 
@@ -116,30 +115,26 @@ def convert(registry: Registry, data: bytes, filename: str, to: str, *,
             from_format: str | None = None, options: dict[str, Any] | None = None) -> Outcome:
     """Read, write as ``to`` (same kind only: core refuses the rest), name the outputs safely."""
     from bunzai.containers.media import sniff_media
-    from bunzai.input import AdapterInput
     from bunzai.outputs import output_names
+    from bunzai.service import convert_file
 
-    payload: dict[str, Any] = {"file": filename}
     try:
-        inp = AdapterInput(data, filename)
-        handle, result, report = registry.read(inp, format=from_format)
-        kind = result.entities[0].kind
-        payload.update({"container": inp.container, "format": handle.id, "kind": kind})
-        if report is not None:
-            payload.update({"confidence": report.winner.score if report.winner else None,
-                            "candidates": [c.to_dict() for c in report.candidates]})
-        written = registry.write(result.entities, to, options or {})
-        target = registry.resolve_target(to, kind)
-        names = output_names(output_stem(result.entities, filename), written.files)
-    except BunzaiError as exc:
-        return failure(exc, filename, payload)
+        found = convert_file(data, to, filename=filename, from_format=from_format,
+                             options=options, registry=registry)
+    except BunzaiError as exc:  # the request itself: unknown format, bad option
+        return failure(exc, filename, {"file": filename})
+    payload = _payload(filename, found)
+    if found.error is not None or found.written is None:
+        assert found.error is not None
+        return failure(found.error, filename, payload)
+    written = found.written
+    names = output_names(output_stem(found.entities, filename), written.files)
     files = [(n, f.data, sniff_media(f.data)[0]) for n, f in zip(names, written.files,
                                                                  strict=True)]
+    assert found.target is not None
     payload.update({
-        "to": target.id, "to_label": target.info.label,
-        "loss": written.loss.to_list(),
-        "warnings": [w.to_dict() for w in result.warnings]
-        + [{"path": "$", "message": w, "severity": "warning"} for w in written.warnings],
+        "to_label": found.target.info.label,
+        "loss_groups": [g.to_dict() for g in written.loss.groups()],
         "files": [{"name": n, "size": len(b), "media_type": t,
                    "data": base64.b64encode(b).decode("ascii")} for n, b, t in files],
     })

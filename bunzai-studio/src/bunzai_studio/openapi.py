@@ -65,8 +65,22 @@ _SCHEMAS: dict[str, Any] = {
         "properties": {"format": {"type": "string"}, "label": {"type": "string"},
                        "kind": {"type": "string"}, "suffix": {"type": "string"},
                        "aliases": {"type": "array", "items": {"type": "string"}},
-                       "options": {"type": "object",
-                                   "additionalProperties": {"type": "string"}}},
+                       "options": {"type": "array", "items": _ref("Option")}},
+    },
+    "Option": {
+        "type": "object",
+        "description": "a reader or writer option the format declares; others are refused",
+        "properties": {"name": {"type": "string"}, "type": {"enum": ["bool", "int", "str"]},
+                       "choices": {"type": "array"}, "default": {},
+                       "help": {"type": "string"}, "reader": {"type": "boolean"}},
+    },
+    "LossGroup": {
+        "type": "object",
+        "description": "report entries with one action and reason whose paths differ only in "
+                       "their indices ([*])",
+        "properties": {"path": {"type": "string"}, "action": {"type": "string"},
+                       "reason": {"type": "string"}, "count": {"type": "integer"},
+                       "paths": {"type": "array", "items": {"type": "string"}}},
     },
     "Detection": {
         "type": "object",
@@ -118,6 +132,8 @@ _SCHEMAS: dict[str, Any] = {
             "candidates": {"type": "array", "items": _ref("Candidate")},
             "to": {"type": "string"}, "to_label": {"type": "string"},
             "loss": {"type": "array", "items": _ref("LossEntry")},
+            "loss_summary": {"type": "string", "description": "12 dropped, 3 approximated"},
+            "loss_groups": {"type": "array", "items": _ref("LossGroup")},
             "warnings": {"type": "array", "items": _ref("Issue")},
             "files": {"type": "array", "items": {
                 "type": "object",
@@ -137,7 +153,8 @@ _SCHEMAS: dict[str, Any] = {
             "read": {"type": "boolean"}, "write": {"type": "boolean"},
             "multi": {"type": "boolean"}, "suffix": {"type": "string"},
             "aliases": {"type": "array", "items": {"type": "string"}},
-            "options": {"type": "object"}, "api_version": {"type": "integer"},
+            "options": {"type": "object", "additionalProperties": _ref("Option")},
+            "default_for_kind": {"type": "boolean"}, "api_version": {"type": "integer"},
             "distribution": {"type": "string"},
             "detection": {"type": "array", "items": {"type": "object"}},
             "losses": {"type": "array", "items": {"type": "object"}},

@@ -16,9 +16,10 @@ from pathlib import PurePosixPath, PureWindowsPath
 
 from bunzai.errors import LimitExceeded, UsageError
 
+from . import DEFAULT_MAX_UPLOAD as DEFAULT_MAX_UPLOAD
+from . import ENV_MAX_UPLOAD
+
 MIB = 1024 * 1024
-DEFAULT_MAX_UPLOAD = 64 * MIB
-ENV_MAX_UPLOAD = "BUNZAI_STUDIO_MAX_UPLOAD"
 LIMIT_HINT = f"--max-upload or {ENV_MAX_UPLOAD}"
 FORM_OVERHEAD = 64 * 1024
 """Room for boundaries, part headers and the small text fields that travel with the file."""

@@ -63,8 +63,8 @@ def _value(value: Any, budget: PreviewBudget) -> Any:
 
     if isinstance(value, BaseModel):
         return _model(value, budget)
-    if isinstance(value, list):
-        return [_value(v, budget) for v in value]
+    if isinstance(value, list | tuple) or type(value).__name__ == "LazyMessages":
+        return [_value(v, budget) for v in value]  # a chat's messages may be read lazily
     if isinstance(value, bytes | bytearray):
         return {"bytes": len(value)}
     return thaw(value)

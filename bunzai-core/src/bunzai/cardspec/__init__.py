@@ -13,19 +13,22 @@ these functions instead of its own mapping, so a field means the same thing ever
   detection helpers
 * :func:`validate_card`: spec violations with JSON paths
 
-Shape information for byte-faithful round trips lives in ``passthrough[format_id]`` of the
-entity, its lorebook, each entry and each regex script; only a writer called with the same
-``format_id`` restores it.  Importing this package does not build any pydantic model.
+Unknown keys are kept as ``app_data[format_id]`` and the source's layout as
+``passthrough[format_id]`` of the entity, its lorebook, each entry, asset and regex script;
+only a writer called with the same ``format_id`` restores them.  Importing this package does not
+build any pydantic model.
 """
 
 from __future__ import annotations
 
 from .card import (
+    COMPLETED_KEYS,
     DATA_KEYS,
     OBSOLESCENCE_NOTICE,
     ROOT_MIRRORS,
     build_card,
     card_digest,
+    completed_digest,
     digest_matches,
     parse_card,
     resolve_data_uri,
@@ -59,6 +62,7 @@ from .regex import (
 from .validate import validate_book, validate_card
 
 __all__ = [
+    "COMPLETED_KEYS",
     "DATA_KEYS",
     "OBSOLESCENCE_NOTICE",
     "PLACEMENT_CODES",
@@ -74,6 +78,7 @@ __all__ = [
     "card_body",
     "card_digest",
     "card_version",
+    "completed_digest",
     "digest_matches",
     "entry_from_v2",
     "entry_to_v2",

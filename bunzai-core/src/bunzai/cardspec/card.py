@@ -13,36 +13,35 @@ Rules (specs: tavern-formats §1-§4):
 * ``extensions.regex_scripts`` become ``Character.regex_scripts``; ``character_book`` becomes
   ``Character.lorebook``; V3 ``assets`` become canonical assets (``data:`` URIs decoded, every
   other URI kept for the container adapter to resolve).
-* Absent, ``null``, wrong-typed and unknown keys, and key order, are recorded in
-  ``passthrough[format_id]`` so the same format re-writes identical JSON.
+* Unknown keys are app data (``app_data[format_id]``: ``chat`` for a root key, ``data.foo``
+  for one inside ``data``); absent, ``null`` and wrong-typed keys and key order are layout
+  (``passthrough[format_id]``), so the same format re-writes identical JSON.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import MalformedInput
 from ..loss import LossReport
-from ..types import Issue
-from ._shape import (
-    Converter,
-    ShapeReader,
-    ShapeWriter,
-    conv_dict,
-    conv_int,
-    conv_opt_str,
-    conv_opt_str_dict,
-    conv_opt_str_list,
-    conv_str,
-    conv_str_list,
-    conv_tags,
-    json_equal,
-    plain,
+from ..sdk.fields import (
+    DICT,
+    INT,
+    STR,
+    STRDICT,
+    STRLIST,
+    TAGS,
+    Conv,
+    ObjectReader,
+    ObjectWriter,
+    jcopy,
     reorder,
+    same,
 )
-from .detect import SPEC_V2, SPEC_V3
+from ..types import Issue
+from .detect import SPEC_V2, SPEC_V3, card_version
 from .lorebook import build_book, parse_book
 from .regex import build_st_regex, parse_st_regex
 
@@ -50,11 +49,13 @@ if TYPE_CHECKING:
     from ..model import Asset, Character
 
 __all__ = [
+    "COMPLETED_KEYS",
     "DATA_KEYS",
     "OBSOLESCENCE_NOTICE",
     "ROOT_MIRRORS",
     "build_card",
     "card_digest",
+    "completed_digest",
     "digest_matches",
     "parse_card",
     "resolve_data_uri",
@@ -68,34 +69,29 @@ OBSOLESCENCE_NOTICE = "This is a V2 Character Card. Please update your frontend.
 V1_KEYS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
 
 # (data key, canonical attribute, converter, value meaning "not there", first spec having it)
-_FIELDS: tuple[tuple[str, str, Converter, Any, Spec], ...] = (
-    ("name", "name", conv_str, "", "v1"),
-    ("description", "description", conv_str, "", "v1"),
-    ("personality", "personality", conv_str, "", "v1"),
-    ("scenario", "scenario", conv_str, "", "v1"),
-    ("first_mes", "first_mes", conv_str, "", "v1"),
-    ("mes_example", "mes_example", conv_str, "", "v1"),
-    ("creator_notes", "creator_notes", conv_str, "", "v2"),
-    ("system_prompt", "system_prompt", conv_str, "", "v2"),
-    ("post_history_instructions", "post_history_instructions", conv_str, "", "v2"),
-    ("alternate_greetings", "alternate_greetings", conv_str_list, [], "v2"),
-    ("tags", "tags", conv_tags, [], "v2"),
-    ("creator", "creator", conv_str, "", "v2"),
-    ("character_version", "character_version", conv_str, "", "v2"),
-    ("group_only_greetings", "group_only_greetings", conv_str_list, [], "v3"),
-    ("nickname", "nickname", conv_opt_str, None, "v3"),
-    ("creator_notes_multilingual", "creator_notes_multilingual", conv_opt_str_dict, None, "v3"),
-    ("source", "source", conv_opt_str_list, None, "v3"),
-    ("creation_date", "creation_date", conv_int, None, "v3"),
-    ("modification_date", "modification_date", conv_int, None, "v3"),
+_FIELDS: tuple[tuple[str, str, Conv, Any, Spec], ...] = (
+    ("name", "name", STR, "", "v1"),
+    ("description", "description", STR, "", "v1"),
+    ("personality", "personality", STR, "", "v1"),
+    ("scenario", "scenario", STR, "", "v1"),
+    ("first_mes", "first_mes", STR, "", "v1"),
+    ("mes_example", "mes_example", STR, "", "v1"),
+    ("creator_notes", "creator_notes", STR, "", "v2"),
+    ("system_prompt", "system_prompt", STR, "", "v2"),
+    ("post_history_instructions", "post_history_instructions", STR, "", "v2"),
+    ("alternate_greetings", "alternate_greetings", STRLIST, [], "v2"),
+    ("tags", "tags", TAGS, [], "v2"),
+    ("creator", "creator", STR, "", "v2"),
+    ("character_version", "character_version", STR, "", "v2"),
+    ("group_only_greetings", "group_only_greetings", STRLIST, [], "v3"),
+    ("nickname", "nickname", STR, None, "v3"),
+    ("creator_notes_multilingual", "creator_notes_multilingual", STRDICT, None, "v3"),
+    ("source", "source", STRLIST, None, "v3"),
+    ("creation_date", "creation_date", INT, None, "v3"),
+    ("modification_date", "modification_date", INT, None, "v3"),
 )
 _OPTIONAL = {"nickname", "creator_notes_multilingual", "source", "creation_date",
              "modification_date"}
-_EXPECTED: dict[Converter, str] = {
-    conv_str: "a string", conv_str_list: "a list of strings", conv_tags: "a list of strings",
-    conv_opt_str: "a string", conv_opt_str_dict: "an object of strings",
-    conv_opt_str_list: "a list of strings", conv_int: "a number (Unix seconds)",
-}
 
 DATA_KEYS = (
     "name", "description", "personality", "scenario", "first_mes", "mes_example",
@@ -107,16 +103,13 @@ DATA_KEYS = (
 """Card ``data`` keys in the order written when there is no recorded shape."""
 
 ROOT_MIRRORS: dict[str, tuple[str, ...]] = {
-    "name": ("name",), "description": ("description",), "personality": ("personality",),
-    "scenario": ("scenario",), "first_mes": ("first_mes",), "mes_example": ("mes_example",),
-    "tags": ("tags",), "creator": ("creator",), "creatorcomment": ("creator_notes",),
-    "creator_notes": ("creator_notes",), "system_prompt": ("system_prompt",),
-    "post_history_instructions": ("post_history_instructions",),
-    "alternate_greetings": ("alternate_greetings",),
-    "character_version": ("character_version",),
+    **{key: (key,) for key in DATA_KEYS},
+    "creatorcomment": ("creator_notes",),
     "talkativeness": ("extensions", "talkativeness"), "fav": ("extensions", "fav"),
 }
-"""Root keys that writers copy from ``data`` (root key -> path in ``data``)."""
+"""Root keys that copy a ``data`` field (root key -> path in ``data``): SillyTavern's V1
+duplicates and its ``creatorcomment``/``talkativeness``/``fav``, and tools (Wyvern) that copy
+every field.  A copy is layout: regenerated from ``data`` while it mirrored it."""
 
 _CONTENT_ROOT_KEYS = ("name", "description", "personality", "scenario", "first_mes",
                       "mes_example", "tags", "creator", "creator_notes", "creatorcomment")
@@ -137,8 +130,45 @@ def _at(obj: Any, path: tuple[str, ...]) -> Any:
 _NOTHING: Any = object()
 
 
+def _data_key(key: str, flat: bool) -> str:
+    """The app-data key of an unknown key of the card's ``data`` (the root, for V1)."""
+    return key if flat else f"data.{key}"
+
+
 def _is_blank(v: Any) -> bool:
     return v is None or v == "" or v == [] or v == {} or v == OBSOLESCENCE_NOTICE
+
+
+def completed_digest(obj: Mapping[str, Any]) -> str:
+    """:func:`card_digest` of the card as :func:`build_card` writes it back unchanged: with
+    each key its spec requires that the card lacked, at the value the writer gives it.  A
+    writer compares it with the card it builds to tell "unchanged since read"."""
+    card = jcopy(obj)
+    version = card_version(card)
+    if version is None:
+        return card_digest(card)
+    spec: Spec = version
+    body = card if spec == "v1" else card.get("data")
+    if spec != "v1":
+        card.setdefault("spec_version", _SPEC_VERSION[spec])
+    if isinstance(body, dict):
+        for key, _attr, _conv, empty, first in _FIELDS:
+            if _RANK[first] <= _RANK[spec] and key not in _OPTIONAL:
+                body.setdefault(key, jcopy(empty))
+        if spec != "v1":
+            body.setdefault("extensions", {})
+        book = body.get("character_book")
+        if isinstance(book, dict):
+            book.setdefault("extensions", {})
+            book.setdefault("entries", [])
+            for entry in book["entries"] if isinstance(book["entries"], list) else ():
+                if isinstance(entry, dict):
+                    for key, value in (("keys", []), ("content", ""), ("extensions", {}),
+                                       ("enabled", True), ("insertion_order", 100)):
+                        entry.setdefault(key, jcopy(value))
+                    if spec == "v3":
+                        entry.setdefault("use_regex", False)
+    return card_digest(card)
 
 
 def card_digest(obj: Any) -> str:
@@ -155,7 +185,7 @@ def card_digest(obj: Any) -> str:
         text = orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # frozen views, non-string keys, or what only the stdlib can write
         try:
-            text = orjson.dumps(plain(obj), option=orjson.OPT_SORT_KEYS)
+            text = orjson.dumps(jcopy(obj), option=orjson.OPT_SORT_KEYS)
         except TypeError:
             return _stdlib_digest(obj)
     return hashlib.sha256(text).hexdigest()
@@ -164,7 +194,7 @@ def card_digest(obj: Any) -> str:
 def _stdlib_digest(obj: Any) -> str:
     import json
 
-    text = json.dumps(plain(obj), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(jcopy(obj), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -208,56 +238,54 @@ def parse_card(obj: Mapping[str, Any], *, format_id: str,
     if not isinstance(obj, Mapping):
         raise MalformedInput("a character card must be a JSON object")
     spec = obj.get("spec")
-    pt: dict[str, Any] = {}
+    layout: dict[str, Any] = {}
+    data: dict[str, Any] = {}
     if "spec" not in obj:
         body: Mapping[str, Any] = obj
         base = "$"
         version: Spec = "v1"
-        pt["spec"] = None
+        layout["spec"] = None
     elif spec in (SPEC_V2, SPEC_V3):
-        data = obj.get("data")
-        if not isinstance(data, Mapping):
+        inner = obj.get("data")
+        if not isinstance(inner, Mapping):
             raise MalformedInput(f"{spec} card has no data object")
-        body = data
+        body = inner
         base = "$.data"
         version = "v3" if spec == SPEC_V3 else "v2"
-        pt["spec"] = spec
+        layout["spec"] = spec
         if "spec_version" in obj:
-            pt["spec_version"] = plain(obj["spec_version"])
+            layout["spec_version"] = jcopy(obj["spec_version"])
         else:
-            pt["spec_version_absent"] = True
-        _read_root(obj, body, pt, warnings)
+            layout["spec_version_absent"] = True
+        _read_root(obj, body, layout, data, warnings)
     else:
         raise MalformedInput(f"not a character card (spec is {spec!r})")
 
-    known = list(DATA_KEYS)
     alias: str | None = None
     if version == "v1" and "creator_notes" not in body and isinstance(
             body.get("creatorcomment"), str):
         alias = "creatorcomment"
-        known.append(alias)
-    r = ShapeReader(body, known, path=base, warnings=warnings)
+    r = ObjectReader(body, base, warnings)
+    body = r.src
     values: dict[str, Any] = {}
     for key, attr, conv, empty, _first in _FIELDS:
         if key == "creator_notes" and alias is not None:
             values[attr] = body[alias]
+            r.consume(alias)
             continue
-        raw = body.get(key)
-        values[attr] = r.field(key, conv, empty, nullable=key in _OPTIONAL,
-                               expected=_EXPECTED.get(conv, "another type"),
-                               quiet=conv is conv_int and isinstance(raw, float)
-                               and raw.is_integer())
+        quiet = conv is INT and isinstance(raw := body.get(key), float) and raw.is_integer()
+        values[attr] = r.get(key, conv, empty, quiet=quiet)
     if alias is not None:
-        r.more["alias"] = {"creator_notes": alias}
+        r.layout["alias"] = {"creator_notes": alias}
         r.absent.append("creator_notes")
 
-    ext = r.field("extensions", conv_dict, {}, nullable=False, expected="an object")
-    scripts = ext.get("regex_scripts") if isinstance(ext, dict) else None
+    ext = r.get("extensions", DICT, {})
+    scripts = ext.get("regex_scripts")
     if isinstance(scripts, list) and all(isinstance(s, Mapping) for s in scripts):
-        r.more["regex_at"] = list(ext).index("regex_scripts")
+        r.layout["regex_at"] = list(ext).index("regex_scripts")
         values["regex_scripts"] = [
             parse_st_regex(s, format_id=format_id, warnings=warnings,
-                           path=f"{base}.extensions.regex_scripts[{i}]")
+                           path=f"{base}.extensions.regex_scripts[{i}]", owned=True)
             for i, s in enumerate(scripts)
         ]
         del ext["regex_scripts"]
@@ -266,39 +294,50 @@ def parse_card(obj: Mapping[str, Any], *, format_id: str,
                               "not a list of regex script objects; kept as it is"))
     values["extensions"] = ext
 
+    r.consume("character_book")
     book = body.get("character_book")
     if "character_book" not in body:
         r.absent.append("character_book")
     elif book is None:
-        r.null.append("character_book")
+        r.raw["character_book"] = None
     elif isinstance(book, Mapping):
         values["lorebook"] = parse_book(book, format_id=format_id, warnings=warnings,
-                                        path=f"{base}.character_book")
+                                        path=f"{base}.character_book", owned=r.owned)
     else:
-        r.coerced["character_book"] = plain(book)
-        r.warn("character_book", "expected an object; not read")
+        r.data["character_book"] = jcopy(book)
+        r.warn("character_book", "expected an object; kept as it was, not read")
 
-    values["assets"] = _read_assets(body, r, pt, base, warnings)
-    pt["data"] = r.record()
+    values["assets"] = _read_assets(body, r, layout, base, warnings, format_id)
+    _, body_layout, body_data = r.finish(DATA_KEYS)
+    body_layout["order"] = list(body)  # which keys the card had: the writer keeps its gaps
+    layout["data"] = body_layout
+    for key, value in body_data.items():
+        data[_data_key(key, version == "v1")] = value
     character = Character(**values)
-    character.passthrough[format_id] = pt
+    character.passthrough[format_id] = layout
+    if data:
+        character.app_data[format_id] = data
     return character
 
 
-def _read_root(obj: Mapping[str, Any], data: Mapping[str, Any], pt: dict[str, Any],
-               warnings: list[Issue] | None) -> None:
-    """Root baggage of a V2/V3 card: kept, compared with ``data``, never merged."""
-    root = {str(k): plain(v) for k, v in obj.items() if k not in ("spec", "spec_version", "data")}
-    pt["root_order"] = [str(k) for k in obj]
-    if not root:
-        return
+def _read_root(obj: Mapping[str, Any], body: Mapping[str, Any], layout: dict[str, Any],
+               data: dict[str, Any], warnings: list[Issue] | None) -> None:
+    """The root of a V2/V3 card besides ``spec`` and ``data``: copies of ``data`` fields are
+    layout (compared with ``data``, never merged), other keys are the card's app data."""
+    layout["root_order"] = [str(k) for k in obj]
+    copies: dict[str, Any] = {}
     mirrored = []
-    for key, value in root.items():
+    for k, v in obj.items():
+        key = str(k)
+        if key in ("spec", "spec_version", "data"):
+            continue
         path = ROOT_MIRRORS.get(key)
         if path is None:
+            data[key] = jcopy(v)
             continue
-        source = _at(data, path)
-        if source is not _NOTHING and json_equal(plain(source), value):
+        value = copies[key] = jcopy(v)
+        source = _at(body, path)
+        if source is not _NOTHING and same(jcopy(source), value):
             mirrored.append(key)
             continue
         if warnings is None or key not in _CONTENT_ROOT_KEYS or value == OBSOLESCENCE_NOTICE:
@@ -311,58 +350,73 @@ def _read_root(obj: Mapping[str, Any], data: Mapping[str, Any], pt: dict[str, An
         elif not (_is_blank(value) and _is_blank(source)):
             warnings.append(Issue(f"$.{key}", f"root {key} differs from {where}; "
                                   "data is the card, the root copy is ignored"))
-    pt["root"] = root
+    if copies:
+        layout["root"] = copies
     if mirrored:
-        pt["mirrored"] = mirrored
+        layout["mirrored"] = mirrored
 
 
-def _read_assets(body: Mapping[str, Any], r: ShapeReader, pt: dict[str, Any], base: str,
-                 warnings: list[Issue] | None) -> list[Asset]:
+def _read_assets(body: Mapping[str, Any], r: ObjectReader, layout: dict[str, Any], base: str,
+                 warnings: list[Issue] | None, format_id: str) -> list[Asset]:
     from ..containers.media import sniff_media
     from ..model import Asset
 
+    r.consume("assets")
     raw = body.get("assets")
     if "assets" not in body:
         r.absent.append("assets")
         return []
     if raw is None:
-        r.null.append("assets")
+        r.raw["assets"] = None
         return []
-    if isinstance(raw, str | bytes) or not isinstance(raw, Sequence):
-        r.coerced["assets"] = plain(raw)
-        r.warn("assets", "expected an array of assets; not read")
+    if not isinstance(raw, list):
+        r.data["assets"] = jcopy(raw)
+        r.warn("assets", "expected an array of assets; kept as it was, not read")
         return []
     assets: list[Asset] = []
     shapes: list[Any] = []
     for i, item in enumerate(raw):
         where = f"{base}.assets[{i}]"
         if not isinstance(item, Mapping):
-            shapes.append({"bad": plain(item)})
+            shapes.append({"bad": jcopy(item)})
             if warnings is not None:
                 warnings.append(Issue(where, "asset is not an object; kept aside unread"))
             continue
-        ar = ShapeReader(item, _ASSET_KEYS, path=where, warnings=warnings)
-        uri = ar.field("uri", conv_opt_str, None, nullable=True, expected="a string")
-        asset = Asset(
-            type=ar.field("type", conv_str, "icon", nullable=False, expected="a string"),
-            uri=uri,
-            name=ar.field("name", conv_str, "main", nullable=False, expected="a string"),
-            ext=ar.field("ext", conv_opt_str, None, nullable=True, expected="a string"),
-        )
+        ar = ObjectReader(item, where, warnings, owned=r.owned)
+        uri = ar.get("uri", STR)
+        asset = Asset(type=ar.get("type", STR, "icon"), uri=uri, name=ar.get("name", STR, "main"),
+                      ext=ar.get("ext", STR))
         if uri is not None:
-            data = resolve_data_uri(uri)
-            if data is not None:
-                asset.data = data
-                asset.media_type = sniff_media(data)[0]
+            content = resolve_data_uri(uri)
+            if content is not None:
+                asset.data = content
+                asset.media_type = sniff_media(content)[0]
                 asset.origin = "data-uri"
-        ar.more["uri"] = uri
-        shapes.append(ar.record())
+        _, shape, extra = ar.finish(_ASSET_KEYS)
+        shape["uri"] = uri
+        if extra:
+            asset.app_data[format_id] = extra
+        shapes.append(shape)
         assets.append(asset)
-    pt["assets"] = shapes
+    layout["assets"] = shapes
     return assets
 
 
 # -- writing ------------------------------------------------------------------------------------
+
+_BOOK_REQUIRED = ("extensions", "entries")
+_ENTRY_REQUIRED = ("keys", "content", "extensions", "enabled", "insertion_order", "use_regex")
+
+COMPLETED_KEYS: tuple[str, ...] = (
+    "spec_version", *V1_KEYS,
+    *(f"data.{key}" for key, _a, _c, _e, _f in _FIELDS if key not in _OPTIONAL),
+    "data.extensions",
+    *(f"data.character_book.{k}" for k in _BOOK_REQUIRED),
+    *(f"data.character_book.entries[*].{k}" for k in _ENTRY_REQUIRED),
+)
+"""JSON paths of the keys :func:`build_card` adds to a card that lacked them because its spec
+requires them (with the spec's empty value or what an app assumes): a rewrite in the same
+format adds only these, so tests of byte-faithful rewrites may allow them."""
 
 
 def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossReport,
@@ -370,33 +424,50 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
     """The card JSON for a canonical character, as ``spec`` ``"v2"`` or ``"v3"`` (``"v1"``:
     a flat card, written only when asked).
 
-    With a shape recorded by :func:`parse_card` under ``format_id`` the card comes back as it
-    was read: root baggage (duplicates that mirrored ``data`` regenerated from it), absent
-    keys, ``null``s, original types and key order.  Without one, every field the spec requires
-    is written and ``root_duplicates`` adds the six V1 fields at the root (for readers that
-    only know V1).  What the chosen spec cannot hold is reported to ``loss`` by canonical path.
-    Assets without a ``uri`` and orphan assets are the container's business and not listed.
+    With the layout and app data :func:`parse_card` kept under ``format_id`` the card comes
+    back as it was read: root copies of ``data`` fields (regenerated from ``data`` while they
+    mirrored it), the root's own keys, absent keys, ``null``s, original types and key order.
+    Without them, every field the spec requires is written and ``root_duplicates`` adds the
+    six V1 fields at the root (for readers that only know V1).  What the chosen spec cannot
+    hold is reported to ``loss`` by canonical path.  Assets without a ``uri`` and orphan assets
+    are the container's business and not listed.
     """
     if spec not in _RANK:
         raise ValueError(f"unknown card spec {spec!r}")
-    raw_pt = character.passthrough.get(format_id)
-    pt: Mapping[str, Any] = raw_pt if isinstance(raw_pt, Mapping) and "spec" in raw_pt else {}
-    faithful = bool(pt)
+    raw_layout = character.passthrough.get(format_id)
+    layout: Mapping[str, Any] = raw_layout if isinstance(raw_layout, Mapping) \
+        and "spec" in raw_layout else {}
+    app = character.app_data.get(format_id) or {}
+    faithful = bool(layout)
     source_spec: Spec | None = None
     if faithful:
-        label = pt.get("spec")
+        label = layout.get("spec")
         source_spec = "v3" if label == SPEC_V3 else "v2" if label == SPEC_V2 else "v1"
-    data_shape = pt.get("data") if faithful else None
-    v1_to_v2 = source_spec == "v1" and spec != "v1"
-    if v1_to_v2 and isinstance(data_shape, Mapping):
-        # a flat card's unknown keys are root baggage, not data
-        data_shape = {k: v for k, v in data_shape.items() if k not in ("extra", "order")}
-    w = ShapeWriter(data_shape if isinstance(data_shape, Mapping) else None)
-    present = set(w.shape.get("order", ())) if faithful else set()
+    flat_source = source_spec == "v1"
+    body_data = {k[5:]: v for k, v in app.items() if k.startswith("data.")} if not flat_source \
+        else {}
+    root_data = {k: v for k, v in app.items() if not k.startswith("data.")} if not flat_source \
+        else dict(app)
+    data_layout = layout.get("data") if faithful else None
+    v1_to_v2 = flat_source and spec != "v1"
+    if flat_source and spec == "v1":
+        body_data, root_data = root_data, {}  # a flat card's own keys stay in the flat card
+    if v1_to_v2 and isinstance(data_layout, Mapping):
+        # a flat card's unknown keys are root keys of the V2 card, not data
+        data_layout = {k: v for k, v in data_layout.items() if k != "order"}
+    w = ObjectWriter(data_layout if isinstance(data_layout, Mapping) else None, body_data, loss)
+    order = w.layout.get("order", ()) if faithful else ()
+    present = set(order if isinstance(order, list) else ())
     # Only a rewrite in the spec it was read as keeps the source's gaps; any other card gets
     # every key its spec requires (RisuAI reads data.extensions unguarded, strict readers refuse
     # a card without tags ...).  Filling them changes no canonical value: nothing to report.
-    complete = not faithful or source_spec != spec
+    # Every card bunzai writes has each key its spec requires (RisuAI reads data.extensions
+    # unguarded, strict readers refuse a card without tags ...); filling one in with the spec's
+    # empty value changes no canonical value: nothing to report.  A card of another spec or
+    # format is also cleaned of values a strict reader refuses; a rewrite in the spec it was
+    # read as keeps them, and adds nothing else.
+    complete = True
+    clean = not faithful or source_spec != spec
     if spec == "v1" and source_spec != "v1":
         present -= {"character_book", "extensions", "assets"}  # V1 readers see none of them
 
@@ -411,7 +482,7 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
         older = source_spec is not None and _RANK[source_spec] <= _RANK[spec]
         return older or (key == "group_only_greetings" and spec == "v2")
 
-    alias_map = w.shape.get("alias")
+    alias_map = w.layout.get("alias")
     alias = alias_map.get("creator_notes") if isinstance(alias_map, Mapping) else None
     if spec != "v1":
         alias = None
@@ -419,7 +490,7 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
         present.add("creator_notes")
 
     for key, attr, conv, empty, first in _FIELDS:
-        value = plain(getattr(character, attr))
+        value = jcopy(getattr(character, attr))
         if not allowed(key, first):
             if key == "group_only_greetings" and spec == "v2" and value:
                 pass  # SillyTavern writes group-only greetings into V2 data as well
@@ -432,38 +503,38 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
                 w.out[alias] = value
             continue
         if key in _OPTIONAL:
-            w.put(key, value, conv, empty=None)
+            w.put(key, value, conv)
         elif key == "group_only_greetings" and spec == "v2" and not faithful:
             if value:
                 w.out[key] = value
         else:
-            w.put(key, value, conv, empty=empty, required_default=empty)
+            w.put(key, value, conv, empty, required=empty)
             if key not in w.out and complete:
                 w.out[key] = value
 
     _write_extensions(character, w, spec, format_id, loss, present, not complete)
-    _write_book(character, w, spec, format_id, loss, present, complete)
-    _write_assets(character, w, spec, pt, loss, present)
+    _write_book(character, w, spec, format_id, loss, present, clean)
+    _write_assets(character, w, spec, layout, loss, present, format_id)
     if character.triggers:
         loss.dropped("triggers", "character cards have no trigger scripts")
 
     data = w.finish(DATA_KEYS)
     if complete:
-        _complete_data(data, character, spec)
+        _complete_data(data, character, spec, clean)
     if spec == "v1":
         root = data
         if faithful and source_spec != "v1":
-            for key, value in (pt.get("root") or {}).items():
-                if key not in root and key not in ROOT_MIRRORS:
-                    root[key] = plain(value)
+            for key, value in root_data.items():
+                if key not in root:
+                    root[key] = jcopy(value)
         return root
-    return _wrap(data, spec, pt, source_spec, root_duplicates, v1_to_v2)
+    return _wrap(data, spec, layout, root_data, source_spec, root_duplicates, v1_to_v2)
 
 
-def _write_extensions(character: Character, w: ShapeWriter, spec: Spec, format_id: str,
+def _write_extensions(character: Character, w: ObjectWriter, spec: Spec, format_id: str,
                       loss: LossReport, present: set[str], faithful: bool) -> None:
-    ext = plain(character.extensions)
-    regex_at = w.shape.get("regex_at")
+    ext = jcopy(character.extensions)
+    regex_at = w.layout.get("regex_at")
     if character.regex_scripts or isinstance(regex_at, int):
         if "regex_scripts" in ext:
             loss.dropped("extensions.regex_scripts",
@@ -481,72 +552,78 @@ def _write_extensions(character: Character, w: ShapeWriter, spec: Spec, format_i
             if character.regex_scripts:
                 loss.dropped("regex_scripts", "a V1 card has no extensions to hold them")
         return
-    w.put("extensions", ext, conv_dict, empty={}, required_default={})
+    w.put("extensions", ext, DICT, {}, required={})
     if "extensions" not in w.out and (ext or not faithful):
         w.out["extensions"] = ext
 
 
-def _write_book(character: Character, w: ShapeWriter, spec: Spec, format_id: str,
-                loss: LossReport, present: set[str], complete: bool) -> None:
+def _write_book(character: Character, w: ObjectWriter, spec: Spec, format_id: str,
+                loss: LossReport, present: set[str], clean: bool) -> None:
     book = character.lorebook
     if spec == "v1" and "character_book" not in present:
         if book is not None:
             loss.dropped("lorebook", "a V1 card has no character book")
         return
     if book is None:
-        if complete:
-            return  # no null or wrongly typed book in a card of another spec
-        if w.was_null("character_book"):
+        if clean:
+            w.omit("character_book")  # no null or wrongly typed book in a card of another spec
+        elif w.was_null("character_book"):
             w.out["character_book"] = None
-        elif "character_book" in w.coerced:
-            w.out["character_book"] = plain(w.coerced["character_book"])
         return
     w.out["character_book"] = build_book(book, v3=spec == "v3", format_id=format_id,
-                                         loss=loss, path="lorebook", complete=complete)
+                                         loss=loss, path="lorebook", complete=True,
+                                         clean=clean)
 
 
-def _complete_data(data: dict[str, Any], character: Character, spec: Spec) -> None:
-    """Every key ``spec`` requires, with the type it requires (a source's ``null`` or wrong
-    type gives way to the canonical value, which is what was read from it); optional V3 keys
-    that are ``null`` or of another type are left out."""
+def _complete_data(data: dict[str, Any], character: Character, spec: Spec,
+                   clean: bool) -> None:
+    """Every key ``spec`` requires; with ``clean`` also with the type it requires (a source's
+    ``null`` or wrong type gives way to the canonical value, which is what was read from it),
+    and optional V3 keys that are ``null`` or of another type left out."""
     for key, attr, conv, _empty, first in _FIELDS:
         if _RANK[first] > _RANK[spec]:
             continue
         value = data.get(key, _NOTHING)
+        if not clean:
+            if value is _NOTHING and key not in _OPTIONAL:
+                data[key] = jcopy(getattr(character, attr))
+            continue
         if key in _OPTIONAL:
             if value is not _NOTHING and not _spec_typed(conv, value):
-                canonical = plain(getattr(character, attr))
+                canonical = jcopy(getattr(character, attr))
                 if canonical is None:
                     del data[key]
                 else:
                     data[key] = canonical
         elif not _spec_typed(conv, value):
-            data[key] = plain(getattr(character, attr))
-    if spec != "v1" and not isinstance(data.get("extensions"), dict):
+            data[key] = jcopy(getattr(character, attr))
+    if spec != "v1" and ("extensions" not in data
+                         or (clean and not isinstance(data["extensions"], dict))):
         data["extensions"] = {}
 
 
-def _spec_typed(conv: Converter, value: Any) -> bool:
+def _spec_typed(conv: Conv, value: Any) -> bool:
     """Whether a card value has the JSON type the spec gives its key."""
-    if conv in (conv_str, conv_opt_str):
+    if conv is STR:
         return isinstance(value, str)
-    if conv in (conv_str_list, conv_tags, conv_opt_str_list):
+    if conv in (STRLIST, TAGS):
         return isinstance(value, list) and all(isinstance(x, str) for x in value)
-    if conv is conv_opt_str_dict:
+    if conv is STRDICT:
         return isinstance(value, dict) and all(isinstance(x, str) for x in value.values())
-    if conv is conv_int:
+    if conv is INT:
         return isinstance(value, int) and not isinstance(value, bool)
     return True
 
 
-def _write_assets(character: Character, w: ShapeWriter, spec: Spec, pt: Mapping[str, Any],
-                  loss: LossReport, present: set[str]) -> None:
+def _write_assets(character: Character, w: ObjectWriter, spec: Spec,
+                  layout: Mapping[str, Any], loss: LossReport, present: set[str],
+                  format_id: str) -> None:
     listed = [(i, a) for i, a in enumerate(character.assets) if a.uri is not None and not a.orphan]
     if spec != "v3" and "assets" not in present:
         for i, _a in listed:
             loss.dropped(f"assets[{i}]", f"a {spec.upper()} card has no asset list")
         return
-    shapes_raw = pt.get("assets")
+    shapes_raw = layout.get("assets")
     shapes = [s for s in shapes_raw if isinstance(s, Mapping)] if isinstance(
         shapes_raw, list) else []
     used: set[int] = set()
@@ -558,58 +635,53 @@ def _write_assets(character: Character, w: ShapeWriter, spec: Spec, pt: Mapping[
                 shape = s
                 used.add(j)
                 break
-        aw = ShapeWriter(shape)
-        aw.put("type", asset.type, conv_str, empty="icon")
-        aw.put("uri", asset.uri, conv_opt_str, empty=None)
-        aw.put("name", asset.name, conv_str, empty="main")
+        aw = ObjectWriter(shape, asset.app_data.get(format_id))
+        aw.put("type", asset.type, STR, "icon")
+        aw.put("uri", asset.uri, STR)
+        aw.put("name", asset.name, STR, "main")
         ext = asset.ext
         if ext is None and shape is None:
             from ..containers.media import sniff_media
             ext = sniff_media(asset.data)[1] if asset.data else "unknown"
-            loss.approximated(f"assets[{i}].ext",
-                              f"CCv3 assets need an ext; written as {ext!r}")
-        aw.put("ext", ext, conv_opt_str, empty=None)
+        aw.put("ext", ext, STR)
         if asset.extensions:
             loss.dropped(f"assets[{i}].extensions", "CCv3 assets have no extensions")
         out.append(aw.finish(_ASSET_KEYS))
     # assets that were not objects in the source come back where they were
     for j, s in enumerate(shapes_raw if isinstance(shapes_raw, list) else []):
         if isinstance(s, Mapping) and "bad" in s:
-            out.insert(min(j, len(out)), plain(s["bad"]))
+            out.insert(min(j, len(out)), jcopy(s["bad"]))
     if out:
         w.out["assets"] = out
     elif "assets" in present:
         if w.was_null("assets"):
             w.out["assets"] = None
-        elif "assets" in w.coerced:
-            w.out["assets"] = plain(w.coerced["assets"])
-        else:
+        elif "assets" not in w.data:
             w.out["assets"] = out
 
 
-def _wrap(data: dict[str, Any], spec: Spec, pt: Mapping[str, Any], source_spec: Spec | None,
-          root_duplicates: bool, v1_to_v2: bool) -> dict[str, Any]:
+def _wrap(data: dict[str, Any], spec: Spec, layout: Mapping[str, Any],
+          root_data: Mapping[str, Any], source_spec: Spec | None, root_duplicates: bool,
+          v1_to_v2: bool) -> dict[str, Any]:
     root: dict[str, Any] = {"spec": _SPEC_LABEL[spec]}
-    if source_spec == spec and "spec_version" in pt:
-        root["spec_version"] = plain(pt["spec_version"])
-    elif not (source_spec == spec and pt.get("spec_version_absent")):
+    if source_spec == spec and "spec_version" in layout:
+        root["spec_version"] = jcopy(layout["spec_version"])
+    else:  # required by V2 and V3
         root["spec_version"] = _SPEC_VERSION[spec]
     root["data"] = data
-    baggage = pt.get("root")
-    order = pt.get("root_order")
-    if isinstance(baggage, Mapping) and not v1_to_v2:
-        mirrored = set(pt.get("mirrored") or ())
-        for key, value in baggage.items():
+    copies = layout.get("root")
+    order = layout.get("root_order")
+    if isinstance(copies, Mapping) and not v1_to_v2:
+        mirrored = set(layout.get("mirrored") or ())
+        for key, value in copies.items():
             if key in mirrored:
                 source = _at(data, ROOT_MIRRORS[key])
-                root[key] = plain(value) if source is _NOTHING else plain(source)
+                root[key] = jcopy(value) if source is _NOTHING else jcopy(source)
             else:
-                root[key] = plain(value)
-    if v1_to_v2:
-        extra = (pt.get("data") or {}).get("extra")
-        for key, value in (extra.items() if isinstance(extra, Mapping) else ()):
-            if key not in root:
-                root[key] = plain(value)
+                root[key] = jcopy(value)
+    for key, value in root_data.items():
+        if key not in root:
+            root[key] = jcopy(value)
     if root_duplicates and source_spec != spec:
         # a fresh copy in another spec (the PNG ``chara`` backfill): V1-only readers need these
         for key in V1_KEYS:

@@ -34,13 +34,16 @@ them: SillyTavern writes it into V2 data too."""
 
 _NOT_V1_KEYS = ("entries", "char_name", "personas", "persona_descriptions", "scriptName",
                 "findRegex", "lorebookVersion")
+_NOT_V1_EMBEDDED = tuple(k for k in _NOT_V1_KEYS if k != "char_name")
 
 
-def looks_like_v1(obj: Any) -> bool:
+def looks_like_v1(obj: Any, *, embedded: bool = False) -> bool:
     """A flat card: ``name`` plus a real character field, and none of the other shapes' marks.
 
     A world-info file, a lorebook, an Agnai export, a Pygmalion file, a persona backup or a
-    regex script never passes, even though several of them also have ``name``.
+    regex script never passes, even though several of them also have ``name``.  ``embedded``:
+    the JSON came from an image's card chunk, where a flat card that also carries Pygmalion's
+    keys (aichar and character-factory write both sets) is a V1 card, as SillyTavern reads it.
     """
     if not isinstance(obj, Mapping) or "spec" in obj:
         return False
@@ -48,7 +51,7 @@ def looks_like_v1(obj: Any) -> bool:
         return False
     if not any(isinstance(obj.get(k), str) for k in V1_SIGNALS):
         return False
-    if any(k in obj for k in _NOT_V1_KEYS):
+    if any(k in obj for k in (_NOT_V1_EMBEDDED if embedded else _NOT_V1_KEYS)):
         return False
     kind = obj.get("kind")
     if kind in ("character", "memory"):
@@ -57,20 +60,23 @@ def looks_like_v1(obj: Any) -> bool:
         return False  # bunzai's own canonical JSON (any kind): vaud-json's file, not a card
     if "persona" in obj and "greeting" in obj and "sampleChat" in obj:
         return False  # Agnai's own five-field rule
+    messages = obj.get("messages")
+    if isinstance(messages, Sequence) and not isinstance(messages, str):
+        return False  # a chat log (Agnai's chat export has name and scenario too)
     return obj.get("type") != "risu"
 
 
-def card_version(obj: Any) -> CardVersion | None:
+def card_version(obj: Any, *, embedded: bool = False) -> CardVersion | None:
     """``"v1"``, ``"v2"`` or ``"v3"`` by the card's label (and shape for V1), else ``None``.
 
     The label is what the file says: SillyTavern stamps V2 data as ``chara_card_v3``, so use
-    :func:`is_really_v3` when the content matters.
+    :func:`is_really_v3` when the content matters.  ``embedded``: see :func:`looks_like_v1`.
     """
     if not isinstance(obj, Mapping):
         return None
     spec = obj.get("spec")
     if spec is None and "spec" not in obj:
-        return "v1" if looks_like_v1(obj) else None
+        return "v1" if looks_like_v1(obj, embedded=embedded) else None
     if not isinstance(obj.get("data"), Mapping):
         return None
     if spec == SPEC_V3:
@@ -85,9 +91,9 @@ def is_card(obj: Any) -> bool:
     return card_version(obj) is not None
 
 
-def card_body(obj: Any) -> Mapping[str, Any] | None:
+def card_body(obj: Any, *, embedded: bool = False) -> Mapping[str, Any] | None:
     """The object holding the card fields: ``data`` for V2/V3, the root for V1."""
-    version = card_version(obj)
+    version = card_version(obj, embedded=embedded)
     if version is None:
         return None
     if version == "v1":

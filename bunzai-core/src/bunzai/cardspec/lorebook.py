@@ -57,23 +57,24 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..loss import LossReport
-from ..types import Issue
-from ._shape import (
-    ShapeReader,
-    ShapeWriter,
-    conv_bool,
-    conv_dict,
-    conv_id,
-    conv_int,
-    conv_num,
-    conv_opt_str,
-    conv_str,
-    conv_str_list,
-    is_array,
-    json_equal,
-    plain,
+from ..sdk.fields import (
+    BOOL,
+    DICT,
+    ID,
+    INT,
+    NUM,
+    STR,
+    STRLIST,
+    Bad,
+    Conv,
+    ObjectReader,
+    ObjectWriter,
+    jcopy,
+    kept,
     reorder,
+    same,
 )
+from ..types import Issue
 
 if TYPE_CHECKING:
     from ..model import Lorebook, LorebookEntry
@@ -103,6 +104,7 @@ ENTRY_KEYS = ("keys", "content", "extensions", "enabled", "insertion_order", "ca
               "use_regex", "name", "priority", "id", "comment", "selective", "secondary_keys",
               "constant", "position", "folder", "mode")
 """Entry keys the codec maps (the spec's plus RisuAI's ``folder``/``mode``)."""
+_ENTRY_KEY_SET = frozenset(ENTRY_KEYS)
 
 
 # -- ST entry extensions -------------------------------------------------------------------------
@@ -129,12 +131,12 @@ def _exact_int_or_bool(v: Any) -> tuple[bool, Any]:
 
 
 def _exact_str_list(v: Any) -> tuple[bool, Any]:
-    ok = is_array(v) and all(isinstance(x, str) for x in v)
+    ok = isinstance(v, list) and all(isinstance(x, str) for x in v)
     return ok, list(v) if ok else v
 
 
 def _exact_dict(v: Any) -> tuple[bool, Any]:
-    return isinstance(v, Mapping), plain(v) if isinstance(v, Mapping) else v
+    return isinstance(v, Mapping), jcopy(v) if isinstance(v, Mapping) else v
 
 
 def _indexed(names: tuple[str, ...]) -> Callable[[Any], tuple[bool, Any]]:
@@ -222,16 +224,16 @@ def _v2_position(p: str) -> str:
     return p
 
 
-def _conv_top_position(v: Any) -> tuple[str | None, bool]:
-    if isinstance(v, str):
-        return v, True
-    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < len(_POSITIONS):
-        return _POSITIONS[v], False
-    return None, False
+def _top_position(x: Any) -> str:
+    if isinstance(x, str):
+        return x
+    if isinstance(x, int) and not isinstance(x, bool) and 0 <= x < len(_POSITIONS):
+        return _POSITIONS[x]
+    raise Bad(f"expected a position name, got {x!r}")
 
 
-def _conv_enabled(v: Any) -> tuple[bool | None, bool]:
-    return conv_bool(v)
+TOP_POSITION = Conv("a position", _top_position, jcopy, lambda x: type(x) is str)
+"""The spec's ``position`` (any text is kept; ST's numbers are read as names)."""
 
 
 def st_extensions_from_entry(entry: LorebookEntry) -> dict[str, Any]:
@@ -252,7 +254,7 @@ def st_extensions_from_entry(entry: LorebookEntry) -> dict[str, Any]:
         mapped = back(value)
         if mapped is None:
             continue
-        out[key] = plain(mapped)
+        out[key] = jcopy(mapped)
     return out
 
 
@@ -260,58 +262,43 @@ def st_extensions_from_entry(entry: LorebookEntry) -> dict[str, Any]:
 
 
 def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
-                  warnings: list[Issue] | None = None, path: str = "$") -> LorebookEntry:
+                  warnings: list[Issue] | None = None, path: str = "$",
+                  owned: bool = False) -> LorebookEntry:
     """One card-book entry (V2 or V3) as a canonical entry; ST extensions become fields.
 
     ``path`` is the JSON path of the entry for warnings (``$.data.character_book.entries[3]``).
-    The shape is stored in ``entry.passthrough[format_id]``.
+    Unknown keys become the entry's ``app_data[format_id]``, its layout
+    ``passthrough[format_id]``; ``owned``: the entry is the reader's own parse (not copied).
     """
     from ..model import LorebookEntry
 
-    # "mode" stays an unknown key (kept verbatim); only its "folder" value is lifted.
-    r = ShapeReader(obj, [k for k in ENTRY_KEYS if k != "mode"], path=path, warnings=warnings)
+    r = ObjectReader(obj, path, warnings, owned=owned)
+    src = r.src
     values: dict[str, Any] = {
-        "keys": r.field("keys", conv_str_list, [], nullable=False, expected="a list of strings"),
-        "content": r.field("content", conv_str, "", nullable=False, expected="a string"),
-        "enabled": r.field("enabled", _conv_enabled, True, nullable=False,
-                           expected="true or false"),
-        "insertion_order": r.field("insertion_order", conv_num, None, nullable=True,
-                                   expected="a number"),
-        "case_sensitive": r.field("case_sensitive", conv_bool, None, nullable=True,
-                                  expected="true or false"),
-        "use_regex": r.field("use_regex", conv_bool, None, nullable=True,
-                             expected="true or false"),
-        "name": r.field("name", conv_opt_str, None, nullable=True, expected="a string"),
-        "priority": r.field("priority", conv_num, None, nullable=True, expected="a number"),
-        "id": r.field("id", conv_id, None, nullable=True, expected="a number or string"),
-        "comment": r.field("comment", conv_opt_str, None, nullable=True, expected="a string"),
-        "selective": r.field("selective", conv_bool, None, nullable=True,
-                             expected="true or false"),
-        "secondary_keys": r.field("secondary_keys", conv_str_list, [], nullable=False,
-                                  expected="a list of strings"),
-        "constant": r.field("constant", conv_bool, None, nullable=True,
-                            expected="true or false"),
-        "folder": r.field("folder", conv_opt_str, None, nullable=True, expected="a string"),
+        "keys": r.get("keys", STRLIST, []),
+        "content": r.get("content", STR, ""),
+        "enabled": r.get("enabled", BOOL, True),
+        "insertion_order": r.get("insertion_order", NUM),
+        "case_sensitive": r.get("case_sensitive", BOOL),
+        "use_regex": r.get("use_regex", BOOL),
+        "name": r.get("name", STR),
+        "priority": r.get("priority", NUM),
+        "id": r.get("id", ID),
+        "comment": r.get("comment", STR),
+        "selective": r.get("selective", BOOL),
+        "secondary_keys": r.get("secondary_keys", STRLIST, []),
+        "constant": r.get("constant", BOOL),
+        "folder": r.get("folder", STR),
     }
-    if values["enabled"] is None:
-        values["enabled"] = True
-    top_position = r.field("position", _conv_top_position, None, nullable=True,
-                           expected="a string")
-    if "mode" in obj:
-        values["is_folder"] = obj.get("mode") == "folder"
+    top_position = r.get("position", TOP_POSITION)
+    mode = src.get("mode")
+    if mode in ("folder", "normal"):  # RisuAI's folder marker: the canonical is_folder
+        r.consume("mode")
+        r.layout["mode"] = mode
+        values["is_folder"] = mode == "folder"
 
-    ext_raw = obj.get("extensions")
-    ext: dict[str, Any]
-    if "extensions" not in obj:
-        r.absent.append("extensions")
-        ext = {}
-    elif isinstance(ext_raw, Mapping):
-        ext = plain(ext_raw)
-    else:
-        r.coerced["extensions"] = plain(ext_raw)
-        r.warn("extensions", "expected an object; read as {}")
-        ext = {}
-
+    ext_raw = src.get("extensions")
+    ext: dict[str, Any] = r.get("extensions", DICT, {})
     lifted: list[str] = []
     ext_null: list[str] = []
     for key in list(ext):
@@ -320,9 +307,9 @@ def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
             continue
         attr, check, _back = spec
         value = ext[key]
-        if attr == "case_sensitive" and "case_sensitive" in obj:
+        if attr == "case_sensitive" and "case_sensitive" in src:
             # The spec's own field wins; an equal ST copy is lifted, a different one stays.
-            if not json_equal(plain(value), plain(obj.get("case_sensitive"))):
+            if not same(value, src.get("case_sensitive")):
                 continue
             lifted.append(key)
             del ext[key]
@@ -340,90 +327,89 @@ def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
         lifted.append(key)
         del ext[key]
     text_id = ext.get("risu_id")
-    if isinstance(text_id, str) and isinstance(values["id"], int) and "id" not in r.coerced:
-        r.more["risu_id"] = values["id"]
+    if isinstance(text_id, str) and isinstance(values["id"], int) and "id" not in r.raw:
+        r.layout["risu_id"] = values["id"]
         values["id"] = text_id
         del ext["risu_id"]
         if isinstance(ext_raw, Mapping):
-            r.more["ext_order"] = [str(k) for k in ext_raw]
+            r.layout["ext_order"] = [str(k) for k in ext_raw]
     if "position" in lifted:
-        r.more["pos_v2"] = plain(obj.get("position")) if "position" in obj else None
+        r.layout["pos_v2"] = jcopy(src.get("position")) if "position" in src else None
     else:
         values["position"] = top_position
     if lifted:
-        r.more["ext_lifted"] = lifted
+        r.layout["ext_lifted"] = lifted
         if isinstance(ext_raw, Mapping):
-            r.more["ext_order"] = [str(k) for k in ext_raw]
+            r.layout["ext_order"] = [str(k) for k in ext_raw]
     if ext_null:
-        r.more["ext_null"] = ext_null
+        r.layout["ext_null"] = ext_null
     values["extensions"] = ext
     top_lifted: list[str] = []
     for key, attr, check, _back in TOP_ENTRY_KEYS:
-        if key in r.extra and values.get(attr) is None:
-            ok, mapped = check(r.extra[key])
+        if key in src and key not in _ENTRY_KEY_SET and values.get(attr) is None:
+            ok, mapped = check(src[key])
             if ok:
                 values[attr] = mapped
-                del r.extra[key]
+                r.consume(key)
                 top_lifted.append(key)
     if top_lifted:
-        r.more["top_lifted"] = top_lifted
+        r.layout["top_lifted"] = top_lifted
 
     entry = LorebookEntry(**values)
-    r.more["pos_canon"] = entry.position
-    entry.passthrough[format_id] = r.record()
+    r.layout["pos_canon"] = entry.position
+    _, layout, data = r.finish(ENTRY_KEYS)
+    entry.passthrough[format_id] = layout
+    if data:
+        entry.app_data[format_id] = data
     return entry
 
 
 def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
                 loss: LossReport | None = None, path: str = "entry", complete: bool = False,
-                number: int | None = None) -> dict[str, Any]:
+                clean: bool = False, number: int | None = None) -> dict[str, Any]:
     """The card-book JSON for one canonical entry.
 
     With the shape :func:`entry_from_v2` recorded under ``format_id`` the entry comes back as
-    it was read (unless its fields changed; ``complete`` still adds what the spec requires).
+    it was read (unless its fields changed; ``complete`` still adds what the spec requires and
+    ``clean``, for a card of another spec or format, also gives way where a strict reader
+    would refuse the source's value).
     Without one, the spec's required keys are written (``insertion_order`` 100 and V3
     ``use_regex`` false when the canonical entry does not state them, reported as
     approximations) and every stated ST setting goes into ``extensions`` under ST's names,
     the way SillyTavern exports a book.  The spec's ids are numbers: a text id is written as
     ``number`` (a decimal one as its value) and kept in ``extensions.risu_id``.
     """
-    shape = entry.passthrough.get(format_id)
-    w = ShapeWriter(shape if isinstance(shape, Mapping) else None)
+    layout, data = kept(entry, format_id)
+    w = ObjectWriter(layout, data, loss, path)
     faithful = w.faithful
-    complete = complete or not faithful
-    lifted_raw = w.shape.get("ext_lifted")
+    clean = clean or not faithful
+    complete = complete or clean
+    lifted_raw = w.layout.get("ext_lifted")
     lifted: list[str] = list(lifted_raw) if isinstance(lifted_raw, list) else []
-    ext_null_raw = w.shape.get("ext_null")
+    ext_null_raw = w.layout.get("ext_null")
     ext_null = set(ext_null_raw) if isinstance(ext_null_raw, list) else set()
 
-    w.put("keys", list(entry.keys), conv_str_list, empty=[])
-    w.put("content", entry.content, conv_str, empty="")
+    w.put("keys", list(entry.keys), STRLIST, [])
+    w.put("content", entry.content, STR, "")
     # extensions are added below
-    w.put("enabled", entry.enabled, _conv_enabled, empty=True)
+    w.put("enabled", entry.enabled, BOOL, True)
     order = entry.insertion_order
     if order is None and complete:
-        if loss is not None:
-            loss.approximated(f"{path}.insertion_order",
-                              "the card spec requires insertion_order; written as 100")
-        order = 100
-    w.put("insertion_order", order, conv_num, empty=None)
-    w.put("case_sensitive", entry.case_sensitive, conv_bool, empty=None)
+        order = 100  # the spec requires it; 100 is what an app assumes: not a loss
+    w.put("insertion_order", order, NUM)
+    w.put("case_sensitive", entry.case_sensitive, BOOL)
     use_regex = entry.use_regex
     if use_regex is None and v3 and complete:
-        if loss is not None:
-            loss.approximated(f"{path}.use_regex",
-                              "CCv3 requires use_regex; the source did not state it, "
-                              "written as false")
-        use_regex = False
-    w.put("use_regex", use_regex, conv_bool, empty=None)
-    w.put("name", entry.name, conv_opt_str, empty=None)
-    w.put("priority", entry.priority, conv_num, empty=None)
+        use_regex = False  # required by CCv3; false is what an app assumes: not a loss
+    w.put("use_regex", use_regex, BOOL)
+    w.put("name", entry.name, STR)
+    w.put("priority", entry.priority, NUM)
     text_id: str | None = None
-    id_num = w.shape.get("risu_id")
+    id_num = w.layout.get("risu_id")
     if isinstance(entry.id, str) and isinstance(id_num, int) and not isinstance(id_num, bool):
         text_id = entry.id  # read from extensions.risu_id next to this number: as it was
         w.out["id"] = id_num
-    elif isinstance(entry.id, str) and complete:
+    elif isinstance(entry.id, str) and clean:
         if _decimal(entry.id):
             w.out["id"] = int(entry.id)
             if loss is not None:
@@ -432,25 +418,25 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
             text_id = entry.id
             w.out["id"] = number if number is not None else 0
     else:
-        w.put("id", entry.id, conv_id, empty=None)
-    w.put("comment", entry.comment, conv_opt_str, empty=None)
-    w.put("selective", entry.selective, conv_bool, empty=None)
-    w.put("secondary_keys", list(entry.secondary_keys), conv_str_list, empty=[])
-    w.put("constant", entry.constant, conv_bool, empty=None)
-    w.put("folder", entry.folder, conv_opt_str, empty=None)
+        w.put("id", entry.id, ID)
+    w.put("comment", entry.comment, STR)
+    w.put("selective", entry.selective, BOOL)
+    w.put("secondary_keys", list(entry.secondary_keys), STRLIST, [])
+    w.put("constant", entry.constant, BOOL)
+    w.put("folder", entry.folder, STR)
 
     # position: the spec's string, plus ST's number in extensions when it says more
     ext_position: Any = None
     pos = entry.position
-    unchanged = faithful and "pos_canon" in w.shape and w.shape.get("pos_canon") == pos
+    unchanged = faithful and "pos_canon" in w.layout and w.layout.get("pos_canon") == pos
     if "position" in lifted and unchanged:
-        if "pos_v2" in w.shape and w.shape["pos_v2"] is not None:
-            w.out["position"] = plain(w.shape["pos_v2"])
+        if "pos_v2" in w.layout and w.layout["pos_v2"] is not None:
+            w.out["position"] = jcopy(w.layout["pos_v2"])
         elif w.was_null("position"):
             w.out["position"] = None
         ext_position = _index_of(_POSITIONS)(pos) if pos is not None else None
     elif unchanged:
-        w.put("position", pos, _conv_top_position, empty=None)
+        w.put("position", pos, TOP_POSITION)
     elif pos is not None:
         w.out["position"] = _v2_position(pos)
         if pos in _POSITIONS and pos not in ("before_char", "after_char"):
@@ -458,26 +444,27 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
         elif "position" in lifted:
             ext_position = _POSITIONS.index(pos) if pos in _POSITIONS else None
 
-    # mode (RisuAI folders): kept verbatim through "extra", fixed up when is_folder changed
-    extra = w.shape.get("extra")
-    mode = extra.get("mode") if isinstance(extra, Mapping) else None
-    if entry.is_folder and mode != "folder":
+    # mode (RisuAI folders): folder/normal are is_folder; another word is the entry's data
+    mode = w.layout.get("mode", w.data.get("mode"))
+    if entry.is_folder:
         w.out["mode"] = "folder"
-    elif not entry.is_folder and mode == "folder":
+    elif mode == "folder":
         w.out["mode"] = "normal"
+    elif mode is not None:
+        w.out["mode"] = jcopy(mode)
 
     # Wyvern's top-level settings go back where they were
-    top_raw = w.shape.get("top_lifted")
+    top_raw = w.layout.get("top_lifted")
     top = [k for k in top_raw if k in _TOP_BY_KEY] if isinstance(top_raw, list) else []
     for key in top:
         attr, _check, back = _TOP_BY_KEY[key]
         value = getattr(entry, attr)
         if value is not None and back(value) is not None:
-            w.out[key] = plain(back(value))
+            w.out[key] = jcopy(back(value))
     top_attrs = {_TOP_BY_KEY[k][0] for k in top}
 
     # extensions: what stayed there, plus lifted ST settings
-    ext: dict[str, Any] = plain(entry.extensions)
+    ext: dict[str, Any] = jcopy(entry.extensions)
     if faithful:
         for key in lifted:
             attr, _check, back = _EXT_BY_KEY[key]
@@ -492,7 +479,7 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
                 continue
             mapped = back(value)
             if mapped is not None:
-                ext[key] = plain(mapped)
+                ext[key] = jcopy(mapped)
         # canonical fields set since the read (or never lifted): ST names too
         for key, value in st_extensions_from_entry(entry).items():
             if key not in lifted and key not in ext and key not in ("case_sensitive",
@@ -501,12 +488,12 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
                 ext[key] = value
         if "position" not in lifted and ext_position is not None and "position" not in ext:
             ext["position"] = ext_position
-        order_raw = w.shape.get("ext_order")
+        order_raw = w.layout.get("ext_order")
         if isinstance(order_raw, list):
             ext = reorder(ext, order_raw)
     else:
         for key, value in st_extensions_from_entry(entry).items():
-            if key in ext and not json_equal(ext[key], value) and loss is not None:
+            if key in ext and not same(ext[key], value) and loss is not None:
                 loss.dropped(f"{path}.extensions.{key}",
                              f"the canonical field replaces extensions.{key}")
             ext[key] = value
@@ -517,17 +504,17 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
                 loss.dropped(f"{path}.{attr}", f"SillyTavern has no {attr} {value!r}")
     if text_id is not None:
         ext["risu_id"] = text_id
-        order_raw = w.shape.get("ext_order")
+        order_raw = w.layout.get("ext_order")
         if isinstance(order_raw, list):
             ext = reorder(ext, order_raw)
     if ext or not w.was_absent("extensions"):
-        w.put("extensions", ext, conv_dict, empty={})
+        w.put("extensions", ext, DICT, {})
     if "extensions" not in w.out and (ext or complete):
         w.out["extensions"] = ext
     out = w.finish(ENTRY_KEYS)
     if complete and faithful:
-        _complete_entry(out, entry, v3, loss, path)
-    if complete:
+        _complete_entry(out, entry, v3, clean)
+    if clean:
         _check_position(out, entry, loss, path)
     return out
 
@@ -544,36 +531,33 @@ _ENTRY_TYPES: tuple[tuple[str, Callable[[Any], bool]], ...] = (
 )
 
 
-def _complete_entry(out: dict[str, Any], entry: LorebookEntry, v3: bool,
-                    loss: LossReport | None, path: str) -> None:
-    """A recorded entry shape, completed for another spec: the required keys with their
-    types, optional keys that are ``null`` or of another type replaced by the canonical value
-    (or left out)."""
-    if not (isinstance(out.get("keys"), list) and all(isinstance(k, str) for k in out["keys"])):
+def _complete_entry(out: dict[str, Any], entry: LorebookEntry, v3: bool, clean: bool) -> None:
+    """A recorded entry shape, completed: the required keys it lacks; with ``clean`` (a card
+    of another spec) also the required keys' types, and optional keys that are ``null`` or of
+    another type replaced by the canonical value (or left out)."""
+    def need(key: str, typed: bool) -> bool:
+        return key not in out or (clean and not typed)
+
+    keys = out.get("keys")
+    if need("keys", isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
         out["keys"] = list(entry.keys)
-    if not isinstance(out.get("content"), str):
+    if need("content", isinstance(out.get("content"), str)):
         out["content"] = entry.content
-    if not isinstance(out.get("extensions"), dict):
+    if need("extensions", isinstance(out.get("extensions"), dict)):
         out["extensions"] = {}
-    if not isinstance(out.get("enabled"), bool):
+    if need("enabled", isinstance(out.get("enabled"), bool)):
         out["enabled"] = entry.enabled
     order = out.get("insertion_order")
-    if not isinstance(order, int | float) or isinstance(order, bool):
-        if entry.insertion_order is None:
-            out["insertion_order"] = 100
-            if loss is not None:
-                loss.approximated(f"{path}.insertion_order",
-                                  "the card spec requires insertion_order; written as 100")
-        else:
-            out["insertion_order"] = entry.insertion_order
-    if v3 and not isinstance(out.get("use_regex"), bool):
+    if need("insertion_order", isinstance(order, int | float) and not isinstance(order, bool)):
+        # required; 100 is what an app assumes when it is missing: not a loss
+        out["insertion_order"] = 100 if entry.insertion_order is None else entry.insertion_order
+    if v3 and need("use_regex", isinstance(out.get("use_regex"), bool)):
         out["use_regex"] = bool(entry.use_regex)
-        if entry.use_regex is None and loss is not None:
-            loss.approximated(f"{path}.use_regex", "CCv3 requires use_regex; the source did "
-                              "not state it, written as false")
+    if not clean:
+        return
     for key, typed in _ENTRY_TYPES:
         if key in out and not typed(out[key]):
-            value = plain(getattr(entry, key))
+            value = jcopy(getattr(entry, key))
             if value is None or not typed(value):
                 del out[key]
             else:
@@ -600,82 +584,87 @@ def _check_position(out: dict[str, Any], entry: LorebookEntry, loss: LossReport 
 
 
 def parse_book(obj: Mapping[str, Any], *, format_id: str,
-               warnings: list[Issue] | None = None, path: str = "$") -> Lorebook:
+               warnings: list[Issue] | None = None, path: str = "$",
+               owned: bool = False) -> Lorebook:
     """A V2 ``character_book`` / V3 lorebook object as a canonical :class:`Lorebook`.
 
     Tolerant: entries given as an object keyed by id are read in order (and written back as an
     object), entries that are not objects are kept aside and restored by the same format, wrong
-    field types are read as well as possible with a warning.  The shape is stored in
-    ``lorebook.passthrough[format_id]``.
+    field types are read as well as possible with a warning.  Unknown keys become the book's
+    (and each entry's) app data, the rest its layout.
     """
     from ..model import Lorebook
 
-    r = ShapeReader(obj, BOOK_KEYS, path=path, warnings=warnings)
-    name = r.field("name", conv_opt_str, None, nullable=True, expected="a string")
-    description = r.field("description", conv_opt_str, None, nullable=True,
-                          expected="a string")
-    scan_depth = r.field("scan_depth", conv_int, None, nullable=True, expected="a number")
-    token_budget = r.field("token_budget", conv_int, None, nullable=True, expected="a number")
-    recursive = r.field("recursive_scanning", conv_bool, None, nullable=True,
-                        expected="true or false")
-    extensions = r.field("extensions", conv_dict, {}, nullable=False, expected="an object")
+    r = ObjectReader(obj, path, warnings, owned=owned)
+    src = r.src
+    name = r.get("name", STR)
+    description = r.get("description", STR)
+    scan_depth = r.get("scan_depth", INT)
+    token_budget = r.get("token_budget", INT)
+    recursive = r.get("recursive_scanning", BOOL)
+    extensions = r.get("extensions", DICT, {})
 
-    raw_entries = obj.get("entries")
+    r.consume("entries")
+    raw_entries = src.get("entries")
     items: list[tuple[int, Any]] = []
-    if "entries" not in obj:
+    keys: list[str] | None = None
+    if "entries" not in src:
         r.absent.append("entries")
     elif isinstance(raw_entries, Mapping):
-        r.more["entries_keys"] = [str(k) for k in raw_entries]
+        keys = r.layout["entries_keys"] = [str(k) for k in raw_entries]
         r.warn("entries", "expected an array of entries, found an object; read its values")
         items = list(enumerate(raw_entries.values()))
-    elif isinstance(raw_entries, Sequence) and not isinstance(raw_entries, str | bytes):
+    elif isinstance(raw_entries, list):
         items = list(enumerate(raw_entries))
     else:
-        r.coerced["entries"] = plain(raw_entries)
-        r.warn("entries", "expected an array of entries; read as no entries")
+        r.data["entries"] = jcopy(raw_entries)
+        r.warn("entries", "expected an array of entries; kept as it was, read as no entries")
 
     entries = []
     bad: list[list[Any]] = []
     for i, item in items:
-        key = (r.more["entries_keys"][i] if "entries_keys" in r.more else None)
-        where = f"{path}.entries[{key!r}]" if key is not None else f"{path}.entries[{i}]"
+        where = f"{path}.entries[{keys[i]!r}]" if keys is not None else f"{path}.entries[{i}]"
         if isinstance(item, Mapping):
             entries.append(entry_from_v2(item, format_id=format_id, warnings=warnings,
-                                         path=where))
+                                         path=where, owned=r.owned))
         else:
-            bad.append([i, plain(item)])
+            bad.append([i, jcopy(item)])
             if warnings is not None:
                 warnings.append(Issue(where, "entry is not an object; kept aside unread"))
     if bad:
-        r.more["bad_entries"] = bad
+        r.layout["bad_entries"] = bad  # no app reads them; kept for a byte-faithful rewrite
+    r.layout["book"] = True  # the book came from this format, even with a natural layout
+    _, layout, data = r.finish(BOOK_KEYS)
     book = Lorebook(
         name=name, description=description, scan_depth=scan_depth, token_budget=token_budget,
         recursive_scanning=recursive, extensions=extensions or {}, entries=entries,
     )
-    book.passthrough[format_id] = r.record()
+    book.passthrough[format_id] = layout
+    if data:
+        book.app_data[format_id] = data
     return book
 
 
 def build_book(lorebook: Lorebook, *, v3: bool, format_id: str, loss: LossReport,
-               path: str = "lorebook", complete: bool = False) -> dict[str, Any]:
+               path: str = "lorebook", complete: bool = False, clean: bool = False
+               ) -> dict[str, Any]:
     """The ``character_book`` JSON for a canonical lorebook (``v3`` adds ``use_regex``).
 
-    Canonical fields the card book cannot hold are reported to ``loss`` under ``path``.
+    What the card book writes differently is reported to ``loss`` under ``path``.
     ``complete`` (a book for another spec or format than the one it was read from) writes
     every key the spec requires, with the type it requires, even where the recorded shape
     lacked it.  Entry ids are numbers, as the spec wants: a text id (a RisuAI folder's) is
     kept in the entry's ``extensions.risu_id`` and read back from there.
     """
-    shape = lorebook.passthrough.get(format_id)
-    w = ShapeWriter(shape if isinstance(shape, Mapping) else None)
+    layout, data = kept(lorebook, format_id)
+    w = ObjectWriter(layout, data, loss, path)
     numbers = _numeric_ids(lorebook.entries)
-    w.put("name", lorebook.name, conv_opt_str, empty=None)
-    w.put("description", lorebook.description, conv_opt_str, empty=None)
-    w.put("scan_depth", lorebook.scan_depth, conv_int, empty=None)
-    w.put("token_budget", lorebook.token_budget, conv_int, empty=None)
-    w.put("recursive_scanning", lorebook.recursive_scanning, conv_bool, empty=None)
-    w.put("extensions", plain(lorebook.extensions), conv_dict, empty={},
-          required_default={})
+    w.put("name", lorebook.name, STR)
+    w.put("description", lorebook.description, STR)
+    w.put("scan_depth", lorebook.scan_depth, INT)
+    w.put("token_budget", lorebook.token_budget, INT)
+    w.put("recursive_scanning", lorebook.recursive_scanning, BOOL)
+    w.put("extensions", jcopy(lorebook.extensions), DICT, {}, required={})
     if "extensions" not in w.out and not w.faithful:
         w.out["extensions"] = {}
 
@@ -683,31 +672,26 @@ def build_book(lorebook: Lorebook, *, v3: bool, format_id: str, loss: LossReport
     for i, entry in enumerate(lorebook.entries):
         epath = f"{path}.entries[{i}]"
         if entry.is_folder and entry.passthrough.get(format_id) is None:
-            loss.approximated(f"{epath}.is_folder",
-                              "card books have no folders; written as a RisuAI-style "
-                              "folder entry (mode: folder) that other apps show as an entry")
+            loss.stashed(f"{epath}.is_folder",
+                         "card books have no folders: kept as a RisuAI-style folder entry "
+                         "(mode: folder), which other apps show as an ordinary entry")
         entries.append(entry_to_v2(entry, format_id=format_id, v3=v3, loss=loss, path=epath,
-                                   complete=complete, number=numbers.get(i)))
-    bad = w.shape.get("bad_entries")
+                                   complete=complete, clean=clean, number=numbers.get(i)))
+    bad = w.layout.get("bad_entries")
     if isinstance(bad, list):
         for item in sorted((b for b in bad if isinstance(b, list) and len(b) == 2
                             and isinstance(b[0], int)), key=lambda b: int(b[0])):
-            entries.insert(min(int(item[0]), len(entries)), plain(item[1]))
-    keys = w.shape.get("entries_keys")
+            entries.insert(min(int(item[0]), len(entries)), jcopy(item[1]))
+    keys = w.layout.get("entries_keys")
     if isinstance(keys, list) and len(keys) == len(entries):
-        w.put("entries", dict(zip((str(k) for k in keys), entries, strict=True)), None,
-              empty=None)
-    elif "entries" in w.coerced and not entries:
-        w.out["entries"] = plain(w.coerced["entries"])
-    else:
-        w.put("entries", entries, None, empty=[])
-        if "entries" not in w.out:
-            w.out["entries"] = entries
-            if w.was_absent("entries") and not entries:
-                del w.out["entries"]
+        w.out["entries"] = dict(zip((str(k) for k in keys), entries, strict=True))
+    elif "entries" in w.data and not entries:
+        w.out["entries"] = jcopy(w.data["entries"])
+    elif entries or not w.was_absent("entries"):
+        w.out["entries"] = entries
     out = w.finish(BOOK_KEYS)
-    if complete:
-        _complete_book(out, lorebook, entries)
+    if complete or clean:
+        _complete_book(out, lorebook, entries, clean)
     return out
 
 
@@ -731,13 +715,17 @@ def _decimal(text: str) -> bool:
     return text.isascii() and text.isdigit() and str(int(text)) == text
 
 
-def _complete_book(out: dict[str, Any], lorebook: Lorebook, entries: list[Any]) -> None:
-    """The book-level keys the spec requires, with their types (see :func:`build_book`)."""
-    if not isinstance(out.get("extensions"), dict):
-        out["extensions"] = plain(lorebook.extensions)
-    if not isinstance(out.get("entries"), list):
+def _complete_book(out: dict[str, Any], lorebook: Lorebook, entries: list[Any],
+                   clean: bool) -> None:
+    """The book-level keys the spec requires (with ``clean``: with their types too, see
+    :func:`build_book`)."""
+    if "extensions" not in out or (clean and not isinstance(out["extensions"], dict)):
+        out["extensions"] = jcopy(lorebook.extensions)
+    if "entries" not in out or (clean and not isinstance(out["entries"], list)):
         out["entries"] = entries
-    else:
+    if not clean:
+        return
+    if isinstance(out["entries"], list):
         # entries that were not objects in the source have no place in a spec book
         out["entries"] = [e for e in out["entries"] if isinstance(e, dict)]
     for key, typed in (("name", str), ("description", str), ("recursive_scanning", bool)):

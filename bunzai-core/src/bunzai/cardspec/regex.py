@@ -27,8 +27,9 @@ SillyTavern         canonical                  notes
 ``maxDepth``        ``max_depth``
 ==================  =========================  ============================================
 
-Unknown keys, absent keys, ``null``s and key order go to ``passthrough[format_id]``.  Patterns
-are data: nothing here compiles or runs them.
+Unknown keys are the script's app data (``app_data[format_id]``); absent keys, ``null``s,
+original types and key order are its layout (``passthrough[format_id]``).  Patterns are data:
+nothing here compiles or runs them.
 """
 
 from __future__ import annotations
@@ -38,18 +39,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..loss import LossReport
+from ..sdk.fields import BOOL, INT, STRLIST, Bad, Conv, Table, field, is_int, keep, kept
 from ..types import Issue
-from ._shape import (
-    ShapeReader,
-    ShapeWriter,
-    conv_bool,
-    conv_int,
-    conv_opt_str,
-    conv_str,
-    conv_str_list,
-    is_array,
-    plain,
-)
 
 if TYPE_CHECKING:
     from ..model import RegexScript
@@ -74,12 +65,6 @@ PLACEMENT_CODES: dict[int, str] = {
 """SillyTavern ``placement`` numbers -> canonical placement names."""
 _PLACEMENT_NUMBERS = {v: k for k, v in PLACEMENT_CODES.items()}
 _OWN_PLACEMENT = re.compile(r"sillytavern:(-?\d+)")
-
-ST_REGEX_KEYS = (
-    "id", "scriptName", "findRegex", "replaceString", "trimStrings", "placement", "disabled",
-    "markdownOnly", "promptOnly", "runOnEdit", "substituteRegex", "minDepth", "maxDepth",
-)
-"""The keys of a SillyTavern regex script, in the order ST's editor writes them."""
 
 # ST's regexFromString: /(\/?)(.+)\1([a-z]*)/i, where "." does not match line terminators.
 _FIND = re.compile(r"(/?)([^\n\r\u2028\u2029]+)\1([a-z]*)", re.IGNORECASE)
@@ -109,91 +94,80 @@ def join_find_regex(pattern: str, flags: str | None) -> str:
     return f"/{pattern}/{flags}"
 
 
-def _conv_substitute(v: Any) -> tuple[int | None, bool]:
-    if isinstance(v, bool):
-        return int(v), False
-    if isinstance(v, int):
-        return v, True
-    return conv_int(v)
-
-
-def _conv_depth(v: Any) -> tuple[int | None, bool]:
-    return conv_int(v)
-
-
-def _placements(v: Any) -> tuple[list[str], bool]:
-    if not is_array(v):
-        if isinstance(v, int) and not isinstance(v, bool):
-            v = [v]
-            exact = False
-        else:
-            return [], False
-    else:
-        exact = True
+def _placement_names(x: Any) -> list[str]:
+    items = [x] if is_int(x) else x
+    if not isinstance(items, list):
+        raise Bad("expected a list of numbers")
     out: list[str] = []
-    for item in v:
-        if isinstance(item, bool) or not isinstance(item, int):
-            exact = False
-            if isinstance(item, str) and item.strip().lstrip("-").isdigit():
-                item = int(item)
-            else:
-                continue
+    for item in items:
+        if isinstance(item, str) and item.strip().lstrip("-").isdigit():
+            item = int(item)
+        if not is_int(item):
+            raise Bad("expected a list of numbers")
         out.append(PLACEMENT_CODES.get(item, f"sillytavern:{item}"))
-    return out, exact
-
-
-def _placement_numbers(names: list[str], loss: LossReport | None, path: str) -> list[int]:
-    out: list[int] = []
-    for name in names:
-        if name in _PLACEMENT_NUMBERS:
-            out.append(_PLACEMENT_NUMBERS[name])
-            continue
-        m = _OWN_PLACEMENT.fullmatch(name)
-        if m:
-            out.append(int(m.group(1)))
-            continue
-        if loss is not None:
-            loss.approximated(f"{path}.placement",
-                              f"placement {name!r} has no SillyTavern equivalent; left out")
     return out
 
 
+def _placement_number(name: str) -> int | None:
+    if name in _PLACEMENT_NUMBERS:
+        return _PLACEMENT_NUMBERS[name]
+    m = _OWN_PLACEMENT.fullmatch(name)
+    return int(m.group(1)) if m else None
+
+
+def _placement_numbers(names: list[str]) -> list[int]:
+    return [n for n in map(_placement_number, names) if n is not None]
+
+
+PLACEMENT = Conv("a list of numbers", _placement_names, _placement_numbers)
+
+
+def _substitute(x: Any) -> int:
+    if isinstance(x, bool):
+        return int(x)  # the old boolean form: false/true are 0/1
+    if is_int(x):
+        return int(x)
+    raise Bad("expected a number or true/false")
+
+
+SUBSTITUTE = Conv("a number (0, 1 or 2)", _substitute, lambda v: v, lambda x: type(x) is int)
+
+ST_REGEX = Table((
+    field("id"),
+    field("name", "scriptName", absent=""),
+    field("find", "findRegex", absent=""),
+    field("replace", "replaceString", absent=""),
+    field("trim_strings", "trimStrings", conv=STRLIST, absent=[]),
+    field("placement", conv=PLACEMENT, absent=[]),
+    field("disabled", conv=BOOL, absent=False),
+    field("markdown_only", "markdownOnly", conv=BOOL),
+    field("prompt_only", "promptOnly", conv=BOOL),
+    field("run_on_edit", "runOnEdit", conv=BOOL),
+    field("substitute_regex", "substituteRegex", conv=SUBSTITUTE, quiet=True),
+    field("min_depth", "minDepth", conv=INT),
+    field("max_depth", "maxDepth", conv=INT),
+))
+"""A SillyTavern regex script, in the key order ST's editor writes."""
+
+ST_REGEX_KEYS = tuple(n for f in ST_REGEX.fields for n, _ in f.names)
+"""The keys of a SillyTavern regex script, in the order ST's editor writes them."""
+
+
 def parse_st_regex(obj: Mapping[str, Any], *, format_id: str,
-                   warnings: list[Issue] | None = None, path: str = "$") -> RegexScript:
+                   warnings: list[Issue] | None = None, path: str = "$",
+                   owned: bool = False) -> RegexScript:
     """A canonical regex script from one SillyTavern regex object (tolerant of wrong types)."""
     from ..model import RegexScript
 
-    r = ShapeReader(obj, ST_REGEX_KEYS, path=path, warnings=warnings)
-    find_raw = r.raw("findRegex")
-    find = r.field("findRegex", conv_str, "", nullable=False, expected="a string")
+    values, layout, data = ST_REGEX.read(obj, path, warnings, owned=owned)
+    find = values.pop("find")
     pattern, flags = split_find_regex(find)
-    if isinstance(find_raw, str) and join_find_regex(pattern, flags) != find_raw:
-        r.more["find"] = find_raw
-    script = RegexScript(
-        id=r.field("id", conv_opt_str, None, nullable=True, expected="a string"),
-        name=r.field("scriptName", conv_str, "", nullable=False, expected="a string"),
-        pattern=pattern,
-        flags=flags,
-        replace=r.field("replaceString", conv_str, "", nullable=False, expected="a string"),
-        trim_strings=r.field("trimStrings", conv_str_list, [], nullable=False,
-                             expected="a list of strings"),
-        placement=r.field("placement", _placements, [], nullable=False,
-                          expected="a list of numbers"),
-        disabled=bool(r.field("disabled", conv_bool, False, nullable=False,
-                              expected="true or false")),
-        markdown_only=r.field("markdownOnly", conv_bool, None, nullable=True,
-                              expected="true or false"),
-        prompt_only=r.field("promptOnly", conv_bool, None, nullable=True,
-                            expected="true or false"),
-        run_on_edit=r.field("runOnEdit", conv_bool, None, nullable=True,
-                            expected="true or false"),
-        substitute_regex=r.field("substituteRegex", _conv_substitute, None, nullable=True,
-                                 expected="a number or boolean",
-                                 quiet=isinstance(obj.get("substituteRegex"), bool)),
-        min_depth=r.field("minDepth", _conv_depth, None, nullable=True, expected="a number"),
-        max_depth=r.field("maxDepth", _conv_depth, None, nullable=True, expected="a number"),
-    )
-    script.passthrough[format_id] = r.record()
+    if join_find_regex(pattern, flags) != find:
+        layout["find"] = find  # ST reads it so; the exact text is kept for a rewrite
+    if not isinstance(values["id"], str | None):
+        values["id"] = str(values["id"])
+    script = RegexScript(pattern=pattern, flags=flags, **values)
+    keep(script, format_id, layout, data)
     return script
 
 
@@ -201,14 +175,13 @@ def build_st_regex(script: RegexScript, *, format_id: str, loss: LossReport | No
                    path: str = "regex") -> dict[str, Any]:
     """The SillyTavern JSON object for a canonical regex script.
 
-    With a shape recorded by :func:`parse_st_regex` under ``format_id`` the object comes back
-    as it was read; otherwise ST's keys are written for every stated value (``None`` fields are
-    left out, which ST reads as its default).
+    With the layout and app data :func:`parse_st_regex` kept under ``format_id`` the object
+    comes back as it was read; otherwise ST's keys are written for every stated value (``None``
+    fields are left out, which ST reads as its default).
     """
-    shape = script.passthrough.get(format_id)
-    w = ShapeWriter(shape if isinstance(shape, Mapping) else None)
+    layout, data = kept(script, format_id)
     find = join_find_regex(script.pattern, script.flags)
-    original = w.shape.get("find")
+    original = (layout or {}).get("find")
     if isinstance(original, str) and split_find_regex(original) == (script.pattern, script.flags):
         find = original
     elif loss is not None and split_find_regex(find) != (script.pattern, script.flags):
@@ -220,23 +193,15 @@ def build_st_regex(script: RegexScript, *, format_id: str, loss: LossReport | No
             if before != after:
                 loss.approximated(f"{path}.{name}", f"SillyTavern reads findRegex {find!r} as "
                                                     f"pattern {got[0]!r}, flags {got[1]!r}")
-    w.put("id", script.id, conv_opt_str, empty=None)
-    w.put("scriptName", script.name, conv_str, empty="")
-    w.put("findRegex", find, conv_str, empty="")
-    w.put("replaceString", script.replace, conv_str, empty="")
-    w.put("trimStrings", list(script.trim_strings), conv_str_list, empty=[])
-    w.put("placement", _placement_numbers(list(script.placement), loss, path), None, empty=[])
-    if "placement" in w.coerced:
-        derived, _ = _placements(w.coerced["placement"])
-        if derived == list(script.placement):
-            w.out["placement"] = plain(w.coerced["placement"])
-    w.put("disabled", script.disabled, conv_bool, empty=False)
-    w.put("markdownOnly", script.markdown_only, conv_bool, empty=None)
-    w.put("promptOnly", script.prompt_only, conv_bool, empty=None)
-    w.put("runOnEdit", script.run_on_edit, conv_bool, empty=None)
-    w.put("substituteRegex", script.substitute_regex, _conv_substitute, empty=None)
-    w.put("minDepth", script.min_depth, _conv_depth, empty=None)
-    w.put("maxDepth", script.max_depth, _conv_depth, empty=None)
-    if script.extensions and loss is not None:
-        loss.dropped(f"{path}.extensions", "SillyTavern regex scripts have no extensions")
-    return w.finish(ST_REGEX_KEYS)
+    placement = list(script.placement)
+    if loss is not None:
+        for name in placement:
+            if _placement_number(name) is None:
+                loss.approximated(f"{path}.placement", f"placement {name!r} has no SillyTavern "
+                                                       "equivalent; left out")
+    values = {"find": find, "placement": placement}
+
+    def get(attr: str) -> Any:
+        return values[attr] if attr in values else getattr(script, attr)
+
+    return ST_REGEX.write(get, layout, data, loss, path)

@@ -17,6 +17,7 @@ __all__ = [
     "CONTAINER_KINDS",
     "EocdInfo",
     "find_eocd",
+    "json_start",
     "read_eocd",
     "sniff_container",
     "zip_start_offset",
@@ -25,7 +26,8 @@ __all__ = [
 CONTAINER_KINDS = (
     "png", "apng", "jpeg", "webp", "gif", "zip", "jpeg+zip", "json", "text", "binary",
 )
-"""Every value :func:`sniff_container` can return."""
+"""Every value :func:`sniff_container` can return.  ``AdapterInput.container`` adds ``jsonl``
+(JSON Lines: several lines, each one JSON object), which needs more than the bytes' edges."""
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _EOCD_SIG = b"PK\x05\x06"
@@ -171,6 +173,12 @@ def _wide_json_start(data: bytes) -> bool:
                 return False
             return text[:1] in ("{", "[")
     return False
+
+
+def json_start(data: bytes) -> bool:
+    """True when ``data`` (a whole file, or its head) starts like JSON (after a BOM and
+    whitespace)."""
+    return _json_start(data)
 
 
 def _json_start(data: bytes) -> bool:

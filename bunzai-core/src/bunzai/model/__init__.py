@@ -11,6 +11,15 @@ from typing import Annotated, Any
 from pydantic import Field, TypeAdapter
 
 from .character import Character
+from .chat import (
+    ATTACHMENT_TYPES,
+    Alternative,
+    Attachment,
+    Chat,
+    ChatMessage,
+    LazyMessages,
+    Participant,
+)
 from .common import SCHEMA_VERSION, Asset, CanonicalModel, EntityBase, field_defaults
 from .lorebook import POSITIONS, ROLES, SELECTIVE_LOGIC, Lorebook, LorebookEntry
 from .module import Module
@@ -18,7 +27,7 @@ from .persona import Persona
 from .regex import PLACEMENTS, RegexScript
 
 Entity = Annotated[
-    Character | Lorebook | Persona | RegexScript | Module, Field(discriminator="kind")
+    Character | Lorebook | Persona | RegexScript | Module | Chat, Field(discriminator="kind")
 ]
 """Any canonical entity, discriminated on ``kind``."""
 
@@ -28,6 +37,7 @@ MODELS: dict[str, type[EntityBase]] = {
     "persona": Persona,
     "regex": RegexScript,
     "module": Module,
+    "chat": Chat,
 }
 
 _entity_adapter: TypeAdapter[Any] | None = None
@@ -49,20 +59,27 @@ def json_schema(kind: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "ATTACHMENT_TYPES",
     "MODELS",
     "PLACEMENTS",
     "POSITIONS",
     "ROLES",
     "SCHEMA_VERSION",
     "SELECTIVE_LOGIC",
+    "Alternative",
     "Asset",
+    "Attachment",
     "CanonicalModel",
     "Character",
+    "Chat",
+    "ChatMessage",
     "Entity",
     "EntityBase",
+    "LazyMessages",
     "Lorebook",
     "LorebookEntry",
     "Module",
+    "Participant",
     "Persona",
     "RegexScript",
     "entity_adapter",

@@ -57,6 +57,8 @@ class Asset(CanonicalModel):
     origin: str | None = Field(None, description="where the bytes came from (zip path, chunk)")
     orphan: bool = Field(False, description="present in the container but referenced by nothing")
     extensions: dict[str, JSONValue] = Field(default_factory=dict)
+    app_data: dict[str, dict[str, JSONValue]] = Field(
+        default_factory=dict, description="user data only one app understands (see EntityBase)")
 
 
 class EntityBase(CanonicalModel):

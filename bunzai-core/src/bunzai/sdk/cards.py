@@ -5,6 +5,7 @@ so a field means the same thing in every format (see :mod:`bunzai.cardspec`).
 """
 
 from ..cardspec import (
+    COMPLETED_KEYS,
     DATA_KEYS,
     OBSOLESCENCE_NOTICE,
     PLACEMENT_CODES,
@@ -20,6 +21,7 @@ from ..cardspec import (
     card_body,
     card_digest,
     card_version,
+    completed_digest,
     digest_matches,
     entry_from_v2,
     entry_to_v2,
@@ -54,6 +56,7 @@ __all__ = [
     "ASSET_PREFIX",
     "ASSET_URI_PREFIX",
     "CARD_KEYWORDS",
+    "COMPLETED_KEYS",
     "DATA_KEYS",
     "ENCRYPTED_PREFIX",
     "OBSOLESCENCE_NOTICE",
@@ -74,6 +77,7 @@ __all__ = [
     "card_digest",
     "card_version",
     "chunk_keyword",
+    "completed_digest",
     "digest_matches",
     "entry_from_v2",
     "entry_to_v2",

@@ -37,8 +37,9 @@ from ..types import Issue
 
 __all__ = [
     "BOOL", "DICT", "DICTLIST", "ID", "INT", "INT_OR_BOOL", "NOT_BOOL", "NUM", "OMIT", "STR",
-    "STRLIST", "Bad", "Conv", "Field", "Reading", "Table", "Unrepresentable", "enum", "field",
-    "is_int", "is_num", "jcopy", "keep", "kept", "same", "slot", "type_name",
+    "STRDICT", "STRLIST", "TAGS", "WHOLE", "Bad", "Conv", "Field", "ObjectReader",
+    "ObjectWriter", "Reading", "Table", "Unrepresentable", "enum", "field", "is_int", "is_num",
+    "jcopy", "keep", "kept", "reorder", "same", "slot", "type_name",
 ]
 
 OMIT: Any = object()
@@ -115,6 +116,10 @@ _NUM_TEXT = re.compile(r"-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 def _bool(x: Any) -> bool:
     if isinstance(x, bool):
         return x
+    if isinstance(x, str) and x.strip().lower() in ("true", "false"):
+        return x.strip().lower() == "true"  # hand-edited files; the original is written back
+    if is_int(x) and x in (0, 1):
+        return bool(x)
     raise Bad(f"expected true/false, got {type_name(x)}")
 
 
@@ -193,6 +198,32 @@ def _not_bool(x: Any) -> bool:
     return not _bool(x)
 
 
+def _whole(x: Any) -> int:
+    """A whole number; a float with an integer value is accepted as the number it is."""
+    if is_int(x):
+        return int(x)
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    raise Bad(f"expected a whole number, got {type_name(x)}")
+
+
+def _tags(x: Any) -> list[str]:
+    """A list of strings; a comma-separated string (SillyTavern's root copy) is split."""
+    if isinstance(x, str):
+        return [t.strip() for t in x.split(",") if t.strip()]
+    return _strlist(x)
+
+
+def _str_dict(x: Any) -> dict[str, str]:
+    if isinstance(x, Mapping) and all(isinstance(v, str) for v in x.values()):
+        return {str(k): v for k, v in x.items()}
+    raise Bad(f"expected an object of strings, got {type_name(x)}")
+
+
+def _is_str_dict(x: Any) -> bool:
+    return type(x) is dict and all(type(v) is str for v in x.values())
+
+
 def _is(*types: type) -> Callable[[Any], bool]:
     if len(types) == 1:
         t0 = types[0]
@@ -236,6 +267,10 @@ DICT = Conv("object", _dict)
 DICTLIST = Conv("object list", _dictlist)
 INT_OR_BOOL = Conv("number or bool", _int_or_bool, jcopy, _is(int, bool))
 NOT_BOOL = Conv("inverted bool", _not_bool, lambda v: not v)
+WHOLE = Conv("a whole number", _whole, jcopy, _is(int))
+"""Like INT, but text is not a number here (dates, counts written by strict apps)."""
+TAGS = Conv("a list of strings", _tags, jcopy, _all_str)
+STRDICT = Conv("an object of strings", _str_dict, jcopy, _is_str_dict)
 
 
 # -- tables -------------------------------------------------------------------------------------
@@ -357,7 +392,7 @@ class Table:
         taken as they are instead of copied.
         """
         src: Mapping[str, Any] = obj if type(obj) is dict else thaw(obj)
-        take = _keep if owned else jcopy
+        take = _keep if owned or src is not obj else jcopy
         values: dict[str, Any] = {}
         raw: dict[str, Any] = {}
         absent: list[str] = []
@@ -502,22 +537,8 @@ class Table:
             names = alias.get(f.attr) or [f.names[0][0]]
             convs = dict(f.names)
             for n in names:
-                conv = convs.get(n, f.names[0][1])
-                if n in kept and same(value, f.absent):
-                    out[n] = jcopy(kept[n])  # a value no canonical type holds, untouched
-                    continue
-                if n in raw:
-                    try:
-                        back = conv.canon(raw[n]) if not (raw[n] is None and f.absent is None) \
-                            else None
-                    except Bad:
-                        back = _fresh(f.absent)
-                    if same(back, value):
-                        out[n] = jcopy(raw[n])
-                        continue
-                    w = self._emit(f, conv, value, True, loss, loss_path)
-                else:
-                    w = self._emit(f, conv, value, False, loss, loss_path)
+                w = _write_one(f, n, convs.get(n, f.names[0][1]), value, raw, (), kept, False,
+                               loss, loss_path)
                 if w is not OMIT:
                     out[n] = w
         for k, v in kept.items():  # unknown keys, disagreeing spellings, unreadable values
@@ -532,17 +553,34 @@ class Table:
             out = head
         return out
 
-    @staticmethod
-    def _emit(f: Field, conv: Conv, value: Any, forced: bool, loss: LossReport | None,
-              loss_path: str) -> Any:
-        if value is not None:
-            try:
-                conv.source(value)
-            except Unrepresentable as exc:
-                if loss is not None:
-                    loss.dropped(_join(loss_path, f.attr or f.names[0][0]), str(exc))
-                return OMIT
-        return _default_emit(f, conv, value, forced=forced)
+
+
+def _write_one(f: Field, name: str, conv: Conv, value: Any, raw: Mapping[str, Any],
+               absent: Any, kept: Mapping[str, Any], forced: bool, loss: LossReport | None,
+               loss_path: str) -> Any:
+    """What one key holds for ``value`` (or OMIT): its recorded original while the value
+    still reads the same, the value converted back otherwise."""
+    if name in absent and same(value, f.absent):
+        return OMIT
+    if name in kept and same(value, f.absent):
+        return jcopy(kept[name])  # a value no canonical type holds, untouched
+    if name in raw:
+        r = raw[name]
+        try:
+            back = None if r is None and f.absent is None else conv.canon(r)
+        except Bad:
+            back = _fresh(f.absent)
+        if same(back, value):
+            return jcopy(r)
+        forced = True
+    if value is not None:
+        try:
+            conv.source(value)
+        except Unrepresentable as exc:
+            if loss is not None:
+                loss.dropped(_join(loss_path, f.attr or name), str(exc))
+            return OMIT
+    return _default_emit(f, conv, value, forced=forced)
 
 
 def _keep(value: Any) -> Any:
@@ -551,6 +589,164 @@ def _keep(value: Any) -> Any:
 
 def _join(base: str, attr: str) -> str:
     return f"{base}.{attr}" if base else attr
+
+
+# -- one object, key by key ----------------------------------------------------------------------
+
+class ObjectReader:
+    """Reads one JSON object key by key, for code that needs its own logic between keys.
+
+    Each :meth:`get` is one single-spelling :class:`Field` read exactly as a :class:`Table`
+    reads it, into the same layout and data; :meth:`finish` adds the keys nobody asked for to
+    the data and the key order to the layout.  Custom layout goes in :attr:`layout` directly.
+    """
+
+    def __init__(self, obj: Mapping[str, Any], path: str, warnings: list[Issue] | None = None,
+                 *, owned: bool = False, skip: Sequence[str] = ()) -> None:
+        self.src: Mapping[str, Any] = obj if type(obj) is dict else thaw(obj)
+        self.path = path
+        self.warnings = warnings
+        self.owned = owned or self.src is not obj  # a thawed copy is this reader's own
+        self.skip = frozenset(skip)
+        self.values: dict[str, Any] = {}
+        self.layout: dict[str, Any] = {}
+        self.data: dict[str, Any] = {}
+        self.raw: dict[str, Any] = {}
+        """Originals of another type or ``null`` whose canonical value reads the same."""
+        self.absent: list[str] = []
+        """Keys the source lacked although a writer would add them."""
+        self._read: list[str] = []
+
+    def has(self, key: str) -> bool:
+        return key in self.src
+
+    def get(self, key: str, conv: Conv = STR, absent: Any = None, *, null: bool = False,
+            quiet: bool = False) -> Any:
+        """The canonical value of ``key`` (``absent`` when it is missing or unreadable)."""
+        self._read.append(key)
+        r = self.src.get(key, _MISSING)
+        if r is _MISSING:
+            # a writer adds the key back for a stated value (or null), so record the gap
+            if absent is not None or null:
+                self.absent.append(key)
+            return _fresh(absent)
+        if conv.exact(r):
+            t = type(r)
+            return r if (t is not list and t is not dict) or self.owned else jcopy(r)
+        return Table._slow_one(_field_for(key, conv, absent, null, quiet), key, conv, r,
+                               self.path, self.warnings, self.raw, self.data)
+
+    def consume(self, key: str) -> None:
+        """Mark ``key`` as handled by the caller (it is neither data nor left over)."""
+        self._read.append(key)
+
+    def warn(self, key: str, message: str) -> None:
+        if self.warnings is not None:
+            self.warnings.append(Issue(f"{self.path}{_quote(key)}", message))
+
+    def finish(self, default_order: Sequence[str] = ()) -> Reading:
+        """The layout and data of the object (values are what :meth:`get` returned)."""
+        take = _keep if self.owned else jcopy
+        read = set(self._read)
+        for k, v in self.src.items():
+            if k not in read and k not in self.skip and k not in self.data:
+                self.data[k] = take(v)
+        if self.raw:
+            self.layout["raw"] = self.raw
+        if self.absent:
+            self.layout["absent"] = self.absent
+        keys = list(self.src)
+        expected = reorder(dict.fromkeys(keys), default_order)
+        if keys != list(expected):
+            self.layout["order"] = keys
+        return Reading(self.values, self.layout, self.data)
+
+
+class ObjectWriter:
+    """Writes one JSON object key by key, restoring what an :class:`ObjectReader` recorded.
+
+    ``faithful`` is true when the object came from this format (there is a layout to
+    restore); writers use it to decide, for a key the source did not have, whether to add
+    what their spec requires.
+    """
+
+    def __init__(self, layout: Mapping[str, Any] | None = None,
+                 data: Mapping[str, Any] | None = None,
+                 loss: LossReport | None = None, loss_path: str = "") -> None:
+        self.layout: Mapping[str, Any] = layout if isinstance(layout, Mapping) else {}
+        self.data: Mapping[str, Any] = data if isinstance(data, Mapping) else {}
+        self.faithful = bool(self.layout)
+        self.loss = loss
+        self.loss_path = loss_path
+        self.raw: Mapping[str, Any] = self.layout.get("raw") or {}
+        self.absent = frozenset(self.layout.get("absent") or ())
+        self.out: dict[str, Any] = {}
+        self._dropped: set[str] = set()
+
+    def omit(self, key: str) -> None:
+        """Leave ``key`` out, even where the source's data would put it back."""
+        self._dropped.add(key)
+        self.out.pop(key, None)
+
+    def was_absent(self, key: str) -> bool:
+        return key in self.absent
+
+    def was_null(self, key: str) -> bool:
+        return key in self.raw and self.raw[key] is None
+
+    def put(self, key: str, value: Any, conv: Conv = STR, absent: Any = None, *,
+            null: bool = False, required: Any = _MISSING) -> None:
+        """Write ``value`` for ``key``: the original when the value still reads the same,
+        nothing for a key the source lacked while the value is ``absent``, ``required`` for
+        an unstated value in an object that did not come from this format."""
+        if value is None and required is not _MISSING and not self.faithful:
+            self.out[key] = required
+            return
+        f = _field_for(key, conv, absent, null, False)
+        w = _write_one(f, key, conv, value, self.raw, self.absent, self.data, False,
+                       self.loss, self.loss_path)
+        if w is not OMIT:
+            self.out[key] = w
+
+    def finish(self, default_order: Sequence[str] = ()) -> dict[str, Any]:
+        """Add the object's data (keys nobody wrote) and order everything like the source."""
+        for k, v in self.data.items():
+            if k not in self.out and k not in self._dropped:
+                self.out[k] = jcopy(v)
+        order = self.layout.get("order")
+        return reorder(self.out, list(order) if isinstance(order, list) else default_order)
+
+
+_FIELD_CACHE: dict[tuple[Any, ...], Field] = {}
+
+
+def _field_for(key: str, conv: Conv, absent: Any, null: bool, quiet: bool) -> Field:
+    """The one-spelling field an ObjectReader/ObjectWriter call stands for (built once)."""
+    t = type(absent)
+    marker = ("[]" if not absent else None) if t is list else \
+        ("{}" if not absent else None) if t is dict else absent
+    if marker is None:  # a non-empty list or object as the absent value: not cached
+        return Field(key, ((key, conv),), absent=absent, null=null, quiet=quiet)
+    cache_key = (key, id(conv), t, marker, null, quiet)
+    f = _FIELD_CACHE.get(cache_key)
+    if f is None:
+        if len(_FIELD_CACHE) > 4096:  # keys come from code, but stay bounded all the same
+            _FIELD_CACHE.clear()
+        f = _FIELD_CACHE[cache_key] = Field(key, ((key, conv),), absent=absent, null=null,
+                                            quiet=quiet)
+    return f
+
+
+def reorder(obj: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """``obj`` with ``keys`` first (in that order, when present), then the rest as they were."""
+    out: dict[str, Any] = {}
+    for k in keys:
+        if k in obj and k not in out:
+            out[k] = obj[k]
+    for k, v in obj.items():
+        if k not in out:
+            out[k] = v
+    return out
 
 
 # -- where records live on an entity ------------------------------------------------------------

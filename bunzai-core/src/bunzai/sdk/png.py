@@ -1,5 +1,6 @@
 """PNG chunks for format adapters: walk without decoding pixels, text chunks, byte-exact splice."""
 
+from ..containers.placeholder import default_avatar, is_default_avatar
 from ..containers.png import (
     PNG_SIGNATURE,
     TEXT_CHUNK_TYPES,
@@ -16,7 +17,18 @@ from ..containers.png import (
 )
 
 __all__ = [
-    "PNG_SIGNATURE", "TEXT_CHUNK_TYPES", "Base64TextChunk", "Chunk", "PngFile", "TextChunk",
-    "is_text_chunk_with_keyword", "make_chunk", "make_text_chunk", "minimal_png", "splice",
+    "PNG_SIGNATURE",
+    "TEXT_CHUNK_TYPES",
+    "Base64TextChunk",
+    "Chunk",
+    "PngFile",
+    "TextChunk",
+    "default_avatar",
+    "is_default_avatar",
+    "is_text_chunk_with_keyword",
+    "make_chunk",
+    "make_text_chunk",
+    "minimal_png",
+    "splice",
     "splice_parts",
 ]

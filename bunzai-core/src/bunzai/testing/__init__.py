@@ -13,8 +13,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..api import as_input
+from ..api import as_input, set_registry
 from ..compare import diff_paths as diff_paths
+from ..limits import get_limits, set_limits
 from ..registry import Registry
 from ..types import ReadResult
 
@@ -29,6 +30,11 @@ def shared_dir() -> Path:
 def corpus_dir() -> Path:
     """The real-file corpus, read in place."""
     return Path(os.environ.get("BUNZAI_CORPUS", shared_dir() / "corpus"))
+
+
+def chats_corpus_dir() -> Path:
+    """Real chat histories (``corpus-chats``), read in place like the corpus."""
+    return Path(os.environ.get("BUNZAI_CHATS_CORPUS", shared_dir() / "corpus-chats"))
 
 
 def samples_dir() -> Path:
@@ -61,10 +67,25 @@ def manifest() -> list[dict[str, str]]:
         return list(csv.DictReader(fh, delimiter="\t"))
 
 
+@cache
+def chat_manifest() -> list[dict[str, str]]:
+    """Rows of the chat corpus's ``MANIFEST.tsv`` (same columns as the corpus's)."""
+    path = chats_corpus_dir() / "MANIFEST.tsv"
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def corpus_rows() -> list[tuple[Path, dict[str, str]]]:
+    """Every real file with its manifest row: the corpus, then the chat corpus."""
+    return ([(corpus_dir() / r["file"], r) for r in manifest()]
+            + [(chats_corpus_dir() / r["file"], r) for r in chat_manifest()])
+
+
 def corpus_files(*classes: str) -> list[Path]:
-    """Corpus files of the given classes (all classes when none given), sorted."""
-    rows = manifest()
-    return sorted(corpus_dir() / r["file"] for r in rows if not classes or r["class"] in classes)
+    """Real files (corpus and chat corpus) of the given classes (all when none given), sorted."""
+    return sorted(p for p, r in corpus_rows() if not classes or r["class"] in classes)
 
 
 def load_registry(*extra: tuple[str, Any], autoload: bool = True) -> Registry:
@@ -107,6 +128,32 @@ def read(registry: Registry, doc: Any, format: str | None = None, filename: str 
 def ids(paths: Iterable[Path]) -> list[str]:
     """Short pytest ids for corpus paths."""
     return [p.name.split("__")[-2] if "__" in p.name else p.name for p in paths]
+
+
+def without_completed(original: Any, written: Any, completed: Sequence[str]) -> Any:
+    """``written`` without the keys a writer added where ``original`` had none, at the JSON
+    path patterns ``completed`` (a spec's required keys, ``data.tags``,
+    ``data.character_book.entries[*].extensions``): what must then equal ``original`` exactly,
+    key order included, for a same-format rewrite to count as faithful."""
+    from ..neutral import pattern_of
+
+    patterns = frozenset(completed)
+
+    def strip(a: Any, b: Any, path: str) -> Any:
+        if isinstance(a, dict) and isinstance(b, dict):
+            out = {}
+            for k, v in b.items():
+                p = f"{path}.{k}" if path else str(k)
+                if k not in a and pattern_of(p) in patterns:
+                    continue
+                out[k] = strip(a[k], v, p) if k in a else v
+            return out
+        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            return [strip(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b,
+                                                                              strict=True))]
+        return b
+
+    return strip(original, written, "")
 
 
 def uncovered_differences(before: Any, after: Any, loss: Any,
@@ -156,17 +203,65 @@ def conversion_problems(registry: Registry, entities: Sequence[Any], target: str
     return problems
 
 
+def label(registry: Registry, source: Any, filename: str | None = None) -> Any:
+    """The origin label of a file (bytes, a path or a JSON value), as ``bunzai label`` gives
+    it: read, then every installed label rule."""
+    from ..label import label as run
+
+    inp = as_input(document_bytes(source) if not isinstance(source, Path) else source,
+                   filename)
+    _, result, _ = registry.read(inp)
+    return run(registry, inp, result.entities)
+
+
+def validate(registry: Registry, source: Any, filename: str | None = None) -> Any:
+    """The validation issues of a file, as ``bunzai validate`` finds them."""
+    from ..validate import file_issues
+
+    inp = as_input(document_bytes(source) if not isinstance(source, Path) else source,
+                   filename)
+    handle, result, _ = registry.read(inp)
+    return file_issues(registry, handle, inp, result)
+
+
+def run_cli(*args: str, registry: Registry | None = None) -> Any:
+    """Run the ``bunzai`` command in-process (typer's runner): exit code, stdout, stderr."""
+    from typer.testing import CliRunner
+
+    from ..cli import app
+
+    if registry is not None:
+        set_registry(registry)
+    try:
+        return CliRunner().invoke(app, list(args))
+    finally:
+        if registry is not None:
+            set_registry(None)
+
+
 __all__: Sequence[str] = [
+    "Registry",
+    "as_input",
+    "chat_manifest",
+    "chats_corpus_dir",
     "conversion_problems",
     "corpus_dir",
     "corpus_files",
+    "corpus_rows",
     "diff_paths",
+    "get_limits",
     "ids",
+    "label",
     "load_registry",
     "manifest",
     "require_corpus",
     "route",
+    "run_cli",
     "samples_dir",
+    "set_limits",
+    "set_registry",
     "shared_dir",
     "uncovered_differences",
+    "validate",
+    "without_completed",
 ]

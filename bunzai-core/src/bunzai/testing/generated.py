@@ -163,9 +163,57 @@ def _module(variant: str) -> Any:
     )
 
 
+def _chat(variant: str) -> Any:
+    from datetime import UTC, datetime
+
+    from ..model import Alternative, Attachment, Chat, ChatMessage, Participant
+
+    if variant == "minimal":
+        return Chat(messages=[ChatMessage(role="user", text="Hello?")])
+
+    def at(minute: int) -> datetime:
+        return datetime(2024, 11, 3, 21, minute, 5, 250000, tzinfo=UTC)
+
+    return Chat(
+        title="Storm night at Gull Point",
+        participants=[Participant(name="Ada", role="user", id="user-ada", avatar="ada.png"),
+                      Participant(name="Wren Halloway", role="character", id="wren",
+                                  avatar="wren.png"),
+                      Participant(name="Gull Point", role="narrator")],
+        created=at(0), notes="Keep the storm loud.", memory="Ada arrived by ferry.",
+        scenario="A storm strands Ada at the light.", greeting="You're soaked. Come in.",
+        example_dialogue="<START>\nAda: Why is the light dark?\nWren: Ask the council.",
+        system_prompt="Stay in character as Wren.", branch_of="Storm night (main)",
+        lorebook=_lorebook("rich"),
+        messages=[
+            ChatMessage(role="narrator", speaker="Gull Point", text="Rain hammers the glass.",
+                        time=at(1)),
+            ChatMessage(role="user", speaker="Ada", text="Is anyone there?", time=at(2),
+                        id="m-2", attachments=[
+                            Attachment(type="image", name="ferry.png", uri="ferry.png",
+                                       title="the ferry at dusk", media_type="image/png",
+                                       data=_png())]),
+            ChatMessage(role="character", speaker="Wren Halloway",
+                        text="Only me, and the lamp.", time=at(3), reasoning="She is wary.",
+                        model="kit-model-7b", alternatives=[
+                            Alternative(text="Who's asking?", time=at(3)),
+                            Alternative(text="Only me, and the lamp.", time=at(4),
+                                        reasoning="She is wary.")], chosen=1,
+                        bookmark="checkpoint: the lamp"),
+            ChatMessage(role="user", speaker="Ada", text="(out of character: brb)",
+                        hidden=True, time=at(5)),
+            ChatMessage(role="system", speaker="System", text="Ada joined the chat.",
+                        time=at(6), extensions={"kit_app": {"message": "kept verbatim"}},
+                        passthrough={FIXTURE_FORMAT: {"extra": {"only_the_fixture": 1}}}),
+        ],
+        extensions={"kit_app": {"chat": "extension kept verbatim"}},
+        passthrough={FIXTURE_FORMAT: {"extra": {"chat_only_the_fixture_knows": True}}},
+    )
+
+
 _BUILDERS: dict[str, Callable[[str], Any]] = {
     "character": _character, "lorebook": _lorebook, "persona": _persona, "regex": _regex,
-    "module": _module,
+    "module": _module, "chat": _chat,
 }
 
 

@@ -231,6 +231,10 @@ class AdapterConformance:
     """How many wrong-type mutations to try per sample (fewer on samples over 256 KiB)."""
     robustness_samples: ClassVar[Sequence[PathLike] | None] = None
     """Samples for the truncation and wrong-type checks (default: all of ``samples``)."""
+    completed_keys: ClassVar[Sequence[str]] = ()
+    """JSON paths (``data.tags``, ``data.character_book.entries[*].extensions``) of keys your
+    writer adds when the source lacked them because your format's spec requires them: a
+    same-format rewrite may add these (never change or remove anything)."""
     sample_waivers: ClassVar[Mapping[str, Mapping[str, str]]] = {}
     """Check name -> {sample file name pattern -> why that check does not apply to it}; the
     matching cases are reported as skipped with the reason."""
@@ -715,17 +719,20 @@ class AdapterConformance:
             after.extend(self._read(subject, f.data, f"roundtrip{f.suffix}"))
         assert len(after) == len(before), explain(
             f"{sample.name}: read {len(before)} entities, wrote and read back {len(after)}", fix)
+        from ..fidelity import changes
+
         diffs: list[str] = []
         for i, (a, b) in enumerate(zip(before, after, strict=True)):
             prefix = f"[{i}]." if len(before) > 1 else ""
-            diffs += [prefix + p for p in diff_paths(a.model_dump(), b.model_dump())]
+            # user data and app data; layout may change where the writer completed a spec
+            diffs += [prefix + p for p in changes(a, b, subject.registry.neutrality)]
         assert not diffs, explain(
             f"{sample.name} changed in a same-format round trip at {diffs[:12]}", fix)
 
     def test_same_format_round_trip_keeps_the_file(self, bunzai_subject: Subject,
                                                    sample: Path) -> None:
-        """The rewritten file equals the original: JSON equal (key order aside), PNG chunks
-        other than text byte-identical, zip members identical.
+        """The rewritten file equals the original: JSON equal (key order aside), JSON Lines and
+        text byte-identical, PNG chunks other than text byte-identical, zip members identical.
 
         Troubleshooting: restore absent keys, original number types and root extras from
         passthrough; never re-encode images or assets, splice new text chunks into the original
@@ -737,7 +744,7 @@ class AdapterConformance:
         if len(result.files) != 1:
             pytest.skip(f"the writer produced {len(result.files)} files from one sample")
         written = as_input(result.files[0].data, f"roundtrip{result.files[0].suffix}")
-        problems = _file_differences(original, written)
+        problems = _file_differences(original, written, tuple(type(self).completed_keys))
         assert not problems, explain(
             f"rewriting {sample.name} as {subject.id} changed the file: {problems[:10]}",
             "keep the source's shape in passthrough[format_id] and rebuild exactly that shape; "
@@ -1072,6 +1079,25 @@ def _mutations_of(doc: Any, budget: int) -> list[tuple[str, Any]]:
     return out
 
 
+def _jsonl_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes]]:
+    """JSON Lines copies with one value of one line (the first two and the last) mistyped."""
+    from ..jsonio import dumps, loads
+
+    lines = list(inp.lines())
+    numbered = [i for i, line in enumerate(lines) if line.strip()]
+    picked = sorted({*numbered[:2], *numbered[-1:]})
+    for i in picked:
+        ending = lines[i][len(lines[i].rstrip(b"\r\n")):]
+        try:
+            doc = loads(lines[i].rstrip(b"\r\n"))
+        except BunzaiError:
+            continue
+        for label, mutated in _mutations_of(doc, max(budget // max(len(picked), 1), 4)):
+            copy = list(lines)
+            copy[i] = dumps(mutated) + ending
+            yield f"line {i + 1}: {label}", b"".join(copy)
+
+
 def _type_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes]]:
     """Copies of the input with one JSON value of the wrong type, in JSON or PNG text chunks."""
     from ..frozen import thaw
@@ -1080,6 +1106,9 @@ def _type_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes
     if inp.container == "json" and inp.json is not None:
         for label, doc in _mutations_of(thaw(inp.json), budget):
             yield label, dumps(doc)
+        return
+    if inp.container == "jsonl":
+        yield from _jsonl_mutations(inp, budget)
         return
     png = inp.png
     if png is None:
@@ -1106,7 +1135,41 @@ def _type_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes
 # -- comparing files -----------------------------------------------------------------------------
 
 
-def _file_differences(original: AdapterInput, written: AdapterInput) -> list[str]:
+def _json_differences(a: Any, b: Any, completed: tuple[str, ...]) -> list[str]:
+    """Paths where two JSON documents differ, leaving out keys the writer may add (a spec's
+    required keys the source lacked): only where the original has no such key."""
+    from ..neutral import pattern_of
+
+    out = []
+    for path in diff_paths(a, b):
+        if completed and pattern_of(path) in completed and _absent_in(a, path):
+            continue
+        out.append(path)
+    return out
+
+
+def _absent_in(doc: Any, path: str) -> bool:
+    import re
+
+    parts = re.findall(r"([^.\[\]]+)|\[(\d+)\]", path)
+    cur = doc
+    for i, (name, index) in enumerate(parts):
+        last = i == len(parts) - 1
+        if index:
+            if not isinstance(cur, list) or int(index) >= len(cur):
+                return False
+            cur = cur[int(index)]
+        else:
+            if not isinstance(cur, dict):
+                return False
+            if name not in cur:
+                return last
+            cur = cur[name]
+    return False
+
+
+def _file_differences(original: AdapterInput, written: AdapterInput,
+                      completed: tuple[str, ...] = ()) -> list[str]:
     from ..frozen import thaw
 
     if original.container != written.container:
@@ -1114,17 +1177,31 @@ def _file_differences(original: AdapterInput, written: AdapterInput) -> list[str
     if original.container == "json":
         if original.json is None or written.json is None:
             return ["the JSON could not be parsed"]
-        return [f"JSON differs at {p}" for p in diff_paths(thaw(original.json),
-                                                         thaw(written.json))]
+        return [f"JSON differs at {p}" for p in _json_differences(
+            thaw(original.json), thaw(written.json), completed)]
     if original.container in ("png", "apng"):
-        return _png_differences(original, written)
+        return _png_differences(original, written, completed)
     if original.container in ("zip", "jpeg+zip"):
         return _zip_differences(original, written)
+    if original.container in ("jsonl", "text"):
+        return _line_differences(original, written)
     pytest.skip(f"no file-level comparison for {original.container} files; the entity-level "
                 "round trip covers them")
 
 
-def _png_differences(original: AdapterInput, written: AdapterInput) -> list[str]:
+def _line_differences(original: AdapterInput, written: AdapterInput) -> list[str]:
+    """JSON Lines and text are compared byte for byte: a same-format rewrite is the file."""
+    a, b = list(original.lines()), list(written.lines())
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return [f"line {i + 1} differs: {x[:80]!r} -> {y[:80]!r}"]
+    if len(a) != len(b):
+        return [f"{len(a)} lines became {len(b)}"]
+    return []
+
+
+def _png_differences(original: AdapterInput, written: AdapterInput,
+                     completed: tuple[str, ...] = ()) -> list[str]:
     from ..containers.png import TEXT_CHUNK_TYPES
     from ..frozen import thaw
 
@@ -1154,8 +1231,8 @@ def _png_differences(original: AdapterInput, written: AdapterInput) -> list[str]
                 problems.append(f"text chunk {key!r} changed")
             continue
         for x, y in zip(va, vb, strict=False):
-            problems += [f"chunk {key!r} JSON differs at {p}" for p in diff_paths(thaw(x),
-                                                                                   thaw(y))]
+            problems += [f"chunk {key!r} JSON differs at {p}"
+                         for p in _json_differences(thaw(x), thaw(y), completed)]
     return problems
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar
 
-from . import REPO_ROOT, corpus_dir, manifest, samples_dir
+from . import REPO_ROOT, corpus_rows, samples_dir
 from .kit import AdapterConformance, PathLike
 
 ROUTES_FILE = REPO_ROOT / "tests" / "corpus_routes.py"
@@ -69,12 +69,12 @@ def load_routes(table: Path | None = None) -> Routes:
     file_routes: dict[str, str | None] = getattr(module, "FILE_ROUTES", {})
     sample_routes: dict[str, str | None] = getattr(module, "SAMPLE_ROUTES", {})
     routes = Routes(unreadable=set(getattr(module, "UNREADABLE", set())))
-    for row in manifest():
-        name = Path(row["file"]).name
+    for path, row in corpus_rows():
+        name = path.name
         if name in file_routes:
-            routes.files.append((corpus_dir() / row["file"], file_routes[name]))
+            routes.files.append((path, file_routes[name]))
         elif row["class"] in class_routes:
-            routes.files.append((corpus_dir() / row["file"], class_routes[row["class"]]))
+            routes.files.append((path, class_routes[row["class"]]))
         else:
             routes.missing.append(row["file"])
     if (samples_dir()).is_dir():

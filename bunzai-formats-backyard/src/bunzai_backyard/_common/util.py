@@ -1,4 +1,4 @@
-"""Small helpers both Backyard formats share: timestamps, key order, options and new ids."""
+"""Small helpers both Backyard formats share: timestamps, key order and new ids."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
-
-from bunzai.sdk import UsageError
 
 ABSENT: Any = object()
 """A key the source did not have (written by leaving the key out)."""
@@ -84,35 +82,6 @@ def now_seconds() -> int:
 def is_z_time(value: Any) -> bool:
     """Whether ``value`` is a UTC ``Z`` timestamp (what the byaf library's validator accepts)."""
     return isinstance(value, str) and _ISO_Z.match(value) is not None
-
-
-# -- options -----------------------------------------------------------------------------------
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def opt_bool(options: Mapping[str, Any], name: str, default: bool = False) -> bool:
-    value = options.get(name, default)
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise UsageError(f"option {name} takes true or false, not {value!r}")
-
-
-def opt_choice(options: Mapping[str, Any], name: str, choices: Sequence[str],
-               default: str) -> str:
-    value = options.get(name)
-    if value is None:
-        return default
-    text = str(value).strip().lower()
-    if text not in choices:
-        raise UsageError(f"option {name} takes one of {', '.join(choices)}, not {value!r}")
-    return text
 
 
 # -- identifiers -------------------------------------------------------------------------------

@@ -10,12 +10,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter
+from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._common.declared import CARRIES, REASONS
 
 if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
+    from bunzai.sdk import AdapterInput, Entity
 
 _CHARACTER = re.compile(r"^characters/[^/]+/character\.json$")
 _SCENARIO = re.compile(r"^scenarios/[^/]+\.json$")
@@ -38,13 +38,15 @@ class BackyardArchiveAdapter(FormatAdapter):
     suffix = ".byaf"
     multi = True
     aliases = ("byaf",)
-    options = {
-        "separate": "true: one archive per character instead of one archive holding all "
-                    "(several characters in one archive are Ginger's extension of BYAF)",
-        "chats": "keep (default) or drop: drop empties every scenario's chat log (private data)",
-        "personality": "append (default) or drop: where a card's personality goes, since "
-                       "Backyard has no such field",
-    }
+    options = (
+        Option("separate", bool, default=False,
+               help="one archive per character instead of one archive holding all (several "
+                    "characters in one archive are Ginger's extension of BYAF)"),
+        Option("chats", choices=("keep", "drop"), default="keep",
+               help="drop empties every chat log (private data)"),
+        Option("personality", choices=("append", "drop"), default="append",
+               help="where a card's personality goes, since Backyard has no such field"),
+    )
     detection = (
         ("zip whose manifest.json has schemaVersion 1 and BYAF character/scenario paths", 0.95),
         ("zip with a manifest.json listing …/character.json paths, not fully BYAF (read then "
@@ -105,3 +107,15 @@ class BackyardArchiveAdapter(FormatAdapter):
             return Detection(0.6, "manifest.json lists BYAF character paths, but is not a "
                                   "valid BYAF v1 manifest")
         return Detection(0.0)
+
+    def chats(self, entity: Entity) -> list[Entity] | None:
+        if entity.kind != "character":
+            return None
+        from .chats import scenario_chats
+        return scenario_chats(entity, self.format_id)  # type: ignore[arg-type,return-value]
+
+    def embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        if entity.kind != "character" or chat.kind != "chat":
+            raise NotImplementedError("a Backyard archive takes a chat into a character")
+        from .chats import embed
+        return embed(entity, chat, self.format_id)  # type: ignore[arg-type]

@@ -39,8 +39,6 @@ from .._common.tables import BYAF_KEYS, SCENARIO, character_table
 from .._common.util import (
     ABSENT,
     format_time,
-    opt_bool,
-    opt_choice,
     ordered,
     put,
     record,
@@ -96,11 +94,9 @@ _CLONE_DROPS = ("messages", "title")
 
 def write_archive(entities: Sequence[Character], options: Mapping[str, Any], format_id: str
                   ) -> WriteResult:
-    separate = opt_bool(options, "separate")
-    settings = {
-        "chats": opt_choice(options, "chats", ("keep", "drop"), "keep"),
-        "personality": opt_choice(options, "personality", ("append", "drop"), "append"),
-    }
+    separate = bool(options.get("separate"))
+    settings = {"chats": options.get("chats", "keep"),
+                "personality": options.get("personality", "append")}
     groups = [[e] for e in entities] if separate else [list(entities)]
     loss = LossReport()
     warnings: list[str] = []

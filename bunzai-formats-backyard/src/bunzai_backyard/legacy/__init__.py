@@ -15,12 +15,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import BunzaiError, Detection, FormatAdapter
+from bunzai.sdk import BunzaiError, Detection, FormatAdapter, Option
 
 from .._common.declared import CARRIES, REASONS
 
 if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
+    from bunzai.sdk import AdapterInput, Entity
 
 IMAGE_CONTAINERS = ("png", "apng", "jpeg", "webp")
 _LEGACY_TEXT = ("aiName", "aiDisplayName", "aiPersona", "basePrompt", "customDialogue",
@@ -146,13 +146,17 @@ class BackyardLegacyAdapter(FormatAdapter):
     label = "Backyard / Faraday character (legacy PNG or JSON)"
     suffix = ".png"
     aliases = ("faraday",)
-    options = {
-        "container": "png or json: the output file (default: what the card came from, else png)",
-        "encoding": "base64 or raw: how the JSON sits in the UserComment (default: as read, "
-                    "else base64 as Backyard's library and Ginger write it)",
-        "chats": "keep (default) or drop: drop empties the Chat history (private data)",
-        "personality": "append (default) or drop: where a card's personality goes",
-    }
+    options = (
+        Option("container", choices=("png", "json"), default="as read, else png",
+               help="the output file"),
+        Option("encoding", choices=("base64", "raw"), default="as read, else base64",
+               help="how the JSON sits in the UserComment (base64 as Backyard's library and "
+                    "Ginger write it)"),
+        Option("chats", choices=("keep", "drop"), default="keep",
+               help="drop empties every chat log (private data)"),
+        Option("personality", choices=("append", "drop"), default="append",
+               help="where a card's personality goes, since Backyard has no such field"),
+    )
     detection = (
         ("PNG/JPEG/WebP whose EXIF UserComment holds {character, version 1..4}", 0.9),
         ("JSON file {character: {aiName, aiPersona, …}, version 1..4}", 0.9),
@@ -217,3 +221,13 @@ class BackyardLegacyAdapter(FormatAdapter):
         shape, why = found
         score = {"card": 0.9, "card?": 0.6}.get(shape, 0.55)
         return Detection(score, why)
+
+    def chats(self, entity: Entity) -> list[Entity] | None:
+        if entity.kind != "character":
+            return None
+        from .chats import card_chats
+        return card_chats(entity, self.format_id)  # type: ignore[arg-type,return-value]
+
+    def embed_chat(self, entity: Entity, chat: Entity) -> Entity:
+        raise NotImplementedError("bunzai cannot take a chat into a Faraday card (it reads "
+                                  "their chats only); embed it into a Backyard archive (.byaf)")

@@ -24,7 +24,7 @@ from bunzai.sdk.fields import kept, same
 from bunzai.sdk.png import PngFile, is_text_chunk_with_keyword, make_chunk, minimal_png, splice
 
 from .._common.character import character_values, report_character, write_lore
-from .._common.util import opt_choice, ordered, record, stable_id
+from .._common.util import ordered, record, stable_id
 from .read import CARD_SHAPES, LAYOUT_KEYS, SHAPE_KEYS, sha, table_of
 
 if TYPE_CHECKING:
@@ -56,11 +56,10 @@ def write_legacy(ch: Character, options: Mapping[str, Any], format_id: str) -> W
     layout, data = kept(ch, format_id)
     layout, data = layout or {}, data or {}
     source = layout.get("container")
-    container = opt_choice(options, "container", ("png", "json"),
-                           "json" if source == "json" else "png")
-    chats = opt_choice(options, "chats", ("keep", "drop"), "keep")
-    personality = opt_choice(options, "personality", ("append", "drop"), "append")
-    encoding = opt_choice(options, "encoding", ("base64", "raw"), "")
+    container = options.get("container") or ("json" if source == "json" else "png")
+    chats = options.get("chats", "keep")
+    personality = options.get("personality", "append")
+    encoding = options.get("encoding") or ""
     shape = str(layout["shape"]) if layout.get("shape") in SHAPE_KEYS else "card"
     if container == "png" and shape not in ("card", "card?"):
         shape = "card"

@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from . import jsonfmt
-from .options import flag
 
 T = TypeVar("T")
 
@@ -45,7 +44,7 @@ def wrap(items: list[Any], info: Mapping[str, Any], default: Mapping[str, Any],
     """The file: ``items`` in RisuAI's export envelope, or as a bare array when the ``array``
     option says so.  Wrapping what was read as a bare array adds :data:`ENVELOPED` to
     ``warnings``."""
-    as_array = flag(options.get("array"), "array")
+    as_array = options.get("array")
     if as_array is None:
         as_array = False
         if info.get("container") == "array" and warnings is not None:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, ReadResult, WriteResult
+from bunzai.types import Detection, Issue, LabelRule, Option, ReadResult, WriteResult
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -50,10 +50,11 @@ class RisuCardAdapter(FormatAdapter):
     kind = "character"
     label = "RisuAI character card (PNG/JSON)"
     suffix = ".png"
-    options = {
-        "container": "png (default for PNG sources and new cards) or json (RisuAI's JSON "
-                     "export: every asset inlined as a data: URI)",
-    }
+    options = (
+        Option("container", choices=("png", "json"), default="as read, else png",
+               help="png, or json for RisuAI's JSON export (every asset inlined as a data: "
+                    "URI)"),
+    )
     detection = (
         ("V2/V3 card JSON or PNG card chunk with data.extensions.risuai", SCORE),
         ("PNG with a legacy risuai MessagePack chunk (RisuAI 0.6)", SCORE),

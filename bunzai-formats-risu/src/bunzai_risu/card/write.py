@@ -33,8 +33,6 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
     pt_raw = entity.passthrough.get(FORMAT_ID)
     pt: Mapping[str, Any] = pt_raw if isinstance(pt_raw, Mapping) else {}
     container = str(options.get("container") or pt.get("container") or "png")
-    if container not in ("png", "json"):
-        raise UsageError(f"{FORMAT_ID}: container must be png or json, not {container!r}")
     if container == "json":
         return _write_json(entity, pt)
     return _write_png(entity, pt)

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, ReadResult, WriteResult
+from bunzai.types import Detection, Issue, LabelRule, Option, ReadResult, WriteResult
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -33,11 +33,14 @@ class RisuCharxAdapter(FormatAdapter):
     label = "CharX (RisuAI and CCv3 zip)"
     suffix = ".charx"
     aliases = ("charx",)
-    options = {
-        "jpeg": "true: write a JPEG-wrapped CharX (the avatar, or a generated JPEG, with the "
-                "zip appended); default: as read, else a plain .charx",
-        "container": "zip or jpeg (same as jpeg=false/true)",
-    }
+    options = (
+        Option("jpeg", bool, default="as read, else false",
+               help="write a JPEG-wrapped CharX (the avatar, or a generated JPEG, with the zip "
+                    "appended)"),
+        Option("container", choices=("zip", "jpeg", "charx"), default="as read, else zip",
+               help="zip (a plain .charx; charx says the same) or jpeg: the same as "
+                    "jpeg=false/true"),
+    )
     detection = (
         ("zip or JPEG+zip with a root card.json whose spec is chara_card_v3", 1.0),
         ("zip with a root card.json holding another card (V2, no spec)", 0.9),

@@ -31,7 +31,6 @@ from .._common.assets import (
 )
 from .._common.card import build_risu_card, lorebook_fingerprint
 from .._common.images import as_jpeg
-from .._common.options import flag
 from . import FORMAT_ID
 
 if TYPE_CHECKING:
@@ -118,12 +117,10 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
     ch = entity
     pt_raw = ch.passthrough.get(FORMAT_ID)
     pt: Mapping[str, Any] = pt_raw if isinstance(pt_raw, Mapping) else {}
-    jpeg = flag(options.get("jpeg"), "jpeg")
+    jpeg: bool | None = options.get("jpeg")
     container = options.get("container")
     if container is not None:
-        if str(container) not in ("zip", "jpeg", "charx"):
-            raise UsageError(f"{FORMAT_ID}: container must be zip or jpeg, not {container!r}")
-        jpeg = str(container) == "jpeg"
+        jpeg = container == "jpeg"
     if jpeg is None:
         jpeg = "cover" in pt
     loss = LossReport()

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, ReadResult, WriteResult
+from bunzai.types import Detection, Option, ReadResult, WriteResult
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -48,9 +48,11 @@ class RisuLorebookAdapter(FormatAdapter):
     kind = "lorebook"
     label = "RisuAI lorebook export"
     suffix = ".json"
-    options = {"array": "true: write a bare JSON array of entries instead of RisuAI's export "
-                         "envelope (the default, also for bare sources: RisuAI imports only "
-                         "the envelope)"}
+    options = (
+        Option("array", bool, default=False,
+               help="write a bare JSON array of entries instead of RisuAI's export envelope "
+                    "(the default, also for bare sources: RisuAI imports only the envelope)"),
+    )
     detection = (
         ("export envelope type 'risu', ver 1, data = list of entries with key/content",
          1.0),

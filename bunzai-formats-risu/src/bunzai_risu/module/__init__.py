@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, ReadResult, WriteResult
+from bunzai.types import Detection, Issue, Option, ReadResult, WriteResult
 
 from .._common import risum
 
@@ -40,10 +40,11 @@ class RisuModuleAdapter(FormatAdapter):
     label = "RisuAI module (.risum)"
     suffix = ".risum"
     aliases = ("risum",)
-    options = {
-        "container": "risum (default; JSON modules are written back as JSON) or json for "
-                     "RisuAI's flat module JSON, which cannot carry asset bytes",
-    }
+    options = (
+        Option("container", choices=("risum", "json"), default="as read, else risum",
+               help="risum, or json for RisuAI's flat module JSON, which cannot carry asset "
+                    "bytes"),
+    )
     detection = (
         (".risum with format version 0 and a JSON main block", 1.0),
         (".risum header with another format version (reading refuses it clearly)", 0.9),

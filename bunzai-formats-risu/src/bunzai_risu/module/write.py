@@ -24,8 +24,6 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
         raise UsageError(f"{FORMAT_ID} writes modules, not a {entity.kind}")
     pt = entity.passthrough.get(FORMAT_ID) or {}
     container = str(options.get("container") or pt.get("container") or "risum")
-    if container not in ("risum", "json", "json-main"):
-        raise UsageError(f"{FORMAT_ID}: unknown container {container!r} (use risum or json)")
     loss = LossReport()
     body, records = write_module(entity, FORMAT_ID, loss)
     envelope = pt.get("envelope")

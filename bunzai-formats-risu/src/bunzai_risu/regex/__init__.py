@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, ReadResult, WriteResult
+from bunzai.types import Detection, Option, ReadResult, WriteResult
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -44,9 +44,11 @@ class RisuRegexAdapter(FormatAdapter):
     label = "RisuAI regex export"
     suffix = ".json"
     multi = True
-    options = {"array": "true: write a bare JSON array of scripts instead of RisuAI's export "
-                         "envelope (the default, also for bare sources: RisuAI imports only "
-                         "the envelope)"}
+    options = (
+        Option("array", bool, default=False,
+               help="write a bare JSON array of scripts instead of RisuAI's export envelope "
+                    "(the default, also for bare sources: RisuAI imports only the envelope)"),
+    )
     detection = (
         ("export envelope type 'regex' with a list of {in, out, type} scripts", 1.0),
         ("export envelope type 'regex' with an empty list", 0.9),

@@ -12,32 +12,49 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bunzai.cardspec.detect import card_body, card_version
+from bunzai.sdk.cards import ENCRYPTED_PREFIX, card_body, card_version
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput, ChunkPayload
+    from bunzai.sdk import AdapterInput, ChunkPayload
 
 __all__ = [
-    "ASSET_PREFIX",
     "Found",
     "find_card",
-    "is_asset_keyword",
     "rolecall_block",
 ]
 
-ASSET_PREFIX = "chara-ext-asset_"
+CARD_CARRIES: tuple[str, ...] = (
+    "name", "nickname", "description", "personality", "scenario", "first_mes", "mes_example",
+    "creator_notes", "creator_notes_multilingual", "system_prompt",
+    "post_history_instructions", "alternate_greetings", "group_only_greetings", "tags",
+    "creator", "character_version", "source", "creation_date", "modification_date",
+    "extensions", "lorebook", "assets",
+    *(f"regex_scripts[*].{name}" for name in (
+        "id", "name", "pattern", "flags", "replace", "trim_strings", "placement", "disabled",
+        "markdown_only", "prompt_only", "run_on_edit", "substitute_regex", "min_depth",
+        "max_depth", "app_data")),
+)
+"""What a Character Card V3 holds (a V2 or V1 card holds less: the codec reports that)."""
+
+CARD_REASONS: tuple[tuple[str, str], ...] = (
+    ("triggers", "character cards have no trigger scripts: RisuAI's automation will not run"),
+    ("regex_scripts[*].extensions", "SillyTavern regex scripts have no extensions"),
+)
+
+ST_NEUTRAL: tuple[tuple[str, object], ...] = (
+    ("extensions.talkativeness", ("0.5", 0.5)),
+    ("extensions.fav", (False,)),
+    ("extensions.world", ("",)),
+    ("extensions.depth_prompt.prompt", ("",)),
+    ("extensions.depth_prompt.depth", (4,)),
+    ("extensions.depth_prompt.role", ("system",)),
+)
+"""SillyTavern's own card settings at the values it gives every new card (group-chat
+talkativeness 0.5, not a favourite, no linked World Info, no depth prompt): dropping them loses
+nothing.  Declared once here for every Tavern format that reads a card."""
+
 _MEMO_KEY = "bunzai_tavern._cards.find"
 _EXIF_CONTAINERS = ("webp", "jpeg")
-
-
-def is_asset_keyword(keyword: str) -> str | None:
-    """The asset key of a ``chara-ext-asset_:N`` (or ``chara-ext-asset_N``) keyword, else None."""
-    low = keyword.lower()
-    if not low.startswith(ASSET_PREFIX):
-        return None
-    key = keyword[len(ASSET_PREFIX):]
-    return key[1:] if key.startswith(":") else key
-
 
 @dataclass
 class Found:
@@ -63,7 +80,7 @@ class Found:
 
     @property
     def body(self) -> Mapping[str, Any] | None:
-        return card_body(self.card)
+        return card_body(self.card, embedded=self.source != "json")
 
 
 def rolecall_block(found: Found) -> Mapping[str, Any] | None:
@@ -116,9 +133,10 @@ def _find_png(input: AdapterInput) -> Found:
     chara = input.png_json("chara")
     found.card_chunks = len(ccv3) + len(chara)
     for payload in [*ccv3, *chara]:
-        if payload.error is None and card_version(payload.value) is not None:
+        version = card_version(payload.value, embedded=True) if payload.error is None else None
+        if version is not None:
             found.card = payload.value
-            found.version = card_version(payload.value)
+            found.version = version
             found.payload = payload
             break
     for payload in input.png_json("rcpersona"):
@@ -140,7 +158,7 @@ def _why_unreadable(payloads: Sequence[ChunkPayload]) -> str:
                 head = p.chunk.value_bytes()[:6]
             except Exception:
                 head = b""
-            if head.startswith(b"rcc||"):
+            if head.startswith(ENCRYPTED_PREFIX):
                 parts.append(f"{where} holds a password-protected RisuAI card")
             else:
                 parts.append(f"{where}: {p.error}")
@@ -151,8 +169,7 @@ def _why_unreadable(payloads: Sequence[ChunkPayload]) -> str:
 
 def decode_exif_payload(payload: bytes) -> tuple[Any, str] | None:
     """The JSON in a TavernAI EXIF UserComment: JSON text, or comma-separated byte values."""
-    from bunzai.errors import BunzaiError
-    from bunzai.jsonio import loads
+    from bunzai.sdk import BunzaiError, loads
 
     text = payload.rstrip(b"\x00").strip()
     if not text:
@@ -193,10 +210,10 @@ def _find_exif(input: AdapterInput) -> Found:
     decoded = decode_exif_payload(_exif_text(charset, payload))
     if decoded is None:
         return Found()
-    from bunzai.frozen import freeze
+    from bunzai.sdk import freeze
 
     value, encoding = decoded
-    version = card_version(value)
+    version = card_version(value, embedded=True)
     if version is None:
         return Found()
     return Found("exif", freeze(value), version, exif_encoding=encoding)

@@ -8,7 +8,7 @@ a CharX or BYAF) has to become a PNG.
 
 from __future__ import annotations
 
-from bunzai.containers.placeholder import default_avatar, is_default_avatar
+from bunzai.sdk.png import default_avatar, is_default_avatar
 
 __all__ = ["default_avatar", "is_default_avatar", "to_png"]
 

@@ -7,15 +7,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bunzai.cardspec import validate_card
-from bunzai.types import Issue
+from bunzai.sdk import Issue
+from bunzai.sdk.cards import validate_card
 
 from . import find_card
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
+    from bunzai.sdk import AdapterInput
 
 __all__ = ["validate_input"]
+
+
+def validate_card_input(input: AdapterInput, entities: Any, format_id: str) -> list[Issue]:
+    """The card adapters' validator (the entities read add nothing the input does not say)."""
+    return validate_input(input)
 
 
 def validate_input(input: AdapterInput) -> list[Issue]:
@@ -39,9 +44,8 @@ def validate_input(input: AdapterInput) -> list[Issue]:
 
 def _not_said_by_the_reader(card: Any, issues: list[Issue]) -> list[Issue]:
     """``issues`` minus those at a path the reader already warns about (each problem once)."""
-    from bunzai.cardspec import parse_card
-    from bunzai.errors import BunzaiError
-    from bunzai.frozen import thaw
+    from bunzai.sdk import BunzaiError, thaw
+    from bunzai.sdk.cards import parse_card
 
     said: list[Issue] = []
     try:

@@ -10,10 +10,11 @@ Writing: JSON with SillyTavern's 4-space indent, or a PNG built on the avatar wi
 and every other chunk kept byte for byte.  When the card and the image are unchanged since
 they were read, the original chunk layout is restored, so a round trip re-emits the same file.
 
-Every write is read back and compared with the entity: whatever differs and was not already
-reported goes into the loss report, so the report cannot forget anything.  A PNG is written as
-parts (views of the avatar, asset chunks base64-encoded as the file is written) and read back
-without its asset chunks' base64 (see :class:`_ReadBack`).
+The loss report names what the chosen container and spec cannot hold (the card codec reports
+the spec's drops, this module what the container changes: an avatar converted to PNG, assets a
+JSON card cannot carry); everything the format never holds is declared on the adapter.  A PNG
+is written as parts (views of the avatar, asset chunks base64-encoded as the file is written),
+so a large card never exists as one more copy next to its assets.
 """
 
 from __future__ import annotations
@@ -23,57 +24,65 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from bunzai.cardspec import (
+from bunzai.sdk import (
+    AdapterInput,
+    BunzaiError,
+    Issue,
+    LossReport,
+    MalformedInput,
+    OutputFile,
+    ReadResult,
+    UsageError,
+    WriteResult,
+    dumps,
+    get_limits,
+    json_equal,
+    setting_hint,
+    sniff_media,
+    thaw,
+)
+from bunzai.sdk.base64 import decode_base64, encode_base64
+from bunzai.sdk.cards import (
+    ASSET_URI_PREFIX,
+    asset_key,
+    asset_keyword,
     build_book,
     build_card,
-    card_digest,
+    completed_digest,
     digest_matches,
+    is_card_or_asset_chunk,
     parse_book,
     parse_card,
 )
-from bunzai.cardspec._shape import json_equal, plain
-from bunzai.compare import diff_paths
-from bunzai.containers.base64util import check_base64_length, decode_base64, encode_base64
-from bunzai.containers.media import sniff_media
-from bunzai.containers.png import (
+from bunzai.sdk.png import (
     Base64TextChunk,
     PngFile,
     TextChunk,
-    is_text_chunk_with_keyword,
     make_text_chunk,
     splice,
     splice_parts,
 )
-from bunzai.errors import BunzaiError, LimitExceeded, MalformedInput, UsageError
-from bunzai.frozen import thaw
-from bunzai.input import AdapterInput
-from bunzai.jsonio import dumps
-from bunzai.limits import get_limits, setting_hint
-from bunzai.loss import LossReport
-from bunzai.types import Issue, OutputFile, ReadResult, WriteResult
 
 from .._options import layout_of, sniff_layout
-from . import Found, find_card, is_asset_keyword
+from . import Found, find_card
 from .avatar import default_avatar, is_default_avatar, to_png
 
 if TYPE_CHECKING:
-    from bunzai.model import Asset, Character
+    from bunzai.sdk import Asset, Character
 
 __all__ = [
     "CardOptions",
     "card_text",
-    "diff_paths",
     "json_style",
     "main_icon",
     "parse_options",
+    "read_card",
     "read_character",
     "read_found",
-    "readback_loss",
-    "rolled_up",
+    "write_card",
     "write_character",
 ]
 
-CARD_KEYWORDS = frozenset({"chara", "ccv3"})
 _SPECS = ("v1", "v2", "v3")
 Spec = Literal["v1", "v2", "v3"]
 _SPEC_OF_LABEL: dict[str | None, Spec] = {"chara_card_v2": "v2", "chara_card_v3": "v3",
@@ -93,19 +102,9 @@ class CardOptions:
 
 
 def parse_options(options: Mapping[str, Any]) -> CardOptions:
-    """Validate ``container`` (png|json), ``chunks`` (both|chara|ccv3), ``spec`` (v1|v2|v3)."""
-    def pick(name: str, allowed: Sequence[str]) -> str | None:
-        raw = options.get(name)
-        if raw is None:
-            return None
-        value = str(raw).strip().lower()
-        if value not in allowed:
-            raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {raw!r}")
-        return value
-
-    container = pick("container", ("png", "json"))
-    chunks = pick("chunks", ("both", "chara", "ccv3"))
-    spec = pick("spec", _SPECS)
+    """The writer's options (checked and converted by core) with the one rule joining two of
+    them: ``chunks`` means PNG output."""
+    container, chunks, spec = (options.get(n) for n in ("container", "chunks", "spec"))
     if chunks is not None and container is None:
         container = "png"
     if chunks is not None and container == "json":
@@ -114,6 +113,17 @@ def parse_options(options: Mapping[str, Any]) -> CardOptions:
 
 
 # -- reading ---------------------------------------------------------------------------------------
+
+
+def read_card(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
+    """The character card in ``input``: the adapters' reader."""
+    return read_character(input, format_id)
+
+
+def write_card(character: Character, options: Mapping[str, Any], format_id: str
+               ) -> WriteResult:
+    """The card for ``character``: the adapters' writer."""
+    return write_character(character, format_id, options)
 
 
 def read_character(input: AdapterInput, format_id: str, *,
@@ -131,28 +141,28 @@ def read_found(input: AdapterInput, found: Found, format_id: str, *,
     warnings: list[Issue] = []
     card = thaw(found.card)
     character = parse_card(card, format_id=format_id, warnings=warnings)
-    pt = character.passthrough[format_id]
+    layout = character.passthrough[format_id]
     if book_in_extensions:
-        _lift_extension_book(character, pt, format_id, warnings)
+        _lift_extension_book(character, layout, format_id, warnings)
     if found.source == "json":
-        layout = sniff_layout(input.data, 4)
+        json_layout = sniff_layout(input.data, 4)
         if input.data.isascii() and b"\\u" in input.data:
-            layout["ascii"] = True
-        pt["json"] = layout
+            json_layout["ascii"] = True
+        layout["json"] = json_layout
     elif found.source == "png":
-        _read_png(input, found, card, character, pt, warnings, format_id)
+        _read_png(input, found, card, character, layout, warnings, format_id)
     elif found.source == "exif":
-        _read_exif(input, found, character, pt)
+        _read_exif(input, found, character, layout)
     return ReadResult([character], warnings)
 
 
-def _lift_extension_book(character: Character, pt: dict[str, Any], format_id: str,
+def _lift_extension_book(character: Character, layout: dict[str, Any], format_id: str,
                          warnings: list[Issue]) -> None:
     """RoleCall's V2 export keeps the book in ``data.extensions.character_book``."""
     book = character.extensions.get("character_book")
     if character.lorebook is not None or not isinstance(book, Mapping):
         return
-    pt["book_in_extensions"] = list(character.extensions).index("character_book")
+    layout["book_in_extensions"] = list(character.extensions).index("character_book")
     character.lorebook = parse_book(book, format_id=format_id, warnings=warnings,
                                     path="$.data.extensions.character_book")
     del character.extensions["character_book"]
@@ -206,8 +216,8 @@ def _backfill_kind(other: Any, keyword: str, winner: str, character: Character,
 
 
 def _read_png(input: AdapterInput, found: Found, card: Any, character: Character,
-              pt: dict[str, Any], warnings: list[Issue], format_id: str) -> None:
-    from bunzai.model import Asset
+              layout: dict[str, Any], warnings: list[Issue], format_id: str) -> None:
+    from bunzai.sdk import Asset
 
     png = input.png
     assert png is not None and found.payload is not None
@@ -262,7 +272,7 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
 
     chunk_assets: dict[str, bytes] = {}
     for tc in png.text_chunks():
-        key = is_asset_keyword(tc.keyword)
+        key = asset_key(tc.keyword)
         if key is None:
             continue
         chunk = tc.chunk
@@ -292,10 +302,10 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
             removed[chunk.offset]["at"] = kept
         else:
             kept += 1
-    pt["png"] = {
+    layout["png"] = {
         "layout": [removed[o] for o in sorted(removed)],
         "image": image_fingerprint(stripped),
-        "digest": card_digest(card),
+        "digest": completed_digest(card),
     }
 
     placeholder = is_default_avatar(stripped)
@@ -321,7 +331,7 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
     for key, data in chunk_assets.items():
         if key not in referenced:
             character.assets.append(Asset(
-                type="x-risu-asset", name=key, uri=f"__asset:{key}", ext=sniff_media(data)[1],
+                type=ORPHAN_TYPE, name=key, uri=f"__asset:{key}", ext=sniff_media(data)[1],
                 media_type=sniff_media(data)[0], data=data,
                 origin=f"png:chara-ext-asset_:{key}", orphan=True))
     if not image_used and not placeholder:
@@ -330,16 +340,8 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
 
 
 def _asset_bytes(tc: TextChunk, input: AdapterInput) -> bytes:
-    """The bytes an asset chunk carries: its base64 decoded, or, when reading back an output
-    this module is about to write, the bytes the chunk will be encoded from (see
-    :class:`_ReadBack`), under the same base64 length limit."""
-    text = tc.value_bytes(input.limits)
-    if isinstance(input, _ReadBack):
-        chunk = input.standins.get(text)
-        if chunk is not None:
-            check_base64_length(chunk.text_length, input.limits)
-            return bytes(chunk.data)
-    return decode_base64(text, limits=input.limits)
+    """The bytes an asset chunk carries: its base64, decoded under the input's limits."""
+    return decode_base64(tc.value_bytes(input.limits), limits=input.limits)
 
 
 _FINGERPRINT = "png-chunks:"
@@ -385,13 +387,13 @@ def _chunk_style(p: Any, input: AdapterInput) -> dict[str, Any]:
 
 
 def _read_exif(input: AdapterInput, found: Found, character: Character,
-               pt: dict[str, Any]) -> None:
-    from bunzai.model import Asset
+               layout: dict[str, Any]) -> None:
+    from bunzai.sdk import Asset
 
     media, ext = sniff_media(input.data)
-    pt["exif"] = {"container": input.container, "encoding": found.exif_encoding,
+    layout["exif"] = {"container": input.container, "encoding": found.exif_encoding,
                   "image": hashlib.sha256(input.data).hexdigest(),
-                  "digest": card_digest(plain(found.card))}
+                  "digest": completed_digest(found.card)}
     character.assets.insert(0, Asset(type="icon", name="main", ext=ext, media_type=media,
                                      data=input.data, origin=input.container))
 
@@ -399,20 +401,10 @@ def _read_exif(input: AdapterInput, found: Found, character: Character,
 # -- writing ---------------------------------------------------------------------------------------
 
 
-def _spec_of(pt: Mapping[str, Any]) -> Spec | None:
-    if "spec" not in pt:
+def _spec_of(layout: Mapping[str, Any]) -> Spec | None:
+    if "spec" not in layout:
         return None
-    return _SPEC_OF_LABEL.get(pt.get("spec"), "v3")
-
-
-def _is_card_or_asset_chunk(chunk: Any) -> bool:
-    if chunk.type not in ("tEXt", "zTXt", "iTXt"):
-        return False
-    if is_text_chunk_with_keyword(chunk, CARD_KEYWORDS):
-        return True
-    head = bytes(chunk.data[:80])
-    keyword = head.split(b"\x00", 1)[0].decode("latin-1")
-    return is_asset_keyword(keyword) is not None
+    return _SPEC_OF_LABEL.get(layout.get("spec"), "v3")
 
 
 def main_icon(assets: Sequence[Asset]) -> int | None:
@@ -447,8 +439,8 @@ def _image(character: Character, icon: int | None, loss: LossReport,
     except MalformedInput:
         loss.dropped(f"assets[{icon}]", "the avatar is a broken PNG; a placeholder was used")
         return default_avatar()
-    if any(_is_card_or_asset_chunk(c) for c in png.chunks):
-        return splice(png, remove=_is_card_or_asset_chunk)
+    if any(is_card_or_asset_chunk(c) for c in png.chunks):
+        return splice(png, remove=is_card_or_asset_chunk)
     return data
 
 
@@ -513,121 +505,46 @@ def _asset_chunk(keyword: str, data: bytes, kind: str = "tEXt") -> PngPart:
 
 
 def write_character(character: Character, format_id: str, options: Mapping[str, Any], *,
-                    reader: Callable[[AdapterInput], ReadResult],
-                    book_in_extensions: bool = False, readback: bool = True) -> WriteResult:
-    """Write a character as a Tavern card (PNG by default, or JSON) and report what was lost.
-
-    ``reader`` reads the output back (the adapter's own reader); every canonical difference
-    not already reported is added to the loss report.
-    """
+                    book_in_extensions: bool = False) -> WriteResult:
+    """Write a character as a Tavern card (PNG by default, or JSON) and report what it could
+    not hold as it was."""
     opts = parse_options(options)
-    raw_pt = character.passthrough.get(format_id)
-    pt: Mapping[str, Any] = raw_pt if isinstance(raw_pt, Mapping) else {}
-    container = opts.container or ("json" if "json" in pt else "png")
+    raw_layout = character.passthrough.get(format_id)
+    layout: Mapping[str, Any] = raw_layout if isinstance(raw_layout, Mapping) else {}
+    container = opts.container or ("json" if "json" in layout else "png")
     loss = LossReport()
     warnings: list[str] = []
-    # The writer only reassigns fields of ``work`` and sets ``uri`` on its assets: a shallow copy
-    # with copied assets is enough (a deep copy was a quarter of a PNG write).
+    # The writer only reassigns fields of ``work`` and sets ``uri`` on its assets: a shallow
+    # copy with copied assets keeps the caller's entity as it was.
     work = character.model_copy(update={"assets": [a.model_copy() for a in character.assets]})
-    if book_in_extensions and isinstance(pt.get("book_in_extensions"), int) and (
+    if book_in_extensions and isinstance(layout.get("book_in_extensions"), int) and (
             work.lorebook is not None):
         items = list(work.extensions.items())
         book = build_book(work.lorebook, v3=False, format_id=format_id, loss=loss)
-        items.insert(min(int(pt["book_in_extensions"]), len(items)), ("character_book", book))
+        items.insert(min(int(layout["book_in_extensions"]), len(items)), ("character_book",
+                                                                           book))
         work.extensions = dict(items)
         work.lorebook = None
-    exif = _unchanged_exif(work, format_id, opts, pt)
+    exif = _unchanged_exif(work, format_id, opts, layout)
     data: bytes | list[PngPart]
     if exif is not None:
         data, suffix = exif
     elif container == "json":
-        data = _write_json(work, format_id, opts, pt, loss, options, warnings)
+        data = _write_json(work, format_id, opts, layout, loss, options, warnings)
         suffix = ".json"
     else:
-        data = _write_png(work, format_id, opts, pt, loss, warnings)
+        data = _write_png(work, format_id, opts, layout, loss, warnings)
         suffix = ".png"
-    if readback:
-        readback_loss(character, data, suffix, reader, loss,
-                      f"the {'JSON' if container == 'json' else 'PNG'} card could not hold it "
-                      "as it was")
     return WriteResult([OutputFile(data, suffix)], loss, warnings)
 
 
-def readback_loss(entity: Any, data: bytes | Sequence[PngPart], suffix: str,
-                  reader: Callable[[AdapterInput], ReadResult], loss: LossReport,
-                  reason: str) -> None:
-    """Read ``data`` (bytes, or the parts of a PNG) back and report every difference the loss
-    report does not cover yet."""
-    name = f"out{suffix}"
-    try:
-        inp = AdapterInput(data, name) if isinstance(data, bytes) else _ReadBack(data, name)
-        back = reader(inp).entities[0]
-    except BunzaiError as exc:  # pragma: no cover - a writer bug; say so rather than hide it
-        loss.dropped("$", f"the output could not be read back ({exc.message})")
-        return
-    for path in rolled_up(back, [p for p in diff_paths(entity, back)
-                                    if not loss.covers(p)]):
-        if not loss.covers(path):
-            loss.approximated(path, reason)
-
-
-class _ReadBack(AdapterInput):
-    """A PNG output in parts, as the reader sees it, without encoding or joining its assets.
-
-    Each :class:`Base64TextChunk` becomes a chunk of the same type and keyword whose text is a
-    short token; reading the asset chunk, :func:`_asset_bytes` takes the bytes the token stands
-    for instead of decoding the base64 it would have found.  Base64 round-trips exactly, so the
-    entity read back is the one the whole file gives, for megabytes less and no decoding: a
-    30 MB CharX written as a PNG card no longer holds its assets, their base64 and the
-    decoded copies at once.  The size limit is checked against the size of the real file.
-    """
-
-    __slots__ = ("standins",)
-
-    def __init__(self, parts: Sequence[PngPart], filename: str) -> None:
-        standins: dict[bytes, Base64TextChunk] = {}
-        pieces: list[bytes | memoryview] = []
-        size = 0
-        for part in parts:
-            size += len(part)
-            if isinstance(part, Base64TextChunk):
-                token = b"bunzai-readback:%d" % len(standins)
-                standins[token] = part
-                pieces.append(part.with_text(token))
-            else:
-                pieces.append(part)
-        limits = get_limits()
-        if size > limits.max_size:
-            raise LimitExceeded("input", size, limits.max_size, setting_hint("max_size"),
-                                path=filename)
-        super().__init__(b"".join(pieces), filename, limits=limits)
-        self.standins = standins
-
-
-def rolled_up(back: Any, paths: list[str]) -> list[str]:
-    """``paths``, with everything under a top-level field that came back empty reported as
-    that field (``alternate_greetings``, not ``alternate_greetings[0]`` …)."""
-    out: list[str] = []
-    for path in paths:
-        field = path.split(".", 1)[0].split("[", 1)[0]
-        value = getattr(back, field, _MISSING)
-        if value is not _MISSING and value in (None, "", [], {}):
-            path = field
-        if path not in out:
-            out.append(path)
-    return out
-
-
-_MISSING: Any = object()
-
-
 def _unchanged_exif(work: Character, format_id: str, opts: CardOptions,
-                    pt: Mapping[str, Any]) -> tuple[bytes, str] | None:
+                    layout: Mapping[str, Any]) -> tuple[bytes, str] | None:
     """A WebP/JPEG card whose card and image are unchanged is written back as it was.
 
     bunzai does not rewrite EXIF; a changed card becomes a PNG card (reported as such).
     """
-    exif = pt.get("exif")
+    exif = layout.get("exif")
     if opts.container is not None or not isinstance(exif, Mapping):
         return None
     icon = main_icon(work.assets)
@@ -636,7 +553,7 @@ def _unchanged_exif(work: Character, format_id: str, opts: CardOptions,
     data = work.assets[icon].data or b""
     if hashlib.sha256(data).hexdigest() != exif.get("image"):
         return None
-    spec = _spec_of(pt) or "v1"
+    spec = _spec_of(layout) or "v1"
     card = build_card(work, spec=spec, format_id=format_id, loss=LossReport())
     if not digest_matches(card, exif.get("digest")):
         return None
@@ -646,13 +563,13 @@ def _unchanged_exif(work: Character, format_id: str, opts: CardOptions,
 _REMOTE = ("http://", "https://", "data:")
 
 
-def _write_json(work: Character, format_id: str, opts: CardOptions, pt: Mapping[str, Any],
+def _write_json(work: Character, format_id: str, opts: CardOptions, layout: Mapping[str, Any],
                 loss: LossReport, options: Mapping[str, Any], warnings: list[str]) -> bytes:
-    spec = cast(Spec, opts.spec) or _spec_of(pt) or "v3"
+    spec = cast(Spec, opts.spec) or _spec_of(layout) or "v3"
     if opts.spec is None and spec == "v1" and _v1_cannot_hold(work, format_id):
         spec = "v2"
         warnings.append(_UPGRADED)
-    own_json = "json" in pt and _spec_of(pt) == spec
+    own_json = "json" in layout and _spec_of(layout) == spec
     for i, asset in enumerate(work.assets):
         uri = asset.uri or ""
         if uri.startswith("data:"):
@@ -674,25 +591,24 @@ def _write_json(work: Character, format_id: str, opts: CardOptions, pt: Mapping[
             # a V3 JSON card carries them itself, as RisuAI's own JSON export does
             media = asset.media_type or sniff_media(asset.data)[0]
             asset.uri = f"data:{media};base64,{encode_base64(asset.data).decode('ascii')}"
-            loss.approximated(f"assets[{i}]", f"written inline as a data: URI (was {uri[:40]}): "
-                              "a JSON card carries no files")
         else:
             loss.dropped(f"assets[{i}]", f"a {spec.upper()} card has no asset list")
     card = build_card(work, spec=spec, format_id=format_id, loss=loss, root_duplicates=True)
-    indent, newline = layout_of(options, pt.get("json"), 4)
-    layout = pt.get("json")
-    ascii_only = bool(layout.get("ascii")) if isinstance(layout, Mapping) else False
+    indent, newline = layout_of(options, layout.get("json"), 4)
+    json_layout = layout.get("json")
+    ascii_only = bool(json_layout.get("ascii")) if isinstance(json_layout, Mapping) else False
     out = dumps(card, indent=indent, ensure_ascii=ascii_only)
     return out + b"\n" if newline else out
 
 
-def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[str, Any],
+def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mapping[str, Any],
                loss: LossReport, warnings: list[str]) -> list[PngPart]:
-    png_pt = pt.get("png") if isinstance(pt.get("png"), Mapping) else None
+    png_layout = layout.get("png") if isinstance(layout.get("png"), Mapping) else None
     icon = main_icon(work.assets)
     image = _image(work, icon, loss, warnings)
 
     # Assets with bytes travel as chara-ext-asset_ chunks, addressed by __asset:<key>.
+    limits = get_limits()
     chunk_assets: dict[str, bytes] = {}
     used = {(a.uri or "")[len("__asset:"):] for a in work.assets
             if (a.uri or "").startswith("__asset:") and a.data is not None}
@@ -701,9 +617,7 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
         uri = asset.uri or ""
         if i == icon:
             if asset.uri is not None and not uri.startswith("ccdefault:"):
-                loss.approximated(f"assets[{i}].uri", "the avatar is the PNG itself "
-                                  "(ccdefault:)")
-                asset.uri = "ccdefault:"
+                asset.uri = "ccdefault:"  # the avatar is the PNG itself
             continue
         if uri.startswith("ccdefault:") or asset.data is None or uri.startswith("data:"):
             continue
@@ -714,35 +628,40 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
                 next_key += 1
             key = str(next_key)
             used.add(key)
-            loss.approximated(f"assets[{i}]", f"stored as PNG chunk chara-ext-asset_:{key} "
-                              f"(uri __asset:{key})")
-            asset.uri = f"__asset:{key}"
+            asset.uri = f"{ASSET_URI_PREFIX}{key}"  # its address in this PNG
         chunk_assets.setdefault(key, asset.data)
+        if asset.orphan and (asset.type, asset.name) != (ORPHAN_TYPE, key):
+            loss.approximated(f"assets[{i}]", "an asset the card does not list: kept as a bare "
+                              f"PNG chunk (asset {key}), without its type and name")
+        if _base64_length(len(asset.data)) > limits.max_base64:
+            loss.dropped(f"assets[{i}]", f"{len(asset.data):,} bytes: more base64 than the "
+                         f"reading limit allows ({setting_hint('max_base64')}); written, but "
+                         "skipped when read back with these limits")
 
-    usable = _usable_layout(work, format_id, opts, pt, png_pt, image)
-    if usable is None and _spec_of(pt) == "v1" and opts.chunks is None and _v1_cannot_hold(
+    usable = _usable_layout(work, format_id, opts, layout, png_layout, image)
+    if usable is None and _spec_of(layout) == "v1" and opts.chunks is None and _v1_cannot_hold(
             work, format_id):
         warnings.append(_UPGRADED + " (chara) with its V3 copy (ccv3)")
     placed: dict[int, list[PngPart]] = {}
     tail: list[PngPart] = []
     if usable is not None:
-        layout, winner = usable
+        chunk_layout, winner = usable
         written_assets: set[str] = set()
         backfills: dict[bool, dict[str, Any]] = {}
 
         def backfill(shaped: bool) -> dict[str, Any]:
-            # built only if the layout has a backfill chunk: a card build is ~1 ms
+            # built only when the layout has a backfill chunk
             if shaped not in backfills:
                 backfills[shaped] = _backfill(work, format_id, shaped)
             return backfills[shaped]
 
-        for item in layout:
+        for item in chunk_layout:
             chunk = _layout_chunk(item, winner, backfill, chunk_assets, written_assets)
             if chunk is not None:
                 placed.setdefault(int(item.get("at", 0)), []).append(chunk)
         for key, data in chunk_assets.items():
             if key not in written_assets:
-                tail.append(_asset_chunk(f"chara-ext-asset_:{key}", data))
+                tail.append(_asset_chunk(asset_keyword(key), data))
     else:
         chunks = opts.chunks or "both"
         if chunks in ("both", "chara"):
@@ -754,9 +673,16 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, pt: Mapping[s
             ccv3 = build_card(work, spec="v3", format_id=format_id, loss=loss)
             tail.append(make_text_chunk("ccv3", card_text(ccv3, "base64")))
         for key, data in chunk_assets.items():
-            tail.append(_asset_chunk(f"chara-ext-asset_:{key}", data))
+            tail.append(_asset_chunk(asset_keyword(key), data))
     return _assemble(image, placed, tail)
 
+
+def _base64_length(size: int) -> int:
+    return 4 * ((size + 2) // 3)
+
+
+ORPHAN_TYPE = "x-risu-asset"
+"""The type an asset chunk the card does not list is read as (RisuAI's word for them)."""
 
 _UPGRADED = ("the card was read as V1, which has no place for what the character now holds "
              "(a lorebook, tags, greetings ...): written as a V2 card")
@@ -769,23 +695,23 @@ def _v1_cannot_hold(work: Character, format_id: str) -> bool:
     return bool(lost)
 
 
-def _usable_layout(work: Character, format_id: str, opts: CardOptions, pt: Mapping[str, Any],
-                   png_pt: Mapping[str, Any] | None, image: bytes
+def _usable_layout(work: Character, format_id: str, opts: CardOptions, layout: Mapping[str, Any],
+                   png_layout: Mapping[str, Any] | None, image: bytes
                    ) -> tuple[list[Any], dict[str, Any]] | None:
     """The recorded chunk layout and the card as read, when nothing has changed since."""
-    if png_pt is None or opts.chunks is not None:
+    if png_layout is None or opts.chunks is not None:
         return None
-    layout = png_pt.get("layout")
-    if not isinstance(layout, list) or not image_unchanged(png_pt.get("image"), image):
+    chunks = png_layout.get("layout")
+    if not isinstance(chunks, list) or not image_unchanged(png_layout.get("image"), image):
         return None
-    spec = _spec_of(pt) or "v3"
+    spec = _spec_of(layout) or "v3"
     lost = LossReport()
     winner = build_card(work, spec=spec, format_id=format_id, loss=lost)
     if spec == "v1" and lost:
         return None  # a V1 card that cannot hold the character (a lorebook embedded since)
-    if not digest_matches(winner, png_pt.get("digest")):
+    if not digest_matches(winner, png_layout.get("digest")):
         return None
-    return layout, winner
+    return chunks, winner
 
 
 def _layout_chunk(item: Any, winner: dict[str, Any],
@@ -814,11 +740,11 @@ def _layout_chunk(item: Any, winner: dict[str, Any],
         sets = item.get("set")
         if isinstance(sets, Mapping):
             for k, v in sets.items():
-                obj[k] = plain(v)
+                obj[k] = thaw(v)
             order = list(winner)
             obj = {k: obj[k] for k in [*order, *obj] if k in obj}
     elif role == "other":
-        obj = plain(item.get("json"))
+        obj = thaw(item.get("json"))
     elif role == "backfill":
         obj = backfill(bool(item.get("shaped", True)))
     else:
@@ -834,13 +760,13 @@ def _assemble(image: bytes, placed: Mapping[int, list[PngPart]],
     IEND, as parts: every chunk of the image is a view of it, kept byte for byte."""
     png = PngFile.parse(image)
     if not placed:
-        return splice_parts(png, remove=_is_card_or_asset_chunk, insert_before_iend=tail)
+        return splice_parts(png, remove=is_card_or_asset_chunk, insert_before_iend=tail)
     view = memoryview(image)
     parts: list[PngPart] = [view[:8]]
     kept = 0
     late: list[PngPart] = []
     for i, chunk in enumerate(png.chunks):
-        if _is_card_or_asset_chunk(chunk):
+        if is_card_or_asset_chunk(chunk):
             continue
         parts.extend(placed.get(kept, ()))
         if i == png.iend_index:

@@ -12,10 +12,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bunzai.cardspec.detect import card_body, is_really_v3
-from bunzai.types import LabelRule
+from bunzai.sdk import LabelRule
+from bunzai.sdk.cards import asset_key, is_really_v3, realm_evidence
 
-from . import find_card, is_asset_keyword
+from . import find_card
 
 __all__ = ["rules"]
 
@@ -35,9 +35,16 @@ def _card(input: Any) -> Any:
         return None
 
 
+def _body(input: Any) -> Mapping[str, Any] | None:
+    try:
+        return find_card(input).body
+    except Exception:
+        return None
+
+
 def _ext(input: Any, entities: Sequence[Any]) -> Mapping[str, Any]:
     """The card's ``extensions`` (from the file, else from the canonical character)."""
-    body = card_body(_card(input))
+    body = _body(input)
     if body is not None:
         ext = body.get("extensions")
         return ext if isinstance(ext, Mapping) else {}
@@ -49,7 +56,7 @@ def _ext(input: Any, entities: Sequence[Any]) -> Mapping[str, Any]:
 
 
 def _book(input: Any, entities: Sequence[Any]) -> Mapping[str, Any] | None:
-    body = card_body(_card(input))
+    body = _body(input)
     if body is not None:
         book = body.get("character_book")
         return book if isinstance(book, Mapping) else None
@@ -138,7 +145,7 @@ def _chub(input: Any, entities: Sequence[Any]) -> list[str]:
         chub = ext["chub"]
         path = chub.get("full_path") if isinstance(chub, Mapping) else None
         out.append(f"data.extensions.chub{_keys(chub)}" + (f": {path}" if path else ""))
-    body = card_body(_card(input))
+    body = _body(input)
     avatar = body.get("avatar") if body is not None else None
     if isinstance(avatar, str) and "charhub.io" in avatar:
         out.append(f"data.avatar on {avatar.split('/')[2] if '//' in avatar else avatar}")
@@ -154,8 +161,7 @@ def _risu(input: Any, entities: Sequence[Any]) -> list[str]:
     ext = _ext(input, entities)
     if "risuai" in ext:
         out.append(f"data.extensions.risuai{_keys(ext['risuai'])}")
-    if "risuRealmImportId" in ext:
-        out.append("data.extensions.risuRealmImportId (imported from RisuRealm)")
+    out += realm_evidence(ext)
     book = _book(input, entities)
     entries = book.get("entries") if book is not None else None
     if isinstance(entries, Sequence) and not isinstance(entries, str):
@@ -163,7 +169,7 @@ def _risu(input: Any, entities: Sequence[Any]) -> list[str]:
                        for k in (e.get("extensions") or {}) if str(k).startswith("risu_")})
         if keys:
             out.append(f"book entry extensions {', '.join(keys)}")
-    body = card_body(_card(input))
+    body = _body(input)
     assets = body.get("assets") if body is not None else None
     if isinstance(assets, Sequence) and not isinstance(assets, str):
         types = {a.get("type") for a in assets if isinstance(a, Mapping)}
@@ -174,7 +180,7 @@ def _risu(input: Any, entities: Sequence[Any]) -> list[str]:
             out.append("asset uris __asset:N (RisuAI PNG asset chunks)")
     png = getattr(input, "png", None)
     if png is not None:
-        n = sum(1 for tc in png.text_chunks() if is_asset_keyword(tc.keyword) is not None)
+        n = sum(1 for tc in png.text_chunks() if asset_key(tc.keyword) is not None)
         if n:
             out.append(f"{n} chara-ext-asset_ chunk(s)")
         if png.find_text("risuai"):
@@ -191,6 +197,21 @@ def _pygmalion(input: Any, entities: Sequence[Any]) -> list[str]:
     if isinstance(data, Mapping) and isinstance(data.get("char_name"), str):
         out.append("char_name / char_persona / char_greeting keys (Pygmalion / TextGen shape)")
     return out
+
+
+def _aichar(input: Any, entities: Sequence[Any]) -> list[str]:
+    """aichar (the Python library character-factory uses) stamps ``metadata.tool`` into the
+    flat card it writes, in a JSON file or a PNG's ``chara`` chunk alike."""
+    card = _card(input)
+    doc = card if isinstance(card, Mapping) else getattr(input, "json", None)
+    meta = doc.get("metadata") if isinstance(doc, Mapping) else None
+    tool = meta.get("tool") if isinstance(meta, Mapping) else None
+    name = tool.get("name") if isinstance(tool, Mapping) else None
+    if isinstance(name, str) and "aichar" in name.lower():
+        version = tool.get("version")  # type: ignore[union-attr]
+        return [f"metadata.tool.name {name!r}" + (f" {version}" if isinstance(version, str)
+                                                  else "")]
+    return []
 
 
 def _tavern_helper(input: Any, entities: Sequence[Any]) -> list[str]:
@@ -233,7 +254,7 @@ def _wyvern_hybrid(input: Any, entities: Sequence[Any]) -> list[str]:
 
 
 def _wyvern_weak(input: Any, entities: Sequence[Any]) -> list[str]:
-    body = card_body(_card(input))  # the file's own card: Voxta's Description maps here too
+    body = _body(input)  # the file's own card: Voxta's Description maps here too
     ext = body.get("extensions") if isinstance(body, Mapping) else None
     if isinstance(ext, Mapping) and "visual_description" in ext and not (
             _wyvern(input, entities) or _wyvern_hybrid(input, entities)):
@@ -321,6 +342,7 @@ def rules() -> list[LabelRule]:
         LabelRule("Voxta", 0.9, _ext_block("voxta", "Voxta"), "origin", "voxta"),
         LabelRule("RoleCall", 0.9, _rolecall, "origin", "rolecall"),
         LabelRule("Pygmalion", 0.9, _pygmalion, "origin", "pygmalion"),
+        LabelRule("aichar", 0.95, _aichar, "origin", "aichar"),
         LabelRule("TavernHelper", 0.6, _tavern_helper, "origin", "tavern-helper"),
         LabelRule("Wyvern", 0.8, _wyvern, "origin", "wyvern"),
         LabelRule("Wyvern", 0.75, _wyvern_hybrid, "origin", "wyvern-hybrid"),

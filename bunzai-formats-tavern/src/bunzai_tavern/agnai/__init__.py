@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 from bunzai.adapter import FormatAdapter
 from bunzai.types import Detection, Issue, LabelRule, WriteResult
 
+from .._options import indent_option
+
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
     from bunzai.model import Entity
@@ -36,7 +38,7 @@ class AgnaiAdapter(FormatAdapter):
     label = "Agnai character"
     suffix = ".json"
     aliases = ("agnaistic",)
-    options = {"indent": "JSON indent: 2 (default), 4 or 0 for compact"}
+    options = (indent_option(2, "JSON indent; 0 is compact"),)
     detection = (
         ("kind 'character' with persona/greeting/sampleChat", 0.95),
         ("no kind, all of name, persona, greeting, scenario, sampleChat", 0.9),

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 from bunzai.adapter import FormatAdapter
 from bunzai.types import Detection, Issue, LabelRule, WriteResult
 
+from .._options import indent_option
+
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
     from bunzai.model import Entity
@@ -46,7 +48,7 @@ class AgnaiMemoryAdapter(FormatAdapter):
     label = "Agnai memory book"
     suffix = ".json"
     aliases = ("memory", "agnai-book")
-    options = {"indent": "JSON indent: 2 (default), 4 or 0 for compact"}
+    options = (indent_option(2, "JSON indent; 0 is compact"),)
     detection = (
         ("object with kind 'memory' and an entries array", 0.95),
         ("no kind, entries with entry text and a keywords list", 0.7),

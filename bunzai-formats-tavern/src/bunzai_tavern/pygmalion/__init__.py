@@ -7,18 +7,16 @@ The five-key shape (``char_name``, ``char_persona``, ``char_greeting``, ``world_
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue
+from bunzai.sdk import Detection, FormatAdapter, Option
 
-from .._cards import find_card
+from .._cards import CARD_REASONS, find_card
+from .._options import indent_option
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
-    from bunzai.types import ReadResult, WriteResult
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "pygmalion"
 _PYG_SIGNALS = ("char_persona", "char_greeting")
@@ -32,11 +30,11 @@ class PygmalionAdapter(FormatAdapter):
     label = "Pygmalion / TextGen character JSON (and pygmalion.chat exports)"
     suffix = ".json"
     aliases = ("textgen", "pygmalion-chat")
-    options = {
-        "shape": "textgen (the five keys) or chat (pygmalion.chat: {character: V2 card}); "
-                 "default: as read, else textgen",
-        "indent": "4, 2 or 0 (default: as read, else 4)",
-    }
+    options = (
+        Option("shape", choices=("textgen", "chat"), default="as read, else textgen",
+               help="textgen (the five keys) or chat (pygmalion.chat: {character: V2 card})"),
+        indent_option(4, "JSON indent; 0 is compact"),
+    )
     detection = (
         ("JSON with char_name and char_persona or char_greeting", 0.9),
         ("JSON {character: card} or {card: card} wrapping a V2/V3 card (pygmalion.chat)", 0.9),
@@ -50,6 +48,14 @@ class PygmalionAdapter(FormatAdapter):
          "dropped by the chat shape (a V2 card)"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/pygmalion/README.md"
+    carries = ("name", "description", "first_mes", "scenario", "mes_example")
+    reasons = (*CARD_REASONS,
+               ("", "the Pygmalion/TextGen shape holds only a name, a persona, a greeting, a "
+                    "scenario and example dialogue (the chat shape, --option shape=chat, keeps "
+                    "a whole V2 card)"))
+    reader = "io:read_pygmalion"
+    writer = "io:write_pygmalion"
+    validator = "io:validate_pygmalion"
 
     def detect(self, input: AdapterInput) -> Detection:
         obj = input.json
@@ -60,15 +66,3 @@ class PygmalionAdapter(FormatAdapter):
             return Detection(0.9, f"pygmalion.chat export: {find_card(input).wrapper} wraps "
                              "a card")
         return Detection(0.0)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .io import read_pygmalion
-        return read_pygmalion(input)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .io import write_pygmalion
-        return write_pygmalion(entity, options)  # type: ignore[arg-type]
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .io import validate_pygmalion
-        return validate_pygmalion(input)

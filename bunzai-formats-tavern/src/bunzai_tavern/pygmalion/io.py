@@ -5,21 +5,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from bunzai.cardspec import build_card, parse_card, validate_card
-from bunzai.cardspec._shape import ShapeReader, ShapeWriter, conv_str, json_equal, plain
-from bunzai.errors import MalformedInput, UsageError
-from bunzai.frozen import thaw
-from bunzai.input import AdapterInput
-from bunzai.jsonio import dumps
-from bunzai.loss import LossReport
-from bunzai.types import Issue, OutputFile, ReadResult, WriteResult
+from bunzai.sdk import (
+    AdapterInput,
+    Issue,
+    LossReport,
+    MalformedInput,
+    OutputFile,
+    ReadResult,
+    WriteResult,
+    dumps,
+    thaw,
+)
+from bunzai.sdk.cards import build_card, parse_card, validate_card
+from bunzai.sdk.fields import STR, ObjectReader, ObjectWriter, same
 
-from .._cards import find_card
-from .._cards.container import diff_paths, rolled_up
+from .._cards import CARD_CARRIES, find_card
 from .._options import layout_of, sniff_layout
 
 if TYPE_CHECKING:
-    from bunzai.model import Character
+    from bunzai.sdk import Character
 
 FORMAT_ID = "pygmalion"
 
@@ -34,11 +38,14 @@ PAIRS = (
 _PYG_KEYS = tuple(p for p, _, _ in PAIRS)
 _V1_KEYS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
 _KNOWN = (*_PYG_KEYS, *_V1_KEYS)
-_FIVE_KEY_LOSS = ("the Pygmalion/TextGen shape holds only a name, a persona, a greeting, a "
-                  "scenario and example dialogue")
+TEXTGEN_CARRIES = ("name", "description", "first_mes", "scenario", "mes_example")
+"""What the five-key shape holds (and ``personality`` where the file had that V1 key)."""
+CHAT_CARRIES = tuple(p for p in CARD_CARRIES if p != "assets")
+"""What a pygmalion.chat export holds: a V2 card (the codec reports what V2 lacks), no files."""
 
 
-def read_pygmalion(input: AdapterInput) -> ReadResult:
+def read_pygmalion(input: AdapterInput, options: Mapping[str, Any] | None = None,
+                   format_id: str = FORMAT_ID) -> ReadResult:
     """A character from the five-key JSON (V1 keys next to it win) or a card wrapper."""
     found = find_card(input)
     if found.wrapper is not None and found.card is not None:
@@ -49,29 +56,32 @@ def read_pygmalion(input: AdapterInput) -> ReadResult:
     from bunzai.model import Character
 
     warnings: list[Issue] = []
-    r = ShapeReader(obj, _KNOWN, path="$", warnings=warnings)
+    r = ObjectReader(obj, "$", warnings, owned=True)
     values: dict[str, Any] = {}
     pyg_original: dict[str, Any] = {}
     for pyg, v1, attr in PAIRS:
-        pyg_value = r.field(pyg, conv_str, "", nullable=False, expected="a string")
+        pyg_value = r.get(pyg, STR, "")
         if v1 in obj:
-            v1_value = r.field(v1, conv_str, "", nullable=False, expected="a string")
+            v1_value = r.get(v1, STR, "")
             values[attr] = v1_value
             if pyg in obj and pyg_value != v1_value:
-                pyg_original[pyg] = plain(obj[pyg])
+                pyg_original[pyg] = thaw(obj[pyg])
                 warnings.append(Issue(f"$.{pyg}", f"{pyg} differs from {v1}; {v1} is read "
                                       "(both key sets present)"))
         else:
             values[attr] = pyg_value
     if "personality" in obj:
-        values["personality"] = r.field("personality", conv_str, "", nullable=False,
-                                        expected="a string")
+        values["personality"] = r.get("personality", STR, "")
     if pyg_original:
-        r.more["pyg_original"] = pyg_original
-        r.more["read_as"] = {attr: values[attr] for _, _, attr in PAIRS}
+        r.layout["pyg_original"] = pyg_original  # a stale copy no app reads
+        r.layout["read_as"] = {attr: values[attr] for _, _, attr in PAIRS}
+    _, body, data = r.finish(_PYG_KEYS)
+    body["order"] = list(obj)  # which keys the file had: a rewrite keeps its set of keys
     character = Character(**values)
-    character.passthrough[FORMAT_ID] = {"shape": "textgen", "body": r.record(),
+    character.passthrough[FORMAT_ID] = {"shape": "textgen", "body": body,
                                         "json": sniff_layout(input.data, 4)}
+    if data:
+        character.app_data[FORMAT_ID] = data
     return ReadResult([character], warnings)
 
 
@@ -79,84 +89,84 @@ def _read_wrapper(input: AdapterInput, key: str) -> ReadResult:
     obj = input.json_mutable()
     warnings: list[Issue] = []
     character = parse_card(obj[key], format_id=FORMAT_ID, warnings=warnings)
-    pt = character.passthrough[FORMAT_ID]
-    pt["shape"] = "chat"
-    pt["wrapper"] = key
-    pt["wrapper_root"] = {k: v for k, v in obj.items() if k != key}
-    pt["wrapper_order"] = list(obj)
-    pt["json"] = sniff_layout(input.data, 4)
+    layout = character.passthrough[FORMAT_ID]
+    layout["shape"] = "chat"
+    layout["wrapper"] = key
+    layout["wrapper_order"] = list(obj)
+    layout["json"] = sniff_layout(input.data, 4)
+    around = {k: v for k, v in obj.items() if k != key}
+    if around:  # the export's own keys beside the card
+        character.app_data.setdefault(FORMAT_ID, {}).update(
+            {f"export.{k}": v for k, v in around.items()})
     prefixed = [Issue(i.path.replace("$", f"$.{key}", 1), i.message, i.severity)
                 for i in warnings]
     return ReadResult([character], prefixed)
 
 
-def write_pygmalion(character: Character, options: Mapping[str, Any]) -> WriteResult:
-    raw_pt = character.passthrough.get(FORMAT_ID)
-    pt: Mapping[str, Any] = raw_pt if isinstance(raw_pt, Mapping) else {}
-    raw_shape = options.get("shape")
-    shape = str(raw_shape).strip().lower() if raw_shape is not None else None
-    if shape not in (None, "textgen", "chat"):
-        raise UsageError(f"shape must be textgen or chat, not {raw_shape!r}")
-    shape = shape or str(pt.get("shape") or "textgen")
+def write_pygmalion(character: Character, options: Mapping[str, Any],
+                    format_id: str = FORMAT_ID) -> WriteResult:
+    raw_layout = character.passthrough.get(FORMAT_ID)
+    layout: Mapping[str, Any] = raw_layout if isinstance(raw_layout, Mapping) else {}
+    shape = options.get("shape") or str(layout.get("shape") or "textgen")
     loss = LossReport()
+    carries: tuple[str, ...]
     if shape == "chat":
-        obj = _chat(character, pt, loss)
-        reason = "a pygmalion.chat export holds a V2 card"
+        obj = _chat(character, layout, loss)
+        carries = CHAT_CARRIES
     else:
-        obj = _textgen(character, pt)
-        reason = _FIVE_KEY_LOSS
-    indent, newline = layout_of(options, pt.get("json"), 4)
+        obj, carries = _textgen(character, layout)
+    indent, newline = layout_of(options, layout.get("json"), 4)
     data = dumps(obj, indent=indent)
     if newline:
         data += b"\n"
-    back = read_pygmalion(AdapterInput(data, "out.json")).entities[0]
-    for path in rolled_up(back, [p for p in diff_paths(character, back)
-                                    if not loss.covers(p)]):
-        if not loss.covers(path):
-            loss.dropped(path, reason)
-    return WriteResult([OutputFile(data, ".json")], loss)
+    return WriteResult([OutputFile(data, ".json")], loss, carries=carries)
 
 
-def _chat(character: Character, pt: Mapping[str, Any], loss: LossReport) -> dict[str, Any]:
-    faithful = pt.get("shape") == "chat"
-    label = pt.get("spec") if faithful else None
+def _chat(character: Character, layout: Mapping[str, Any], loss: LossReport) -> dict[str, Any]:
+    faithful = layout.get("shape") == "chat"
+    label = layout.get("spec") if faithful else None
     spec: Literal["v2", "v3"] = "v3" if label == "chara_card_v3" else "v2"
     card = build_card(character, spec=spec, format_id=FORMAT_ID, loss=loss)
-    key = str(pt.get("wrapper") or "character") if faithful else "character"
+    key = str(layout.get("wrapper") or "character") if faithful else "character"
     out: dict[str, Any] = {key: card}
-    root = pt.get("wrapper_root") if faithful else None
-    if isinstance(root, Mapping):
-        out.update(plain(root))
-    order = pt.get("wrapper_order")
+    data = character.app_data.get(FORMAT_ID) or {}
+    out.update({k[7:]: thaw(v) for k, v in data.items() if k.startswith("export.")})
+    order = layout.get("wrapper_order")
     if faithful and isinstance(order, list):
         out = {k: out[k] for k in [*order, *out] if k in out}
     return out
 
 
-def _textgen(character: Character, pt: Mapping[str, Any]) -> dict[str, Any]:
-    body = pt.get("body") if pt.get("shape") == "textgen" else None
-    w = ShapeWriter(body if isinstance(body, Mapping) else None)
-    present = set(w.shape.get("order", ()))
-    original = w.shape.get("pyg_original")
-    read_as = w.shape.get("read_as")
+def _textgen(character: Character, layout: Mapping[str, Any]
+             ) -> tuple[dict[str, Any], tuple[str, ...]]:
+    body = layout.get("body") if layout.get("shape") == "textgen" else None
+    data = character.app_data.get(FORMAT_ID) if body is not None else None
+    w = ObjectWriter(body if isinstance(body, Mapping) else None, data)
+    order = w.layout.get("order")
+    present = set(order if isinstance(order, list) else ())
+    original = w.layout.get("pyg_original")
+    read_as = w.layout.get("read_as")
     for pyg, v1, attr in PAIRS:
         value = getattr(character, attr)
         kept = original.get(pyg) if isinstance(original, Mapping) else None
         if (kept is not None and isinstance(read_as, Mapping)
-                and json_equal(read_as.get(attr), value)):
+                and same(read_as.get(attr), value)):
             w.out[pyg] = kept
         else:
-            w.put(pyg, value, conv_str, empty="", required_default="")
+            w.put(pyg, value, STR, "", required="")
             if pyg not in w.out and not w.faithful:
                 w.out[pyg] = value
         if v1 in present:
-            w.put(v1, value, conv_str, empty="")
+            w.put(v1, value, STR, "")
+    carries = TEXTGEN_CARRIES
     if "personality" in present:
-        w.put("personality", character.personality, conv_str, empty="")
-    return w.finish(_PYG_KEYS)
+        w.put("personality", character.personality, STR, "")
+        carries = (*carries, "personality")
+    return w.finish(_PYG_KEYS), carries
 
 
-def validate_pygmalion(input: AdapterInput) -> list[Issue]:
+def validate_pygmalion(input: AdapterInput, entities: Any = (),
+                       format_id: str = FORMAT_ID) -> list[Issue]:
     """Wrapped cards: the card spec's rules; five-key JSON: string fields."""
     found = find_card(input)
     if found.wrapper is not None and found.card is not None:

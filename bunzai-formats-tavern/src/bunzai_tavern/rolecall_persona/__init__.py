@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection
+from bunzai.types import Detection, Option
 
 from .._cards import find_card, rolecall_block
 
@@ -32,11 +32,12 @@ class RoleCallPersonaAdapter(FormatAdapter):
     label = "RoleCall persona"
     suffix = ".png"
     aliases = ("rcpersona",)
-    options = {
-        "container": "png (default) or json",
-        "shape": "card (a V2 lookalike with extensions.rolecall.type persona, default) or "
-                 "rcpersona ({spec: rolecall_persona, data}); default: as read",
-    }
+    options = (
+        Option("container", choices=("png", "json"), default="png", help="the output file"),
+        Option("shape", choices=("card", "rcpersona"), default="as read, else card",
+               help="card (a V2 lookalike with extensions.rolecall.type persona) or rcpersona "
+                    "({spec: rolecall_persona, data})"),
+    )
     detection = (
         ("a card whose data.extensions.rolecall.type is \"persona\" (JSON or PNG)", 1.0),
         ("a PNG rcpersona chunk or JSON with spec rolecall_persona", 1.0),

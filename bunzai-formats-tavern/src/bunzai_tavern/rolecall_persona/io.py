@@ -10,7 +10,7 @@ from bunzai.cardspec._shape import ShapeReader, ShapeWriter, conv_opt_str, conv_
 from bunzai.containers.base64util import decode_base64
 from bunzai.containers.media import sniff_media
 from bunzai.containers.png import PngFile, is_text_chunk_with_keyword, make_text_chunk, splice
-from bunzai.errors import BunzaiError, MalformedInput, UsageError
+from bunzai.errors import BunzaiError, MalformedInput
 from bunzai.frozen import thaw
 from bunzai.input import AdapterInput
 from bunzai.jsonio import dumps
@@ -128,22 +128,12 @@ def _read_rcpersona(input: AdapterInput, obj: Any) -> ReadResult:
 # -- writing ---------------------------------------------------------------------------------------
 
 
-def _option(options: Mapping[str, Any], name: str, allowed: tuple[str, ...]) -> str | None:
-    raw = options.get(name)
-    if raw is None:
-        return None
-    value = str(raw).strip().lower()
-    if value not in allowed:
-        raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {raw!r}")
-    return value
-
-
 def write_persona(persona: Persona, options: Mapping[str, Any]) -> WriteResult:
     """A RoleCall persona file; what it cannot hold is found by reading the output back."""
     raw_pt = persona.passthrough.get(FORMAT_ID)
     pt: Mapping[str, Any] = raw_pt if isinstance(raw_pt, Mapping) else {}
-    shape = _option(options, "shape", ("card", "rcpersona")) or pt.get("shape") or "card"
-    container = _option(options, "container", ("png", "json"))
+    shape = options.get("shape") or pt.get("shape") or "card"
+    container = options.get("container")
     loss = LossReport()
     warnings: list[str] = []
     if shape == "card":

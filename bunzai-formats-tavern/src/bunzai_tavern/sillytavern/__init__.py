@@ -8,18 +8,15 @@ outrank it on their own cards.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule
+from bunzai.sdk import Detection, FormatAdapter, Option
 
-from .._cards import find_card, rolecall_block
+from .._cards import CARD_CARRIES, CARD_REASONS, ST_NEUTRAL, find_card, rolecall_block
+from .._options import indent_option
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
-    from bunzai.types import ReadResult, WriteResult
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "sillytavern"
 
@@ -33,13 +30,15 @@ class SillyTavernAdapter(FormatAdapter):
     suffix = ".png"
     aliases = ("png", "json", "card", "tavern")
     alias_options = {"png": {"container": "png"}, "json": {"container": "json"}}
-    options = {
-        "container": "png (default) or json; a card read from JSON is written as JSON",
-        "chunks": "PNG only: both (chara V2 + ccv3 V3, default), chara or ccv3",
-        "spec": "JSON only: v2 or v3 (default: the spec it was read as, else v3); v1 writes a "
-                "flat card",
-        "indent": "JSON only: 4 (SillyTavern's export, default), 2 or 0 (compact)",
-    }
+    options = (
+        Option("container", choices=("png", "json"), default="png",
+               help="the output file; a card read from JSON is written as JSON"),
+        Option("chunks", choices=("both", "chara", "ccv3"), default="both",
+               help="PNG only: chara (V2), ccv3 (V3) or both"),
+        Option("spec", choices=("v1", "v2", "v3"), default="as read, else v3",
+               help="JSON only: the card spec; v1 writes a flat card"),
+        indent_option(4, "JSON only: indent (SillyTavern's export uses 4); 0 is compact"),
+    )
     detection = (
         ("a Character Card V1 (flat, with a character field), V2 or V3 as JSON", 0.9),
         ("a PNG/APNG with a readable chara or ccv3 text chunk (tEXt, zTXt, iTXt)", 0.9),
@@ -61,6 +60,13 @@ class SillyTavernAdapter(FormatAdapter):
         ("regex_scripts[].extensions", "dropped: SillyTavern regex scripts have none"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern/README.md"
+    carries = CARD_CARRIES
+    reasons = CARD_REASONS
+    neutral = ST_NEUTRAL
+    reader = "._cards.container:read_card"
+    writer = "._cards.container:write_card"
+    validator = "._cards.checks:validate_card_input"
+    labeler = "._cards.labels:rules"
 
     def detect(self, input: AdapterInput) -> Detection:
         found = find_card(input)
@@ -76,20 +82,3 @@ class SillyTavernAdapter(FormatAdapter):
         if found.source == "png" and found.card_chunks:
             return Detection(0.5, f"card chunk present but unreadable: {found.problem}")
         return Detection(0.0)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .._cards.container import read_character
-        return read_character(input, FORMAT_ID)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .._cards.container import read_character, write_character
-        return write_character(entity, FORMAT_ID, options,  # type: ignore[arg-type]
-                               reader=lambda inp: read_character(inp, FORMAT_ID))
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .._cards.checks import validate_input
-        return validate_input(input)
-
-    def label_rules(self) -> list[LabelRule]:
-        from .._cards.labels import rules
-        return rules()

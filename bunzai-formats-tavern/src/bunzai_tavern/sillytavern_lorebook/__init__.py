@@ -10,7 +10,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, WriteResult
+from bunzai.types import Detection, Issue, LabelRule, Option, WriteResult
+
+from .._options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -108,11 +110,15 @@ class SillyTavernLorebookAdapter(FormatAdapter):
     label = "SillyTavern World Info / character book"
     suffix = ".json"
     aliases = ("worldinfo", "lorebook", "json")
-    options = {
-        "variant": "output shape: same (default: as read; World Info for other formats' books), "
-                   "worldinfo, v2 (bare character_book) or v3 (spec lorebook_v3)",
-        "indent": "JSON indent: 4 (default, as SillyTavern saves worlds), 2 or 0 for compact",
-    }
+    default_for_kind = True
+    """What ``bunzai lorebook extract`` and ``merge`` write unless given ``--to``: a World Info
+    file, the standalone lorebook most apps import."""
+    options = (
+        Option("variant", choices=("same", "worldinfo", "wi", "v2", "v3"), default="same",
+               help="output shape: same (as read; World Info for other formats' books), "
+                    "worldinfo (wi), v2 (bare character_book) or v3 (spec lorebook_v3)"),
+        indent_option(4, "JSON indent (SillyTavern saves worlds with 4); 0 is compact"),
+    )
     detection = (
         ("World Info: entries object whose values have a key list and uid/content", 0.9),
         ("Chub lorebook: is_creation and an entries object", 0.9),

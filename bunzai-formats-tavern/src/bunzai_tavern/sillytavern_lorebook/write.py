@@ -20,10 +20,8 @@ if TYPE_CHECKING:
 VARIANTS = {"same": None, "worldinfo": WI, "wi": WI, "v2": "v2", "v3": "v3"}
 
 
-def chosen_variant(entity: Any, option: Any, format_id: str) -> str:
-    if option not in (None, "") and str(option).lower() not in VARIANTS:
-        raise UsageError(f"variant must be one of {', '.join(sorted(VARIANTS))}, not {option!r}")
-    forced = VARIANTS.get(str(option).lower()) if option not in (None, "") else None
+def chosen_variant(entity: Any, option: str | None, format_id: str) -> str:
+    forced = VARIANTS.get(option) if option else None
     if forced:
         return forced
     mine = entity.passthrough.get(format_id)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.adapter import FormatAdapter
 from bunzai.types import Detection, Issue, LabelRule, WriteResult
 
+from .._options import indent_option
 from .._stsettings import is_settings
 
 if TYPE_CHECKING:
@@ -43,9 +44,7 @@ class SillyTavernPersonaAdapter(FormatAdapter):
     suffix = ".json"
     multi = True
     aliases = ("persona", "json")
-    options = {
-        "indent": "JSON indent: 2 (default, as SillyTavern's backup), 4 or 0 for compact",
-    }
+    options = (indent_option(2, "JSON indent (as SillyTavern's backup); 0 is compact"),)
     detection = (
         ("object with personas and persona_descriptions objects (a backup)", 0.9),
         ("SillyTavern settings.json (power_user / extension_settings and ST's top-level "

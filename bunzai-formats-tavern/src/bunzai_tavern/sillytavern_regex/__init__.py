@@ -11,7 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, WriteResult
+from bunzai.types import Detection, Issue, LabelRule, Option, WriteResult
+
+from .._options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -59,11 +61,12 @@ class SillyTavernRegexAdapter(FormatAdapter):
     suffix = ".json"
     multi = True
     aliases = ("regex", "json")
-    options = {
-        "split": "true: one file per script (what SillyTavern 1.12 imports); default: one "
-                 "file, an array when there are several scripts",
-        "indent": "JSON indent: 4 (default, as SillyTavern exports), 2 or 0 for compact",
-    }
+    options = (
+        Option("split", bool, default=False,
+               help="one file per script (what SillyTavern 1.12 imports) instead of one file, "
+                    "an array when there are several scripts"),
+        indent_option(4, "JSON indent (as SillyTavern exports); 0 is compact"),
+    )
     detection = (
         ("object with scriptName and a string findRegex", 0.9),
         ("array whose items all have scriptName and findRegex", 0.9),

@@ -12,7 +12,7 @@ from bunzai.jsonio import dumps
 from bunzai.loss import LossReport
 from bunzai.types import OutputFile, WriteResult
 
-from .._options import layout_of, truthy
+from .._options import layout_of
 from .read import CONTAINER
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def write_scripts(entities: Sequence[Entity], options: Mapping[str, Any], *,
         prefix = f"[{i}]." if many else ""
         for entry in sub:
             loss.add(prefix + entry.path.lstrip("."), entry.action, entry.reason)
-    if truthy(options.get("split", False)):
+    if options.get("split"):
         files, seen = [], set()
         for script, obj in zip(entities, objs, strict=True):
             stem = export_name(getattr(script, "name", "") or "")

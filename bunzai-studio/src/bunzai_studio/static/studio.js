@@ -247,6 +247,7 @@
       case "persona": return persona(v);
       case "regex": return el("div", {}, regexTable([v]), extensions(v));
       case "module": return moduleView(v);
+      case "chat": return chatView(v);
       default: return jsonBlock("entity", v, true);
     }
   }
@@ -334,6 +335,30 @@
       extensions(v));
   }
 
+  function chatView(v) {
+    const who = (v.participants || []).map(p => `${p.name} (${p.role})`);
+    const rows = (v.messages || []).map((m, i) => {
+      const flags = [m.hidden ? "hidden" : null, m.alternatives && m.alternatives.length
+        ? `${m.alternatives.length} alternatives` : null, m.attachments && m.attachments.length
+        ? `${m.attachments.length} attachment(s)` : null].filter(Boolean).join(", ");
+      return [String(i), el("div", {}, el("div", {class: "cell-title", text: m.speaker || ""}),
+        el("div", {class: "muted", text: m.role})),
+        el("div", {class: "cell-text", text: m.text}), m.time || "", flags];
+    });
+    return el("div", {class: "entity chat"},
+      fields([["title", v.title], ["participants", who.length ? chips(who) : null],
+        ["started", v.created], ["branch of", v.branch_of],
+        ["passthrough kept for", (v.passthrough_formats || []).join(", ")]]),
+      textBlock("Author's note", v.notes), textBlock("Memory", v.memory),
+      textBlock("Scenario", v.scenario), textBlock("Greeting", v.greeting),
+      textBlock("Example dialogue", v.example_dialogue), textBlock("System prompt", v.system_prompt),
+      el("h3", {text: `Transcript (${rows.length} messages)`}),
+      rows.length ? table(["#", "speaker", "text", "time", ""], rows)
+        : el("p", {class: "muted", text: "No messages."}),
+      v.lorebook ? [el("h3", {text: `Lorebook (${v.lorebook.entries.length} entries)`}), lorebookView(v.lorebook)] : null,
+      extensions(v));
+  }
+
   function assets(list) {
     if (!list || !list.length) return null;
     return [el("h3", {text: `Assets (${list.length})`}), el("div", {class: "gallery"}, list.map(a => {
@@ -383,10 +408,18 @@
     if (result.error) return [error(result.error)];
     const out = [];
     const loss = result.loss || [];
+    const groups = result.loss_groups || [];
     out.push(el("div", {class: "loss-report", testid: "loss-report"},
       el("h4", {text: `Loss report: ${result.format} → ${result.to}`}),
-      loss.length ? table(["action", "field", "why"], loss.map(e => [e.action, el("code", {text: e.path}), e.reason]))
-        : el("p", {class: "yes", text: "Nothing lost."})));
+      loss.length ? [
+        el("p", {testid: "loss-summary", text: result.loss_summary}),
+        table(["action", "field", "entries", "why"], groups.map(g =>
+          [g.action, el("code", {text: g.path}), String(g.count), g.reason])),
+        groups.length < loss.length ? el("details", {class: "json"},
+          el("summary", {}, `Every entry (${loss.length})`),
+          table(["action", "field", "why"], loss.map(e => [e.action, el("code", {text: e.path}), e.reason])))
+          : null,
+      ] : el("p", {class: "yes", text: "Nothing lost."})));
     if (result.warnings && result.warnings.length) {
       out.push(el("h4", {text: "Warnings"}),
         table(["path", "message"], result.warnings.map(w => [el("code", {text: w.path}), w.message])));

@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 
 from bunzai import testing
-from bunzai.errors import UsageError
-from bunzai.model import Character
-from bunzai.registry import Registry
-from bunzai.testing import conversion_problems, corpus_files, ids, load_registry
+from bunzai.sdk import Character, UsageError
+from bunzai.testing import Registry, conversion_problems, corpus_files, ids, load_registry
 from bunzai_tavern._cards.fixtures import sample_card
 
 FID = "pygmalion"

@@ -14,11 +14,15 @@ from typing import Any
 
 import pytest
 
-from bunzai.api import as_input
-from bunzai.frozen import thaw
-from bunzai.label import label
-from bunzai.registry import Registry
-from bunzai.testing import conversion_problems, corpus_files, load_registry
+from bunzai.sdk import thaw
+from bunzai.testing import (
+    Registry,
+    as_input,
+    conversion_problems,
+    corpus_files,
+    label,
+    load_registry,
+)
 from bunzai_tavern._cards.fixtures import card_chunk, png_with
 
 WYVERN = corpus_files("wyvern-png")
@@ -69,7 +73,7 @@ def test_real_exports_round_trip_byte_for_byte_and_label_wyvern(path: Path) -> N
     assert not out.loss
     before, after = chara(path), chara(out.files[0].data)
     assert json.dumps(before) == json.dumps(after)  # values and key order
-    got = label(reg(), as_input(path), res.entities)
+    got = label(reg(), path)
     assert got.app == "Wyvern" and got.confidence >= 0.75
 
 
@@ -84,7 +88,7 @@ def test_wyvern_entry_settings_are_canonical_fields() -> None:
     assert entry.match_persona_description is True
     assert entry.match_whole_words is True
     assert (entry.delay, entry.sticky, entry.cooldown) == (2, 3, 1)
-    assert entry.passthrough["sillytavern"]["extra"] == {"entry_id": "k3Yw9-lampEntry01"}
+    assert entry.app_data["sillytavern"] == {"entry_id": "k3Yw9-lampEntry01"}
     out = reg().write([ch], "sillytavern")
     assert not out.loss and chara(out.files[0].data) == wyvern_card()
 

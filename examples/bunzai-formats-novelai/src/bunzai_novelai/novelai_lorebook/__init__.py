@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, WriteResult
+from bunzai.types import Detection, Issue, Option, WriteResult
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
@@ -74,10 +74,10 @@ class NovelaiLorebookAdapter(FormatAdapter):
     label = "NovelAI lorebook"
     suffix = ".lorebook"
     aliases = ("novelai", "lorebook-nai")
-    options = {
-        "container": "json (a .lorebook file) or png (the book in a naidata chunk); default: "
-                     "what was read, json for books from other formats",
-    }
+    options = (
+        Option("container", choices=("json", "png"), default="as read, else json",
+               help="json (a .lorebook file) or png (the book in a naidata chunk)"),
+    )
     detection = (
         ("JSON with a numeric lorebookVersion and an entries list", 0.95),
         ("PNG whose naidata chunk holds such a lorebook", 0.95),

@@ -12,7 +12,6 @@ import base64
 from collections.abc import Mapping
 from typing import Any
 
-from bunzai.errors import UsageError
 from bunzai.jsonio import dumps
 from bunzai.loss import LossReport
 from bunzai.types import OutputFile, WriteResult
@@ -137,8 +136,6 @@ def write_lorebook(book: Any, options: Mapping[str, Any], *, format_id: str) -> 
             layout = NOVELAI_LAYOUT  # a new book, laid out as NovelAI exports one
         data = dump_json(doc, layout) if layout is not None else dumps(doc)
         return WriteResult([OutputFile(data, ".lorebook")], loss, warnings)
-    if container != "png":
-        raise UsageError(f"option container must be json or png, not {container!r}")
     from bunzai.containers.png import (
         PngFile,
         is_text_chunk_with_keyword,

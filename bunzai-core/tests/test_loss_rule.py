@@ -1,0 +1,119 @@
+"""The one loss rule: declared carried paths, neutral values, app data by path, verification."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+import bunzai
+from bunzai.sdk import (
+    Character,
+    Detection,
+    FormatAdapter,
+    Lorebook,
+    LorebookEntry,
+    OutputFile,
+    ReadResult,
+    WriteResult,
+    dumps,
+    loads,
+)
+from bunzai.testing import Registry
+
+
+class _Tiny(FormatAdapter):
+    """A card format that holds a name and a lorebook's keys and content, nothing else."""
+
+    format_id = "tiny"
+    kind = "character"
+    carries = ("name", "lorebook.entries[*].keys", "lorebook.entries[*].content")
+    reasons = (("lorebook", "tiny books hold only keys and text"),)
+
+    def detect(self, input: Any) -> Detection:
+        return Detection(1.0 if input.data.startswith(b'{"tiny"') else 0.0)
+
+    def read(self, input: Any, options: Mapping[str, Any]) -> ReadResult:
+        doc = loads(input.data)
+        book = Lorebook(entries=[LorebookEntry(keys=e[0], content=e[1]) for e in doc["book"]]) \
+            if doc["book"] else None
+        return ReadResult([Character(name=doc["tiny"], lorebook=book,
+                                     app_data={"tiny": doc["more"]} if doc["more"] else {})])
+
+    def write(self, entity: Any, options: Mapping[str, Any]) -> WriteResult:
+        book = [[e.keys, e.content] for e in entity.lorebook.entries] if entity.lorebook else []
+        doc = {"tiny": entity.name, "book": book, "more": entity.app_data.get("tiny", {})}
+        return WriteResult([OutputFile(dumps(doc), ".json")])
+
+
+class _Overclaiming(_Tiny):
+    """Declares that it holds everything; it does not."""
+
+    format_id = "overclaiming"
+    carries = ("*",)
+
+
+@pytest.fixture
+def reg() -> Registry:
+    return Registry.load(extra=[("tiny", _Tiny()), ("overclaiming", _Overclaiming())])
+
+
+def entry(**values: Any) -> LorebookEntry:
+    return LorebookEntry(keys=["harbour"], content="Fog every morning.", **values)
+
+
+def test_only_non_neutral_values_outside_the_carried_paths_are_reported(reg: Registry) -> None:
+    ch = Character(name="Mara", description="A pilot.", lorebook=Lorebook(entries=[
+        entry(constant=False, use_regex=False, probability=100, insertion_order=100,
+              display_index=7, id=3),
+        entry(constant=True, depth=4, role="system", position="before_char"),
+    ]), app_data={"other-app": {"chat": "Mara - 2024", "fav": True}})
+    got = {(e.path, e.action, e.reason) for e in reg.write([ch], "tiny").loss}
+    assert got == {
+        ("description", "dropped", "tiny has no place for it"),
+        ("lorebook.entries[1].constant", "dropped", "tiny books hold only keys and text"),
+        ("app_data.other-app.chat", "dropped",
+         "kept only for other-app; tiny has no place for it"),
+        ("app_data.other-app.fav", "dropped",
+         "kept only for other-app; tiny has no place for it"),
+    }
+
+
+def test_a_format_keeps_its_own_app_data(reg: Registry) -> None:
+    ch = Character(name="Mara", app_data={"tiny": {"colour": "teal"}})
+    out = reg.write([ch], "tiny")
+    assert not out.loss
+    back = reg.read(bunzai.sdk.AdapterInput(out.data, "x.json"), format="tiny")[1].entities[0]
+    assert back.app_data == {"tiny": {"colour": "teal"}}
+
+
+def test_verify_finds_what_a_wrong_declaration_hides(reg: Registry) -> None:
+    ch = Character(name="Mara", description="A pilot.")
+    assert not reg.write([ch], "overclaiming").loss  # it says it holds everything
+    out = reg.write([ch], "overclaiming", verify=True)
+    assert [(e.path, e.action) for e in out.loss] == [("description", "dropped")]
+    assert any("found only by reading the output back" in w for w in out.warnings)
+
+
+def test_the_api_and_the_cli_verify_too(reg: Registry) -> None:
+    ch = Character(name="Mara", description="A pilot.")
+    out = bunzai.write(ch, "overclaiming", registry=reg, verify=True)
+    assert out.loss.covers("description")
+
+
+def test_convert_verify_on_the_command_line(reg: Registry, tmp_path: Any) -> None:
+    import json
+
+    from bunzai.testing import run_cli
+
+    src = tmp_path / "mara.vaud.json"
+    src.write_bytes(bunzai.write(Character(name="Mara", description="A pilot."), "vaud-json",
+                                 registry=reg).data)
+    plain = run_cli("convert", str(src), "--to", "overclaiming", "-o",
+                    str(tmp_path / "a.json"), "--json", registry=reg)
+    checked = run_cli("convert", str(src), "--to", "overclaiming", "-o",
+                      str(tmp_path / "b.json"), "--json", "--verify", registry=reg)
+    assert plain.exit_code == 0 and checked.exit_code == 0, checked.output
+    assert json.loads(plain.stdout)["loss"] == []
+    assert [e["path"] for e in json.loads(checked.stdout)["loss"]] == ["description"]

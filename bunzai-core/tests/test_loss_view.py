@@ -1,0 +1,50 @@
+"""How a loss report reads to people: a summary, then one line per repeated field and reason."""
+
+from __future__ import annotations
+
+from bunzai.loss import LossReport
+
+
+def _report() -> LossReport:
+    r = LossReport()
+    for i in range(12):
+        r.dropped(f"lorebook.entries[{i}].extensions.probability", "Backyard has no probability")
+    r.approximated("creator_notes", "appended to the description")
+    r.dropped("lorebook.entries[3].sticky", "no timed effects")
+    r.approximated("lorebook.entries[5].extensions.probability", "rounded")
+    return r
+
+
+def test_repeats_are_grouped_under_a_summary_line() -> None:
+    assert _report().lines() == [
+        "13 dropped, 2 approximated",
+        "dropped lorebook.entries[*].extensions.probability (12 entries): "
+        "Backyard has no probability",
+        "approximated creator_notes: appended to the description",
+        "dropped lorebook.entries[3].sticky: no timed effects",  # a group of one keeps its index
+        "approximated lorebook.entries[5].extensions.probability: rounded",  # another reason
+    ]
+
+
+def test_verbose_shows_every_path_and_json_every_entry() -> None:
+    r = _report()
+    lines = r.lines(verbose=True)
+    assert lines[0] == "13 dropped, 2 approximated" and len(lines) == 1 + 15
+    assert "dropped lorebook.entries[11].extensions.probability: Backyard has no probability" \
+        in lines
+    assert len(r.to_list()) == 15
+    summary = r.to_summary()
+    assert summary["counts"] == {"dropped": 13, "approximated": 2}
+    assert summary["groups"][0]["count"] == 12 and len(summary["groups"][0]["paths"]) == 12
+
+
+def test_an_empty_report_says_so() -> None:
+    assert LossReport().lines() == ["nothing lost"]
+    assert LossReport().summary() == "nothing lost"
+
+
+def test_entities_of_a_fanned_out_write_group_by_position() -> None:
+    r = LossReport()
+    r.dropped("[0].avatar", "no images")
+    r.dropped("[1].avatar", "no images")
+    assert r.lines()[1] == "dropped [*].avatar (2 items): no images"

@@ -1,0 +1,78 @@
+"""``backyard-chat``: Backyard AI (formerly Faraday) chat exports.
+
+A chat export is ``{"chat": {"ChatItems": [{"input", "output", "createdAt"}]}, "version": 2}``,
+one item per turn: what the user typed and what the character answered.  Version 1 wrote
+``createdAt`` as text, version 2 as epoch milliseconds.  The chats inside a Backyard archive
+(``.byaf`` scenarios) are reached with ``bunzai chat extract`` / ``embed`` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.sdk import Detection, FormatAdapter, LabelRule
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
+
+FORMAT_ID = "backyard-chat"
+
+
+def score(data: Any) -> tuple[float, str]:
+    if not isinstance(data, Mapping) or "schema_version" in data:
+        return 0.0, ""
+    chat = data.get("chat")
+    if not isinstance(chat, Mapping):
+        return 0.0, ""
+    items = chat.get("ChatItems")
+    if not isinstance(items, Sequence) or isinstance(items, str):
+        return 0.0, ""
+    version = data.get("version")
+    if isinstance(version, int) and not isinstance(version, bool):
+        return 0.95, f"Backyard chat export (version {version}, chat.ChatItems)"
+    return 0.8, "chat.ChatItems without a version number"
+
+
+class BackyardChatAdapter(FormatAdapter):
+    """Backyard AI chat exports: one item per turn (input, output, createdAt)."""
+
+    format_id = FORMAT_ID
+    kind = "chat"
+    label = "Backyard AI chat export"
+    suffix = ".json"
+    aliases = ("faraday-chat",)
+    detection = (
+        ("chat.ChatItems array and a numeric version", 0.95),
+        ("chat.ChatItems array without a version", 0.8),
+        ("anything else (cards with a Chat[] list included)", 0.0),
+    )
+    losses = (
+        ("messages[].speaker", "dropped: an export names no one"),
+        ("messages[].role narrator / system", "approximated: written as the character's "
+                                              "output"),
+        ("messages[].time of a reply", "approximated: one createdAt per turn, the user's"),
+        ("messages[].alternatives, hidden, reasoning, model, id, bookmark, attachments",
+         "dropped: an item holds one input and one output"),
+        ("title, participants, created, notes, memory, scenario, greeting, example_dialogue, "
+         "system_prompt, branch_of, lorebook", "dropped: an export holds only the turns"),
+        ("extensions", "dropped"),
+    )
+    reader = "io:read_chat"
+    writer = "io:write_chat"
+    doc = "bunzai-formats-backyard/src/bunzai_backyard/backyard_chat/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        s, why = score(input.json)
+        return Detection(s, why)
+
+    def label_rules(self) -> list[LabelRule]:
+        return [LabelRule("Backyard AI", 0.9, _evidence, "origin", "backyard-chat-export")]
+
+
+def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
+    s, why = score(input.json)
+    return [why + ": Backyard AI's (Faraday's) chat export"] if s >= 0.95 else []
+
+
+__all__ = ["FORMAT_ID", "BackyardChatAdapter", "score"]

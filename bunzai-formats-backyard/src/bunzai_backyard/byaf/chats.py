@@ -1,0 +1,230 @@
+"""The chats inside a Backyard archive: each scenario's log as a canonical chat, and back.
+
+A BYAF scenario is one Backyard chat (``specs/v1/scenario.md``): its ``messages`` are
+``{type: "human", createdAt, updatedAt, text}`` and ``{type: "ai", outputs: [{createdAt,
+updatedAt, text, activeTimestamp}]}``; an AI turn's outputs are its regenerations and the one
+with the latest ``activeTimestamp`` is shown.  The archive reader keeps each scenario's own data
+in the character's app data (``scenarios``); these functions turn a scenario into a standalone
+chat (``bunzai chat extract``) and a chat into a new scenario (``bunzai chat embed``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from bunzai.sdk.chats import format_time, parse_time, restore
+from bunzai.sdk.fields import kept
+
+from .._common.macros import join_examples, to_backyard, to_card
+from .read import SCENARIOS, example_messages, first_messages
+
+if TYPE_CHECKING:
+    from bunzai.sdk import Character, Chat, ChatMessage
+
+SETTINGS = ("model", "minP", "minPEnabled", "temperature", "repeatPenalty", "repeatLastN",
+            "topK", "topP", "promptTemplate", "grammar", "canDeleteExampleMessages")
+"""A scenario's model settings: Backyard's own data on the extracted chat."""
+
+
+def _chats(ch: Any, fmt: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """(layout, each scenario's data) of a character read from BYAF, else None."""
+    layout, data = kept(ch, fmt)
+    if layout is None and data is None:
+        return None
+    raw = (data or {}).get(SCENARIOS)
+    chats = [c if isinstance(c, dict) else {} for c in raw] if isinstance(raw, list) else []
+    return layout or {}, chats
+
+
+def scenario_chats(ch: Character, fmt: str) -> list[Chat] | None:
+    """One chat per scenario of a character read from BYAF (None: not read from BYAF)."""
+    from bunzai.sdk import Chat, Participant
+
+    found = _chats(ch, fmt)
+    if found is None:
+        return None
+    layout, chats = found
+    records = [r for r in layout.get("scenarios", []) if isinstance(r, dict)]
+    alternates = iter(ch.alternate_greetings)
+    out: list[Chat] = []
+    primary: dict[str, Any] = {}
+    for index, own in enumerate(chats):
+        fields: dict[str, Any] = {}
+        if index == 0:
+            fields = {"scenario": ch.scenario or None, "system_prompt": ch.system_prompt or None,
+                      "example_dialogue": ch.mes_example or None,
+                      "greeting": ch.first_mes or None}
+            primary = dict(fields)
+        else:
+            for key, field in (("narrative", "scenario"),
+                               ("formattingInstructions", "system_prompt")):
+                if key not in own:
+                    fields[field] = primary.get(field)
+                elif isinstance(own[key], str) and own[key]:
+                    fields[field] = to_card(own[key])
+            if "exampleMessages" not in own:
+                fields["example_dialogue"] = primary.get("example_dialogue")
+            elif isinstance(own["exampleMessages"], list):
+                texts = [to_card(i["text"], True) for i in own["exampleMessages"]
+                         if isinstance(i, Mapping) and isinstance(i.get("text"), str)]
+                fields["example_dialogue"] = join_examples(texts) or None
+            first = own.get("firstMessages")
+            if "firstMessages" not in own:  # an alternate greeting's scenario
+                fields["greeting"] = next(alternates, None)
+            elif isinstance(first, list) and first and isinstance(first[0], Mapping) \
+                    and isinstance(first[0].get("text"), str):
+                fields["greeting"] = to_card(first[0]["text"], True) or None
+        title = own.get("title")
+        settings = {k: own[k] for k in SETTINGS if k in own}
+        path = records[index].get("path") if index < len(records) else None
+        record_pt: dict[str, Any] = {"scenario": path}
+        if settings:
+            record_pt["extra"] = settings
+        messages = own.get("messages")
+        chat = Chat(title=title if isinstance(title, str) and title else None,
+                    participants=[Participant(name=ch.name, role="character",
+                                              id=layout.get("cid"))] if ch.name else [],
+                    messages=messages_from_byaf(messages if isinstance(messages, list) else [],
+                                                fmt),
+                    passthrough={fmt: record_pt},
+                    **{k: v for k, v in fields.items() if v})
+        out.append(chat)
+    return out
+
+
+def messages_from_byaf(items: Sequence[Any], fmt: str) -> list[ChatMessage]:
+    from bunzai.sdk import Alternative, ChatMessage
+
+    out: list[ChatMessage] = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            continue
+        layout: dict[str, Any] = {}
+        if item.get("type") == "ai" and isinstance(item.get("outputs"), list):
+            outputs = [o for o in item["outputs"] if isinstance(o, Mapping)]
+            if not outputs:
+                continue
+            shown = max(range(len(outputs)), key=lambda i: _stamp(outputs[i]))
+            alts = [Alternative(text=str(o.get("text", "")), time=parse_time(o.get("createdAt")),
+                                passthrough={fmt: _raw_times(o)}) for o in outputs]
+            chosen = outputs[shown]
+            layout.update(_raw_times(chosen))
+            msg = ChatMessage(role="character", text=str(chosen.get("text", "")),
+                              time=parse_time(chosen.get("createdAt")),
+                              alternatives=alts if len(alts) > 1 else [],
+                              chosen=shown if len(alts) > 1 else None,
+                              passthrough={fmt: layout})
+        else:
+            layout.update(_raw_times(item))
+            msg = ChatMessage(role="user", text=str(item.get("text", "")),
+                              time=parse_time(item.get("createdAt")),
+                              passthrough={fmt: layout})
+        out.append(msg)
+    return out
+
+
+def _stamp(output: Mapping[str, Any]) -> Any:
+    t = parse_time(output.get("activeTimestamp"))
+    return (t is not None, t.timestamp() if t else 0.0)
+
+
+def _raw_times(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: obj[k] for k in ("createdAt", "updatedAt", "activeTimestamp") if k in obj}
+
+
+def messages_to_byaf(chat: Chat, fmt: str) -> list[dict[str, Any]]:
+    """A chat's messages as BYAF scenario messages (times as UTC ``Z`` strings).
+
+    Every message that is not the user's is an AI turn; its alternatives are the outputs, and
+    the shown one gets the latest ``activeTimestamp``, as Backyard decides which to show.
+    """
+    out: list[dict[str, Any]] = []
+    for m in chat.iter_messages():
+        record = _record(m, fmt)
+        if m.role == "user":
+            when = _z(m.time, record.get("createdAt"))
+            out.append({"type": "human", "createdAt": when,
+                        "updatedAt": _kept(record, "updatedAt", when), "text": m.text})
+            continue
+        alts = list(m.alternatives)
+        chosen = m.chosen if m.chosen is not None and 0 <= m.chosen < len(alts) else None
+        if len(alts) < 2 or chosen is None:
+            texts = [(m.text, m.time, record)]
+            chosen = 0
+        else:
+            texts = [(a.text, a.time or m.time, _record(a, fmt)) for a in alts]
+        outputs = []
+        for text, time, raw in texts:
+            when = _z(time, raw.get("createdAt"))
+            outputs.append({"createdAt": when, "updatedAt": _kept(raw, "updatedAt", when),
+                            "text": text, "activeTimestamp": raw.get("activeTimestamp")})
+        stamps = [parse_time(o["activeTimestamp"]) for o in outputs]
+        best = stamps[chosen]
+        if best is None or any(t is not None and t >= best for i, t in enumerate(stamps)
+                               if i != chosen):
+            latest = max((t for t in stamps if t is not None), default=None)
+            for i, o in enumerate(outputs):
+                if i != chosen:
+                    o["activeTimestamp"] = o["createdAt"]
+            created = [parse_time(o["createdAt"]) for o in outputs]
+            top = max([t for t in [latest, *created] if t is not None])
+            outputs[chosen]["activeTimestamp"] = format_time(top + timedelta(milliseconds=1),
+                                                             "iso_js")
+        out.append({"type": "ai", "outputs": outputs})
+    return out
+
+
+def _record(obj: Any, fmt: str) -> dict[str, Any]:
+    value = obj.passthrough.get(fmt)
+    return value if isinstance(value, dict) else {}
+
+
+def _kept(raw: Mapping[str, Any], key: str, default: str) -> Any:
+    value = raw.get(key)
+    return value if isinstance(value, str) and parse_time(value) is not None else default
+
+
+def _z(time: Any, raw: Any) -> str:
+    if time is None:
+        time = datetime.now(UTC)
+    value = restore(time, raw, "iso_js")
+    return value if isinstance(value, str) else str(format_time(time, "iso_js"))
+
+
+def embed(ch: Character, chat: Chat, fmt: str) -> Character:
+    """A copy of ``ch`` with ``chat`` as one more scenario: the first scenario's settings and
+    texts, the chat's title, log and (when it has one) greeting."""
+    out: Character = ch.model_copy(deep=True)
+    found = _chats(out, fmt)
+    if found is None:
+        raise NotImplementedError("this card was not read from a Backyard archive")
+    layout, chats = found
+    primary = chats[0] if chats else {}
+    own: dict[str, Any] = {k: copy.deepcopy(v) for k, v in primary.items()
+                           if k not in ("messages", "title")}
+    if chat.title:
+        own["title"] = chat.title
+    extra = (chat.passthrough.get(fmt) or {}).get("extra") if isinstance(
+        chat.passthrough.get(fmt), dict) else None
+    if isinstance(extra, Mapping):
+        own.update({k: copy.deepcopy(v) for k, v in extra.items() if k in SETTINGS})
+    cid = str(layout.get("cid") or "character")
+    if chat.scenario is not None and chat.scenario != (ch.scenario or None):
+        own["narrative"] = to_backyard(chat.scenario)
+    if chat.system_prompt is not None and chat.system_prompt != (ch.system_prompt or None):
+        own["formattingInstructions"] = to_backyard(chat.system_prompt)
+    if chat.example_dialogue is not None and chat.example_dialogue != (ch.mes_example or None):
+        own["exampleMessages"] = example_messages(chat.example_dialogue, cid)
+    if chat.greeting:
+        out.alternate_greetings = [*out.alternate_greetings, chat.greeting]
+    else:
+        own["firstMessages"] = first_messages("", cid)  # a scenario without a greeting
+    own["messages"] = messages_to_byaf(chat, fmt)
+    out.app_data.setdefault(fmt, {})[SCENARIOS] = [*chats, own]
+    return out
+
+
+__all__ = ["embed", "messages_from_byaf", "messages_to_byaf", "scenario_chats"]

@@ -1,0 +1,86 @@
+"""The chats inside a Backyard archive: extracted as standalone chats, embedded as scenarios."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import pytest
+
+from bunzai import chats
+from bunzai.sdk import Alternative, Character, Chat, ChatMessage, UsageError
+from bunzai.testing import as_input, corpus_files, load_registry
+
+ARCHIVES = corpus_files("byaf")
+
+
+@cache
+def reg() -> Any:
+    return load_registry()
+
+
+def _card() -> Character:
+    _, res, _ = reg().read(as_input(ARCHIVES[0]))
+    card = res.entities[0]
+    assert isinstance(card, Character)
+    return card
+
+
+pytestmark = pytest.mark.skipif(not ARCHIVES, reason="corpus not available")
+
+
+def test_every_scenario_comes_out_as_a_chat_with_its_log() -> None:
+    card = _card()
+    found = chats.extract(reg(), card)
+    assert len(found) == len(card.app_data["backyard-byaf"]["scenarios"])
+    chat = found[0]
+    assert chat.title == "Test Scenario" and chat.greeting == card.first_mes
+    assert chat.scenario == card.scenario and chat.system_prompt == card.system_prompt
+    assert len(chat.messages) == 100 and chat.messages[0].role == "user"
+    assert chat.passthrough["backyard-byaf"]["extra"]["temperature"] == 0.7
+    for target in ("sillytavern-chat", "backyard-chat", "vaud-json"):
+        assert reg().write(found, target).files
+
+
+def test_an_embedded_chat_survives_the_archive_and_comes_back_out() -> None:
+    card = _card()
+    chat = Chat(title="Second night", messages=[
+        ChatMessage(role="user", text="Are you awake?"),
+        ChatMessage(role="character", text="Always.", chosen=1, alternatives=[
+            Alternative(text="No."), Alternative(text="Always.")]),
+        ChatMessage(role="user", speaker="Ada", text="(ooc)", hidden=True)])
+    new, loss = chats.embed(reg(), card, chat)
+    assert {e.path for e in loss} >= {"messages[2].speaker", "messages[2].hidden"}
+    assert card == _card()  # the source entity is never changed
+    written = reg().write([new], "backyard-byaf")
+    _, res, _ = reg().read(as_input(written.files[0].data, "new.byaf"))
+    back = chats.extract(reg(), res.entities[0])
+    assert len(back) == 2 and back[-1].title == "Second night"
+    shown = back[-1].messages[1]
+    assert shown.text == "Always." and shown.chosen == 1
+    assert [a.text for a in shown.alternatives] == ["No.", "Always."]
+    assert res.entities[0].alternate_greetings == card.alternate_greetings
+
+
+def test_cards_without_chats_and_chats_themselves_are_refused() -> None:
+    _, res, _ = reg().read(as_input(corpus_files("ccv2-json")[0]))
+    with pytest.raises(UsageError, match="no chats"):
+        chats.extract(reg(), res.entities[0])
+    with pytest.raises(UsageError, match="a chat already"):
+        chats.extract(reg(), Chat())
+
+
+def test_a_faraday_cards_chat_history_comes_out_too() -> None:
+    card = Character(name="Wren", app_data={"backyard": {"Chat": [{
+        "name": "Night", "authorNote": "Keep it loud.", "createdAt": "2023-12-18T23:31:42.483Z",
+        "ChatItems": [{"input": "Hi", "output": "Hello", "createdAt": "2023-12-18T23:32:00.000Z",
+                       "RegenSwipes": [
+                           {"text": "Yo", "activeTimestamp": "2023-12-18T23:32:01.000Z"},
+                           {"text": "Hello", "activeTimestamp": "2023-12-18T23:32:09.000Z"}]}],
+    }]}})
+    (chat,) = chats.extract(reg(), card)
+    assert (chat.title, chat.notes) == ("Night", "Keep it loud.")
+    assert [(m.role, m.text, m.chosen) for m in chat.messages] == [("user", "Hi", None),
+                                                                    ("character", "Hello", 1)]
+    with pytest.raises(UsageError, match="cannot take"):
+        chats.embed(reg(), card, chat)

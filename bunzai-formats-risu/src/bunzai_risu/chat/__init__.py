@@ -1,0 +1,93 @@
+"""``risu-chat``: RisuAI chat exports (``type: "risuChat"``) and all-chats exports.
+
+RisuAI's "Export as JSON" (``exportChat`` in ``src/ts/characters.ts``) writes one compact line
+``{"type": "risuChat", "ver": 2, "data": <Chat>, "folders": [...]}``; "export all chats" writes
+``type: "risuAllChats"`` with a list of chats.  Version 1 exports (``ver: 1``, no folders) still
+import.  A Chat is RisuAI's own object (``src/ts/storage/database.svelte.ts``): ``message[]``
+(``role`` user/char, ``data``, ``time``, ``chatId``, ``saying``, ``generationInfo``,
+``disabled``, ``isComment``), ``note`` (author's note), ``name``, ``localLore`` (chat lorebook
+entries), bookmarks and RisuAI's memory and script state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, LabelRule, WriteResult
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+FORMAT_ID = "risu-chat"
+TYPES = ("risuChat", "risuAllChats")
+
+
+def _is_chat(obj: Any) -> bool:
+    return isinstance(obj, Mapping) and isinstance(obj.get("message"), Sequence) \
+        and not isinstance(obj.get("message"), str)
+
+
+def score(data: Any) -> tuple[float, str]:
+    if not isinstance(data, Mapping) or data.get("type") not in TYPES:
+        return 0.0, ""
+    inner = data.get("data")
+    if data["type"] == "risuChat" and _is_chat(inner):
+        return 0.95, f"RisuAI chat export (risuChat, ver {data.get('ver')})"
+    if data["type"] == "risuAllChats" and isinstance(inner, Sequence) and not isinstance(
+            inner, str) and all(_is_chat(c) for c in inner):
+        return 0.95, f"RisuAI all-chats export ({len(inner)} chats)"
+    return 0.6, f"type {data['type']} without a usable chat in data"
+
+
+class RisuChatAdapter(FormatAdapter):
+    """RisuAI chat exports: one chat (risuChat) or every chat of a character (risuAllChats)."""
+
+    format_id = FORMAT_ID
+    kind = "chat"
+    label = "RisuAI chat export"
+    suffix = ".json"
+    multi = True
+    detection = (
+        ("type risuChat with a chat (message list) in data", 0.95),
+        ("type risuAllChats with a list of chats in data", 0.95),
+        ("either type without a usable chat (read says what is wrong)", 0.6),
+        ("anything else", 0.0),
+    )
+    losses = (
+        ("participants, speaker of most messages", "dropped: RisuAI names the user and the "
+                                                   "character from its own settings"),
+        ("messages[].role narrator", "approximated: written as the character's message"),
+        ("messages[].alternatives", "dropped: RisuAI keeps one text per message"),
+        ("messages[].reasoning, attachments", "dropped"),
+        ("created, memory, scenario, greeting, example_dialogue, system_prompt, branch_of",
+         "dropped: a RisuAI chat has no such field"),
+        ("extensions", "dropped"),
+    )
+    doc = "bunzai-formats-risu/src/bunzai_risu/chat/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        s, why = score(input.json)
+        return Detection(s, why)
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
+        from .io import read_export
+        return read_export(input)
+
+    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]
+                   ) -> WriteResult:
+        from .io import write_export
+        return write_export(entities)
+
+    def label_rules(self) -> list[LabelRule]:
+        return [LabelRule("RisuAI", 0.95, _evidence, "origin", "risu-chat-export")]
+
+
+def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
+    s, why = score(input.json)
+    return [why] if s >= 0.95 else []
+
+
+__all__ = ["FORMAT_ID", "RisuChatAdapter", "score"]

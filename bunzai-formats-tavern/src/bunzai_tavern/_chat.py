@@ -1,0 +1,332 @@
+"""What the JSON Lines chat formats share (SillyTavern, TavernAI): lines in, lines out.
+
+A chat file is one JSON object per line: an optional header, then one message per line.  To
+rewrite a file byte for byte, each message remembers its own line ending when it is not the
+file's usual one, the blank or broken lines that follow it, and its exact text when the JSON
+serializer would not reproduce it.  Messages are produced one at a time from
+``AdapterInput.lines()``, so a reader never holds more than one message of a large file.
+
+The per-object records follow the passthrough convention: ``extra`` holds the app's own data
+(reported when another format cannot carry it), everything else is layout.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from bunzai.errors import BunzaiError
+from bunzai.jsonio import loads
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import ChatMessage
+
+ABSENT: Any = object()
+
+
+@dataclass(slots=True)
+class Line:
+    """One physical line: its text without the terminator, the terminator, the parsed value."""
+
+    body: bytes
+    eol: bytes
+    value: Any = ABSENT
+    """The parsed JSON object, or ABSENT for a blank, broken or non-object line."""
+
+
+def split_eol(line: bytes) -> tuple[bytes, bytes]:
+    if line.endswith(b"\r\n"):
+        return line[:-2], b"\r\n"
+    if line.endswith(b"\n"):
+        return line[:-1], b"\n"
+    return line, b""
+
+
+def parse_line(raw: bytes) -> Line:
+    body, eol = split_eol(raw)
+    line = Line(body, eol)
+    text = body.strip()
+    if text.startswith(b"{"):
+        try:
+            value = loads(text)
+        except BunzaiError:
+            return line
+        if isinstance(value, dict):
+            line.value = value
+    return line
+
+
+def iter_lines(input: AdapterInput, skip: int = 0) -> Iterator[Line]:
+    for n, raw in enumerate(input.lines()):
+        if n >= skip:
+            yield parse_line(raw)
+
+
+def keep_line(line: Line) -> Any:
+    """A blank or broken line as layout: its text (base64 when it is not UTF-8) and ending."""
+    try:
+        text: Any = line.body.decode("utf-8")
+    except UnicodeDecodeError:
+        text = {"base64": base64.b64encode(line.body).decode("ascii")}
+    return [text, line.eol.decode("ascii")]
+
+
+def restore_line(kept: Any) -> bytes:
+    if not isinstance(kept, list) or len(kept) != 2:
+        return b""
+    text, eol = kept
+    body = (base64.b64decode(text["base64"]) if isinstance(text, Mapping)
+            else str(text).encode("utf-8"))
+    return body + str(eol).encode("ascii")
+
+
+def dumps_js(obj: Any) -> bytes:
+    """JSON as JavaScript's ``JSON.stringify`` writes it (compact, UTF-8, no escaped slashes)."""
+    try:
+        return orjson.dumps(obj)
+    except TypeError:  # integers beyond 64 bits: the standard library
+        import json
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def line_layout(line: Line, record: dict[str, Any]) -> None:
+    """Keep the exact text of a line JSON re-serialization would not reproduce."""
+    if dumps_js(line.value) != line.body:
+        record["text"] = line.body.decode("utf-8", "surrogatepass")
+
+
+def emit(obj: dict[str, Any], record: Mapping[str, Any]) -> bytes:
+    """A line's bytes: the kept text when it still parses to ``obj``, else ``obj`` serialized."""
+    text = record.get("text")
+    if isinstance(text, str):
+        from bunzai.compare import json_equal
+        try:
+            if json_equal(loads(text), obj):
+                return text.encode("utf-8", "surrogatepass")
+        except BunzaiError:
+            pass
+    return dumps_js(obj)
+
+
+def ordered(out: dict[str, Any], order: Any) -> dict[str, Any]:
+    """``out`` with the recorded key order first, then keys the source did not have."""
+    if not isinstance(order, list):
+        return out
+    result = {k: out[k] for k in order if isinstance(k, str) and k in out}
+    result.update((k, v) for k, v in out.items() if k not in result)
+    return result
+
+
+class Messages:
+    """The message lines of a chat file, grouped with the oddities that follow each one.
+
+    Iterating yields ``(line, gap, last)``: a message line, the blank/broken lines after it,
+    and whether it is the file's last message.  One message of look-ahead, nothing more.
+    """
+
+    def __init__(self, input: AdapterInput, skip: int) -> None:
+        self.input = input
+        self.skip = skip
+
+    def __iter__(self) -> Iterator[tuple[Line, list[Line], bool]]:
+        pending: Line | None = None
+        gap: list[Line] = []
+        for line in iter_lines(self.input, self.skip):
+            if line.value is ABSENT:
+                if pending is not None:
+                    gap.append(line)
+                continue
+            if pending is not None:
+                yield pending, gap, False
+            pending, gap = line, []
+        if pending is not None:
+            yield pending, gap, True
+
+
+def lazy_or_list(input: AdapterInput, make: Callable[[], Iterator[ChatMessage]]) -> Any:
+    """Messages for a chat: a list for an input held in memory, lazy for a streamed file."""
+    from bunzai.model import LazyMessages
+
+    if input.streamed:
+        return LazyMessages(make)
+    return list(make())
+
+
+def gap_layout(gap: Iterable[Line]) -> list[Any]:
+    return [keep_line(g) for g in gap]
+
+
+@dataclass(slots=True)
+class Head:
+    """The start of a chat file: the header line (if any) and where the messages begin."""
+
+    header: Line | None
+    first_message: int
+    """Index of the first message line, -1 when there is none."""
+    eol: bytes
+    """The file's usual line ending (the header's, else the first message's)."""
+
+
+def scan_head(input: AdapterInput, is_header: Callable[[Any], bool],
+              layout: dict[str, Any]) -> Head:
+    """Find the header and the first message, recording in ``layout`` the blank or broken
+    lines around the header, the usual line ending and the header's own."""
+    lead: list[Line] = []
+    after: list[Line] = []
+    header: Line | None = None
+    first, first_eol = -1, b""
+    for n, line in enumerate(iter_lines(input)):
+        if line.value is ABSENT:
+            (after if header is not None else lead).append(line)
+        elif header is None and is_header(line.value):
+            header = line
+        else:
+            first, first_eol = n, line.eol
+            break
+    eol = (header.eol if header is not None else b"") or first_eol or b"\n"
+    if lead:
+        layout["lead"] = gap_layout(lead)
+    if after:
+        layout["after_header"] = gap_layout(after)
+    if header is not None:
+        line_layout(header, layout)
+        if header.eol != (eol if first >= 0 else b""):
+            layout["header_eol"] = header.eol.decode("ascii")
+    if eol != b"\n":
+        layout["eol"] = eol.decode("ascii")
+    return Head(header, first, eol)
+
+
+def produce(chat: Any, fmt: str, header: dict[str, Any] | None,
+            line_of: Callable[[Any], dict[str, Any]]) -> Iterator[bytes]:
+    """A chat file line by line: the kept lead, the header, then each message with its own
+    ending and the blank or broken lines that followed it (one message of look-ahead)."""
+    from bunzai.chats import layout_of
+
+    layout = layout_of(chat, fmt)
+    eol = str(layout.get("eol", "\n")).encode("ascii")
+    for kept in layout.get("lead") or ():
+        yield restore_line(kept)
+    messages = iter(chat.iter_messages())
+    current = next(messages, None)
+    if header is not None:
+        own = layout.get("header_eol")
+        end = str(own).encode("ascii") if own is not None else (
+            eol if current is not None else b"")
+        yield emit(header, layout) + end
+    for kept in layout.get("after_header") or ():
+        yield restore_line(kept)
+    while current is not None:
+        following = next(messages, None)
+        record = layout_of(current, fmt)
+        own = record.get("eol")
+        end = str(own).encode("ascii") if own is not None else (
+            eol if following is not None else b"")
+        yield emit(line_of(current), record) + end
+        for kept in record.get("gap") or ():
+            yield restore_line(kept)
+        current = following
+
+
+@dataclass(slots=True)
+class Record:
+    """One message line being read: its canonical fields, layout, kept raw values and data."""
+
+    fields: dict[str, Any]
+    layout: dict[str, Any]
+    raw: dict[str, Any]
+    extra: dict[str, Any]
+
+
+def read_common(obj: dict[str, Any], expected: Iterable[str]) -> Record:
+    """The keys SillyTavern and TavernAI messages share: ``name``, ``is_user``,
+    ``send_date``, ``mes`` (each kept raw when it is not of its usual type)."""
+    from bunzai.chattime import parse_time
+
+    rec = Record({}, {"order": list(obj)}, {}, {})
+    absent = [k for k in expected if k not in obj]
+    if absent:
+        rec.layout["absent"] = absent
+    name = obj.get("name")
+    if isinstance(name, str):
+        rec.fields["speaker"] = name
+    elif "name" in obj:
+        rec.raw["name"] = name
+    if not isinstance(obj.get("is_user"), bool) and "is_user" in obj:
+        rec.raw["is_user"] = obj["is_user"]
+    rec.fields["role"] = "user" if obj.get("is_user") is True else "character"
+    if "send_date" in obj:
+        rec.layout["send_date"] = obj["send_date"]
+        rec.fields["time"] = parse_time(obj["send_date"])
+    mes = obj.get("mes")
+    if isinstance(mes, str):
+        rec.fields["text"] = mes
+    elif "mes" in obj:
+        rec.raw["mes"] = mes
+    return rec
+
+
+def finish(rec: Record, line: Line, gap: list[Line], last: bool, default_eol: bytes
+           ) -> dict[str, Any]:
+    """The message's passthrough record: kept raw values, its line ending when unusual, the
+    blank or broken lines after it, its exact text when needed, and the app's data."""
+    layout = rec.layout
+    if rec.raw:
+        layout["raw"] = rec.raw
+    expected = b"" if last else default_eol
+    if line.eol != expected:
+        layout["eol"] = line.eol.decode("ascii")
+    if gap:
+        layout["gap"] = gap_layout(gap)
+    line_layout(line, layout)
+    if rec.extra:
+        layout["extra"] = rec.extra
+    return layout
+
+
+def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[str, str]
+                 ) -> tuple[dict[str, Any], dict[str, Any], Mapping[str, Any], set[str]]:
+    """``name``, ``is_user``, ``send_date`` and ``mes`` of a message line, and the message's
+    layout, raw values and absent keys for the rest of the line."""
+    from bunzai.chats import layout_of
+    from bunzai.chattime import restore
+
+    layout = layout_of(m, fmt)
+    raw = layout.get("raw") if isinstance(layout.get("raw"), Mapping) else {}
+    absent = set(layout.get("absent") or ())
+    out: dict[str, Any] = {}
+    if m.speaker is not None:
+        out["name"] = m.speaker
+    elif "name" in raw:
+        out["name"] = raw["name"]
+    elif "name" not in absent:
+        side = "user" if m.role == "user" else "character"
+        own = fallback.get(m.role) if m.role in ("narrator", "system") else None
+        out["name"] = own or names.get(side) or fallback[side]
+    if "is_user" in raw and (m.role == "user") == (raw["is_user"] is True):
+        out["is_user"] = raw["is_user"]
+    elif not ("is_user" in absent and m.role != "user"):
+        out["is_user"] = m.role == "user"
+    send_date = restore(m.time, layout.get("send_date"), "epoch_ms")
+    if send_date is not None:
+        out["send_date"] = send_date
+    elif "send_date" in layout:
+        out["send_date"] = layout["send_date"]
+    out["mes"] = raw["mes"] if "mes" in raw and not m.text else m.text
+    return out, layout, raw, absent
+
+
+class Lines:
+    """A file's bytes produced line by line each time it is iterated (an ``OutputFile`` part:
+    a large chat is written without ever being joined)."""
+
+    def __init__(self, make: Callable[[], Iterator[bytes]]) -> None:
+        self.make = make
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self.make()

@@ -1,0 +1,92 @@
+"""``agnai-chat``: Agnai (Agnaistic) chat exports.
+
+Agnai's "Export Chat" (``web/pages/Chat/ChatExport.tsx``) downloads
+``JSON.stringify({name, greeting, sampleChat, scenario, messages}, null, 2)``, each message
+``{handle, userId, characterId: "imported", msg, state}`` with absent values left out; its
+importer (``srv/api/chat/create.ts``) also takes ``ooc`` and ``retries``.  Messages copied from
+Agnai's own store carry ``_id``, ``createdAt``, ``parent``, ``name`` and ``system`` too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, LabelRule, WriteResult
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Entity
+
+FORMAT_ID = "agnai-chat"
+CHAT_TEXTS = ("name", "greeting", "sampleChat", "scenario")
+
+
+def score(data: Any) -> tuple[float, str]:
+    if not isinstance(data, Mapping) or "kind" in data or "schema_version" in data:
+        return 0.0, ""
+    messages = data.get("messages")
+    if not isinstance(messages, Sequence) or isinstance(messages, str):
+        return 0.0, ""
+    if not all(isinstance(m, Mapping) and isinstance(m.get("msg"), str) for m in messages):
+        return 0.0, ""
+    if all(isinstance(data.get(k), str) for k in CHAT_TEXTS):
+        return 0.95, "Agnai chat export (name, greeting, sampleChat, scenario, messages[].msg)"
+    if messages and all("userId" in m or "characterId" in m for m in messages):
+        return 0.7, "messages with msg and userId/characterId (Agnai's shape)"
+    return 0.0, ""
+
+
+class AgnaiChatAdapter(FormatAdapter):
+    """Agnai chat exports: the chat's texts and its messages (msg, userId / characterId)."""
+
+    format_id = FORMAT_ID
+    kind = "chat"
+    label = "Agnai chat export"
+    suffix = ".json"
+    aliases = ("agnaistic-chat",)
+    detection = (
+        ("messages[].msg with name, greeting, sampleChat and scenario texts", 0.95),
+        ("messages[].msg with userId / characterId on every message", 0.7),
+        ("Agnai characters and memory books (kind), anything else", 0.0),
+    )
+    losses = (
+        ("messages[].time", "dropped: Agnai's export carries no dates"),
+        ("messages[].speaker of characters", "dropped: Agnai names the chat's character"),
+        ("messages[].alternatives order", "approximated: the shown reply first, the others as "
+                                          "retries"),
+        ("messages[].reasoning, model, bookmark, attachments", "dropped"),
+        ("participants, created, notes, memory, system_prompt, branch_of, lorebook",
+         "dropped: an Agnai export holds the chat's texts and messages only"),
+        ("extensions", "dropped"),
+    )
+    doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai_chat/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        s, why = score(input.json)
+        return Detection(s, why)
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
+        from .io import read_chat
+        return read_chat(input)
+
+    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
+        from .io import write_chat
+        return write_chat(entity)
+
+    def label_rules(self) -> list[LabelRule]:
+        return [LabelRule("Agnai", 0.9, _evidence, "origin", "agnai-chat-export")]
+
+
+def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
+    s, why = score(input.json)
+    if s < 0.95:
+        return []
+    messages = input.json.get("messages") or []
+    if any(m.get("characterId") == "imported" for m in messages):
+        why += '; characterId "imported", as Agnai\'s export writes it'
+    return [why]
+
+
+__all__ = ["FORMAT_ID", "AgnaiChatAdapter", "score"]

@@ -1,0 +1,69 @@
+"""agnai-chat: Agnai's chat export maps to the canonical chat and writes back byte for byte."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+
+from bunzai.api import as_input
+from bunzai.model import Alternative, Chat, ChatMessage
+from bunzai.registry import Registry
+from bunzai.testing import conversion_problems, load_registry
+
+FID = "agnai-chat"
+SAMPLES = Path(__file__).parent / "samples"
+
+
+@cache
+def reg() -> Registry:
+    return load_registry()
+
+
+def read(name: str) -> Chat:
+    handle, res, _ = reg().read(as_input(SAMPLES / name))
+    assert handle.id == FID
+    chat = res.entities[0]
+    assert isinstance(chat, Chat)
+    return chat
+
+
+def test_the_export_maps_to_the_canonical_chat() -> None:
+    chat = read("agnai-chat-export.json")
+    assert chat.title is None and chat.greeting and chat.example_dialogue  # "Exported": no title
+    assert [(m.role, m.speaker) for m in chat.messages] == [
+        ("character", None), ("user", "Ada"), ("character", None), ("user", "Ada")]
+
+
+def test_store_fields_map_too() -> None:
+    first, ooc, system = read("agnai-chat-messages.json").messages
+    assert first.speaker == "Wren" and first.id == "6701a1b2c3d4e5f601234560"
+    assert [a.text for a in first.alternatives] == ["The lamp is lit.", "Who's there?",
+                                                    "Mind the stairs."]
+    assert first.time == datetime(2024, 10, 5, 20, 11, 3, 512000, tzinfo=UTC)
+    assert ooc.hidden and system.role == "system"
+
+
+def test_exports_round_trip_byte_for_byte() -> None:
+    for path in sorted(SAMPLES.glob("*.json")):
+        _, res, _ = reg().read(as_input(path))
+        out = reg().write(res.entities, FID)
+        assert not out.loss and out.files[0].data == path.read_bytes(), path.name
+
+
+def test_a_chat_from_another_app_is_written_as_agnai_imports_it() -> None:
+    chat = Chat(messages=[
+        ChatMessage(role="character", speaker="Wren", text="B", chosen=1,
+                    time=datetime(2024, 1, 1, tzinfo=UTC),
+                    alternatives=[Alternative(text="A"), Alternative(text="B")]),
+        ChatMessage(role="user", speaker="Ada", text="Hi", hidden=True)])
+    out = reg().write([chat], FID)
+    doc = json.loads(out.files[0].data)
+    assert list(doc) == ["name", "greeting", "sampleChat", "scenario", "messages"]
+    assert doc["messages"] == [{"characterId": "imported", "msg": "B", "retries": ["A"]},
+                               {"handle": "Ada", "userId": "anon", "msg": "Hi", "ooc": True}]
+    got = {(e.path, e.action) for e in out.loss}
+    assert {("messages[0].speaker", "dropped"), ("messages[0].time", "dropped"),
+            ("messages[0].chosen", "approximated")} <= got
+    assert conversion_problems(reg(), [chat], FID) == []

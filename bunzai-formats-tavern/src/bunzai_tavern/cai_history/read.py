@@ -1,0 +1,98 @@
+"""Reading a Character.AI history dump: every history is a chat."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from bunzai.chattime import parse_time
+from bunzai.errors import MalformedInput
+from bunzai.types import ReadResult
+
+from . import FORMAT_ID
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Chat, ChatMessage
+
+FMT = FORMAT_ID
+HISTORY_KEYS = ("msgs", "created", "external_id")
+MESSAGE_KEYS = ("src", "text", "uuid")
+PERSONAL = ("user", "display_name", "tgt")
+"""Account details Character.AI attaches to every message (redacted by the dumper): layout."""
+
+
+def read_dump(input: AdapterInput) -> ReadResult:
+    data = input.json_mutable()
+    if not isinstance(data, dict) or not isinstance(data.get("histories"), dict):
+        raise MalformedInput("not a Character.AI histories dump")
+    histories = data["histories"].get("histories")
+    if not isinstance(histories, list):
+        raise MalformedInput("$.histories.histories: expected a list")
+    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    character = info.get("character") if isinstance(info.get("character"), dict) else {}
+    shared: dict[str, Any] = {}
+    if character:
+        shared["character"] = character
+    chats = []
+    for i, history in enumerate(histories):
+        if not isinstance(history, dict) or not isinstance(history.get("msgs"), list):
+            raise MalformedInput(f"$.histories.histories[{i}]: expected a history with msgs")
+        chats.append(_chat(history, character, shared, i))
+    if not chats:
+        raise MalformedInput("the dump holds no history")
+    return ReadResult(chats)
+
+
+def _chat(history: dict[str, Any], character: Mapping[str, Any], shared: dict[str, Any],
+          index: int) -> Chat:
+    from bunzai.model import Chat, Participant
+
+    messages = [_message(m, f"$.histories.histories[{index}].msgs[{j}]")
+                for j, m in enumerate(history["msgs"])]
+    names: dict[tuple[str, str], None] = {}
+    for m in messages:
+        if m.speaker:
+            names.setdefault((m.speaker, m.role), None)
+    main = character.get("name") if isinstance(character.get("name"), str) else None
+    if main:
+        names = {(main, "character"): None, **names}
+    layout: dict[str, Any] = {"history": index}
+    if history.get("external_id") is not None:
+        layout["external_id"] = history["external_id"]
+    extra = {k: v for k, v in history.items() if k not in HISTORY_KEYS}
+    if shared:
+        extra.update(shared)
+    if extra:
+        layout["extra"] = extra
+    greeting = character.get("greeting")
+    return Chat(participants=[Participant(name=n, role=r) for n, r in names],
+                created=parse_time(history.get("created")),
+                greeting=greeting if isinstance(greeting, str) and greeting else None,
+                messages=messages, passthrough={FMT: layout})
+
+
+def _message(obj: Any, path: str) -> ChatMessage:
+    from bunzai.model import ChatMessage
+
+    if not isinstance(obj, dict):
+        raise MalformedInput(f"{path}: expected a message object")
+    src = obj.get("src") if isinstance(obj.get("src"), dict) else {}
+    human = src.get("is_human") is True
+    name = src.get("name")
+    text = obj.get("text")
+    layout: dict[str, Any] = {}
+    keep = {k: obj[k] for k in PERSONAL if k in obj}
+    if isinstance(src.get("user"), dict):
+        keep["src.user"] = src["user"]
+    if keep:
+        layout["keep"] = keep
+    extra = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS and k not in PERSONAL}
+    if extra:
+        layout["extra"] = extra
+    ident = obj.get("uuid")
+    return ChatMessage(role="user" if human else "character",
+                       speaker=name if isinstance(name, str) and name else None,
+                       text=text if isinstance(text, str) else "",
+                       id=ident if isinstance(ident, str) and ident else None,
+                       passthrough={FMT: layout} if layout else {})

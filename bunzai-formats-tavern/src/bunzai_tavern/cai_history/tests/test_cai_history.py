@@ -1,0 +1,37 @@
+"""cai-history: a Character.AI histories dump reads as one chat per history."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from bunzai.api import as_input
+from bunzai.registry import Registry
+from bunzai.testing import conversion_problems, load_registry
+
+SAMPLE = Path(__file__).parent / "samples" / "cai-history-dump.json"
+
+
+@cache
+def reg() -> Registry:
+    return load_registry()
+
+
+def test_every_history_is_a_chat() -> None:
+    handle, res, _ = reg().read(as_input(SAMPLE))
+    assert handle.id == "cai-history" and len(res.entities) == 2
+    first, second = res.entities
+    assert [(p.name, p.role) for p in first.participants] == [("Wren", "character"),  # type: ignore[attr-defined]
+                                                              ("Ada", "user")]
+    assert [(m.role, m.speaker) for m in first.messages] == [  # type: ignore[attr-defined]
+        ("character", "Wren"), ("user", "Ada"), ("character", "Wren")]
+    assert first.greeting == "The lamp is lit. Come in out of the rain."  # type: ignore[attr-defined]
+    assert second.created is not None  # type: ignore[attr-defined]
+
+
+def test_each_chat_converts_honestly_and_account_details_are_no_loss() -> None:
+    _, res, _ = reg().read(as_input(SAMPLE))
+    out = reg().write(res.entities, "sillytavern-chat")
+    assert len(out.files) == 2
+    assert not [e for e in out.loss if "user" in e.path.split(".")[-1] or "tgt" in e.path]
+    assert conversion_problems(reg(), res.entities, "sillytavern-chat") == []

@@ -1,0 +1,78 @@
+"""``koboldai-lite``: KoboldAI Lite (and KoboldCpp) saved stories, read as chats.
+
+A save (``generate_savefile`` in Lite's ``index.html``) holds the story as text chunks
+(``prompt`` then ``actions[]``), ``memory``, the author's note (``authorsnote``), world info
+(``worldinfo[]``) and, when settings are exported, ``savedsettings`` (``opmode`` 1 story,
+2 adventure, 3 chat, 4 instruct; ``chatname``; ``chatopponent`` names joined by ``||$||``).
+Read-only: bunzai splits the text into turns by mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.adapter import FormatAdapter
+from bunzai.types import Detection, LabelRule
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+
+FORMAT_ID = "koboldai-lite"
+
+
+def score(data: Any) -> tuple[float, str]:
+    if not isinstance(data, Mapping) or "schema_version" in data:
+        return 0.0, ""
+    story = isinstance(data.get("prompt"), str) and isinstance(data.get("memory"), str) and (
+        isinstance(data.get("actions"), Sequence | Mapping)
+        and not isinstance(data.get("actions"), str))
+    if not story:
+        return 0.0, ""
+    if isinstance(data.get("savedsettings"), Mapping):
+        return 0.95, "KoboldAI Lite save (prompt, actions, memory, savedsettings)"
+    if "gamestarted" in data and "worldinfo" in data:
+        return 0.85, "KoboldAI story save (gamestarted, prompt, actions, memory, worldinfo)"
+    return 0.0, ""
+
+
+class KoboldAILiteAdapter(FormatAdapter):
+    """KoboldAI Lite saves: the story or chat, memory, author's note and world info."""
+
+    format_id = FORMAT_ID
+    kind = "chat"
+    label = "KoboldAI Lite save"
+    suffix = ".json"
+    aliases = ("kobold-lite", "kobold")
+    detection = (
+        ("prompt, actions, memory and a savedsettings object (Lite)", 0.95),
+        ("prompt, actions, memory, gamestarted and worldinfo (KoboldAI saves)", 0.85),
+        ("anything else", 0.0),
+    )
+    losses = ()
+    doc = "bunzai-formats-tavern/src/bunzai_tavern/koboldai_lite/README.md"
+
+    def detect(self, input: AdapterInput) -> Detection:
+        s, why = score(input.json)
+        return Detection(s, why)
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
+        from .read import read_save
+        return read_save(input)
+
+    def label_rules(self) -> list[LabelRule]:
+        return [LabelRule("KoboldAI", 0.9, _evidence, "origin", "koboldai-lite-save")]
+
+
+def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
+    s, why = score(input.json)
+    if s < 0.5:
+        return []
+    settings = input.json.get("savedsettings")
+    if isinstance(settings, Mapping) and "opmode" in settings:
+        modes = {1: "story", 2: "adventure", 3: "chat", 4: "instruct"}
+        return [f"{why}; {modes.get(settings['opmode'], 'unknown')} mode: KoboldAI Lite"]
+    return [why + ": KoboldAI"]
+
+
+__all__ = ["FORMAT_ID", "KoboldAILiteAdapter", "score"]

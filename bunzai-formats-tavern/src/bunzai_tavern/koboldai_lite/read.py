@@ -1,0 +1,194 @@
+"""Reading a KoboldAI Lite save: the story text split into turns, memory, note, world info.
+
+The text is ``prompt`` followed by every action, as Lite shows it.  How it splits:
+
+* chat mode (``opmode`` 3): at each line that starts with a known name and a colon
+  (``chatname``, each ``chatopponent``, or Lite's ``{{user}}``/``{{char}}`` placeholders);
+* instruct mode (4): at Lite's turn tags ``{{[INPUT]}}``, ``{{[OUTPUT]}}``, ``{{[SYSTEM]}}``;
+* story (1) and adventure (2): one narrator message per chunk, adventure actions that start
+  with ``> `` as the user's.
+
+Lite stores no times.  Its settings are kept as layout (they configure the app, they are not
+the conversation); ``personal_notes``, image metadata, folders and branches are its own data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from bunzai.errors import MalformedInput
+from bunzai.types import Issue, ReadResult
+
+from . import FORMAT_ID
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import ChatMessage, Lorebook
+
+FMT = FORMAT_ID
+OPPONENT_SEPARATOR = "||$||"
+TAGS = {"{{[INPUT]}}": "user", "{{[OUTPUT]}}": "character", "{{[SYSTEM]}}": "system"}
+END_TAGS = ("{{[INPUT_END]}}", "{{[OUTPUT_END]}}", "{{[SYSTEM_END]}}")
+SETTINGS = frozenset({"gamestarted", "anotetemplate", "anotestr", "wisearchdepth",
+                      "wiinsertlocation", "newlineaftermemory", "savedsettings",
+                      "savedaestheticsettings", "documentdb_provider",
+                      "documentdb_searchhistory", "documentdb_numresults",
+                      "documentdb_searchrange", "documentdb_chunksize", "file_version",
+                      "actions_metadata"})
+MAPPED = frozenset({"prompt", "actions", "memory", "authorsnote", "worldinfo"})
+
+
+def read_save(input: AdapterInput) -> ReadResult:
+    from bunzai.model import Chat, Participant
+
+    data = input.json_mutable()
+    if not isinstance(data, dict):
+        raise MalformedInput("not a KoboldAI save: expected an object")
+    warnings: list[Issue] = []
+    chunks = _chunks(data)
+    settings = data.get("savedsettings") if isinstance(data.get("savedsettings"), dict) else {}
+    mode = settings.get("opmode")
+    user = settings.get("chatname") if isinstance(settings.get("chatname"), str) else None
+    raw_opponents = settings.get("chatopponent")
+    opponents = [n for n in (raw_opponents.split(OPPONENT_SEPARATOR)
+                             if isinstance(raw_opponents, str) else []) if n.strip()]
+    text = "".join(chunks)
+    if mode == 3:
+        messages = _chat_turns(text, user, opponents)
+    elif mode == 4:
+        messages = _instruct_turns(text)
+    else:
+        messages = _story(chunks, adventure=mode == 2)
+    participants = ([Participant(name=user, role="user")] if user else []) + [
+        Participant(name=n, role="character") for n in opponents]
+    fields: dict[str, Any] = {}
+    for key, field in (("memory", "memory"), ("authorsnote", "notes")):
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            fields[field] = value
+    book = _world_info(data.get("worldinfo"), warnings)
+    if book is not None:
+        fields["lorebook"] = book
+    layout: dict[str, Any] = {"order": list(data)}
+    keep = {k: v for k, v in data.items() if k in SETTINGS}
+    if keep:
+        layout["keep"] = keep
+    extra = {k: v for k, v in data.items() if k not in SETTINGS and k not in MAPPED}
+    if extra:
+        layout["extra"] = extra
+    chat = Chat(participants=participants, messages=messages,
+                passthrough={FMT: layout}, **fields)
+    return ReadResult([chat], warnings)
+
+
+def _chunks(data: Mapping[str, Any]) -> list[str]:
+    chunks: list[str] = []
+    prompt = data.get("prompt")
+    if isinstance(prompt, str) and prompt:
+        chunks.append(prompt)
+    actions = data.get("actions")
+    if isinstance(actions, Mapping):  # KoboldAI United: {"actions": {"0": {"Selected Text"}}}
+        inner = actions.get("actions")
+        items = list(inner.values()) if isinstance(inner, Mapping) else []
+        chunks += [str(i.get("Selected Text", "")) for i in items if isinstance(i, Mapping)]
+    elif isinstance(actions, list):
+        for i, a in enumerate(actions):
+            if not isinstance(a, str):
+                raise MalformedInput(f"$.actions[{i}]: expected text, got {type(a).__name__}")
+            chunks.append(a)
+    return chunks
+
+
+def _clean(text: str) -> str:
+    return text.strip("\n").removeprefix(" ")
+
+
+def _chat_turns(text: str, user: str | None, opponents: list[str]) -> list[ChatMessage]:
+    from bunzai.model import ChatMessage
+
+    names = {n: "character" for n in opponents}
+    names["{{char}}"] = "character"
+    if user:
+        names[user] = "user"
+    names["{{user}}"] = "user"
+    pattern = re.compile(r"(?:^|\n)(" + "|".join(re.escape(n) for n in sorted(
+        names, key=len, reverse=True)) + r"):[ ]?")
+    out: list[ChatMessage] = []
+    matches = list(pattern.finditer(text))
+    head = text[:matches[0].start()] if matches else text
+    if _clean(head):
+        out.append(ChatMessage(role="narrator", text=_clean(head)))
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        body = text[m.end():end].rstrip("\n")
+        name = m.group(1)
+        role = names[name]
+        speaker = user if name == "{{user}}" else (opponents[0] if name == "{{char}}" and
+                                                   opponents else name)
+        if body.strip() or i + 1 < len(matches):
+            out.append(ChatMessage(role=role, speaker=speaker, text=body))
+    return out
+
+
+def _instruct_turns(text: str) -> list[ChatMessage]:
+    from bunzai.model import ChatMessage
+
+    for tag in END_TAGS:
+        text = text.replace(tag, "")
+    parts = re.split(r"(\{\{\[(?:INPUT|OUTPUT|SYSTEM)\]\}\})", text)
+    out: list[ChatMessage] = []
+    if _clean(parts[0]):
+        out.append(ChatMessage(role="narrator", text=_clean(parts[0])))
+    for tag, body in zip(parts[1::2], parts[2::2], strict=False):
+        if body.strip():
+            out.append(ChatMessage(role=TAGS[tag], text=body.strip("\n")))
+    return out
+
+
+def _story(chunks: list[str], adventure: bool) -> list[ChatMessage]:
+    from bunzai.model import ChatMessage
+
+    out: list[ChatMessage] = []
+    for chunk in chunks:
+        if adventure and chunk.lstrip("\n").startswith("> "):
+            out.append(ChatMessage(role="user", text=chunk.lstrip("\n")[2:].rstrip("\n")))
+        elif chunk:
+            out.append(ChatMessage(role="narrator", text=chunk))
+    return out
+
+
+def _world_info(raw: Any, warnings: list[Issue]) -> Lorebook | None:
+    """Lite's world info entries as a lorebook (``key`` and ``keysecondary`` are
+    comma-separated, ``keyanti`` keys stop an entry, ``widisabled`` turns one off)."""
+    from bunzai.model import Lorebook, LorebookEntry
+
+    if not isinstance(raw, list) or not raw:
+        return None
+    entries = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            warnings.append(Issue(f"$.worldinfo[{i}]", "not an object; skipped"))
+            continue
+        def keys(name: str, item: dict[str, Any] = item) -> list[str]:
+            value = item.get(name)
+            return [k.strip() for k in value.split(",") if k.strip()] if isinstance(
+                value, str) else []
+        known = {"key", "keysecondary", "content", "comment", "selective", "constant",
+                 "probability", "wigroup", "widisabled"}
+        rest = {k: v for k, v in item.items() if k not in known}
+        prob = item.get("probability")
+        entries.append(LorebookEntry(
+            id=i, keys=keys("key"), secondary_keys=keys("keysecondary"),
+            content=str(item.get("content") or ""),
+            comment=item["comment"] if isinstance(item.get("comment"), str) else None,
+            enabled=item.get("widisabled") is not True,
+            selective=item["selective"] if isinstance(item.get("selective"), bool) else None,
+            constant=item["constant"] if isinstance(item.get("constant"), bool) else None,
+            probability=prob if isinstance(prob, int | float) and not isinstance(
+                prob, bool) else None,
+            group=item["wigroup"] if isinstance(item.get("wigroup"), str) and item[
+                "wigroup"] else None,
+            passthrough={FMT: {"extra": rest}} if rest else {}))
+    return Lorebook(name="KoboldAI Lite world info", entries=entries)

@@ -1,0 +1,71 @@
+"""koboldai-lite: Lite saves read as chats, split into turns by mode; world info as a lorebook."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from bunzai import lorebooks
+from bunzai.api import as_input
+from bunzai.model import Chat
+from bunzai.registry import Registry
+from bunzai.testing import conversion_problems, corpus_files, load_registry
+
+FID = "koboldai-lite"
+SAMPLES = Path(__file__).parent / "samples"
+REAL = corpus_files("kobold-lite-save")
+
+
+@cache
+def reg() -> Registry:
+    return load_registry()
+
+
+def read(path: Path) -> Chat:
+    handle, res, _ = reg().read(as_input(path))
+    assert handle.id == FID
+    chat = res.entities[0]
+    assert isinstance(chat, Chat)
+    return chat
+
+
+@pytest.mark.skipif(not REAL, reason="chat corpus not available")
+def test_a_real_save_without_turns_keeps_its_memory() -> None:
+    chat = read(REAL[0])
+    assert list(chat.messages) == [] and chat.memory and chat.memory.startswith("You are")
+    assert [(p.name, p.role) for p in chat.participants] == [("User", "user"),
+                                                             ("KoboldAI", "character")]
+    out = reg().write([chat], "sillytavern-chat")
+    assert {e.path for e in out.loss} == {"memory"}  # settings are not conversation data
+
+
+def test_chat_mode_splits_at_the_speakers_names() -> None:
+    chat = read(SAMPLES / "kobold-lite-chat-mode.json")
+    assert [(m.role, m.speaker, m.text) for m in chat.messages] == [
+        ("character", "Wren", "The lamp is lit. Who comes up the stairs so late?"),
+        ("user", "Ada", "Only me, soaked from the ferry."),
+        ("character", "Wren", "Then dry off by the stove."),
+        ("user", "Ada", "Thank you. Is the storm getting worse?"),
+        ("character", "Wren", "It always does before dawn.")]
+    assert chat.notes == "Wren is wary of strangers."
+    assert conversion_problems(reg(), [chat], "sillytavern-chat") == []
+
+
+def test_instruct_mode_splits_at_the_turn_tags() -> None:
+    chat = read(SAMPLES / "kobold-lite-instruct-mode.json")
+    assert [(m.role, m.text) for m in chat.messages] == [
+        ("user", "Describe the lighthouse at night."),
+        ("character", "A white tower, its lamp sweeping the black sea."),
+        ("user", "And the keeper?"), ("character", "She watches the ferry lights.")]
+
+
+def test_world_info_comes_out_as_a_lorebook() -> None:
+    book = lorebooks.extract(read(SAMPLES / "kobold-lite-chat-mode.json"))
+    ferry, lamp = book.entries
+    assert ferry.keys == ["ferry", "boat"] and ferry.enabled
+    assert (lamp.secondary_keys, lamp.enabled, lamp.probability, lamp.group) == (
+        ["oil"], False, 80, "light")
+    out = reg().write([book], "sillytavern-lorebook")
+    assert out.files

@@ -1,0 +1,66 @@
+"""oobabooga-chat: webui histories read row by row and write back byte for byte."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+
+from bunzai.api import as_input
+from bunzai.model import Alternative, Chat, ChatMessage
+from bunzai.registry import Registry
+from bunzai.testing import conversion_problems, load_registry
+
+FID = "oobabooga-chat"
+SAMPLES = Path(__file__).parent / "samples"
+
+
+@cache
+def reg() -> Registry:
+    return load_registry()
+
+
+def read(name: str) -> Chat:
+    handle, res, _ = reg().read(as_input(SAMPLES / name))
+    assert handle.id == FID
+    chat = res.entities[0]
+    assert isinstance(chat, Chat)
+    return chat
+
+
+def test_rows_versions_and_attachments_map_to_messages() -> None:
+    chat = read("oobabooga-history.json")
+    greeting, user, reply, *_ = chat.messages
+    assert greeting.role == "character" and greeting.time == datetime(2024, 11, 3, 21, 4,
+                                                                      tzinfo=UTC)
+    assert user.text == "Thanks. Is the ferry <really> cancelled?"  # raw, not the escaped view
+    assert user.attachments[0].name == "tide-table.txt"
+    assert user.attachments[0].text == "High tide 04:12, low tide 10:31."
+    assert reply.alternatives[0].text == "It is cancelled." and reply.chosen == 1
+
+
+def test_histories_round_trip_byte_for_byte() -> None:
+    for path in sorted(SAMPLES.glob("*.json")):
+        _, res, _ = reg().read(as_input(path))
+        out = reg().write(res.entities, FID)
+        assert not out.loss and out.files[0].data == path.read_bytes(), path.name
+
+
+def test_a_chat_from_another_app_is_written_as_the_webui_saves_one() -> None:
+    t = datetime(2024, 11, 3, 21, 4, 30, tzinfo=UTC)
+    chat = Chat(messages=[
+        ChatMessage(role="character", speaker="Wren", text="Hi <you>", time=t),
+        ChatMessage(role="user", text="Hello", time=t, hidden=True),
+        ChatMessage(role="character", text="B", chosen=1,
+                    alternatives=[Alternative(text="A"), Alternative(text="B")])])
+    out = reg().write([chat], FID)
+    doc = json.loads(out.files[0].data)
+    assert doc["internal"] == [["", "Hi <you>"], ["Hello", "B"]]
+    assert doc["visible"][0] == ["", "Hi &lt;you&gt;"]
+    assert doc["metadata"]["assistant_0"] == {"timestamp": "Nov 03, 2024 21:04"}
+    assert doc["metadata"]["assistant_1"]["current_version_index"] == 1
+    got = {(e.path, e.action) for e in out.loss}
+    assert {("messages[0].speaker", "dropped"), ("messages[0].time", "approximated"),
+            ("messages[1].hidden", "dropped")} <= got
+    assert conversion_problems(reg(), [chat], FID) == []

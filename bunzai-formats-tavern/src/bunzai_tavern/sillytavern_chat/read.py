@@ -1,0 +1,334 @@
+"""Reading a SillyTavern chat: a header line (or none), then one message per line.
+
+Message fields (front end ``public/script.js``, 1.10-1.15): ``name``, ``is_user``,
+``is_system`` (hidden from the prompt), ``send_date`` (``"June 19, 2023 2:20pm"``, older
+``"2023-4-21 @20h 02m 47s 124ms"``, 1.15 ISO 8601 or epoch ms), ``mes``, ``extra`` (reasoning,
+model, api, token_count, bookmark_link, image/file/files/media attachments, the system message
+``type``), ``swipes``/``swipe_id``/``swipe_info`` (alternatives with their own dates and extra),
+``gen_started``/``gen_finished``, ``force_avatar``/``original_avatar`` (group chats) and
+whatever extensions add.  The header's ``chat_metadata`` holds the author's note
+(``note_prompt`` and its settings), the branch parent (``main_chat``), a chat scenario
+override, chat variables and extension state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from bunzai.chattime import parse_time
+from bunzai.errors import MalformedInput
+from bunzai.types import Issue, ReadResult
+
+from .._chat import ABSENT, Line, Messages, finish, lazy_or_list, read_common, scan_head
+from . import FORMAT_ID, is_header
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import Alternative, Attachment, ChatMessage
+
+FMT = FORMAT_ID
+
+SYSTEM_TYPES = frozenset({"help", "welcome", "group", "empty", "generic", "comment",
+                          "slash_commands", "formatting", "hotkeys", "macros",
+                          "welcome_prompt", "assistant_note"})
+"""SillyTavern's ``system_message_types`` other than ``narrator``: the app's own messages."""
+
+BOOKKEEPING = frozenset({"integrity", "chat_id_hash", "tainted", "lastInContextMessageId",
+                         "timedWorldInfo"})
+"""``chat_metadata`` keys that are SillyTavern's own bookkeeping (save integrity, prompt
+state), not anything a user wrote: layout, never reported."""
+
+NOTE_DEFAULTS = {"note_interval": 1, "note_position": 1, "note_depth": 4, "note_role": 0}
+"""The author's-note settings a new chat gets: at their defaults they are not data."""
+
+COUNTERS = frozenset({"token_count", "gen_id", "time_to_first_token"})
+"""Message ``extra`` values SillyTavern computes for itself (token counts, generation ids,
+latency): layout, never reported."""
+
+MESSAGE_KEYS = ("name", "is_user", "is_system", "send_date", "mes", "extra", "swipes",
+                "swipe_id", "swipe_info")
+EXTRA_KEYS = ("reasoning", "model", "bookmark_link", "type", "image", "file", "files", "media")
+LAYOUT_KEYS = ("is_name",)
+"""TavernAI's always-true display flag, still written by early SillyTavern: layout."""
+
+
+def read_chat(input: AdapterInput) -> ReadResult:
+    from bunzai.model import Chat, Participant
+
+    warnings: list[Issue] = []
+    if input.size == 0:
+        return ReadResult([Chat(passthrough={FMT: {"empty": True}})])
+    layout: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    head = scan_head(input, is_header, layout)
+    header, first_message = head.header, head.first_message
+    if header is None and first_message < 0:
+        raise MalformedInput("no SillyTavern chat header or message line")
+    fields: dict[str, Any] = {}
+    participants: list[Any] = []
+    if header is None:
+        layout["headerless"] = True
+    else:
+        assert isinstance(header.value, dict)
+        _header(header.value, layout, extra, fields, participants, Participant, warnings)
+    if extra:
+        layout["extra"] = extra
+    default_eol = head.eol
+
+    def make() -> Iterator[ChatMessage]:
+        if first_message < 0:
+            return
+        for index, (line, gap, last) in enumerate(Messages(input, first_message)):
+            yield message(line, gap, last, default_eol, index)
+
+    chat = Chat(participants=participants, passthrough={FMT: layout}, **fields)
+    chat.messages = lazy_or_list(input, make)
+    return ReadResult([chat], warnings)
+
+
+def _header(obj: dict[str, Any], layout: dict[str, Any], extra: dict[str, Any],
+            fields: dict[str, Any], participants: list[Any], participant: Any,
+            warnings: list[Issue]) -> None:
+    layout["header_order"] = list(obj)
+    for key, role in (("user_name", "user"), ("character_name", "character")):
+        if key not in obj:
+            continue
+        value = obj[key]
+        if isinstance(value, str) and value and value != "unused":
+            participants.append(participant(name=value, role=role))
+        else:
+            layout[key] = value
+    if "create_date" in obj:
+        raw = obj["create_date"]
+        layout["create_date"] = raw
+        fields["created"] = parse_time(raw)
+        if fields["created"] is None and raw not in ("", None):
+            warnings.append(Issue("$[0].create_date", f"not a date: {raw!r}; kept as it was"))
+    for key, value in obj.items():
+        if key not in ("user_name", "character_name", "create_date", "chat_metadata"):
+            extra[key] = value
+    meta = obj.get("chat_metadata", ABSENT)
+    if meta is ABSENT:
+        return
+    if not isinstance(meta, dict):
+        layout["chat_metadata"] = meta
+        warnings.append(Issue("$[0].chat_metadata", "chat_metadata is not an object; kept"))
+        return
+    record: dict[str, Any] = {"order": list(meta)}
+    keep: dict[str, Any] = {}
+    own: dict[str, Any] = {}
+    for key, value in meta.items():
+        if key == "note_prompt" and isinstance(value, str):
+            if value:
+                fields["notes"] = value
+            else:
+                keep[key] = value
+        elif key == "main_chat" and isinstance(value, str) and value:
+            fields["branch_of"] = value
+        elif key == "scenario" and isinstance(value, str) and value:
+            fields["scenario"] = value
+        elif key in BOOKKEEPING or NOTE_DEFAULTS.get(key, ABSENT) == value:
+            keep[key] = value
+        else:
+            own[key] = value
+    if keep:
+        record["keep"] = keep
+    layout["chat_metadata"] = record
+    if own:
+        extra["chat_metadata"] = own
+
+
+def message(line: Line, gap: list[Line], last: bool, default_eol: bytes,
+            index: int) -> ChatMessage:
+    """One message line as a canonical message (layout and extra in its passthrough)."""
+    from bunzai.model import ChatMessage
+
+    obj: dict[str, Any] = line.value
+    rec = read_common(obj, ("name", "is_user", "is_system", "send_date", "mes", "extra"))
+    fields, layout, raw, extra = rec.fields, rec.layout, rec.raw, rec.extra
+    is_system = obj.get("is_system")
+    if isinstance(is_system, bool):
+        fields["hidden"] = is_system
+    elif "is_system" in obj:
+        raw["is_system"] = is_system
+
+    role = fields["role"]
+    ext = obj.get("extra", ABSENT)
+    attachments: list[Attachment] = []
+    if isinstance(ext, dict):
+        role = _extra(ext, role, layout, extra, fields, attachments)
+    elif ext is not ABSENT:
+        raw["extra"] = ext
+    fields["role"] = role
+    if attachments:
+        fields["attachments"] = attachments
+
+    _swipes(obj, fields, layout, extra)
+    for key, value in obj.items():
+        if key in MESSAGE_KEYS:
+            continue
+        if key in LAYOUT_KEYS:
+            layout.setdefault("keep", {})[key] = value
+        else:
+            extra[key] = value
+    finish(rec, line, gap, last, default_eol)
+    return ChatMessage(**fields, passthrough={FMT: layout})
+
+
+def _extra(ext: dict[str, Any], role: str, layout: dict[str, Any], extra: dict[str, Any],
+           fields: dict[str, Any], attachments: list[Attachment]) -> str:
+    """The message's ``extra`` object: canonical fields out, the rest kept as it was."""
+    xlayout: dict[str, Any] = {"order": list(ext)}
+    xraw: dict[str, Any] = {}
+    own: dict[str, Any] = {}
+    for key, value in ext.items():
+        if key == "reasoning" and isinstance(value, str):
+            if value:
+                fields["reasoning"] = value
+            else:
+                xraw[key] = value
+        elif key == "model" and isinstance(value, str) and value:
+            fields["model"] = value
+        elif key == "bookmark_link" and isinstance(value, str) and value:
+            fields["bookmark"] = value
+        elif key == "type" and isinstance(value, str):
+            if value == "narrator":
+                role = "narrator"
+                xraw[key] = value
+            elif value in SYSTEM_TYPES:
+                role = "system"
+                own[key] = value
+            else:
+                own[key] = value
+        elif key in ("image", "file", "files", "media") and _attach(key, value, attachments):
+            continue
+        elif key in COUNTERS:
+            xlayout.setdefault("keep", {})[key] = value
+        else:
+            own[key] = value
+    if xraw:
+        xlayout["raw"] = xraw
+    layout["extra_obj"] = xlayout
+    if own:
+        extra["extra"] = own
+    return role
+
+
+def _attach(key: str, value: Any, out: list[Attachment]) -> bool:
+    """Attachments from ``extra.image`` / ``file`` / ``files`` / ``media``; False to keep the
+    value as it is (a shape this reader does not know)."""
+    from bunzai.model import Attachment
+
+    if key == "image":
+        if not isinstance(value, str) or not value:
+            return False
+        out.append(Attachment(type="image", uri=value, passthrough={FMT: {"from": "image"}}))
+        return True
+    items = [value] if key == "file" else value
+    if not isinstance(items, list) or not items or not all(
+            isinstance(i, dict) and isinstance(i.get("url"), str) for i in items):
+        return False
+    for item in items:
+        rest = {k: v for k, v in item.items() if k not in ("url", "name", "title", "type")}
+        record: dict[str, Any] = {"from": key, "order": list(item)}
+        kind = "file"
+        if key == "media":
+            kind = item["type"] if isinstance(item.get("type"), str) else "image"
+            if "type" not in item:
+                record["no_type"] = True
+        elif "type" in item:
+            rest["type"] = item["type"]
+        name = item.get("name")
+        title = item.get("title")
+        for k in ("name", "title"):
+            if k in item and not isinstance(item[k], str):
+                rest[k] = item[k]
+        if rest:
+            record["extra"] = rest
+        out.append(Attachment(type=kind, uri=item["url"],
+                              name=name if isinstance(name, str) else None,
+                              title=title if isinstance(title, str) else None,
+                              passthrough={FMT: record}))
+    return True
+
+
+def _swipes(obj: dict[str, Any], fields: dict[str, Any], layout: dict[str, Any],
+            extra: dict[str, Any]) -> None:
+    """``swipes``/``swipe_id``/``swipe_info`` as alternatives and the chosen index."""
+    present = {k: obj[k] for k in ("swipes", "swipe_id", "swipe_info") if k in obj}
+    if not present:
+        return
+    swipes = obj.get("swipes")
+    text = fields.get("text")
+    info = obj.get("swipe_info")
+    if not isinstance(swipes, list) or not all(isinstance(s, str) for s in swipes):
+        extra.update(present)  # Chub's nested swipes or other shapes: kept as they are
+        return
+    if len(swipes) < 2:
+        if swipes and swipes[0] != text:
+            extra.update(present)  # a lone swipe that is not the message: data, kept
+            return
+        record: dict[str, Any] = {"single": len(swipes)}
+        if "swipe_id" in obj:
+            record["swipe_id"] = obj["swipe_id"]
+        layout["swipes"] = record
+        if "swipe_info" in obj:
+            extra["swipe_info"] = info
+        return
+    alts: list[Alternative] = []
+    aligned = isinstance(info, list) and len(info) == len(swipes) and all(
+        isinstance(i, dict) for i in info)
+    for i, s in enumerate(swipes):
+        alts.append(_alternative(s, info[i] if aligned else None))  # type: ignore[index]
+    fields["alternatives"] = alts
+    sid = obj.get("swipe_id")
+    if isinstance(sid, int) and not isinstance(sid, bool) and 0 <= sid < len(swipes):
+        fields["chosen"] = sid
+    record = {}
+    if "swipe_id" in obj and fields.get("chosen") is None:
+        record["swipe_id"] = obj["swipe_id"]
+    if not aligned:
+        if "swipe_info" in obj:
+            extra["swipe_info"] = info
+        record["info"] = False
+    if record:
+        layout["swipes"] = record
+
+
+def _alternative(text: str, info: dict[str, Any] | None) -> Alternative:
+    from bunzai.model import Alternative
+
+    if info is None:
+        return Alternative(text=text)
+    record: dict[str, Any] = {"order": list(info)}
+    own: dict[str, Any] = {}
+    fields: dict[str, Any] = {}
+    for key, value in info.items():
+        if key == "send_date":
+            record["send_date"] = value
+            fields["time"] = parse_time(value)
+        elif key == "extra" and isinstance(value, dict):
+            xrecord: dict[str, Any] = {"order": list(value)}
+            rest: dict[str, Any] = {}
+            for k, v in value.items():
+                if k == "reasoning" and isinstance(v, str):
+                    if v:
+                        fields["reasoning"] = v
+                    else:
+                        xrecord["reasoning"] = v
+                elif k in COUNTERS:
+                    xrecord.setdefault("keep", {})[k] = v
+                else:
+                    rest[k] = v
+            record["extra_obj"] = xrecord
+            if rest:
+                own["extra"] = rest
+        else:
+            own[key] = value
+    if own:
+        record["extra"] = own
+    return Alternative(text=text, passthrough={FMT: record}, **fields)
+
+
+__all__ = ["read_chat"]

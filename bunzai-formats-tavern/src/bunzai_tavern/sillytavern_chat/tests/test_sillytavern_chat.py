@@ -1,0 +1,183 @@
+"""sillytavern-chat: real SillyTavern chats round trip byte for byte; fields map as documented."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bunzai.api import as_input
+from bunzai.errors import UnrecognizedInput
+from bunzai.model import Alternative, Attachment, Chat, ChatMessage, Participant
+from bunzai.registry import Registry
+from bunzai.testing import conversion_problems, corpus_files, ids, load_registry
+
+FID = "sillytavern-chat"
+FILES = [p for p in corpus_files("st-chat", "st-group-chat") if p.stat().st_size]
+EMPTY = [p for p in corpus_files("st-chat") if not p.stat().st_size]
+
+
+@cache
+def reg() -> Registry:
+    return load_registry()
+
+
+def read(data: bytes, fmt: str | None = FID) -> Chat:
+    _, res, _ = reg().read(as_input(data, "chat.jsonl"), format=fmt)
+    chat = res.entities[0]
+    assert isinstance(chat, Chat)
+    return chat
+
+
+def jsonl(*objs: Any, eol: str = "\n") -> bytes:
+    return eol.join(json.dumps(o, ensure_ascii=False, separators=(",", ":"))
+                    for o in objs).encode()
+
+
+@pytest.mark.skipif(not FILES, reason="chat corpus not available")
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_real_chats_round_trip_byte_for_byte(path: Path) -> None:
+    report = reg().detect(as_input(path))
+    assert report.winner is not None and report.winner.format == FID
+    _, res, _ = reg().read(as_input(path))
+    out = reg().write(res.entities, FID)
+    assert not out.loss, [str(e) for e in out.loss]
+    assert out.files[0].data == path.read_bytes()
+    assert conversion_problems(reg(), res.entities, FID) == []
+
+
+@pytest.mark.skipif(not EMPTY, reason="chat corpus not available")
+def test_the_zero_byte_backup_is_refused_or_read_as_an_empty_chat() -> None:
+    path = EMPTY[0]
+    with pytest.raises(UnrecognizedInput, match="empty"):
+        reg().read(as_input(path))
+    _, res, _ = reg().read(as_input(path), format=FID)
+    chat = res.entities[0]
+    assert isinstance(chat, Chat) and list(chat.messages) == []
+    out = reg().write(res.entities, FID)
+    assert out.files[0].data == b"" and not out.loss
+
+
+HEADER = {"user_name": "Ada", "character_name": "Wren", "create_date": "2024-11-03@21h04m05s",
+          "chat_metadata": {"integrity": "5b0c", "note_prompt": "Keep the storm loud.",
+                            "note_interval": 1, "note_position": 1, "note_depth": 4,
+                            "note_role": 0, "main_chat": "Wren - 2024-11-01@10h00m00s",
+                            "scenario": "A storm strands Ada.", "objective": {"tasks": 2}}}
+GREETING = {"name": "Wren", "is_user": False, "is_system": False,
+            "send_date": "November 3, 2024 9:04pm", "mes": "You're soaked.",
+            "extra": {"reasoning": "", "token_count": 4}, "swipe_id": 1,
+            "swipes": ["Who's there?", "You're soaked."],
+            "swipe_info": [{"send_date": "November 3, 2024 9:04pm", "extra": {}},
+                           {"send_date": "November 3, 2024 9:05pm",
+                            "extra": {"reasoning": "She is wary.", "api": "custom"}}]}
+USER = {"name": "Ada", "is_user": True, "is_system": True, "send_date": 1730668000000,
+        "mes": "(brb)", "extra": {"isSmallSys": False,
+                                  "image": "/user/images/Wren/ferry.png",
+                                  "file": {"url": "/user/files/map.txt", "size": 12,
+                                           "name": "map.txt", "created": 1730668000000}},
+        "force_avatar": "User Avatars/ada.png"}
+NARRATOR = {"name": "System", "is_user": False, "is_system": False,
+            "send_date": "2024-11-03T21:07:00.000Z", "mes": "Thunder.",
+            "extra": {"type": "narrator", "api": "manual", "model": "slash command",
+                      "bookmark_link": "Checkpoint #1"}}
+COMMENT = {"name": "Note", "is_user": False, "is_system": True,
+           "send_date": "November 3, 2024 9:08pm", "mes": "remember the ferry",
+           "extra": {"type": "comment", "gen_id": 1}}
+
+
+def test_fields_map_to_the_canonical_chat() -> None:
+    chat = read(jsonl(HEADER, GREETING, USER, NARRATOR, COMMENT))
+    assert [(p.name, p.role) for p in chat.participants] == [("Ada", "user"),
+                                                             ("Wren", "character")]
+    assert chat.created == datetime(2024, 11, 3, 21, 4, 5, tzinfo=UTC)
+    assert (chat.notes, chat.branch_of, chat.scenario) == (
+        "Keep the storm loud.", "Wren - 2024-11-01@10h00m00s", "A storm strands Ada.")
+    greeting, user, narrator, comment = chat.messages
+    assert [a.text for a in greeting.alternatives] == ["Who's there?", "You're soaked."]
+    assert greeting.chosen == 1 and greeting.alternatives[1].reasoning == "She is wary."
+    assert greeting.alternatives[1].time == datetime(2024, 11, 3, 21, 5, tzinfo=UTC)
+    assert greeting.reasoning is None  # an empty reasoning is no reasoning
+    assert (user.role, user.hidden, user.speaker) == ("user", True, "Ada")
+    assert user.time == datetime(2024, 11, 3, 21, 6, 40, tzinfo=UTC)
+    assert [(a.type, a.uri, a.name) for a in user.attachments] == [
+        ("image", "/user/images/Wren/ferry.png", None), ("file", "/user/files/map.txt",
+                                                         "map.txt")]
+    assert (narrator.role, narrator.model, narrator.bookmark) == (
+        "narrator", "slash command", "Checkpoint #1")
+    assert (comment.role, comment.hidden) == ("system", True)
+
+
+def test_what_a_user_wrote_is_reported_when_another_format_drops_it() -> None:
+    chat = read(jsonl(HEADER, GREETING, USER, NARRATOR, COMMENT))
+    out = reg().write([chat], "tavernai-chat")
+    paths = {e.path for e in out.loss}
+    assert "passthrough.sillytavern-chat.chat_metadata.objective" in paths
+    assert "messages[2].passthrough.sillytavern-chat.extra.api" in paths
+    assert "messages[1].passthrough.sillytavern-chat.force_avatar" in paths
+    assert "messages[1].attachments" in paths and "messages[1].hidden" in paths
+    assert "messages[0].alternatives[1].reasoning" in paths
+    # layout and defaults are never losses: integrity, note settings at their defaults,
+    # counters, an empty reasoning, isSmallSys false
+    assert "messages[0].reasoning" not in paths
+    assert not [p for p in paths if any(k in p for k in (
+        "integrity", "note_interval", "token_count", "gen_id", "isSmallSys"))]
+
+
+def test_line_endings_blank_and_broken_lines_survive() -> None:
+    data = jsonl(HEADER, GREETING, eol="\r\n") + b"\r\n\r\n{not json\r\n" + jsonl(USER)
+    chat = read(data)
+    assert len(chat.messages) == 2
+    assert reg().write([chat], FID).files[0].data == data
+
+
+def test_edits_are_written_as_edited() -> None:
+    chat = read(jsonl(HEADER, GREETING, USER))
+    chat.materialize()
+    greeting = chat.messages[0]
+    greeting.chosen = 0
+    greeting.text = "Who's there?"
+    greeting.time = datetime(2024, 11, 3, 21, 30, tzinfo=UTC)
+    chat.notes = None
+    lines = [json.loads(x) for x in reg().write([chat], FID).files[0].data.splitlines()]
+    assert lines[1]["swipe_id"] == 0 and lines[1]["mes"] == "Who's there?"
+    assert lines[1]["send_date"] == 1730669400000
+    assert "note_prompt" not in lines[0]["chat_metadata"]
+    assert lines[2] == USER  # untouched messages are written as they were
+
+
+def test_a_chat_from_another_app_is_written_as_sillytavern_saves_one() -> None:
+    t = datetime(2024, 11, 3, 21, 4, 5, 250000, tzinfo=UTC)
+    chat = Chat(participants=[Participant(name="Ada", role="user"),
+                              Participant(name="Wren", role="character")],
+                created=t, notes="Loud storm.",
+                messages=[ChatMessage(role="character", text="You're soaked.", time=t,
+                                      alternatives=[Alternative(text="Hm?"),
+                                                    Alternative(text="You're soaked.")],
+                                      chosen=1),
+                          ChatMessage(role="user", text="Hi", id="m2",
+                                      attachments=[Attachment(uri="https://x/ferry.png")])])
+    out = reg().write([chat], FID)
+    header, first, second = (json.loads(x) for x in out.files[0].data.splitlines())
+    assert list(header) == ["user_name", "character_name", "create_date", "chat_metadata"]
+    assert header["chat_metadata"] == {"note_prompt": "Loud storm."}
+    assert first["name"] == "Wren" and first["send_date"] == 1730667845250
+    assert first["swipes"] == ["Hm?", "You're soaked."] and first["swipe_id"] == 1
+    assert second["extra"]["image"] == "https://x/ferry.png"
+    reported = {(e.path, e.action) for e in out.loss}
+    assert ("created", "approximated") in reported  # create_date keeps seconds
+    assert ("messages[0].speaker", "approximated") in reported
+    assert ("messages[1].id", "dropped") in reported
+    assert reg().detect(as_input(out.files[0].data, "x.jsonl")).winner.format == FID  # type: ignore[union-attr]
+    assert conversion_problems(reg(), [chat], FID) == []
+
+
+def test_a_headerless_group_chat_stays_headerless() -> None:
+    first = dict(NARRATOR, is_group=True, original_avatar="Wren.png")
+    data = jsonl(first, USER)
+    chat = read(data)
+    assert chat.participants == [] and len(chat.messages) == 2
+    assert reg().write([chat], FID).files[0].data == data

@@ -1,0 +1,164 @@
+"""Reading TavernAI chats: JSONL logs and rooms (1.3-1.5) and legacy arrays (up to 1.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from bunzai.chattime import parse_time
+from bunzai.errors import MalformedInput
+from bunzai.types import Issue, ReadResult
+
+from .._chat import Line, Messages, finish, lazy_or_list, read_common, scan_head
+from ..sillytavern_chat import is_header
+from . import FORMAT_ID, LEGACY_LINE
+
+if TYPE_CHECKING:
+    from bunzai.input import AdapterInput
+    from bunzai.model import ChatMessage
+
+FMT = FORMAT_ID
+MESSAGE_KEYS = ("name", "is_user", "is_name", "send_date", "mes", "swipes", "swipe_id")
+HEADER_KEYS = ("user_name", "character_name", "character_names", "create_date", "notes",
+               "scenario")
+
+
+def read_chat(input: AdapterInput) -> ReadResult:
+    if input.container == "json":
+        data = input.json_mutable()
+        if isinstance(data, list):
+            return _legacy(data, input.data.endswith(b"\n"))
+        if not isinstance(data, dict):
+            raise MalformedInput("not a TavernAI chat")
+        return _jsonl(input, warnings=[])
+    return _jsonl(input, warnings=[])
+
+
+def _legacy(lines: list[Any], newline: bool) -> ReadResult:
+    from bunzai.model import Chat, ChatMessage, Participant
+
+    messages: list[ChatMessage] = []
+    names: dict[str, None] = {}
+    for i, line in enumerate(lines):
+        if not isinstance(line, str):
+            raise MalformedInput(f"$[{i}]: expected a \"Name: text\" string, got "
+                                 f"{type(line).__name__}")
+        m = LEGACY_LINE.match(line)
+        if m is None:
+            messages.append(ChatMessage(text=line, passthrough={FMT: {"bare": True}}))
+            continue
+        name = m.group(0)[:-2]
+        role = "user" if name == "You" else "character"
+        if role == "character":
+            names.setdefault(name, None)
+        messages.append(ChatMessage(role=role, speaker=name, text=line[m.end():]))
+    layout: dict[str, Any] = {"legacy": True}
+    if newline:
+        layout["newline"] = True
+    participants = [Participant(name=n, role="character") for n in names]
+    return ReadResult([Chat(participants=participants, messages=messages,
+                            passthrough={FMT: layout})])
+
+
+def _jsonl(input: AdapterInput, warnings: list[Issue]) -> ReadResult:
+    from bunzai.model import Chat
+
+    layout: dict[str, Any] = {}
+    head = scan_head(input, is_header, layout)
+    header, first_message, eol = head.header, head.first_message, head.eol
+    if header is None:
+        raise MalformedInput("no TavernAI chat header line (user_name, character_name)")
+    assert isinstance(header.value, dict)
+    fields: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    participants = header_fields(header.value, layout, extra, fields, warnings)
+    if extra:
+        layout["extra"] = extra
+
+    def make() -> Iterator[ChatMessage]:
+        if first_message < 0:
+            return
+        for line, gap, last in Messages(input, first_message):
+            yield message(line, gap, last, eol)
+
+    chat = Chat(participants=participants, passthrough={FMT: layout}, **fields)
+    chat.messages = lazy_or_list(input, make)
+    return ReadResult([chat], warnings)
+
+
+def header_fields(obj: dict[str, Any], layout: dict[str, Any], extra: dict[str, Any],
+                  fields: dict[str, Any], warnings: list[Issue]) -> list[Any]:
+    from bunzai.model import Participant
+
+    layout["header_order"] = list(obj)
+    participants: list[Any] = []
+    user = obj.get("user_name")
+    if isinstance(user, str) and user:
+        participants.append(Participant(name=user, role="user"))
+    elif "user_name" in obj:
+        layout["user_name"] = user
+    if "character_name" in obj:
+        name = obj["character_name"]
+        if isinstance(name, str) and name:
+            participants.append(Participant(name=name, role="character"))
+        else:
+            layout["character_name"] = name
+    if "character_names" in obj:
+        names = obj["character_names"]
+        if isinstance(names, list) and all(isinstance(n, str) and n for n in names):
+            participants += [Participant(name=n, role="character") for n in names]
+            layout["room"] = True
+        else:
+            layout["character_names"] = names
+    if "create_date" in obj:
+        layout["create_date"] = obj["create_date"]
+        fields["created"] = parse_time(obj["create_date"])
+        if fields["created"] is None and obj["create_date"] not in ("", None):
+            warnings.append(Issue("$[0].create_date", "not a date; kept as it was"))
+    for key in ("notes", "scenario"):
+        if key in obj:
+            value = obj[key]
+            if isinstance(value, str) and value:
+                fields[key] = value
+            else:
+                layout[key] = value
+    for key, value in obj.items():
+        if key not in HEADER_KEYS:
+            extra[key] = value
+    return participants
+
+
+def message(line: Line, gap: list[Line], last: bool, default_eol: bytes) -> ChatMessage:
+    from bunzai.model import Alternative, ChatMessage
+
+    obj: dict[str, Any] = line.value
+    rec = read_common(obj, ("name", "is_user", "is_name", "send_date", "mes"))
+    fields, layout, raw, extra = rec.fields, rec.layout, rec.raw, rec.extra
+    if "is_name" in obj and obj["is_name"] is not True:
+        raw["is_name"] = obj["is_name"]
+    swipes = obj.get("swipes")
+    if isinstance(swipes, list) and len(swipes) >= 2 and all(isinstance(s, str)
+                                                            for s in swipes):
+        fields["alternatives"] = [Alternative(text=s) for s in swipes]
+        sid = obj.get("swipe_id")
+        if isinstance(sid, int) and not isinstance(sid, bool) and 0 <= sid < len(swipes):
+            fields["chosen"] = sid
+        elif "swipe_id" in obj:
+            raw["swipe_id"] = sid
+    elif isinstance(swipes, list) and len(swipes) < 2 and (
+            not swipes or swipes[0] == fields.get("text")):
+        layout["single"] = len(swipes)
+        if "swipe_id" in obj:
+            raw["swipe_id"] = obj["swipe_id"]
+    else:
+        for key in ("swipes", "swipe_id"):
+            if key in obj:
+                extra[key] = obj[key]
+    for key, value in obj.items():
+        if key not in MESSAGE_KEYS:
+            extra[key] = value
+    finish(rec, line, gap, last, default_eol)
+    return ChatMessage(**fields, passthrough={FMT: layout})
+
+
+__all__ = ["read_chat"]

@@ -1,0 +1,110 @@
+"""tavernai-chat: TavernAI 1.3-1.5 logs, rooms and legacy arrays; CAI Tools' Tavern export."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from bunzai.api import as_input
+from bunzai.label import label
+from bunzai.model import Chat, ChatMessage, Participant
+from bunzai.registry import Registry
+from bunzai.testing import conversion_problems, corpus_files, ids, load_registry
+
+FID = "tavernai-chat"
+FILES = corpus_files("tavernai-chat", "tavernai-legacy-chat")
+
+
+@cache
+def reg() -> Registry:
+    return load_registry()
+
+
+def read(data: bytes, name: str = "chat.jsonl") -> Chat:
+    handle, res, _ = reg().read(as_input(data, name))
+    assert handle.id == FID
+    chat = res.entities[0]
+    assert isinstance(chat, Chat)
+    return chat
+
+
+def lines(*objs: object) -> bytes:
+    return "\n".join(json.dumps(o, separators=(",", ":")) for o in objs).encode()
+
+
+@pytest.mark.skipif(not FILES, reason="chat corpus not available")
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_real_chats_round_trip_byte_for_byte(path: Path) -> None:
+    _, res, report = reg().read(as_input(path))
+    assert report is not None and report.winner is not None and report.winner.format == FID
+    out = reg().write(res.entities, FID)
+    assert not out.loss and out.files[0].data == path.read_bytes()
+    assert conversion_problems(reg(), res.entities, "sillytavern-chat") == []
+
+
+ROOM = [{"user_name": "You", "character_names": ["Ada", "Wren"], "create_date": 1684669029632,
+         "notes": "", "notes_type": "discr", "scenario": "A lighthouse in a storm."},
+        {"name": "Wren", "is_user": False, "is_name": True, "send_date": 1684669022872,
+         "mes": "Rain again.", "chid": 1},
+        {"name": "Ada", "is_user": False, "is_name": True, "send_date": 1684669122872,
+         "mes": "The ferry is late.", "chid": 0, "swipes": ["Late.", "The ferry is late."],
+         "swipe_id": 1}]
+
+
+def test_a_room_names_every_character_and_keeps_its_scenario() -> None:
+    chat = read(lines(*ROOM))
+    assert [(p.name, p.role) for p in chat.participants] == [
+        ("You", "user"), ("Ada", "character"), ("Wren", "character")]
+    assert chat.scenario == "A lighthouse in a storm." and chat.notes is None
+    assert chat.messages[0].time == datetime(2023, 5, 21, 11, 37, 2, 872000, tzinfo=UTC)
+    assert chat.messages[1].chosen == 1 and len(chat.messages[1].alternatives) == 2
+    assert reg().write([chat], FID).files[0].data == lines(*ROOM)
+
+
+def test_the_legacy_array_reads_names_and_writes_back() -> None:
+    data = json.dumps(["Aqua: Hello there.", "You: Hi!", "Aqua: *waves*\n"],
+                      separators=(",", ":")).encode()
+    chat = read(data, "chat.json")
+    assert [(m.role, m.speaker, m.text) for m in chat.messages] == [
+        ("character", "Aqua", "Hello there."), ("user", "You", "Hi!"),
+        ("character", "Aqua", "*waves*\n")]
+    assert reg().write([chat], FID).files[0].data == data
+
+
+def test_a_sillytavern_chat_loses_what_tavernai_cannot_hold() -> None:
+    chat = Chat(participants=[Participant(name="Ada", role="user"),
+                              Participant(name="Wren", role="character")],
+                messages=[ChatMessage(role="narrator", speaker="Storm", text="Thunder."),
+                          ChatMessage(role="user", speaker="Ada", text="(ooc)", hidden=True)])
+    out = reg().write([chat], FID)
+    reported = {(e.path, e.action) for e in out.loss}
+    assert reported == {("messages[0].role", "approximated"), ("messages[1].hidden", "dropped"),
+                        ("messages[0].time", "approximated"),
+                        ("messages[1].time", "approximated")}  # TavernAI needs a date
+    header, *rest = (json.loads(x) for x in out.files[0].data.splitlines())
+    assert all(isinstance(m["send_date"], int) for m in rest)
+    assert header == {"user_name": "Ada", "character_name": "Wren", "notes": "",
+                      "notes_type": "discr"}
+
+
+CAI = [{"user_name": "You", "character_name": "Wren", "create_date": 1700000000000},
+       {"name": "Wren", "is_user": False, "is_name": True, "send_date": 1700000000001,
+        "mes": "Hello."},
+       {"name": "You", "is_user": True, "is_name": True, "send_date": 1700000000002,
+        "mes": "Hi."}]
+
+
+def test_the_labeler_tells_cai_tools_exports_from_tavernai() -> None:
+    inp = as_input(lines(*CAI), "x.jsonl")
+    _, res, _ = reg().read(inp)
+    apps = [g.app for g in label(reg(), inp, res.entities).guesses]
+    assert apps[0] == "CAI Tools"
+    later = [dict(CAI[0]), dict(CAI[1], send_date=1700000900000),
+             dict(CAI[2], send_date=1700000950000)]
+    inp = as_input(lines(*later), "x.jsonl")
+    _, res, _ = reg().read(inp)
+    assert "CAI Tools" not in [g.app for g in label(reg(), inp, res.entities).guesses]

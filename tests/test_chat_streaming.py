@@ -1,0 +1,90 @@
+"""A large chat is converted without ever being held whole: peak memory follows the largest
+message, not the file.
+
+Memory, unlike time, is deterministic enough to assert on: tracemalloc counts every Python
+allocation.  The chat is generated (our own text), written to disk, and converted file to file
+through the same calls the CLI makes; the margins are generous.
+"""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bunzai.input import AdapterInput
+from bunzai.limits import get_limits, set_limits
+from bunzai.outputs import write_atomic
+from bunzai.registry import Registry
+
+LINE = "The lamp turns; the storm answers. " * 30  # about a kilobyte per message
+
+
+def _chat_lines(count: int, big: int) -> Iterator[bytes]:
+    yield json.dumps({"user_name": "Ada", "character_name": "Wren",
+                      "create_date": "2024-11-03@21h04m05s",
+                      "chat_metadata": {"note_prompt": "", "integrity": "x"}}).encode()
+    for i in range(count):
+        text = LINE * (50 if i == count // 2 else 1)  # one message far larger than the rest
+        yield json.dumps({"name": "Wren" if i % 2 else "Ada", "is_user": not i % 2,
+                          "is_system": False, "send_date": f"November 3, 2024 9:{i % 60:02d}pm",
+                          "mes": f"{i}: {text}", "extra": {"token_count": i},
+                          "swipes": [f"{i}: {text}", "another take"] if i % 7 == 0 else None,
+                          "swipe_id": 0 if i % 7 == 0 else None},
+                         ensure_ascii=False).encode()
+    del big
+
+
+def _write_chat(path: Path, count: int) -> tuple[int, int]:
+    lines = list(_chat_lines(count, 0))
+    path.write_bytes(b"\n".join(lines))
+    return path.stat().st_size, max(len(x) for x in lines)
+
+
+def _convert_peak(registry: Registry, src: Path, dst: Path, target: str) -> tuple[int, int]:
+    """Peak traced memory of detect + read + write + atomic output, and the message count."""
+    tracemalloc.start()
+    try:
+        inp = AdapterInput.from_path(src)
+        _, result, _ = registry.read(inp)
+        written = registry.write(result.entities, target)
+        write_atomic(dst, written.files[0].parts, force=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert inp.streamed, "the input was read whole"
+    return peak, len(result.entities[0].messages)
+
+
+@pytest.fixture
+def small_stream_threshold() -> Iterator[None]:
+    before = get_limits()
+    set_limits(before.replace(stream_above=256 * 1024))
+    try:
+        yield
+    finally:
+        set_limits(before)
+
+
+@pytest.mark.parametrize("target", ["sillytavern-chat", "tavernai-chat"])
+def test_peak_memory_follows_the_largest_message_not_the_file(
+        registry: Registry, tmp_path: Path, small_stream_threshold: None, target: str) -> None:
+    if target not in registry.adapters:
+        pytest.skip(f"{target} not installed")
+    small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
+    size_small, biggest = _write_chat(small, 1500)
+    size_large, _ = _write_chat(large, 6000)
+    _convert_peak(registry, small, tmp_path / "warm.out", target)  # imports, schemas, caches
+    peak_small, n_small = _convert_peak(registry, small, tmp_path / "a.out", target)
+    peak_large, n_large = _convert_peak(registry, large, tmp_path / "b.out", target)
+    assert (n_small, n_large) == (1500, 6000)
+    # four times the messages, barely more memory: nothing grows with the file
+    assert peak_large < peak_small * 1.5 + 512 * 1024, (peak_small, peak_large)
+    assert peak_large < size_large / 4, (peak_large, size_large)
+    assert peak_large < 40 * biggest + 1024 * 1024, (peak_large, biggest)
+    if target == "sillytavern-chat":
+        assert (tmp_path / "b.out").read_bytes() == large.read_bytes()
+    assert size_small < size_large

@@ -1,0 +1,80 @@
+"""The ``bunzai`` script on real chats, as a user runs it (subprocess)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bunzai.testing import corpus_files, require_corpus
+
+require_corpus()
+
+BUNZAI = shutil.which("bunzai", path=str(Path(sys.executable).parent)) or "bunzai"
+ST = next((p for p in corpus_files("st-chat") if "Trenttouch" in p.name), None)
+BYAF = next(iter(corpus_files("byaf")), None)
+KOBOLD = next(iter(corpus_files("kobold-lite-save")), None)
+pytestmark = pytest.mark.skipif(ST is None or BYAF is None, reason="chat corpus not available")
+
+
+def bunzai(*args: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([BUNZAI, *map(str, args)], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_inspect_summarises_a_chat() -> None:
+    res = bunzai("inspect", ST, "--json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert (doc["container"], doc["format"], doc["kind"]) == ("jsonl", "sillytavern-chat",
+                                                              "chat")
+    summary = doc["entities"][0]
+    assert summary["messages"] == 9 and summary["alternatives"] == "8 on 3 message(s)"
+    assert summary["time_span"].startswith("2025-08-05T21:59:00")
+
+
+def test_convert_between_chat_formats_and_never_to_a_card(tmp_path: Path) -> None:
+    res = bunzai("convert", ST, "--to", "agnai-chat", "-o", tmp_path / "a.json", "--json")
+    assert res.returncode == 0, res.stderr
+    paths = {e["path"] for e in json.loads(res.stdout)["loss"]}
+    assert "messages[0].time" in paths and "participants" in paths
+    res = bunzai("convert", ST, "--to", "sillytavern", "-o", tmp_path / "card.json")
+    assert res.returncode == 5
+    assert "cross-kind" in res.stderr and res.stderr.count("\n") == 1
+    assert not (tmp_path / "card.json").exists()
+
+
+def test_schema_chat_prints_the_canonical_schema() -> None:
+    res = bunzai("schema", "chat")
+    assert res.returncode == 0
+    schema = json.loads(res.stdout)
+    assert schema["properties"]["kind"]["const"] == "chat"
+    assert "ChatMessage" in schema["$defs"]
+
+
+def test_chat_extract_and_embed_round_the_backyard_archive(tmp_path: Path) -> None:
+    card = tmp_path / "card.byaf"
+    card.write_bytes(BYAF.read_bytes())  # type: ignore[union-attr]
+    res = bunzai("chat", "extract", card, "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["chats"] == 1 and Path(out["output"]).name == "card.jsonl"
+    res = bunzai("chat", "embed", card, ST, "-o", tmp_path / "new.byaf", "--json")
+    assert res.returncode == 0, res.stderr
+    chat_loss = {e["path"] for e in json.loads(res.stdout)["chat_loss"]}
+    assert "messages[0].speaker" in chat_loss
+    res = bunzai("chat", "extract", tmp_path / "new.byaf", "-o", tmp_path / "x.jsonl",
+                 "--json")
+    assert res.returncode == 0 and json.loads(res.stdout)["chats"] == 2
+    res = bunzai("chat", "extract", ST)
+    assert res.returncode == 2 and "a chat already" in res.stderr
+
+
+@pytest.mark.skipif(KOBOLD is None, reason="chat corpus not available")
+def test_a_chat_lorebook_comes_out_with_lorebook_extract(tmp_path: Path) -> None:
+    res = bunzai("lorebook", "extract", KOBOLD, "-o", tmp_path / "wi.json")
+    assert res.returncode == 2 and "no embedded lorebook" in res.stderr  # its world info is empty
