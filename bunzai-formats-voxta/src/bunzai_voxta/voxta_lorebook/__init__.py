@@ -50,7 +50,8 @@ class VoxtaLorebookAdapter(FormatAdapter):
     carries = ("name", "description", "entries[*].keys", "entries[*].content",
                "entries[*].enabled", "entries[*].priority")
     reasons = (
-        ("", "Voxta memory books have no such setting"),
+        *((f, "Voxta memory books have no such setting")
+          for f in ("scan_depth", "token_budget", "recursive_scanning", "extensions")),
         ("entries[*]", "Voxta memory-book items hold only keywords, text, a weight and a "
                        "deleted flag"),
     )
