@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 
 MACRO_CLASH = ("the text already spells {character}/{user} (or #{…}:), which Backyard reads as "
                "its own macros")
-LORE_LAYOUT = ("id", "order")
-"""Lore item keys that only identify and sort the item in Backyard's database (layout)."""
+LORE_LAYOUT = ("id", "order", "createdAt", "updatedAt")
+"""Lore item keys that identify, sort and date the item in Backyard's database: its
+bookkeeping, not something a user wrote (layout)."""
 
 
 # -- names -------------------------------------------------------------------------------------

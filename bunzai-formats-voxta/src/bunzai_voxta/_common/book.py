@@ -197,7 +197,7 @@ def at(path: str, sub: str) -> str:
     return f"{path}.{sub}" if path else sub
 
 
-def _pt(obj: Any, fmt: str) -> dict[str, Any]:
+def _layout(obj: Any, fmt: str) -> dict[str, Any]:
     value = obj.passthrough.get(fmt) if obj is not None else None
     return value if isinstance(value, dict) else {}
 
@@ -235,8 +235,8 @@ class BookWriter:
         """Write ``book``'s entries into books; returns the ids of the books it now links."""
         if book is None:
             return []
-        pt = _pt(book, self.fmt)
-        records = [r for r in pt.get("books", []) if isinstance(r, dict)
+        layout = _layout(book, self.fmt)
+        records = [r for r in layout.get("books", []) if isinstance(r, dict)
                    and isinstance(r.get("id"), str) and r["id"]]
         if not records and not book.entries and path:
             if not _book_is_neutral(book, self.fmt):
@@ -250,7 +250,7 @@ class BookWriter:
         groups: dict[str, list[tuple[int, LorebookEntry]]] = {r["id"]: [] for r in records}
         first_id = records[0]["id"]
         for i, entry in enumerate(book.entries):
-            home = _pt(entry, self.fmt).get("book")
+            home = _layout(entry, self.fmt).get("book")
             groups[home if isinstance(home, str) and home in groups else first_id].append(
                 (i, entry))
         written = [i for r in records for i, _ in groups[r["id"]]]
@@ -320,9 +320,9 @@ class BookWriter:
         return ordered(obj, record.get("order") if rest is not None else None, BOOK_ORDER)
 
     def _item(self, entry: LorebookEntry, loss: LossReport, path: str) -> dict[str, Any]:
-        pt = _pt(entry, self.fmt)
-        g = pt.get("guards") if isinstance(pt.get("guards"), dict) else None
-        rest = pt.get("rest") if isinstance(pt.get("rest"), dict) else None
+        layout = _layout(entry, self.fmt)
+        g = layout.get("guards") if isinstance(layout.get("guards"), dict) else None
+        rest = layout.get("rest") if isinstance(layout.get("rest"), dict) else None
         item: dict[str, Any] = dict(rest) if rest is not None else {}
         if "Id" not in item:
             item["Id"] = new_id()
@@ -346,4 +346,4 @@ class BookWriter:
         if not entry.enabled and rest is None:
             self.warnings.append("a disabled entry is written as a deleted memory-book item "
                                  "(Voxta keeps it but never uses it)")
-        return ordered(item, pt.get("order") if rest is not None else None, ITEM_ORDER)
+        return ordered(item, layout.get("order") if rest is not None else None, ITEM_ORDER)

@@ -65,7 +65,7 @@ MEDIA_EXT = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "ima
              "video/webm": "webm", "video/mp4": "mp4", "audio/mpeg": "mp3", "audio/wav": "wav",
              "audio/x-wav": "wav", "audio/ogg": "ogg"}
 _UNSAFE = re.compile(r"[^\w .-]+")
-def _pt(ch: Any, fmt: str) -> dict[str, Any]:
+def _layout(ch: Any, fmt: str) -> dict[str, Any]:
     value = ch.passthrough.get(fmt)
     return value if isinstance(value, dict) else {}
 
@@ -102,7 +102,7 @@ class _Builder:
         """Per character: the asset index each of its files was written from, by member."""
         self.written_data: list[dict[str, Any]] = []
         """Per character: the app data its written ``character.json`` reads back as."""
-        shareds = [_pt(e, fmt).get("shared") for e in entities]
+        shareds = [_layout(e, fmt).get("shared") for e in entities]
         first = shareds[0]
         self.shared: dict[str, Any] | None = first if (
             isinstance(first, dict) and first.get("key")
@@ -183,13 +183,13 @@ class _Builder:
     def _ids(self) -> list[str]:
         out: list[str] = []
         for ch in self.entities:
-            folder = _pt(ch, self.fmt).get("folder")
+            folder = _layout(ch, self.fmt).get("folder")
             out.append(folder if isinstance(folder, str) and folder and folder not in out
                        else new_id())
         return out
 
     def _path(self, ch: Character, cid: str) -> str:
-        stored = _pt(ch, self.fmt).get("path")
+        stored = _layout(ch, self.fmt).get("path")
         if isinstance(stored, str) and stored.startswith(f"Characters/{cid}/"):
             return stored
         return f"Characters/{cid}/character.json"
@@ -199,9 +199,9 @@ class _Builder:
     def _character(self, i: int, ch: Character, cid: str, books: BookWriter,
                    package_id: str | None, loss: LossReport
                    ) -> tuple[dict[str, Any], str, list[tuple[str, bytes]]]:
-        pt = _pt(ch, self.fmt)
-        rest = pt.get("rest") if isinstance(pt.get("rest"), dict) else None
-        g = pt.get("guards") if isinstance(pt.get("guards"), dict) else None
+        layout = _layout(ch, self.fmt)
+        rest = layout.get("rest") if isinstance(layout.get("rest"), dict) else None
+        g = layout.get("guards") if isinstance(layout.get("guards"), dict) else None
         obj: dict[str, Any] = dict(rest) if rest is not None else {"$type": "character"}
         if "ExplicitContent" in obj or rest is None:
             obj["ExplicitContent"] = explicit(ch.tags)
@@ -241,13 +241,13 @@ class _Builder:
         self._visual(ch, obj, g, loss)
 
         linked = books.write(ch.lorebook, loss, "lorebook", default_name=ch.name)
-        self._memory_books(obj, rest, pt, linked)
+        self._memory_books(obj, rest, layout, linked)
         files, thumb = self._assets(i, ch, cid, loss)
-        self._thumbnail(obj, rest, pt, thumb)
-        if rest is None or pt.get("folder") != cid or "Id" not in obj:
+        self._thumbnail(obj, rest, layout, thumb)
+        if rest is None or layout.get("folder") != cid or "Id" not in obj:
             obj["Id"] = cid
-        style = str(pt.get("style") or DOTNET)
-        obj = ordered(obj, pt.get("order") if rest is not None else None, ORDER)
+        style = str(layout.get("style") or DOTNET)
+        obj = ordered(obj, layout.get("order") if rest is not None else None, ORDER)
         self.written_data.append(character_data(obj, ch.tags)[1])
         return obj, style, files
 
@@ -265,9 +265,9 @@ class _Builder:
             loss.dropped(f"extensions.{VISUAL}", "Voxta's Description is a text")
 
     def _memory_books(self, obj: dict[str, Any], rest: dict[str, Any] | None,
-                      pt: dict[str, Any], linked: list[str]) -> None:
+                      layout: dict[str, Any], linked: list[str]) -> None:
         source = rest.get("MemoryBooks", ABSENT) if rest is not None else ABSENT
-        found = [folder_of(p) for p in pt.get("linked", []) if isinstance(p, str)]
+        found = [folder_of(p) for p in layout.get("linked", []) if isinstance(p, str)]
         if isinstance(source, list) and linked == found:
             obj["MemoryBooks"] = source  # unchanged: links to books not in the package stay
         elif isinstance(source, list):
@@ -278,20 +278,20 @@ class _Builder:
         else:
             obj.pop("MemoryBooks", None)
 
-    def _thumbnail(self, obj: dict[str, Any], rest: dict[str, Any] | None, pt: dict[str, Any],
+    def _thumbnail(self, obj: dict[str, Any], rest: dict[str, Any] | None, layout: dict[str, Any],
                    thumb: tuple[str, bytes] | None) -> None:
         source = rest.get("Thumbnail") if rest is not None else None
         if thumb is None:
-            if pt.get("thumb"):  # the avatar was removed: so is its descriptor
+            if layout.get("thumb"):  # the avatar was removed: so is its descriptor
                 obj.pop("Thumbnail", None)
             return
         media, data = thumb
         if isinstance(source, dict):
             desc = dict(source)
-            if pt.get("thumb") != _sha(data) and desc.get("ContentType") != media:
+            if layout.get("thumb") != _sha(data) and desc.get("ContentType") != media:
                 desc["ContentType"] = media
             obj["Thumbnail"] = desc
-        elif rest is None or not pt.get("thumb"):  # the source had no thumbnail to describe
+        elif rest is None or not layout.get("thumb"):  # the source had no thumbnail to describe
             obj["Thumbnail"] = {"ETag": 1, "ContentType": media}
 
     def _assets(self, i: int, ch: Character, cid: str, loss: LossReport
