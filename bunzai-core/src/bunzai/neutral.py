@@ -203,6 +203,7 @@ class Neutrality:
         if t is str or t is bytes:
             return not value
         if t is list or t is tuple:
+            # item by item, as a comparison sees a list: [""] asks no more than []
             if not value:
                 return True
             child = pattern + "[*]"
