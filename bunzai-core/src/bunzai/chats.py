@@ -254,7 +254,8 @@ def _owner(registry: Registry, entity: Any) -> tuple[AdapterHandle, list[Chat]]:
     if getattr(entity, "kind", None) == "chat":
         raise UsageError("this file is a chat already")
     pt = getattr(entity, "passthrough", None) or {}
-    for fmt in pt:
+    data = getattr(entity, "app_data", None) or {}
+    for fmt in dict.fromkeys([*pt, *data]):  # a chat log is user data: app data
         handle = registry.adapters.get(fmt)
         if handle is None or not handle.has("bunzai_chats_in"):
             continue

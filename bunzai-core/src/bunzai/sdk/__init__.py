@@ -13,6 +13,7 @@ contract a third-party author reads:
 ``bunzai.sdk.zip``      zip archives read safely (traversal, bombs, duplicates) and written
 ``bunzai.sdk.exif``     EXIF UserComment (TavernAI WebP/JPEG cards, Backyard PNGs)
 ``bunzai.sdk.base64``   strict and tolerant base64 under the size limits
+``bunzai.sdk.chats``    chat times as each app writes them, and the chat writers' loss helpers
 
 Names are imported on first use, so an adapter module that imports a few of them stays cheap
 to load (detection imports every adapter).
@@ -47,12 +48,17 @@ if TYPE_CHECKING:
         POSITIONS,
         ROLES,
         SELECTIVE_LOGIC,
+        Alternative,
         Asset,
+        Attachment,
         Character,
+        Chat,
+        ChatMessage,
         Entity,
         Lorebook,
         LorebookEntry,
         Module,
+        Participant,
         Persona,
         RegexScript,
         field_defaults,
@@ -83,6 +89,8 @@ _LAZY = {
     "Entity": "model", "Character": "model", "Lorebook": "model", "LorebookEntry": "model",
     "Module": "model", "Persona": "model", "RegexScript": "model", "Asset": "model",
     "PLACEMENTS": "model", "POSITIONS": "model", "ROLES": "model", "SELECTIVE_LOGIC": "model",
+    "Chat": "model", "ChatMessage": "model", "Participant": "model", "Alternative": "model",
+    "Attachment": "model",
     "field_defaults": "model",
     "dumps": "jsonio", "loads": "jsonio", "thaw": "frozen", "freeze": "frozen",
     "json_equal": "compare",
@@ -100,10 +108,14 @@ __all__ = [
     "ROLES",
     "SELECTIVE_LOGIC",
     "AdapterInput",
+    "Alternative",
     "Asset",
+    "Attachment",
     "BunzaiError",
     "Carried",
     "Character",
+    "Chat",
+    "ChatMessage",
     "ChunkPayload",
     "ConversionRefused",
     "Detection",
@@ -123,6 +135,7 @@ __all__ = [
     "Neutrality",
     "Option",
     "OutputFile",
+    "Participant",
     "Persona",
     "ReadResult",
     "RegexScript",
@@ -156,4 +169,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return [*__all__, "base64", "cards", "exif", "fields", "png", "zip"]
+    return [*__all__, "base64", "cards", "chats", "exif", "fields", "png", "zip"]

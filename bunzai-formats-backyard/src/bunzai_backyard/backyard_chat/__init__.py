@@ -11,12 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, LabelRule, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, LabelRule
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "backyard-chat"
 
@@ -60,19 +58,13 @@ class BackyardChatAdapter(FormatAdapter):
          "system_prompt, branch_of, lorebook", "dropped: an export holds only the turns"),
         ("extensions", "dropped"),
     )
+    reader = "io:read_chat"
+    writer = "io:write_chat"
     doc = "bunzai-formats-backyard/src/bunzai_backyard/backyard_chat/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
         return Detection(s, why)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .io import read_chat
-        return read_chat(input)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .io import write_chat
-        return write_chat(entity)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("Backyard AI", 0.9, _evidence, "origin", "backyard-chat-export")]

@@ -5,19 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chats import chat_fields_only, extra_of, layout_of, report_messages, report_unkept
-from bunzai.chattime import parse_time, restore
-from bunzai.errors import MalformedInput
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, ReadResult, WriteResult
+from bunzai.sdk import LossReport, MalformedInput, OutputFile, ReadResult, WriteResult, dumps
+from bunzai.sdk.chats import (
+    chat_fields_only,
+    extra_of,
+    layout_of,
+    parse_time,
+    report_messages,
+    report_unkept,
+    restore,
+)
 
 from . import FORMAT_ID
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Chat, ChatMessage
-
-FMT = FORMAT_ID
+    from bunzai.sdk import AdapterInput, Chat, ChatMessage
 ITEM_KEYS = ("input", "output", "createdAt")
 REASONS = {
     "speaker": "a Backyard chat export names no one",
@@ -31,7 +33,7 @@ REASONS = {
 APPROXIMATED = frozenset({"role", "time"})
 
 
-def read_chat(input: AdapterInput) -> ReadResult:
+def read_chat(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
     data = input.json_mutable()
     if not isinstance(data, dict) or not isinstance(data.get("chat"), dict):
         raise MalformedInput("not a Backyard chat export: no chat object")
@@ -39,7 +41,7 @@ def read_chat(input: AdapterInput) -> ReadResult:
 
 
 def chat_from(data: dict[str, Any], raw: bytes) -> Chat:
-    from bunzai.model import Chat
+    from bunzai.sdk import Chat
 
     chat = data["chat"]
     items = chat.get("ChatItems")
@@ -59,12 +61,12 @@ def chat_from(data: dict[str, Any], raw: bytes) -> Chat:
         if not isinstance(item, dict):
             raise MalformedInput(f"$.chat.ChatItems[{i}]: expected an object")
         messages += turn(item)
-    return Chat(messages=messages, passthrough={FMT: layout})
+    return Chat(messages=messages, passthrough={FORMAT_ID: layout})
 
 
 def turn(item: dict[str, Any]) -> list[ChatMessage]:
     """One item as its messages: the input (unless empty), then the output (unless empty)."""
-    from bunzai.model import ChatMessage
+    from bunzai.sdk import ChatMessage
 
     raw_time = item.get("createdAt")
     time = parse_time(raw_time)
@@ -84,17 +86,17 @@ def turn(item: dict[str, Any]) -> list[ChatMessage]:
         if not text_out:
             record["alone"] = True
         out.append(ChatMessage(role="user", text=text_in, time=time,
-                               passthrough={FMT: record}))
+                               passthrough={FORMAT_ID: record}))
         record = {}
     if text_out:
         out.append(ChatMessage(role="character", text=text_out, time=time,
-                               passthrough={FMT: record} if record else {}))
+                               passthrough={FORMAT_ID: record} if record else {}))
     return out
 
 
 def items(chat: Chat) -> list[dict[str, Any]]:
     """The chat's messages paired into export items, each opening message's record restored."""
-    layout = layout_of(chat, FMT)
+    layout = layout_of(chat, FORMAT_ID)
     form = "epoch_ms"
     if isinstance(layout.get("version"), int) and layout["version"] < 2:
         form = "iso_js"
@@ -105,7 +107,7 @@ def items(chat: Chat) -> list[dict[str, Any]]:
             if pending is not None:
                 out.append(_item(pending, None, form))
             pending = m
-            if layout_of(m, FMT).get("alone"):
+            if layout_of(m, FORMAT_ID).get("alone"):
                 out.append(_item(m, None, form))
                 pending = None
             continue
@@ -119,7 +121,7 @@ def items(chat: Chat) -> list[dict[str, Any]]:
 def _item(user: ChatMessage | None, reply: ChatMessage | None, form: str) -> dict[str, Any]:
     opener = user or reply
     assert opener is not None
-    record = layout_of(opener, FMT)
+    record = layout_of(opener, FORMAT_ID)
     raws = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
     obj: dict[str, Any] = {}
     obj["input"] = user.text if user is not None else raws.get("input", "")
@@ -129,7 +131,7 @@ def _item(user: ChatMessage | None, reply: ChatMessage | None, form: str) -> dic
     if "createdAt" in record or opener.time is not None:
         when = restore(opener.time, record.get("createdAt"), form)
         obj["createdAt"] = when if when is not None else record.get("createdAt")
-    obj.update({k: v for k, v in extra_of(opener, FMT).items() if k not in obj})
+    obj.update({k: v for k, v in extra_of(opener, FORMAT_ID).items() if k not in obj})
     order = record.get("item")
     if isinstance(order, list):
         obj = {**{k: obj[k] for k in order if k in obj},
@@ -138,8 +140,8 @@ def _item(user: ChatMessage | None, reply: ChatMessage | None, form: str) -> dic
 
 
 def document(chat: Chat) -> dict[str, Any]:
-    layout = layout_of(chat, FMT)
-    extra = extra_of(chat, FMT)
+    layout = layout_of(chat, FORMAT_ID)
+    extra = extra_of(chat, FORMAT_ID)
     inner: dict[str, Any] = {"ChatItems": items(chat)}
     for k, v in extra.items():
         if k.startswith("chat."):
@@ -161,11 +163,9 @@ def document(chat: Chat) -> dict[str, Any]:
     return doc
 
 
-def write_chat(chat: Chat) -> WriteResult:
-    from bunzai.jsonio import dumps
-
+def write_chat(chat: Chat, options: Mapping[str, Any], format_id: str) -> WriteResult:
     doc = document(chat)
-    data = dumps(doc, indent=2) + (b"\n" if layout_of(chat, FMT).get("newline") else b"")
+    data = dumps(doc, indent=2) + (b"\n" if layout_of(chat, FORMAT_ID).get("newline") else b"")
     back = chat_from(doc, b"")
     loss = LossReport()
     report_unkept(loss, "", chat_fields_only(chat), chat_fields_only(back), reasons=REASONS,

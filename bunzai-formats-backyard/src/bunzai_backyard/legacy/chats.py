@@ -11,22 +11,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chattime import parse_time
-
-from .read import FMT
+from bunzai.sdk.chats import parse_time
+from bunzai.sdk.fields import kept
 
 if TYPE_CHECKING:
-    from bunzai.model import Character, Chat, ChatMessage
+    from bunzai.sdk import Character, Chat, ChatMessage
 
 
-def card_chats(ch: Character) -> list[Chat] | None:
-    from bunzai.model import Chat, Participant
+def card_chats(ch: Character, fmt: str) -> list[Chat] | None:
+    """One chat per item of the card's ``Chat`` history (None: not read as a Backyard card)."""
+    from bunzai.sdk import Chat, Participant
 
-    pt = ch.passthrough.get(FMT)
-    if not isinstance(pt, dict):
+    layout, data = kept(ch, fmt)
+    if layout is None and data is None:
         return None
-    rest = pt.get("rest") if isinstance(pt.get("rest"), dict) else {}
-    raw = rest.get("Chat")
+    raw = (data or {}).get("Chat")
     out: list[Chat] = []
     for item in raw if isinstance(raw, list) else []:
         if not isinstance(item, Mapping):
@@ -44,12 +43,12 @@ def card_chats(ch: Character) -> list[Chat] | None:
             notes=note if isinstance(note, str) and note else None,
             created=parse_time(item.get("createdAt")),
             participants=[Participant(name=ch.name, role="character")] if ch.name else [],
-            messages=messages, passthrough={FMT: {"extra": extra}} if extra else {}))
+            messages=messages, passthrough={fmt: {"extra": extra}} if extra else {}))
     return out
 
 
 def _turn(turn: Mapping[str, Any]) -> list[ChatMessage]:
-    from bunzai.model import Alternative, ChatMessage
+    from bunzai.sdk import Alternative, ChatMessage
 
     out: list[ChatMessage] = []
     time = parse_time(turn.get("createdAt"))
