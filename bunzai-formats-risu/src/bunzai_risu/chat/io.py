@@ -6,17 +6,23 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chats import chat_fields_only, extra_of, layout_of, report_messages, report_unkept
-from bunzai.chattime import parse_time, restore
 from bunzai.sdk import Issue, LossReport, MalformedInput, OutputFile, ReadResult, WriteResult
+from bunzai.sdk.chats import (
+    chat_fields_only,
+    extra_of,
+    layout_of,
+    parse_time,
+    report_messages,
+    report_unkept,
+    restore,
+)
 
 from .._common import lore
 from .._common.jsonfmt import dump, layout
 from . import FORMAT_ID
 
 if TYPE_CHECKING:
-    from bunzai.model import Chat, ChatMessage
-    from bunzai.sdk import AdapterInput, Entity
+    from bunzai.sdk import AdapterInput, Chat, ChatMessage, Entity
 
 CHAT_KEYS = ("message", "note", "name", "localLore", "bookmarks", "bookmarkNames")
 LAYOUT_KEYS = ("id", "lastDate", "isStreaming")
@@ -70,8 +76,7 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
 
 
 def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
-    from bunzai.model import Chat
-    from bunzai.sdk import Lorebook
+    from bunzai.sdk import Chat, Lorebook
 
     record: dict[str, Any] = {"order": list(obj)}
     fields: dict[str, Any] = {}
@@ -117,7 +122,7 @@ def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
 
 
 def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
-    from bunzai.model import ChatMessage
+    from bunzai.sdk import ChatMessage
 
     if not isinstance(obj, dict):
         raise MalformedInput(f"{path}: expected a message object")
