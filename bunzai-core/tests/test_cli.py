@@ -169,6 +169,19 @@ def test_validate_warnings_pass_unless_strict(tmp_path: Path) -> None:
     assert doc["warnings"][0]["path"] == "canonical.name"
 
 
+def test_validate_says_one_cause_once_and_every_place_with_verbose(tmp_path: Path) -> None:
+    book = Lorebook(entries=[LorebookEntry(keys=[], content=f"Note {i}.") for i in range(5)])
+    src = vaud(tmp_path, book)
+    code, out, _ = invoke("validate", src)
+    lines = [ln for ln in out.splitlines() if ln.startswith("  warning")]
+    assert code == 0 and len(lines) == 1
+    assert "entries[0] and 4 more like it: entry has no keys" in lines[0]
+    code, out, _ = invoke("-v", "validate", src)
+    assert sum(ln.startswith("  warning") for ln in out.splitlines()) == 5
+    doc = json.loads(invoke("validate", src, "--json")[1])
+    assert len(doc["warnings"]) == 5  # --json is complete
+
+
 def test_validate_clean_file(tmp_path: Path) -> None:
     code, _, _ = invoke("validate", vaud(tmp_path, CARD), "--strict")
     assert code == 0

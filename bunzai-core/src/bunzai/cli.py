@@ -482,8 +482,16 @@ def _show_validation(r: Validation) -> None:
         return
     _say(f"{r.path}: {r.format} ({r.kind}): {'valid' if r.valid else 'INVALID'} - "
          f"{len(r.errors)} error(s), {len(r.issue_warnings)} warning(s)")
-    for i in r.issues:
-        _say(f"  {i.severity}: {i.path}: {i.message}")
+    if VERBOSE:
+        for i in r.issues:
+            _say(f"  {i.severity}: {i.path}: {i.message}")
+        return
+    from .validate import group_issues
+
+    for g in group_issues(r.issues):  # one line per cause; every place with -v or --json
+        where = g.paths[0] if g.count == 1 else (
+            f"{g.paths[0]} and {g.count - 1} more like it")
+        _say(f"  {g.severity}: {where}: {g.message}")
 
 
 # -- label -----------------------------------------------------------------------------------------
