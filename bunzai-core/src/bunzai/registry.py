@@ -409,14 +409,6 @@ class Registry:
                                         f"{type(res).__name__}, not a WriteResult")
             prefix = f"[{i}]." if len(groups) > 1 else ""
             loss.extend(res.loss, prefix)
-            if kind == "chat":
-                # chats keep app data in passthrough[fmt]["extra"] and report layout never
-                from .chats import foreign_extras
-                for ent_index, ent in enumerate(group):
-                    if handle.info.carries_passthrough:
-                        break
-                    p = prefix or (f"[{ent_index}]." if len(group) > 1 else "")
-                    foreign_extras(ent, handle.id, loss, p, res.loss)  # type: ignore[arg-type]
             warnings.extend(res.warnings)
             written.append((prefix, group, list(res.files),
                             handle.carried_for(res.carries)))
@@ -426,7 +418,7 @@ class Registry:
                 for f in res.files:  # named after their entity; the parts stay unjoined
                     f.name = f.name or name
             files.extend(res.files)
-        if not handle.info.carries_passthrough and kind != "chat":
+        if not handle.info.carries_passthrough:
             self._apply_loss_rule(handle, written, loss, warnings, verify=verify)
         return WriteResult(files, loss, warnings, format=handle.id,
                            name=getattr(entities[0], "name", None) or None)

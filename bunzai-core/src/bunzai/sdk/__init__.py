@@ -12,6 +12,7 @@ contract a third-party author reads:
 ``bunzai.sdk.zip``      zip archives read safely (traversal, bombs, duplicates) and written
 ``bunzai.sdk.exif``     EXIF UserComment (TavernAI WebP/JPEG cards, Backyard PNGs)
 ``bunzai.sdk.base64``   strict and tolerant base64 under the size limits
+``bunzai.sdk.chats``    chat times as each app writes them, and messages read one at a time
 
 Names are imported on first use, so an adapter module that imports a few of them stays cheap
 to load (detection imports every adapter).
@@ -45,16 +46,22 @@ if TYPE_CHECKING:
         POSITIONS,
         ROLES,
         SELECTIVE_LOGIC,
+        Alternative,
         Asset,
+        Attachment,
         Character,
+        Chat,
+        ChatMessage,
         Entity,
         Lorebook,
         LorebookEntry,
         Module,
+        Participant,
         Persona,
         RegexScript,
         field_defaults,
     )
+    from ..neutral import Neutrality
     from ..types import (
         API_VERSION,
         Detection,
@@ -73,12 +80,14 @@ _LAZY = {
     "LabelRule": "types", "OutputFile": "types", "ReadResult": "types", "WriteResult": "types",
     "Option": "types",
     "AdapterInput": "input", "ChunkPayload": "input",
-    "LossEntry": "loss", "LossReport": "loss",
+    "LossEntry": "loss", "LossReport": "loss", "Neutrality": "neutral",
     "BunzaiError": "errors", "ConversionRefused": "errors", "LimitExceeded": "errors",
     "MalformedInput": "errors", "UnsupportedInput": "errors", "UsageError": "errors",
     "Entity": "model", "Character": "model", "Lorebook": "model", "LorebookEntry": "model",
     "Module": "model", "Persona": "model", "RegexScript": "model", "Asset": "model",
     "PLACEMENTS": "model", "POSITIONS": "model", "ROLES": "model", "SELECTIVE_LOGIC": "model",
+    "Chat": "model", "ChatMessage": "model", "Participant": "model", "Alternative": "model",
+    "Attachment": "model",
     "field_defaults": "model",
     "dumps": "jsonio", "loads": "jsonio", "thaw": "frozen", "freeze": "frozen",
     "json_equal": "compare",
@@ -96,9 +105,13 @@ __all__ = [
     "ROLES",
     "SELECTIVE_LOGIC",
     "AdapterInput",
+    "Alternative",
     "Asset",
+    "Attachment",
     "BunzaiError",
     "Character",
+    "Chat",
+    "ChatMessage",
     "ChunkPayload",
     "ConversionRefused",
     "Detection",
@@ -115,8 +128,10 @@ __all__ = [
     "LossReport",
     "MalformedInput",
     "Module",
+    "Neutrality",
     "Option",
     "OutputFile",
+    "Participant",
     "Persona",
     "ReadResult",
     "RegexScript",
@@ -148,4 +163,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return [*__all__, "base64", "cards", "exif", "fields", "png", "zip"]
+    return [*__all__, "base64", "cards", "chats", "exif", "fields", "png", "zip"]

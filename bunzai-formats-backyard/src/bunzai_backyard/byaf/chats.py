@@ -15,13 +15,13 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chattime import format_time, parse_time, restore
+from bunzai.sdk.chats import format_time, parse_time, restore
 
 from .._common.macros import join_examples, to_card
 from .read import FMT, SCENARIO_FIELDS
 
 if TYPE_CHECKING:
-    from bunzai.model import Character, Chat, ChatMessage
+    from bunzai.sdk import Character, Chat, ChatMessage
 
 SETTINGS = ("model", "minP", "minPEnabled", "temperature", "repeatPenalty", "repeatLastN",
             "topK", "topP", "promptTemplate", "grammar", "canDeleteExampleMessages")
@@ -35,7 +35,7 @@ def _pt(ch: Any) -> dict[str, Any] | None:
 
 def scenario_chats(ch: Character) -> list[Chat] | None:
     """One chat per scenario of a character read from BYAF (None: not read from BYAF)."""
-    from bunzai.model import Chat, Participant
+    from bunzai.sdk import Chat, Participant
 
     pt = _pt(ch)
     if pt is None:
@@ -72,21 +72,19 @@ def scenario_chats(ch: Character) -> list[Chat] | None:
         title = rest.get("title")
         settings = {k: rest[k] for k in SETTINGS if k in rest}
         record_pt: dict[str, Any] = {"scenario": record.get("path")}
-        if settings:
-            record_pt["extra"] = settings
         messages = rest.get("messages")
         chat = Chat(title=title if isinstance(title, str) and title else None,
                     participants=[Participant(name=ch.name, role="character",
                                               id=pt.get("cid"))] if ch.name else [],
                     messages=messages_from_byaf(messages if isinstance(messages, list) else []),
-                    passthrough={FMT: record_pt},
+                    passthrough={FMT: record_pt}, app_data={FMT: settings} if settings else {},
                     **{k: v for k, v in fields.items() if v})
         out.append(chat)
     return out
 
 
 def messages_from_byaf(items: Sequence[Any]) -> list[ChatMessage]:
-    from bunzai.model import Alternative, ChatMessage
+    from bunzai.sdk import Alternative, ChatMessage
 
     out: list[ChatMessage] = []
     for item in items:
@@ -199,10 +197,9 @@ def embed(ch: Character, chat: Chat) -> Character:
     rest.setdefault("schemaVersion", 1)
     if chat.title:
         rest["title"] = chat.title
-    extra = (chat.passthrough.get(FMT) or {}).get("extra") if isinstance(
-        chat.passthrough.get(FMT), dict) else None
-    if isinstance(extra, Mapping):
-        rest.update({k: copy.deepcopy(v) for k, v in extra.items() if k in SETTINGS})
+    settings = chat.app_data.get(FMT)
+    if isinstance(settings, Mapping):
+        rest.update({k: copy.deepcopy(v) for k, v in settings.items() if k in SETTINGS})
     inherit = [k for k in SCENARIO_FIELDS if k in primary]
     cid = pt.get("cid") or "character"
     from .._common.macros import split_examples, to_backyard

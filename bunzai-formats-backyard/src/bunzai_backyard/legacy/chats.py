@@ -11,16 +11,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chattime import parse_time
+from bunzai.sdk.chats import parse_time
 
 from .read import FMT
 
 if TYPE_CHECKING:
-    from bunzai.model import Character, Chat, ChatMessage
+    from bunzai.sdk import Character, Chat, ChatMessage
+
+
+BOOKKEEPING = ("id", "updatedAt")
+"""The app's id for a chat and when it last saved it: layout, not the conversation."""
 
 
 def card_chats(ch: Character) -> list[Chat] | None:
-    from bunzai.model import Chat, Participant
+    from bunzai.sdk import Chat, Participant
 
     pt = ch.passthrough.get(FMT)
     if not isinstance(pt, dict):
@@ -38,18 +42,20 @@ def card_chats(ch: Character) -> list[Chat] | None:
         name = item.get("name")
         note = item.get("authorNote")
         extra = {k: v for k, v in item.items()
-                 if k not in ("name", "authorNote", "createdAt", "ChatItems")}
+                 if k not in ("name", "authorNote", "createdAt", "ChatItems", *BOOKKEEPING)}
+        layout = {k: item[k] for k in BOOKKEEPING if k in item}
         out.append(Chat(
             title=name if isinstance(name, str) and name else None,
             notes=note if isinstance(note, str) and note else None,
             created=parse_time(item.get("createdAt")),
             participants=[Participant(name=ch.name, role="character")] if ch.name else [],
-            messages=messages, passthrough={FMT: {"extra": extra}} if extra else {}))
+            messages=messages, passthrough={FMT: layout} if layout else {},
+            app_data={FMT: extra} if extra else {}))
     return out
 
 
 def _turn(turn: Mapping[str, Any]) -> list[ChatMessage]:
-    from bunzai.model import Alternative, ChatMessage
+    from bunzai.sdk import Alternative, ChatMessage
 
     out: list[ChatMessage] = []
     time = parse_time(turn.get("createdAt"))

@@ -1,52 +1,57 @@
-"""Reading and writing RisuAI chat exports."""
+"""Reading and writing RisuAI chat exports.
+
+RisuAI's own bookkeeping (a chat's id, last activity and streaming flag; what a message's
+``generationInfo`` counts besides the model) and the raw values of fields bunzai holds are
+layout; every other key of the chat or a message (``scriptstate``, ``hypaV2Data``,
+``modules``, ``saying``, a ``risuChat`` export's ``folders``) is RisuAI's app data.  The
+writer reports what RisuAI reads otherwise (a narrator as the character, a name it keeps only
+where the source had one).
+"""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chats import chat_fields_only, extra_of, layout_of, report_messages, report_unkept
-from bunzai.chattime import parse_time, restore
-from bunzai.errors import MalformedInput
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, ReadResult, WriteResult
+from bunzai.sdk import Issue, LossReport, MalformedInput, OutputFile, ReadResult, WriteResult
+from bunzai.sdk.chats import parse_time, stored
+from bunzai.sdk.fields import kept
 
-from .._common import lore
 from .._common.jsonfmt import dump, layout
-from .._common.values import Notes
-from . import FORMAT_ID
+from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Chat, ChatMessage, Entity
+    from bunzai.sdk import AdapterInput, Chat, ChatMessage, Entity, Lorebook, Neutrality
 
 FMT = FORMAT_ID
+WHY = WRITER_REASONS
 CHAT_KEYS = ("message", "note", "name", "localLore", "bookmarks", "bookmarkNames")
 LAYOUT_KEYS = ("id", "lastDate", "isStreaming")
 """RisuAI's own bookkeeping on a chat: a fresh id on every import, the last activity."""
 MESSAGE_KEYS = ("role", "data", "time", "chatId", "name", "generationInfo", "disabled",
                 "isComment")
-REASONS = {
-    "participants": "RisuAI names the user and the character from its settings",
-    "speaker": "RisuAI shows its own names for the user and the character",
-    "role": "RisuAI messages are the user's or the character's",
-    "alternatives": "RisuAI keeps one text per message",
-    "chosen": "RisuAI keeps one text per message",
-    "reasoning": "RisuAI keeps no reasoning with a message",
-    "attachments": "RisuAI chat messages hold text only",
-    "time": "RisuAI times are epoch milliseconds",
-    "created": "a RisuAI chat records no start time",
-    "extensions": "RisuAI has no place for other apps' extensions",
-}
-APPROXIMATED = frozenset({"role", "time"})
 
 
-def read_export(input: AdapterInput) -> ReadResult:
+def _layout(obj: Any) -> dict[str, Any]:
+    return kept(obj, FMT)[0] or {}
+
+
+def _data(obj: Any) -> dict[str, Any]:
+    return kept(obj, FMT)[1] or {}
+
+
+def _record(mine: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = mine.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def read_export(input: AdapterInput, options: Any = None, format_id: str = FMT) -> ReadResult:
     doc = input.json_mutable()
     if not isinstance(doc, dict) or doc.get("type") not in ("risuChat", "risuAllChats"):
         raise MalformedInput("not a RisuAI chat export (type risuChat or risuAllChats)")
-    notes = Notes()
+    warnings: list[Issue] = []
     top = {"order": list(doc), **layout(input.data)}
     top.update({k: doc[k] for k in ("type", "ver") if k in doc})
     folders = doc.get("folders", None)
@@ -54,7 +59,7 @@ def read_export(input: AdapterInput) -> ReadResult:
     if doc["type"] == "risuChat":
         if not isinstance(inner, dict):
             raise MalformedInput("$.data: expected a RisuAI chat object")
-        chats = [chat_from(inner, "$.data", notes)]
+        chats = [chat_from(inner, "$.data", warnings)]
     else:
         if not isinstance(inner, list):
             raise MalformedInput("$.data: expected a list of RisuAI chats")
@@ -62,23 +67,36 @@ def read_export(input: AdapterInput) -> ReadResult:
         for i, item in enumerate(inner):
             if not isinstance(item, dict):
                 raise MalformedInput(f"$.data[{i}]: expected a RisuAI chat object")
-            chats.append(chat_from(item, f"$.data[{i}]", notes))
+            chats.append(chat_from(item, f"$.data[{i}]", warnings))
     for i, chat in enumerate(chats):
         record = chat.passthrough[FMT]
         record["file"] = dict(top, index=i, count=len(chats))
         if folders not in (None, []):
-            record.setdefault("extra", {})["folders"] = folders
+            chat.app_data.setdefault(FMT, {})["folders"] = folders
         elif "folders" in doc:
             record["file"]["folders"] = folders
-    return ReadResult(list(chats), notes.warnings)
+    return ReadResult(list(chats), warnings)
 
 
-def chat_from(obj: dict[str, Any], path: str, notes: Notes) -> Chat:
-    from bunzai.model import Chat, Lorebook
+def _read_lore(raw: list[Any], path: str, warnings: list[Issue]) -> Lorebook:
+    from bunzai.sdk import Lorebook
+
+    from .._common import lore
+    from .._common.values import Notes
+
+    notes = Notes()
+    entries = lore.read_entries(raw, path, notes, FMT)
+    warnings += notes.warnings
+    return Lorebook(entries=entries)
+
+
+def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
+    from bunzai.sdk import Chat
 
     record: dict[str, Any] = {"order": list(obj)}
     fields: dict[str, Any] = {}
     raw: dict[str, Any] = {}
+    own: dict[str, Any] = {}
     for key, field in (("name", "title"), ("note", "notes")):
         if key in obj:
             if isinstance(obj[key], str) and obj[key]:
@@ -87,8 +105,7 @@ def chat_from(obj: dict[str, Any], path: str, notes: Notes) -> Chat:
                 raw[key] = obj[key]
     lore_raw = obj.get("localLore")
     if isinstance(lore_raw, list) and lore_raw:
-        fields["lorebook"] = Lorebook(entries=lore.read_entries(lore_raw, f"{path}.localLore",
-                                                                notes, FMT))
+        fields["lorebook"] = _read_lore(lore_raw, f"{path}.localLore", warnings)
     elif "localLore" in obj:
         raw["localLore"] = lore_raw
     marks = obj.get("bookmarks")
@@ -102,7 +119,7 @@ def chat_from(obj: dict[str, Any], path: str, notes: Notes) -> Chat:
     else:
         for key in ("bookmarks", "bookmarkNames"):
             if key in obj:
-                record.setdefault("extra", {})[key] = obj[key]
+                own[key] = obj[key]
     messages = obj.get("message")
     if not isinstance(messages, list):
         raise MalformedInput(f"{path}.message: expected a list of messages")
@@ -111,16 +128,14 @@ def chat_from(obj: dict[str, Any], path: str, notes: Notes) -> Chat:
     keep = {k: obj[k] for k in LAYOUT_KEYS if k in obj}
     if keep:
         record["keep"] = keep
-    extra = {k: v for k, v in obj.items() if k not in CHAT_KEYS and k not in LAYOUT_KEYS}
-    if extra:
-        record.setdefault("extra", {}).update(extra)
+    own.update({k: v for k, v in obj.items() if k not in CHAT_KEYS and k not in LAYOUT_KEYS})
     if raw:
         record["raw"] = raw
-    return Chat(passthrough={FMT: record}, **fields)
+    return Chat(passthrough={FMT: record}, app_data={FMT: own} if own else {}, **fields)
 
 
 def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
-    from bunzai.model import ChatMessage
+    from bunzai.sdk import ChatMessage
 
     if not isinstance(obj, dict):
         raise MalformedInput(f"{path}: expected a message object")
@@ -156,16 +171,16 @@ def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
     elif "name" in obj:
         raw["name"] = obj["name"]
     info = obj.get("generationInfo")
-    extra = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS}
+    own = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS}
     if isinstance(info, dict):
         if isinstance(info.get("model"), str) and info["model"]:
             fields["model"] = info["model"]
         record["info_order"] = list(info)
         rest = {k: v for k, v in info.items() if not (k == "model" and "model" in fields)}
         if rest:
-            extra["generationInfo"] = rest
+            record["info"] = rest
     elif "generationInfo" in obj:
-        extra["generationInfo"] = info
+        raw["generationInfo"] = info
     disabled = obj.get("disabled")
     if disabled is True:
         fields["hidden"] = True
@@ -173,36 +188,35 @@ def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
         if disabled is False:
             raw["disabled"] = disabled
         else:
-            extra["disabled"] = disabled
+            own["disabled"] = disabled
     if raw:
         record["raw"] = raw
-    if extra:
-        record["extra"] = extra
-    return ChatMessage(passthrough={FMT: record}, **fields)
+    return ChatMessage(passthrough={FMT: record}, app_data={FMT: own} if own else {},
+                       **fields)
 
 
 # -- writing -----------------------------------------------------------------------------------
 
 
 def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
-    record = layout_of(chat, FMT)
-    extra = extra_of(chat, FMT)
-    raw = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
+    """One RisuAI chat object; with ``loss``, what RisuAI reads otherwise is reported."""
+    record = _layout(chat)
+    own = _data(chat)
+    raw = _record(record, "raw")
     out: dict[str, Any] = {}
-    out["message"] = [message_obj(m) for m in chat.iter_messages()]
+    out["message"] = [message_obj(m, j, loss, f"messages[{j}].")
+                      for j, m in enumerate(chat.iter_messages())]
     out["note"] = chat.notes if chat.notes else raw.get("note", "")
     out["name"] = chat.title if chat.title else raw.get("name", "")
     if chat.lorebook is not None and chat.lorebook.entries:
-        out["localLore"] = lore.write_entries(chat.lorebook.entries, FMT, loss, "lorebook.entries")
-        if loss is not None:
-            from bunzai.model import Lorebook
-            report_unkept(loss, "lorebook.", chat.lorebook.model_copy(update={"entries": []}),
-                          Lorebook(), default="a RisuAI chat's lorebook is a list of entries")
+        from .._common import lore
+        out["localLore"] = lore.write_entries(chat.lorebook.entries, FMT, loss,
+                                              "lorebook.entries")
     else:
         out["localLore"] = raw.get("localLore", [])
-        if chat.lorebook is not None and loss is not None:
-            loss.dropped("lorebook", "a RisuAI chat's lorebook is its list of entries: an "
-                                     "empty one is none")
+        if chat.lorebook is not None and loss is not None and not _neutral().neutral(
+                "lorebook", chat.lorebook, chat, "chat"):
+            loss.dropped("lorebook", WHY["lorebook"])
     if "order" not in record:
         out["fmIndex"] = -1
     marks, names = _bookmarks(chat, record)
@@ -210,10 +224,9 @@ def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         out["bookmarks"] = marks
     if names or "bookmark_names" in record:
         out["bookmarkNames"] = names
-    keep = record.get("keep") if isinstance(record.get("keep"), Mapping) else {}
-    for key, value in keep.items():
+    for key, value in _record(record, "keep").items():
         out.setdefault(key, value)
-    for key, value in extra.items():
+    for key, value in own.items():
         if key != "folders":
             out.setdefault(key, value)
     return _ordered(out, record.get("order"))
@@ -223,15 +236,15 @@ def _bookmarks(chat: Chat, record: Mapping[str, Any]) -> tuple[list[str], dict[s
     marks: list[str] = []
     names: dict[str, str] = {}
     for i, m in enumerate(chat.iter_messages()):
-        if m.bookmark is None:
+        if not m.bookmark:
             continue
         ident = m.id or _message_id(i)
         marks.append(ident)
-        if not layout_of(m, FMT).get("unnamed") or m.bookmark != "bookmark":
+        if not _layout(m).get("unnamed") or m.bookmark != "bookmark":
             names[ident] = m.bookmark
-    kept = record.get("bookmarks")
-    if isinstance(kept, list) and sorted(kept) == sorted(marks):
-        marks = list(kept)
+    kept_marks = record.get("bookmarks")
+    if isinstance(kept_marks, list) and sorted(kept_marks) == sorted(marks):
+        marks = list(kept_marks)
     return marks, names
 
 
@@ -239,53 +252,64 @@ def _message_id(index: int) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"bunzai:risu-chat:{index}"))
 
 
-def message_obj(m: ChatMessage, index: int | None = None) -> dict[str, Any]:
-    record = layout_of(m, FMT)
-    extra = extra_of(m, FMT)
-    raw = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
+def message_obj(m: ChatMessage, index: int | None = None, loss: LossReport | None = None,
+                path: str = "") -> dict[str, Any]:
+    record = _layout(m)
+    own = _data(m)
+    raw = _record(record, "raw")
     out: dict[str, Any] = {}
     if "role" in raw and m.role == "character":
         out["role"] = raw["role"]
     else:
         out["role"] = "user" if m.role == "user" else "char"
+    if m.role == "narrator" and loss is not None:
+        loss.approximated(f"{path}role", WHY["role"])
     out["data"] = raw["data"] if "data" in raw and not m.text else m.text
-    when = restore(m.time, record.get("time"), "epoch_ms")
+    when, exact = stored(m.time, record.get("time"), "epoch_ms")
     if when is not None:
         out["time"] = when
+        if not exact and loss is not None:
+            loss.approximated(f"{path}time", WHY["time"])
     elif "time" in record:
         out["time"] = record["time"]
     if m.id:
         out["chatId"] = m.id
     elif "chatId" in raw:
         out["chatId"] = raw["chatId"]
-    elif m.bookmark is not None and index is not None:
+    elif m.bookmark and index is not None:
         out["chatId"] = _message_id(index)
     if m.speaker and "name" in record.get("order", []):
         out["name"] = m.speaker
     elif "name" in raw:
         out["name"] = raw["name"]
-    info = dict(extra.get("generationInfo") or {}) if isinstance(
-        extra.get("generationInfo"), Mapping) else None
+    elif m.speaker and loss is not None:
+        loss.dropped(f"{path}speaker", WHY["speaker"])
+    info = dict(record["info"]) if isinstance(record.get("info"), Mapping) else None
     if m.model:
         info = {"model": m.model, **(info or {})}
     if info is not None:
-        out["generationInfo"] = _ordered(info, record.get("info_order")) if isinstance(
-            extra.get("generationInfo"), Mapping) or m.model else extra["generationInfo"]
-    elif "generationInfo" in extra:
-        out["generationInfo"] = extra["generationInfo"]
+        out["generationInfo"] = _ordered(info, record.get("info_order"))
+    elif "generationInfo" in raw:
+        out["generationInfo"] = raw["generationInfo"]
     if m.hidden:
         out["disabled"] = True
     elif "disabled" in raw:
         out["disabled"] = raw["disabled"]
-    elif "disabled" in extra:
-        out["disabled"] = extra["disabled"]
+    elif "disabled" in own:
+        out["disabled"] = own["disabled"]
     if m.role == "system":
         out["isComment"] = True
     elif "isComment" in raw:
         out["isComment"] = raw["isComment"]
-    for key, value in extra.items():
+    for key, value in own.items():
         out.setdefault(key, value)
     return _ordered(out, record.get("order"))
+
+
+@cache
+def _neutral() -> Neutrality:
+    from bunzai.sdk import Neutrality
+    return Neutrality()
 
 
 def _ordered(obj: dict[str, Any], order: Any) -> dict[str, Any]:
@@ -296,37 +320,34 @@ def _ordered(obj: dict[str, Any], order: Any) -> dict[str, Any]:
     return out
 
 
-def write_export(entities: Sequence[Entity]) -> WriteResult:
+def write_export(entities: Sequence[Entity], options: Any = None,
+                 format_id: str = FMT) -> WriteResult:
     chats: list[Chat] = list(entities)  # type: ignore[arg-type]
     loss = LossReport()
     many = len(chats) > 1
     docs = []
     for i, chat in enumerate(chats):
         part = LossReport()
-        obj = chat_obj(chat, part)
-        obj["message"] = [message_obj(m, j) for j, m in enumerate(chat.iter_messages())]
-        docs.append(obj)
-        back = chat_from(obj, "$", Notes())
-        report_unkept(part, "", chat_fields_only(chat), chat_fields_only(back), reasons=REASONS,
-                      approximated=APPROXIMATED, default="a RisuAI chat has no such field",
-                      skip=("messages", "lorebook"))
-        report_messages(part, chat.iter_messages(), back.messages, reasons=REASONS,
-                        approximated=APPROXIMATED, default="RisuAI has no place for it",
-                        dropped="RisuAI did not keep this message")
+        docs.append(chat_obj(chat, part))
         loss.extend(part, f"[{i}]." if many else "")
-    first = layout_of(chats[0], FMT).get("file") if chats else None
+    first = _layout(chats[0]).get("file") if chats else None
     file = first if isinstance(first, Mapping) else {}
     all_chats = many or file.get("type") == "risuAllChats"
     doc: dict[str, Any] = {"type": "risuAllChats" if all_chats else "risuChat",
                            "ver": file.get("ver", 2) if file.get("type") == (
                                "risuAllChats" if all_chats else "risuChat") else 2,
                            "data": docs if all_chats else docs[0]}
-    folders = extra_of(chats[0], FMT).get("folders") if chats else None
+    folders = _data(chats[0]).get("folders") if chats else None
     if folders is not None:
         doc["folders"] = folders
     elif "folders" in file:
         doc["folders"] = file["folders"]
     elif doc["ver"] == 2:
         doc["folders"] = []
+    shared = doc.get("folders") or None  # what reading gives every chat of the file
+    for i, chat in enumerate(chats):
+        if _data(chat).get("folders") != shared:
+            loss.approximated(f"[{i}].app_data.{FMT}.folders" if many else
+                              f"app_data.{FMT}.folders", WHY["folders"])
     data = dump(_ordered(doc, file.get("order")), file or None)
     return WriteResult([OutputFile(data, ".json")], loss)

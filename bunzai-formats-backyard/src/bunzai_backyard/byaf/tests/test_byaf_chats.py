@@ -7,11 +7,8 @@ from functools import cache
 import pytest
 
 from bunzai import chats
-from bunzai.api import as_input
-from bunzai.errors import UsageError
-from bunzai.model import Alternative, Character, Chat, ChatMessage
-from bunzai.registry import Registry
-from bunzai.testing import corpus_files, load_registry
+from bunzai.sdk import Alternative, Character, Chat, ChatMessage, UsageError
+from bunzai.testing import Registry, as_input, corpus_files, load_registry
 
 ARCHIVES = corpus_files("byaf")
 
@@ -39,7 +36,7 @@ def test_every_scenario_comes_out_as_a_chat_with_its_log() -> None:
     assert chat.title == "Test Scenario" and chat.greeting == card.first_mes
     assert chat.scenario == card.scenario and chat.system_prompt == card.system_prompt
     assert len(chat.messages) == 100 and chat.messages[0].role == "user"
-    assert chat.passthrough["backyard-byaf"]["extra"]["temperature"] == 0.7
+    assert chat.app_data["backyard-byaf"]["temperature"] == 0.7  # the scenario's settings
     for target in ("sillytavern-chat", "backyard-chat", "vaud-json"):
         assert reg().write(found, target).files
 

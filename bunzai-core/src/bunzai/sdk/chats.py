@@ -1,0 +1,44 @@
+"""Chats for format adapters: times as each app writes them, and messages read one at a time.
+
+A chat reader parses a message's time with :func:`parse_time` (every form real files use) and
+keeps the original text as layout; its writer calls :func:`restore`, which writes that text
+again while the time is unchanged.  A reader of a large file hands the chat a
+:class:`LazyMessages` so the log is never held whole.  The chat model itself (``Chat``,
+``ChatMessage``, ``Participant``, ``Alternative``, ``Attachment``) is in :mod:`bunzai.sdk`.
+
+Import-light: detectors may use the time helpers; the model names load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..chattime import (
+    EPOCH,
+    FORMS,
+    exact_in,
+    format_time,
+    from_epoch_ms,
+    parse_form,
+    parse_time,
+    restore,
+    stored,
+    to_epoch_ms,
+)
+
+if TYPE_CHECKING:
+    from ..model.chat import ATTACHMENT_TYPES, ROLES, LazyMessages
+
+__all__ = [
+    "ATTACHMENT_TYPES", "EPOCH", "FORMS", "ROLES", "LazyMessages", "exact_in", "format_time",
+    "from_epoch_ms", "parse_form", "parse_time", "restore", "stored", "to_epoch_ms",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ATTACHMENT_TYPES", "ROLES", "LazyMessages"):
+        from ..model import chat
+        value = getattr(chat, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'bunzai.sdk.chats' has no attribute {name!r}")
