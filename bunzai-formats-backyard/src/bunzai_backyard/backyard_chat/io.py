@@ -20,20 +20,19 @@ from . import FORMAT_ID, WRITER_REASONS
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Chat, ChatMessage
 
-FMT = FORMAT_ID
 WHY = WRITER_REASONS
 ITEM_KEYS = ("input", "output", "createdAt")
 
 
 def _layout(obj: Any) -> dict[str, Any]:
-    return kept(obj, FMT)[0] or {}
+    return kept(obj, FORMAT_ID)[0] or {}
 
 
 def _data(obj: Any) -> dict[str, Any]:
-    return kept(obj, FMT)[1] or {}
+    return kept(obj, FORMAT_ID)[1] or {}
 
 
-def read_chat(input: AdapterInput, options: Any = None, format_id: str = FMT) -> ReadResult:
+def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     data = input.json_mutable()
     if not isinstance(data, dict) or not isinstance(data.get("chat"), dict):
         raise MalformedInput("not a Backyard chat export: no chat object")
@@ -59,7 +58,8 @@ def chat_from(data: dict[str, Any], raw: bytes) -> Chat:
         if not isinstance(item, dict):
             raise MalformedInput(f"$.chat.ChatItems[{i}]: expected an object")
         messages += turn(item)
-    return Chat(messages=messages, passthrough={FMT: layout}, app_data={FMT: own} if own else {})
+    return Chat(messages=messages, passthrough={FORMAT_ID: layout},
+                app_data={FORMAT_ID: own} if own else {})
 
 
 def turn(item: dict[str, Any]) -> list[ChatMessage]:
@@ -82,12 +82,13 @@ def turn(item: dict[str, Any]) -> list[ChatMessage]:
         if not text_out:
             record["alone"] = True
         out.append(ChatMessage(role="user", text=text_in, time=time,
-                               passthrough={FMT: record}, app_data={FMT: own} if own else {}))
+                               passthrough={FORMAT_ID: record},
+                               app_data={FORMAT_ID: own} if own else {}))
         record, own = {}, {}
     if text_out:
         out.append(ChatMessage(role="character", text=text_out, time=time,
-                               passthrough={FMT: record} if record else {},
-                               app_data={FMT: own} if own else {}))
+                               passthrough={FORMAT_ID: record} if record else {},
+                               app_data={FORMAT_ID: own} if own else {}))
     return out
 
 
@@ -212,7 +213,7 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
 
 
 def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
-               format_id: str = FMT) -> WriteResult:
+               format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
     doc = document(chat, loss)
     data = dumps(doc, indent=2) + (b"\n" if _layout(chat).get("newline") else b"")

@@ -23,7 +23,6 @@ from . import FORMAT_ID, WRITER_REASONS
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Chat, ChatMessage
 
-FMT = FORMAT_ID
 WHY = WRITER_REASONS
 EXPORTED = "Exported"
 """The name Agnai's export gives every chat: no title of the user's."""
@@ -34,7 +33,7 @@ MESSAGE_KEYS = ("_id", "createdAt", "handle", "userId", "characterId", "name", "
                 "ooc", "system", "parent")
 
 
-def read_chat(input: AdapterInput, options: Any = None, format_id: str = FMT) -> ReadResult:
+def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     data = input.json_mutable()
     if not isinstance(data, dict):
         raise MalformedInput("not an Agnai chat export")
@@ -69,7 +68,8 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
         if not isinstance(m, dict):
             raise MalformedInput(f"$.messages[{i}]: expected a message object")
         out.append(message_from(m))
-    return Chat(messages=out, passthrough={FMT: rec}, app_data={FMT: own} if own else {},
+    return Chat(messages=out, passthrough={FORMAT_ID: rec},
+                app_data={FORMAT_ID: own} if own else {},
                 **fields)
 
 
@@ -129,15 +129,16 @@ def message_from(obj: dict[str, Any]) -> ChatMessage:
         raw["parent"] = obj["parent"]
     if raw:
         rec["raw"] = raw
-    return ChatMessage(passthrough={FMT: rec}, app_data={FMT: own} if own else {}, **fields)
+    return ChatMessage(passthrough={FORMAT_ID: rec},
+                       app_data={FORMAT_ID: own} if own else {}, **fields)
 
 
 def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
                 ) -> dict[str, Any]:
     """One message as Agnai writes it; with ``loss``, what it does not keep is reported."""
-    rec = layout_of(m, FMT)
+    rec = layout_of(m, FORMAT_ID)
     raw = record(rec, "raw")
-    data = data_of(m, FMT)
+    data = data_of(m, FORMAT_ID)
     out: dict[str, Any] = {}
     if m.id:
         out["_id"] = m.id
@@ -206,7 +207,7 @@ def _worth(a: Any) -> bool:
 
 
 def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
-    rec = layout_of(chat, FMT)
+    rec = layout_of(chat, FORMAT_ID)
     raw = record(rec, "raw")
     out: dict[str, Any] = {}
     for key, field in TEXTS:
@@ -222,16 +223,16 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
     out.update(record(rec, "keep"))
     out["messages"] = [message_obj(m, loss, f"messages[{i}].")
                        for i, m in enumerate(chat.iter_messages())]
-    for key, value in data_of(chat, FMT).items():
+    for key, value in data_of(chat, FORMAT_ID).items():
         out.setdefault(key, value)
     order = rec.get("order")
     return ordered(out, order if isinstance(order, list) else None)
 
 
 def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
-               format_id: str = FMT) -> WriteResult:
+               format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
     doc = document(chat, loss)
-    indent, newline = json_layout({}, layout_of(chat, FMT), default=2)
+    indent, newline = json_layout({}, layout_of(chat, FORMAT_ID), default=2)
     data = dumps(doc, indent=indent) + (b"\n" if newline else b"")
     return WriteResult([OutputFile(data, ".json")], loss)

@@ -13,14 +13,13 @@ from . import FORMAT_ID
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Chat, ChatMessage
 
-FMT = FORMAT_ID
 HISTORY_KEYS = ("msgs", "created", "external_id")
 MESSAGE_KEYS = ("src", "text", "uuid")
 PERSONAL = ("user", "display_name", "tgt")
 """Account details Character.AI attaches to every message (redacted by the dumper): layout."""
 
 
-def read_dump(input: AdapterInput, options: Any = None, format_id: str = FMT) -> ReadResult:
+def read_dump(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     data = input.json_mutable()
     if not isinstance(data, dict) or not isinstance(data.get("histories"), dict):
         raise MalformedInput("not a Character.AI histories dump")
@@ -64,8 +63,8 @@ def _chat(history: dict[str, Any], character: Mapping[str, Any], shared: dict[st
     return Chat(participants=[Participant(name=n, role=r) for n, r in names],
                 created=parse_time(history.get("created")),
                 greeting=greeting if isinstance(greeting, str) and greeting else None,
-                messages=messages, passthrough={FMT: layout},
-                app_data={FMT: own} if own else {})
+                messages=messages, passthrough={FORMAT_ID: layout},
+                app_data={FORMAT_ID: own} if own else {})
 
 
 def _message(obj: Any, path: str) -> ChatMessage:
@@ -89,5 +88,5 @@ def _message(obj: Any, path: str) -> ChatMessage:
                        speaker=name if isinstance(name, str) and name else None,
                        text=text if isinstance(text, str) else "",
                        id=ident if isinstance(ident, str) and ident else None,
-                       passthrough={FMT: layout} if layout else {},
-                       app_data={FMT: own} if own else {})
+                       passthrough={FORMAT_ID: layout} if layout else {},
+                       app_data={FORMAT_ID: own} if own else {})

@@ -26,7 +26,6 @@ from . import FORMAT_ID
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, ChatMessage, Lorebook
 
-FMT = FORMAT_ID
 OPPONENT_SEPARATOR = "||$||"
 TAGS = {"{{[INPUT]}}": "user", "{{[OUTPUT]}}": "character", "{{[SYSTEM]}}": "system"}
 END_TAGS = ("{{[INPUT_END]}}", "{{[OUTPUT_END]}}", "{{[SYSTEM_END]}}")
@@ -35,7 +34,7 @@ LAYOUT_KEYS = frozenset({"gamestarted", "file_version"})
 MAPPED = frozenset({"prompt", "actions", "memory", "authorsnote", "worldinfo"})
 
 
-def read_save(input: AdapterInput, options: Any = None, format_id: str = FMT) -> ReadResult:
+def read_save(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     from bunzai.sdk import Chat, Participant
 
     data = input.json_mutable()
@@ -71,8 +70,8 @@ def read_save(input: AdapterInput, options: Any = None, format_id: str = FMT) ->
     if keep:
         layout["keep"] = keep
     own = {k: v for k, v in data.items() if k not in LAYOUT_KEYS and k not in MAPPED}
-    chat = Chat(participants=participants, messages=messages, passthrough={FMT: layout},
-                app_data={FMT: own} if own else {}, **fields)
+    chat = Chat(participants=participants, messages=messages, passthrough={FORMAT_ID: layout},
+                app_data={FORMAT_ID: own} if own else {}, **fields)
     return ReadResult([chat], warnings)
 
 
@@ -183,5 +182,5 @@ def _world_info(raw: Any, warnings: list[Issue]) -> Lorebook | None:
                 prob, bool) else None,
             group=item["wigroup"] if isinstance(item.get("wigroup"), str) and item[
                 "wigroup"] else None,
-            app_data={FMT: rest} if rest else {}))
+            app_data={FORMAT_ID: rest} if rest else {}))
     return Lorebook(name="KoboldAI Lite world info", entries=entries)

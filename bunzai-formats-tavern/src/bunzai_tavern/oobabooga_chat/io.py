@@ -22,14 +22,13 @@ from . import FORMAT_ID, WRITER_REASONS
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Alternative, Attachment, Chat, ChatMessage
 
-FMT = FORMAT_ID
 BEGIN = "<|BEGIN-VISIBLE-CHAT|>"
 """The user side of the greeting row (``start_new_chat``)."""
 META_KEYS = ("timestamp", "versions", "current_version_index", "attachments")
 WHY = WRITER_REASONS
 
 
-def read_chat(input: AdapterInput, options: Any = None, format_id: str = FMT) -> ReadResult:
+def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     data = input.json_mutable()
     if not isinstance(data, dict):
         raise MalformedInput("not a text-generation-webui history")
@@ -92,7 +91,8 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
             record.setdefault("rows", {})[str(i)] = {"row": row, "visible": vis}
     if empty:
         record["empty"] = empty
-    return Chat(messages=messages, passthrough={FMT: record}, app_data={FMT: own} if own else {})
+    return Chat(messages=messages, passthrough={FORMAT_ID: record},
+                app_data={FORMAT_ID: own} if own else {})
 
 
 def _message(role: str, text: str, visible: Any, meta: Any, *, alone: bool = False,
@@ -137,7 +137,8 @@ def _message(role: str, text: str, visible: Any, meta: Any, *, alone: bool = Fal
         extra.update({f"metadata.{k}": v for k, v in meta.items() if k not in META_KEYS})
     elif meta is not None:
         record["meta_raw"] = meta
-    return ChatMessage(passthrough={FMT: record}, app_data={FMT: extra} if extra else {},
+    return ChatMessage(passthrough={FORMAT_ID: record},
+                       app_data={FORMAT_ID: extra} if extra else {},
                        **fields)
 
 
@@ -151,7 +152,7 @@ def _version(v: dict[str, Any]) -> Alternative:
         record["visible_content"] = v.get("visible_content")
     rest = {k: x for k, x in v.items() if k not in ("content", "visible_content", "timestamp")}
     return Alternative(text=v["content"], time=parse_time(v.get("timestamp")),
-                       passthrough={FMT: record}, app_data={FMT: rest} if rest else {})
+                       passthrough={FORMAT_ID: record}, app_data={FORMAT_ID: rest} if rest else {})
 
 
 def _attachment(a: dict[str, Any]) -> Attachment:
@@ -160,14 +161,14 @@ def _attachment(a: dict[str, Any]) -> Attachment:
     kind = a.get("type")
     record: dict[str, Any] = {"order": list(a)}
     rest = {k: v for k, v in a.items() if k not in ("name", "type", "image_data", "content")}
-    own = {FMT: rest} if rest else {}
+    own = {FORMAT_ID: rest} if rest else {}
     name = a.get("name") if isinstance(a.get("name"), str) else None
     if kind == "image":
         return Attachment(type="image", name=name, uri=a.get("image_data") if isinstance(
-            a.get("image_data"), str) else None, passthrough={FMT: record}, app_data=own)
+            a.get("image_data"), str) else None, passthrough={FORMAT_ID: record}, app_data=own)
     return Attachment(type="file", name=name, media_type=kind if isinstance(kind, str) else None,
                       text=a.get("content") if isinstance(a.get("content"), str) else None,
-                      passthrough={FMT: record}, app_data=own)
+                      passthrough={FORMAT_ID: record}, app_data=own)
 
 
 # -- writing -----------------------------------------------------------------------------------
@@ -175,7 +176,7 @@ def _attachment(a: dict[str, Any]) -> Attachment:
 
 def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
     """The history for ``chat``; with ``loss``, what its rows cannot hold is reported."""
-    record = layout_of(chat, FMT)
+    record = layout_of(chat, FORMAT_ID)
     rows: list[list[Any]] = []
     shown: list[list[Any]] = []
     meta: dict[str, Any] = {}
@@ -189,7 +190,7 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
             rows.append(saved["row"])
             shown.append(saved["visible"])
         i = len(rows)
-        begin = reply is not None and layout_of(reply[1], FMT).get("begin")
+        begin = reply is not None and layout_of(reply[1], FORMAT_ID).get("begin")
         u = user[1].text if user is not None else (BEGIN if begin else "")
         r = reply[1].text if reply is not None else ""
         rows.append([u, r])
@@ -215,7 +216,7 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
             if pending is not None:
                 add(pending, None)
             pending = (n, m)
-            if layout_of(m, FMT).get("alone"):
+            if layout_of(m, FORMAT_ID).get("alone"):
                 add(pending, None)
                 pending = None
             continue
@@ -242,7 +243,7 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
             doc["metadata"] = {k: meta[k] for k in order if k in meta} if isinstance(
                 order, list) else {}
             doc["metadata"].update((k, v) for k, v in meta.items() if k not in doc["metadata"])
-    for key, value in data_of(chat, FMT).items():
+    for key, value in data_of(chat, FORMAT_ID).items():
         doc.setdefault(key, value)
     return ordered(doc, record.get("order"))
 
@@ -260,8 +261,8 @@ def _report_left_out(kept: list[int], count: int, loss: LossReport) -> None:
 
 
 def _visible(m: ChatMessage) -> Any:
-    record = layout_of(m, FMT)
-    data = data_of(m, FMT)
+    record = layout_of(m, FORMAT_ID)
+    data = data_of(m, FORMAT_ID)
     if "visible" in data:
         return data["visible"]
     if "visible" in record:
@@ -270,8 +271,8 @@ def _visible(m: ChatMessage) -> Any:
 
 
 def _meta(m: ChatMessage, loss: LossReport | None, path: str) -> dict[str, Any] | None:
-    record = layout_of(m, FMT)
-    data = data_of(m, FMT)
+    record = layout_of(m, FORMAT_ID)
+    data = data_of(m, FORMAT_ID)
     if "meta_raw" in record:
         return record["meta_raw"]  # type: ignore[no-any-return]
     out: dict[str, Any] = {}
@@ -317,7 +318,7 @@ def _worth(a: Alternative) -> bool:
 
 
 def _version_obj(a: Alternative, loss: LossReport | None, path: str) -> dict[str, Any]:
-    record = layout_of(a, FMT)
+    record = layout_of(a, FORMAT_ID)
     out: dict[str, Any] = {"content": a.text,
                            "visible_content": record.get("visible_content",
                                                          html.escape(a.text))}
@@ -328,7 +329,7 @@ def _version_obj(a: Alternative, loss: LossReport | None, path: str) -> dict[str
             loss.approximated(f"{path}time", WHY["time"])
     elif "timestamp" in record:
         out["timestamp"] = record["timestamp"]
-    for key, value in data_of(a, FMT).items():
+    for key, value in data_of(a, FORMAT_ID).items():
         out.setdefault(key, value)
     return ordered(out, record.get("order"))
 
@@ -337,7 +338,7 @@ def _attachment_obj(a: Attachment, loss: LossReport | None, path: str
                     ) -> dict[str, Any] | None:
     """An image as its data URL, a file as its name, type and text; anything else has no
     place in the webui's metadata (None)."""
-    record = layout_of(a, FMT)
+    record = layout_of(a, FORMAT_ID)
     out: dict[str, Any] = {}
     exact = False
     if a.type == "image" and a.uri and a.uri.startswith("data:"):
@@ -355,16 +356,16 @@ def _attachment_obj(a: Attachment, loss: LossReport | None, path: str
         return None
     if not exact and loss is not None:
         loss.approximated(path, WHY["attachment_shape"])
-    for key, value in data_of(a, FMT).items():
+    for key, value in data_of(a, FORMAT_ID).items():
         out.setdefault(key, value)
     return ordered(out, record.get("order"))
 
 
 def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
-               format_id: str = FMT) -> WriteResult:
+               format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
     doc = document(chat, loss)
-    record = layout_of(chat, FMT)
+    record = layout_of(chat, FORMAT_ID)
     indent = record.get("indent", 4)
     data = json.dumps(doc, indent=indent if isinstance(indent, int) and indent else None,
                       ensure_ascii=bool(record.get("ascii"))).encode("utf-8")

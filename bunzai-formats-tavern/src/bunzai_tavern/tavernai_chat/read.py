@@ -20,14 +20,13 @@ from . import FORMAT_ID, LEGACY_LINE
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, ChatMessage
 
-FMT = FORMAT_ID
 MESSAGE_KEYS = ("name", "is_user", "is_name", "send_date", "mes", "swipes", "swipe_id")
 LAYOUT_KEYS = ("chid",)
 HEADER_KEYS = ("user_name", "character_name", "character_names", "create_date", "notes",
                "scenario")
 
 
-def read_chat(input: AdapterInput, options: Any = None, format_id: str = FMT) -> ReadResult:
+def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     if input.container == "json":
         data = input.json_mutable()
         if isinstance(data, list):
@@ -49,7 +48,7 @@ def _legacy(lines: list[Any], newline: bool) -> ReadResult:
                                  f"{type(line).__name__}")
         m = LEGACY_LINE.match(line)
         if m is None:
-            messages.append(ChatMessage(text=line, passthrough={FMT: {"bare": True}}))
+            messages.append(ChatMessage(text=line, passthrough={FORMAT_ID: {"bare": True}}))
             continue
         name = m.group(0)[:-2]
         role = "user" if name == "You" else "character"
@@ -61,7 +60,7 @@ def _legacy(lines: list[Any], newline: bool) -> ReadResult:
         layout["newline"] = True
     participants = [Participant(name=n, role="character") for n in names]
     return ReadResult([Chat(participants=participants, messages=messages,
-                            passthrough={FMT: layout})])
+                            passthrough={FORMAT_ID: layout})])
 
 
 def _jsonl(input: AdapterInput, warnings: list[Issue]) -> ReadResult:
@@ -83,8 +82,8 @@ def _jsonl(input: AdapterInput, warnings: list[Issue]) -> ReadResult:
         for line, gap, last in Messages(input, first_message):
             yield message(line, gap, last, eol)
 
-    chat = Chat(participants=participants, passthrough={FMT: layout},
-                app_data={FMT: data} if data else {}, **fields)
+    chat = Chat(participants=participants, passthrough={FORMAT_ID: layout},
+                app_data={FORMAT_ID: data} if data else {}, **fields)
     chat.messages = lazy_or_list(input, make)
     return ReadResult([chat], warnings)
 
@@ -163,7 +162,8 @@ def message(line: Line, gap: list[Line], last: bool, default_eol: bytes) -> Chat
         elif key not in MESSAGE_KEYS:
             data[key] = value
     finish(rec, line, gap, last, default_eol)
-    return ChatMessage(**fields, passthrough={FMT: layout}, app_data={FMT: data} if data else {})
+    return ChatMessage(**fields, passthrough={FORMAT_ID: layout},
+                       app_data={FORMAT_ID: data} if data else {})
 
 
 __all__ = ["read_chat"]

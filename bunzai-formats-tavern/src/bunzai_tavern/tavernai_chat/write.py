@@ -30,15 +30,14 @@ from . import FORMAT_ID, LEGACY_CARRIES, LEGACY_LINE, WRITER_REASONS
 if TYPE_CHECKING:
     from bunzai.sdk import Chat, ChatMessage
 
-FMT = FORMAT_ID
 WHY = WRITER_REASONS
 DEFAULT_USER = "You"
 """TavernAI's own name for the user, written when a chat names none."""
 
 
-def write_chat(chat: Chat, options: Any = None, format_id: str = FMT) -> WriteResult:
+def write_chat(chat: Chat, options: Any = None, format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
-    layout = layout_of(chat, FMT)
+    layout = layout_of(chat, FORMAT_ID)
     if layout.get("legacy"):
         return _write_legacy(chat, loss)
     names = _names(chat)
@@ -53,7 +52,7 @@ def write_chat(chat: Chat, options: Any = None, format_id: str = FMT) -> WriteRe
 def _report_participants(chat: Chat, loss: LossReport) -> None:
     users = [i for i, p in enumerate(chat.participants) if p.role == "user" and p.name]
     chars = [i for i, p in enumerate(chat.participants) if p.role == "character" and p.name]
-    if not users and "user_name" not in layout_of(chat, FMT):
+    if not users and "user_name" not in layout_of(chat, FORMAT_ID):
         loss.approximated("participants", WHY["user_name"])
     else:
         report_participants(chat, users[:1] + chars, loss, WHY["participants"])
@@ -70,7 +69,7 @@ def _write_legacy(chat: Chat, loss: LossReport) -> WriteResult:
     lines: list[str] = []
     names: dict[str, None] = {}
     for i, m in enumerate(chat.iter_messages()):
-        if layout_of(m, FMT).get("bare"):
+        if layout_of(m, FORMAT_ID).get("bare"):
             lines.append(m.text)
             if m.role != "character" or m.speaker is not None or LEGACY_LINE.match(m.text):
                 loss.approximated(f"messages[{i}]", WHY["legacy"])
@@ -91,7 +90,7 @@ def _write_legacy(chat: Chat, loss: LossReport) -> WriteResult:
             names.setdefault(name, None)
     if [(p.name, p.role) for p in chat.participants] != [(n, "character") for n in names]:
         loss.approximated("participants", WHY["legacy_participants"])
-    data = dumps_js(lines) + (b"\n" if layout_of(chat, FMT).get("newline") else b"")
+    data = dumps_js(lines) + (b"\n" if layout_of(chat, FORMAT_ID).get("newline") else b"")
     return WriteResult([OutputFile(data, ".json")], loss, carries=LEGACY_CARRIES)
 
 
@@ -113,12 +112,12 @@ def _names(chat: Chat) -> dict[str, str]:
 def _produce(chat: Chat) -> Iterator[bytes]:
     names = _names(chat)
     clock = Clock(chat)
-    return produce(chat, FMT, header_obj(chat), lambda m: message_obj(m, names, clock))
+    return produce(chat, FORMAT_ID, header_obj(chat), lambda m: message_obj(m, names, clock))
 
 
 def header_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
-    layout = layout_of(chat, FMT)
-    data = data_of(chat, FMT)
+    layout = layout_of(chat, FORMAT_ID)
+    data = data_of(chat, FORMAT_ID)
     users = [p.name for p in chat.participants if p.role == "user" and p.name]
     chars = [p.name for p in chat.participants if p.role == "character" and p.name]
     out: dict[str, Any] = {}
@@ -166,7 +165,7 @@ class Clock:
         if m.time is not None:
             self.last = m.time
             return None
-        if "send_date" in layout_of(m, FMT):
+        if "send_date" in layout_of(m, FORMAT_ID):
             return None  # the source's own value, kept as it was
         from datetime import UTC, datetime
         return to_epoch_ms(self.last or datetime.now(UTC))
@@ -174,7 +173,7 @@ class Clock:
 
 def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
                 loss: LossReport | None = None, path: str = "") -> dict[str, Any]:
-    out, layout, raw, absent = write_common(m, FMT, names, {"user": DEFAULT_USER,
+    out, layout, raw, absent = write_common(m, FORMAT_ID, names, {"user": DEFAULT_USER,
                                                              "character": "Character"},
                                             loss, path, WHY)
     stamp = clock.stamp(m)
@@ -184,7 +183,7 @@ def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
             loss.approximated(f"{path}time", WHY["send_date"])
     if m.role in ("narrator", "system") and loss is not None:
         loss.approximated(f"{path}role", WHY["role"])
-    data = data_of(m, FMT)
+    data = data_of(m, FORMAT_ID)
     if "is_name" in raw:
         out["is_name"] = raw["is_name"]
     elif "is_name" not in absent:
