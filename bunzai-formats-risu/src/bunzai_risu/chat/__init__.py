@@ -41,21 +41,13 @@ def score(data: Any) -> tuple[float, str]:
 
 
 M = "messages[*]."
-ENTRY = "lorebook.entries[*]."
-ENTRY_FIELDS = (
-    "keys", "secondary_keys", "content", "comment", "constant", "selective",
-    "insertion_order", "case_sensitive", "use_regex", "folder", "is_folder", "id",
-    "extensions", "position", "depth", "role", "probability", "use_probability", "delay",
-    "scan_depth", "match_whole_words", "enabled", "selective_logic",
-)
-"""What a RisuAI lorebook entry (``localLore`` item) holds, its ``@@`` decorators included."""
-
 CARRIES: tuple[str, ...] = (
-    "title", "notes", *(ENTRY + f for f in ENTRY_FIELDS),
+    "title", "notes", "lorebook.entries",
     *(M + f for f in ("role", "speaker", "text", "time", "hidden", "model", "bookmark")),
 )
-"""What a RisuAI chat holds: its name, author's note and local lorebook; each message's side,
-text, time, model, bookmark and disabled flag (names as the writer reports)."""
+"""What a RisuAI chat holds: its name, author's note and local lorebook entries (the family's
+lorebook writer reports what a RisuAI entry cannot hold); each message's side, text, time,
+model, bookmark and disabled flag (names as the writer reports)."""
 
 _NO_FIELD = "a RisuAI chat has no such field"
 _BOOK = "a RisuAI chat's lorebook is a bare list of entries"
@@ -70,13 +62,6 @@ REASONS: tuple[tuple[str, str], ...] = (
     (M + "reasoning", "RisuAI keeps no reasoning with a message"),
     (M + "attachments", "RisuAI chat messages hold text only"),
     (M + "extensions", "RisuAI has no place for other apps' extensions"),
-    (ENTRY + "name", "RisuAI entries have one title (comment)"),
-    (ENTRY + "priority", "RisuAI orders entries by insertion order only"),
-    (ENTRY + "group", "RisuAI has no inclusion groups"),
-    (ENTRY + "sticky", "RisuAI has no sticky or cooldown effects on entries"),
-    (ENTRY + "cooldown", "RisuAI has no sticky or cooldown effects on entries"),
-    (ENTRY + "vectorized", "RisuAI has no vector-matched entries"),
-    (ENTRY, "RisuAI's lorebook entries have no such setting"),
 )
 NEUTRAL: tuple[tuple[str, Any], ...] = (
     (f"app_data.{FORMAT_ID}.fmIndex", (-1,)),

@@ -25,7 +25,6 @@ from . import FORMAT_ID, WRITER_REASONS
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Chat, ChatMessage, Entity, Lorebook, Neutrality
 
-FMT = FORMAT_ID
 WHY = WRITER_REASONS
 CHAT_KEYS = ("message", "note", "name", "localLore", "bookmarks", "bookmarkNames")
 LAYOUT_KEYS = ("id", "lastDate", "isStreaming")
@@ -35,11 +34,11 @@ MESSAGE_KEYS = ("role", "data", "time", "chatId", "name", "generationInfo", "dis
 
 
 def _layout(obj: Any) -> dict[str, Any]:
-    return kept(obj, FMT)[0] or {}
+    return kept(obj, FORMAT_ID)[0] or {}
 
 
 def _data(obj: Any) -> dict[str, Any]:
-    return kept(obj, FMT)[1] or {}
+    return kept(obj, FORMAT_ID)[1] or {}
 
 
 def _record(mine: Mapping[str, Any], key: str) -> Mapping[str, Any]:
@@ -47,7 +46,7 @@ def _record(mine: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def read_export(input: AdapterInput, options: Any = None, format_id: str = FMT) -> ReadResult:
+def read_export(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     doc = input.json_mutable()
     if not isinstance(doc, dict) or doc.get("type") not in ("risuChat", "risuAllChats"):
         raise MalformedInput("not a RisuAI chat export (type risuChat or risuAllChats)")
@@ -69,10 +68,10 @@ def read_export(input: AdapterInput, options: Any = None, format_id: str = FMT) 
                 raise MalformedInput(f"$.data[{i}]: expected a RisuAI chat object")
             chats.append(chat_from(item, f"$.data[{i}]", warnings))
     for i, chat in enumerate(chats):
-        record = chat.passthrough[FMT]
+        record = chat.passthrough[FORMAT_ID]
         record["file"] = dict(top, index=i, count=len(chats))
         if folders not in (None, []):
-            chat.app_data.setdefault(FMT, {})["folders"] = folders
+            chat.app_data.setdefault(FORMAT_ID, {})["folders"] = folders
         elif "folders" in doc:
             record["file"]["folders"] = folders
     return ReadResult(list(chats), warnings)
@@ -85,7 +84,7 @@ def _read_lore(raw: list[Any], path: str, warnings: list[Issue]) -> Lorebook:
     from .._common.values import Notes
 
     notes = Notes()
-    entries = lore.read_entries(raw, path, notes, FMT)
+    entries = lore.read_entries(raw, path, notes, FORMAT_ID)
     warnings += notes.warnings
     return Lorebook(entries=entries)
 
@@ -131,7 +130,7 @@ def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
     own.update({k: v for k, v in obj.items() if k not in CHAT_KEYS and k not in LAYOUT_KEYS})
     if raw:
         record["raw"] = raw
-    return Chat(passthrough={FMT: record}, app_data={FMT: own} if own else {}, **fields)
+    return Chat(passthrough={FORMAT_ID: record}, app_data={FORMAT_ID: own} if own else {}, **fields)
 
 
 def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
@@ -191,7 +190,7 @@ def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
             own["disabled"] = disabled
     if raw:
         record["raw"] = raw
-    return ChatMessage(passthrough={FMT: record}, app_data={FMT: own} if own else {},
+    return ChatMessage(passthrough={FORMAT_ID: record}, app_data={FORMAT_ID: own} if own else {},
                        **fields)
 
 
@@ -210,7 +209,7 @@ def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
     out["name"] = chat.title if chat.title else raw.get("name", "")
     if chat.lorebook is not None and chat.lorebook.entries:
         from .._common import lore
-        out["localLore"] = lore.write_entries(chat.lorebook.entries, FMT, loss,
+        out["localLore"] = lore.write_entries(chat.lorebook.entries, FORMAT_ID, loss,
                                               "lorebook.entries")
     else:
         out["localLore"] = raw.get("localLore", [])
@@ -321,7 +320,7 @@ def _ordered(obj: dict[str, Any], order: Any) -> dict[str, Any]:
 
 
 def write_export(entities: Sequence[Entity], options: Any = None,
-                 format_id: str = FMT) -> WriteResult:
+                 format_id: str = FORMAT_ID) -> WriteResult:
     chats: list[Chat] = list(entities)  # type: ignore[arg-type]
     loss = LossReport()
     many = len(chats) > 1
@@ -347,7 +346,7 @@ def write_export(entities: Sequence[Entity], options: Any = None,
     shared = doc.get("folders") or None  # what reading gives every chat of the file
     for i, chat in enumerate(chats):
         if _data(chat).get("folders") != shared:
-            loss.approximated(f"[{i}].app_data.{FMT}.folders" if many else
-                              f"app_data.{FMT}.folders", WHY["folders"])
+            loss.approximated(f"[{i}].app_data.{FORMAT_ID}.folders" if many else
+                              f"app_data.{FORMAT_ID}.folders", WHY["folders"])
     data = dump(_ordered(doc, file.get("order")), file or None)
     return WriteResult([OutputFile(data, ".json")], loss)
