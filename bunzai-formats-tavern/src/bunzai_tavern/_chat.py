@@ -369,3 +369,12 @@ def report_participants(chat: Any, kept: list[int], loss: LossReport, why: str) 
             loss.dropped(f"participants[{i}]", why)
     else:
         loss.approximated("participants", why)
+
+
+def lone_alternative(m: Any) -> bool:
+    """A message with one alternative that holds something: formats keep swipes only when
+    there are two or more, so a writer reports it dropped (an empty one is no loss)."""
+    if len(m.alternatives) != 1:
+        return False
+    a = m.alternatives[0]
+    return bool(a.text or a.time is not None or a.reasoning or a.app_data)

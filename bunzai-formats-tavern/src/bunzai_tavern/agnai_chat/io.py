@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import LossReport, MalformedInput, OutputFile, ReadResult, WriteResult, dumps
 from bunzai.sdk.chats import parse_time, stored
 
-from .._chat import data_of, layout_of, ordered, record
+from .._chat import data_of, layout_of, lone_alternative, ordered, record
 from .._options import layout_of as json_layout
 from .._options import sniff_layout
 from . import FORMAT_ID, WRITER_REASONS
@@ -181,7 +181,7 @@ def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
                 loss.approximated(f"{path}alternatives", WHY["alternatives"])
             if m.chosen != 0:
                 loss.approximated(f"{path}chosen", WHY["chosen"])
-    elif m.alternatives and loss is not None and _worth(m.alternatives[0]):
+    elif loss is not None and lone_alternative(m):
         loss.dropped(f"{path}alternatives", WHY["single"])
     out["msg"] = raw["msg"] if "msg" in raw and not m.text else m.text
     if retries is not None:
@@ -199,11 +199,6 @@ def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
     order = rec.get("order")
     return ordered(out, order if isinstance(order, list) else [
         "handle", "userId", "characterId", "msg", "state"])
-
-
-def _worth(a: Any) -> bool:
-    """An alternative that holds something (an empty one is no loss)."""
-    return bool(a.text or a.time is not None or a.reasoning or a.app_data)
 
 
 def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:

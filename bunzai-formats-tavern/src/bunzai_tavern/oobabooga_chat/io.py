@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import LossReport, MalformedInput, OutputFile, ReadResult, WriteResult
 from bunzai.sdk.chats import parse_time, stored
 
-from .._chat import data_of, layout_of, ordered
+from .._chat import data_of, layout_of, lone_alternative, ordered
 from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
@@ -288,7 +288,7 @@ def _meta(m: ChatMessage, loss: LossReport | None, path: str) -> dict[str, Any] 
                            for j, a in enumerate(m.alternatives)]
         if m.chosen is not None:
             out["current_version_index"] = m.chosen
-    elif m.alternatives and loss is not None and _worth(m.alternatives[0]):
+    elif loss is not None and lone_alternative(m):
         loss.dropped(f"{path}alternatives", WHY["single"])
     for key in ("versions", "current_version_index", "attachments"):
         if key in data:
@@ -311,10 +311,6 @@ def _meta(m: ChatMessage, loss: LossReport | None, path: str) -> dict[str, Any] 
     if not out and "meta" not in record:
         return None
     return ordered(out, record.get("meta"))
-
-
-def _worth(a: Alternative) -> bool:
-    return bool(a.text or a.time is not None or a.reasoning or a.app_data)
 
 
 def _version_obj(a: Alternative, loss: LossReport | None, path: str) -> dict[str, Any]:

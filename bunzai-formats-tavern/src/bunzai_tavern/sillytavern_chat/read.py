@@ -265,12 +265,13 @@ def _swipes(obj: dict[str, Any], fields: dict[str, Any], layout: dict[str, Any],
         if swipes and swipes[0] != text:
             data.update(present)  # a lone swipe that is not the message: data, kept
             return
+        # the message's one swipe: its info repeats the message's own generation details
         record: dict[str, Any] = {"single": len(swipes)}
         if "swipe_id" in obj:
             record["swipe_id"] = obj["swipe_id"]
-        layout["swipes"] = record
         if "swipe_info" in obj:
-            data["swipe_info"] = info
+            record["swipe_info"] = info
+        layout["swipes"] = record
         return
     alts: list[Alternative] = []
     aligned = isinstance(info, list) and len(info) == len(swipes) and all(

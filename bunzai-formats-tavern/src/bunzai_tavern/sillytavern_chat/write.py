@@ -24,6 +24,7 @@ from .._chat import (
     data_of,
     dumps_js,
     layout_of,
+    lone_alternative,
     nested,
     ordered,
     produce,
@@ -298,20 +299,17 @@ def _swipe_keys(m: ChatMessage, layout: Mapping[str, Any], data: Mapping[str, An
             out["swipe_info"] = [_info(a, fmt, loss, f"{path}alternatives[{j}].")
                                  for j, a in enumerate(m.alternatives)]
         return
-    if m.alternatives and loss is not None and not _blank(m.alternatives[0]):
+    if loss is not None and lone_alternative(m):
         loss.dropped(f"{path}alternatives", WHY["alternatives"])
     if "single" in rec and "swipes" not in data:
         count = rec["single"]
         out["swipes"] = [m.text] if count else []
-        if "swipe_id" in rec:
-            out["swipe_id"] = rec["swipe_id"]
+        for key in ("swipe_id", "swipe_info"):
+            if key in rec:
+                out[key] = rec[key]
     for key in ("swipes", "swipe_id", "swipe_info"):
         if key in data:
             out[key] = data[key]
-
-
-def _blank(a: Alternative) -> bool:
-    return not (a.text or a.time is not None or a.reasoning or a.app_data)
 
 
 def _info(a: Alternative, fmt: str, loss: LossReport | None, path: str) -> dict[str, Any]:

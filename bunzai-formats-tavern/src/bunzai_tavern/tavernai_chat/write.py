@@ -19,6 +19,7 @@ from .._chat import (
     data_of,
     dumps_js,
     layout_of,
+    lone_alternative,
     ordered,
     produce,
     record,
@@ -195,9 +196,7 @@ def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
         elif "swipe_id" in raw:
             out["swipe_id"] = raw["swipe_id"]
     else:
-        if m.alternatives and loss is not None and (
-                m.alternatives[0].text or m.alternatives[0].time is not None
-                or m.alternatives[0].reasoning or m.alternatives[0].app_data):
+        if loss is not None and lone_alternative(m):
             loss.dropped(f"{path}alternatives", WHY["alternatives"])
         if "single" in layout and "swipes" not in data:
             out["swipes"] = [m.text] if layout["single"] else []
