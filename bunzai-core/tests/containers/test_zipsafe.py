@@ -130,6 +130,16 @@ def test_write_zip_dirs() -> None:
     assert z.read("characters/") == b""
 
 
+def test_the_archive_comment_is_written_and_read() -> None:
+    data = write_zip([("Characters/a/character.json", b"{}")], comment=b"Voxta Package")
+    assert data.endswith(b"\x0d\x00Voxta Package")
+    assert zipfile.ZipFile(io.BytesIO(data)).comment == b"Voxta Package"
+    assert SafeZip.open(data).comment == b"Voxta Package"
+    assert SafeZip.open(write_zip([("a", b"")])).comment == b""
+    with pytest.raises(MalformedInput, match="comment"):
+        write_zip([("a", b"")], comment=b"x" * 70000)
+
+
 def test_write_zip_refuses_bad_names() -> None:
     for name in ("../x", "/abs", "a\\b", "C:/x", "a/\x00b", ""):
         with pytest.raises(MalformedInput, match="cannot write"):

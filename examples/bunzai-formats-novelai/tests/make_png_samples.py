@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from bunzai.containers.png import PngFile, make_chunk, make_text_chunk, minimal_png, splice
+from bunzai.sdk.png import PngFile, make_chunk, make_text_chunk, minimal_png, splice
 
 SAMPLES = Path(__file__).parent / "samples"
 

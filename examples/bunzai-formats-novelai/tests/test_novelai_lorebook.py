@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import bunzai
-from bunzai.api import as_input
-from bunzai.errors import MalformedInput
+from bunzai.sdk import MalformedInput
+from bunzai.testing import as_input, conversion_problems
 
 SAMPLES = Path(__file__).parent / "samples"
 BOOK = SAMPLES / "harbour-town.lorebook"
@@ -27,10 +27,15 @@ def test_entries_map_to_canonical_fields(bunzai_registry) -> None:
         True, 650, "0b6f6c2e-3c1e-4a51-9d0b-5e8a4f1c2d02")
     assert marta.keys[-1] == "/\\bVell\\b/i"  # regex keys stay text
     assert (tavern.enabled, tavern.insertion_order) == (False, -100)
-    kept = marta.passthrough["novelai-lorebook"]
-    assert kept["other"]["searchRange"] == 2000 and kept["other"]["keyRelative"] is True
-    assert kept["contextConfig"]["trimDirection"] == "doNotTrim"
-    assert book.passthrough["novelai-lorebook"]["other"]["categories"][1]["name"] == "People"
+    # NovelAI's own settings are the entry's and the book's app data, key by key
+    kept = marta.app_data["novelai-lorebook"]
+    assert kept["searchRange"] == 2000 and kept["keyRelative"] is True
+    assert kept["contextConfig.trimDirection"] == "doNotTrim"
+    assert "contextConfig.budgetPriority" not in kept  # that is insertion_order
+    assert book.app_data["novelai-lorebook"]["categories"][1]["name"] == "People"
+    # layout (key order, the entry's save time) is passthrough, never user data
+    assert "lastUpdatedAt" in marta.passthrough["novelai-lorebook"]
+    assert "lastUpdatedAt" not in kept
 
 
 def test_the_png_export_reads_like_the_json(bunzai_registry) -> None:
@@ -72,16 +77,22 @@ def test_books_from_other_formats_get_novelai_defaults_and_an_honest_report(
     assert doc["lorebookVersion"] == 5 and doc["categories"] == []
     first = doc["entries"][0]
     assert first["contextConfig"]["budgetPriority"] == 110  # insertion_order
+    assert first["contextConfig"]["tokenBudget"] == 2048  # NovelAI's default for the rest
     assert first["displayName"] == "Gull Point lighthouse" and first["searchRange"] == 1000
     assert "forceActivation" in first and first["forceActivation"] is False
+    assert first["id"] == "1"  # NovelAI's ids are text; an id is not user data
     assert len(doc["entries"]) == 2  # the folder entry is not an entry in NovelAI
     reported = {e.path: e.action for e in out.loss}
     assert reported["entries[2]"] == "dropped"  # the folder
     assert reported["entries[0].sticky"] == "dropped"
     assert reported["entries[0].secondary_keys"] == "dropped"
     assert reported["entries[0].name"] == "dropped"  # comment wins the single title
-    assert reported["entries[0].id"] == "approximated"  # 1 -> "1"
     assert reported["name"] == "dropped"
+    # what asks nothing of NovelAI is not a loss: ids, empty and default values, layout
+    assert "entries[0].id" not in reported and "entries[1].sticky" not in reported
+    assert not [p for p in reported if "passthrough" in p]
+    # both ways: what changed is reported, and what is reported changed
+    assert conversion_problems(bunzai_registry, [book], "novelai-lorebook") == []
 
 
 def test_converting_to_sillytavern_keeps_what_world_info_can_hold(bunzai_registry) -> None:
@@ -93,7 +104,12 @@ def test_converting_to_sillytavern_keeps_what_world_info_can_hold(bunzai_registr
     assert [e.constant for e in world.entries] == [False, True, False]
     assert [e.enabled for e in world.entries] == [True, True, False]
     assert [e.insertion_order for e in world.entries] == [400, 650, -100]
-    assert any(e.path == "passthrough.novelai-lorebook" for e in out.loss)
+    # NovelAI's own settings are reported key by key; the layout never is
+    paths = {e.path for e in out.loss}
+    assert "entries[1].app_data.novelai-lorebook.searchRange" in paths  # 2000, not 1000
+    assert "entries[1].app_data.novelai-lorebook.contextConfig.prefix" in paths
+    assert "app_data.novelai-lorebook.categories" in paths
+    assert not [p for p in paths if "passthrough" in p]
 
 
 def test_broken_files_are_refused_with_the_json_path(bunzai_registry) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 import bunzai
-from bunzai.api import as_input
-from bunzai.errors import MalformedInput
+from bunzai.sdk import MalformedInput
+from bunzai.testing import as_input
 
 FID = "novelai-lorebook"
 
@@ -26,18 +26,18 @@ def _read(registry: Any, data: bytes | Path) -> Any:
 def test_an_app_export_with_categories_reads(bunzai_registry, nai_corpus) -> None:
     (book,) = _read(bunzai_registry, nai_corpus["example-v4"]).entities
     assert len(book.entries) == 125
-    kept = book.passthrough[FID]["other"]
-    assert kept["lorebookVersion"] == 4 and len(kept["categories"]) == 18
+    kept = book.app_data[FID]
+    assert book.passthrough[FID]["version"] == 4 and len(kept["categories"]) == 18
     categories = {c["id"]: c["name"] for c in kept["categories"]}
     vera = book.entries[0]
     assert (vera.comment, vera.keys, vera.insertion_order) == (
         "Vera Stepanova", ["Vera", "Russia", "Soviet"], 400)
     assert vera.id == "fac5d34b-ff5c-4eab-be08-45af5f8dc2e1" and vera.constant is False
-    other = vera.passthrough[FID]["other"]
+    other = vera.app_data[FID]
     assert other["category"] in categories  # entries point at their category by id
     assert other["loreBiasGroups"][0]["generateOnce"] is True
-    assert vera.passthrough[FID]["contextConfig"]["tokenBudget"] == 2048
-    assert all(book.passthrough[FID]["other"]["categories"][0]["categoryDefaults"])
+    assert other["contextConfig.tokenBudget"] == 2048
+    assert all(kept["categories"][0]["categoryDefaults"])
 
 
 def test_an_empty_export_and_a_version_6_book_read(bunzai_registry, nai_corpus) -> None:
@@ -47,8 +47,8 @@ def test_an_empty_export_and_a_version_6_book_read(bunzai_registry, nai_corpus) 
     assert len(v6.entries) == 3
     assert v6.passthrough[FID]["order"] == ["lorebookVersion", "entries", "categories",
                                             "settings"]
-    assert v6.entries[0].passthrough[FID]["other"]["advancedConditions"] == []
-    assert "settings" in v6.passthrough[FID]["other"]["categories"][0]
+    assert v6.entries[0].app_data[FID]["advancedConditions"] == []
+    assert "settings" in v6.app_data[FID]["categories"][0]
 
 
 @pytest.mark.parametrize("name", ["empty-v4", "example-v4", "tool-v6"])
@@ -138,12 +138,12 @@ def test_every_lorebook_version_reads_and_rewrites_exactly(bunzai_registry, vers
     assert first.keys == ["ferry", "/\\bbells?\\b/i"]  # regex keys stay text, as NovelAI's
     assert (first.comment, first.constant, second.constant) == ("Ferry 1", False, True)
     assert first.insertion_order == (401 if version >= 2 else None)
-    kept = second.passthrough[FID]["other"]
+    kept = second.app_data[FID]
     if version >= 3:
         assert kept["loreBiasGroups"][0]["phrases"] == [{"sequence": "tide"}]
     if version >= 4:
         assert kept["category"] == "cat-harbour"
-        assert book.passthrough[FID]["other"]["categories"][0]["name"] == "Harbour"
+        assert book.app_data[FID]["categories"][0]["name"] == "Harbour"
     if version >= 5:
         assert kept["hidden"] is True
     out = bunzai_registry.write([book], FID)

@@ -138,6 +138,8 @@ class SafeZip:
     prefix_offset: int
     """Where the zip data starts in the file: 0 for a plain zip, the JPEG's length for a
     JPEG-wrapped one (whether its offsets are file-absolute or zip-relative)."""
+    comment: bytes
+    """The archive comment (Voxta writes ``Voxta Package``); empty when there is none."""
     limits: Limits
     _view: memoryview
     _zf: zipfile.ZipFile
@@ -181,6 +183,7 @@ class SafeZip:
 
         self = object.__new__(cls)
         self.limits = lim
+        self.comment = zf.comment
         self._view = view
         self._zf = zf
         self._infos = {}
@@ -402,13 +405,18 @@ def write_zip(
     prefix: bytes = b"",
     dirs: bool = False,
     date_time: tuple[int, int, int, int, int, int] = DEFAULT_DATE_TIME,
+    comment: bytes = b"",
 ) -> bytes:
     """A deterministic zip of ``entries`` (in order), optionally after ``prefix`` (e.g. a JPEG).
 
     Offsets are file-absolute, so strict readers and zipfile both open a prefixed archive.
     ``dirs`` adds an entry for every parent folder before its first file (as BYAF's reference
-    writer does).  Unsafe or duplicate names raise MalformedInput.
+    writer does).  ``comment`` is the archive comment (at most 65,535 bytes; longer is
+    refused).  Unsafe or duplicate names raise MalformedInput.
     """
+    if len(comment) > 0xFFFF:
+        raise MalformedInput(f"cannot write a zip comment of {len(comment):,} bytes (the "
+                             "format holds 65,535)")
     buf = io.BytesIO()
     buf.write(prefix)
     seen: set[str] = set()
@@ -448,4 +456,5 @@ def write_zip(
                         add(parent, b"")
             seen.add(key)
             add(name, payload)
+        zf.comment = comment
     return buf.getvalue()

@@ -113,7 +113,7 @@ class LazyMessages(Sequence[ChatMessage]):
 
     Each iteration starts again from the source and yields fresh objects, so at most one
     message is alive per iteration; changes to a yielded message are not kept.  ``len`` and
-    indexing iterate (once for ``len``, which is cached).
+    indexing iterate (once for ``len``, which is cached); truth parses the first message only.
     """
 
     __slots__ = ("_count", "_factory")
@@ -130,6 +130,18 @@ class LazyMessages(Sequence[ChatMessage]):
         if self._count is None:
             self._count = sum(1 for _ in self._factory())
         return self._count
+
+    def __bool__(self) -> bool:
+        """Whether there is a message: parses the first one only, never counts them all."""
+        if self._count is not None:
+            return self._count > 0
+        first = self._factory()
+        try:
+            return next(first, None) is not None
+        finally:
+            close = getattr(first, "close", None)
+            if close is not None:
+                close()
 
     @overload
     def __getitem__(self, index: int) -> ChatMessage: ...

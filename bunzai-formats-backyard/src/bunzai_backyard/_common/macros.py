@@ -6,8 +6,8 @@ labels at the start of a dialogue line); cards write ``{{char}}`` and ``{{user}}
 Party placeholders (``{_cfg&:<id>:cfg&_}``) and Ginger's ``{original}`` have no card equivalent
 and pass through untouched.
 
-Callers check the round trip (:func:`card_survives`, :func:`backyard_survives`) and keep the raw
-text when a translation would not come back exactly (text already in the other convention).
+A text that would not come back exactly (it already uses the other convention) keeps its raw
+spelling as layout (see ``tables.py``).
 """
 
 from __future__ import annotations
@@ -49,16 +49,6 @@ def to_backyard(text: str, dialogue: bool = False) -> str:
     return _CC_MACRO.sub(one, text)
 
 
-def backyard_survives(raw: str, dialogue: bool = False) -> bool:
-    """Whether Backyard text comes back unchanged from card text."""
-    return to_backyard(to_card(raw, dialogue), dialogue) == raw
-
-
-def card_survives(text: str, dialogue: bool = False) -> bool:
-    """Whether card text comes back unchanged from Backyard text."""
-    return to_card(to_backyard(text, dialogue), dialogue) == text
-
-
 # -- example dialogue --------------------------------------------------------------------------
 
 
@@ -82,3 +72,13 @@ def split_examples(mes: str) -> list[str]:
         body = mes[m.end():len(mes) if last else marks[i + 1].start()]
         out.append(body if last else body.removesuffix("\n"))
     return out
+
+
+def dialogue_text(custom: str) -> str:
+    """A legacy ``customDialogue`` as a card's ``mes_example`` (one block)."""
+    return join_examples([to_card(custom, True)]) if custom else ""
+
+
+def custom_dialogue(mes: str) -> str:
+    """A card's ``mes_example`` as one ``customDialogue`` string (blocks joined by newlines)."""
+    return "\n".join(to_backyard(b, True) for b in split_examples(mes))

@@ -10,12 +10,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, Option, ReadResult, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, Option
+
+from .._common.declared import CARRIES, REASONS
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput, Entity
 
 _CHARACTER = re.compile(r"^characters/[^/]+/character\.json$")
 _SCENARIO = re.compile(r"^scenarios/[^/]+\.json$")
@@ -68,6 +68,20 @@ class BackyardArchiveAdapter(FormatAdapter):
         ("creator", "dropped when the source has no Backyard profile URL for the author (an "
                     "author needs one, and none is invented)"),
     )
+    carries = (*CARRIES, "scenario", "first_mes", "mes_example", "system_prompt",
+               "alternate_greetings", "creator", "assets[*].type", "assets[*].name",
+               "assets[*].data", "assets[*].uri")
+    reasons = REASONS
+    neutral = tuple((f"app_data.backyard-byaf.scenarios[*].{key}", (value,))
+                    for key, value in (("minP", 0.1), ("minPEnabled", True),
+                                       ("temperature", 1.2), ("repeatPenalty", 1.05),
+                                       ("repeatLastN", 256), ("topK", 30), ("topP", 0.9),
+                                       ("canDeleteExampleMessages", True)))
+    """Backyard's settings for a new character's chat (the writer's ``NEW_CHAT``)."""
+    reader = "read:read_archive"
+    writer = "write:write_archive"
+    validator = "validate:validate_archive"
+    labeler = "labels:rules"
     doc = "bunzai-formats-backyard/src/bunzai_backyard/byaf/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
@@ -94,30 +108,14 @@ class BackyardArchiveAdapter(FormatAdapter):
                                   "valid BYAF v1 manifest")
         return Detection(0.0)
 
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .read import read_archive
-        return read_archive(input, options)
-
-    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_archive
-        return write_archive(entities, options)  # type: ignore[arg-type]
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .validate import validate_archive
-        return validate_archive(input)
-
     def chats(self, entity: Entity) -> list[Entity] | None:
         if entity.kind != "character":
             return None
         from .chats import scenario_chats
-        return scenario_chats(entity)  # type: ignore[arg-type,return-value]
+        return scenario_chats(entity, self.format_id)  # type: ignore[arg-type,return-value]
 
     def embed_chat(self, entity: Entity, chat: Entity) -> Entity:
         if entity.kind != "character" or chat.kind != "chat":
             raise NotImplementedError("a Backyard archive takes a chat into a character")
         from .chats import embed
-        return embed(entity, chat)  # type: ignore[arg-type]
-
-    def label_rules(self) -> list[LabelRule]:
-        from .labels import rules
-        return rules()
+        return embed(entity, chat, self.format_id)  # type: ignore[arg-type]

@@ -3,9 +3,9 @@
 A BYAF scenario is one Backyard chat (``specs/v1/scenario.md``): its ``messages`` are
 ``{type: "human", createdAt, updatedAt, text}`` and ``{type: "ai", outputs: [{createdAt,
 updatedAt, text, activeTimestamp}]}``; an AI turn's outputs are its regenerations and the one
-with the latest ``activeTimestamp`` is shown.  The archive reader keeps each scenario in the
-character's passthrough; these functions turn a scenario into a standalone chat
-(``bunzai chat extract``) and a chat into a new scenario (``bunzai chat embed``).
+with the latest ``activeTimestamp`` is shown.  The archive reader keeps each scenario's own data
+in the character's app data (``scenarios``); these functions turn a scenario into a standalone
+chat (``bunzai chat extract``) and a chat into a new scenario (``bunzai chat embed``).
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk.chats import format_time, parse_time, restore
+from bunzai.sdk.fields import kept
 
-from .._common.macros import join_examples, to_card
-from .read import FMT, SCENARIO_FIELDS
+from .._common.macros import join_examples, to_backyard, to_card
+from .read import SCENARIOS, example_messages, first_messages
 
 if TYPE_CHECKING:
     from bunzai.sdk import Character, Chat, ChatMessage
@@ -28,23 +29,29 @@ SETTINGS = ("model", "minP", "minPEnabled", "temperature", "repeatPenalty", "rep
 """A scenario's model settings: Backyard's own data on the extracted chat."""
 
 
-def _pt(ch: Any) -> dict[str, Any] | None:
-    value = getattr(ch, "passthrough", {}).get(FMT)
-    return value if isinstance(value, dict) else None
+def _chats(ch: Any, fmt: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """(layout, each scenario's data) of a character read from BYAF, else None."""
+    layout, data = kept(ch, fmt)
+    if layout is None and data is None:
+        return None
+    raw = (data or {}).get(SCENARIOS)
+    chats = [c if isinstance(c, dict) else {} for c in raw] if isinstance(raw, list) else []
+    return layout or {}, chats
 
 
-def scenario_chats(ch: Character) -> list[Chat] | None:
+def scenario_chats(ch: Character, fmt: str) -> list[Chat] | None:
     """One chat per scenario of a character read from BYAF (None: not read from BYAF)."""
     from bunzai.sdk import Chat, Participant
 
-    pt = _pt(ch)
-    if pt is None:
+    found = _chats(ch, fmt)
+    if found is None:
         return None
-    records = [r for r in pt.get("scenarios", []) if isinstance(r, dict)]
+    layout, chats = found
+    records = [r for r in layout.get("scenarios", []) if isinstance(r, dict)]
+    alternates = iter(ch.alternate_greetings)
     out: list[Chat] = []
     primary: dict[str, Any] = {}
-    for index, record in enumerate(records):
-        rest = record.get("rest") if isinstance(record.get("rest"), dict) else {}
+    for index, own in enumerate(chats):
         fields: dict[str, Any] = {}
         if index == 0:
             fields = {"scenario": ch.scenario or None, "system_prompt": ch.system_prompt or None,
@@ -52,38 +59,41 @@ def scenario_chats(ch: Character) -> list[Chat] | None:
                       "greeting": ch.first_mes or None}
             primary = dict(fields)
         else:
-            inherit = set(record.get("inherit") or ())
             for key, field in (("narrative", "scenario"),
                                ("formattingInstructions", "system_prompt")):
-                if key in inherit:
+                if key not in own:
                     fields[field] = primary.get(field)
-                elif isinstance(rest.get(key), str) and rest[key]:
-                    fields[field] = to_card(rest[key])
-            if "exampleMessages" in inherit:
+                elif isinstance(own[key], str) and own[key]:
+                    fields[field] = to_card(own[key])
+            if "exampleMessages" not in own:
                 fields["example_dialogue"] = primary.get("example_dialogue")
-            elif isinstance(rest.get("exampleMessages"), list):
-                texts = [to_card(i["text"], True) for i in rest["exampleMessages"]
+            elif isinstance(own["exampleMessages"], list):
+                texts = [to_card(i["text"], True) for i in own["exampleMessages"]
                          if isinstance(i, Mapping) and isinstance(i.get("text"), str)]
                 fields["example_dialogue"] = join_examples(texts) or None
-            first = rest.get("firstMessages")
-            if isinstance(first, list) and first and isinstance(first[0], Mapping) \
+            first = own.get("firstMessages")
+            if "firstMessages" not in own:  # an alternate greeting's scenario
+                fields["greeting"] = next(alternates, None)
+            elif isinstance(first, list) and first and isinstance(first[0], Mapping) \
                     and isinstance(first[0].get("text"), str):
                 fields["greeting"] = to_card(first[0]["text"], True) or None
-        title = rest.get("title")
-        settings = {k: rest[k] for k in SETTINGS if k in rest}
-        record_pt: dict[str, Any] = {"scenario": record.get("path")}
-        messages = rest.get("messages")
+        title = own.get("title")
+        settings = {k: own[k] for k in SETTINGS if k in own}
+        path = records[index].get("path") if index < len(records) else None
+        record_pt: dict[str, Any] = {"scenario": path}
+        messages = own.get("messages")
         chat = Chat(title=title if isinstance(title, str) and title else None,
                     participants=[Participant(name=ch.name, role="character",
-                                              id=pt.get("cid"))] if ch.name else [],
-                    messages=messages_from_byaf(messages if isinstance(messages, list) else []),
-                    passthrough={FMT: record_pt}, app_data={FMT: settings} if settings else {},
+                                              id=layout.get("cid"))] if ch.name else [],
+                    messages=messages_from_byaf(messages if isinstance(messages, list) else [],
+                                                fmt),
+                    passthrough={fmt: record_pt}, app_data={fmt: settings} if settings else {},
                     **{k: v for k, v in fields.items() if v})
         out.append(chat)
     return out
 
 
-def messages_from_byaf(items: Sequence[Any]) -> list[ChatMessage]:
+def messages_from_byaf(items: Sequence[Any], fmt: str) -> list[ChatMessage]:
     from bunzai.sdk import Alternative, ChatMessage
 
     out: list[ChatMessage] = []
@@ -97,19 +107,19 @@ def messages_from_byaf(items: Sequence[Any]) -> list[ChatMessage]:
                 continue
             shown = max(range(len(outputs)), key=lambda i: _stamp(outputs[i]))
             alts = [Alternative(text=str(o.get("text", "")), time=parse_time(o.get("createdAt")),
-                                passthrough={FMT: _raw_times(o)}) for o in outputs]
+                                passthrough={fmt: _raw_times(o)}) for o in outputs]
             chosen = outputs[shown]
             layout.update(_raw_times(chosen))
             msg = ChatMessage(role="character", text=str(chosen.get("text", "")),
                               time=parse_time(chosen.get("createdAt")),
                               alternatives=alts if len(alts) > 1 else [],
                               chosen=shown if len(alts) > 1 else None,
-                              passthrough={FMT: layout})
+                              passthrough={fmt: layout})
         else:
             layout.update(_raw_times(item))
             msg = ChatMessage(role="user", text=str(item.get("text", "")),
                               time=parse_time(item.get("createdAt")),
-                              passthrough={FMT: layout})
+                              passthrough={fmt: layout})
         out.append(msg)
     return out
 
@@ -123,7 +133,7 @@ def _raw_times(obj: Mapping[str, Any]) -> dict[str, Any]:
     return {k: obj[k] for k in ("createdAt", "updatedAt", "activeTimestamp") if k in obj}
 
 
-def messages_to_byaf(chat: Chat) -> list[dict[str, Any]]:
+def messages_to_byaf(chat: Chat, fmt: str) -> list[dict[str, Any]]:
     """A chat's messages as BYAF scenario messages (times as UTC ``Z`` strings).
 
     Every message that is not the user's is an AI turn; its alternatives are the outputs, and
@@ -131,7 +141,7 @@ def messages_to_byaf(chat: Chat) -> list[dict[str, Any]]:
     """
     out: list[dict[str, Any]] = []
     for m in chat.iter_messages():
-        record = _record(m)
+        record = _record(m, fmt)
         if m.role == "user":
             when = _z(m.time, record.get("createdAt"))
             out.append({"type": "human", "createdAt": when,
@@ -143,7 +153,7 @@ def messages_to_byaf(chat: Chat) -> list[dict[str, Any]]:
             texts = [(m.text, m.time, record)]
             chosen = 0
         else:
-            texts = [(a.text, a.time or m.time, _record(a)) for a in alts]
+            texts = [(a.text, a.time or m.time, _record(a, fmt)) for a in alts]
         outputs = []
         for text, time, raw in texts:
             when = _z(time, raw.get("createdAt"))
@@ -165,8 +175,8 @@ def messages_to_byaf(chat: Chat) -> list[dict[str, Any]]:
     return out
 
 
-def _record(obj: Any) -> dict[str, Any]:
-    value = obj.passthrough.get(FMT)
+def _record(obj: Any, fmt: str) -> dict[str, Any]:
+    value = obj.passthrough.get(fmt)
     return value if isinstance(value, dict) else {}
 
 
@@ -182,54 +192,35 @@ def _z(time: Any, raw: Any) -> str:
     return value if isinstance(value, str) else str(format_time(time, "iso_js"))
 
 
-def embed(ch: Character, chat: Chat) -> Character:
+def embed(ch: Character, chat: Chat, fmt: str) -> Character:
     """A copy of ``ch`` with ``chat`` as one more scenario: the first scenario's settings and
     texts, the chat's title, log and (when it has one) greeting."""
     out: Character = ch.model_copy(deep=True)
-    pt = _pt(out)
-    if pt is None:
+    found = _chats(out, fmt)
+    if found is None:
         raise NotImplementedError("this card was not read from a Backyard archive")
-    records = [r for r in pt.setdefault("scenarios", []) if isinstance(r, dict)]
-    primary = records[0].get("rest", {}) if records else {}
-    rest: dict[str, Any] = {k: copy.deepcopy(v) for k, v in primary.items()
-                            if k not in ("messages", "title", *SCENARIO_FIELDS, "firstMessages",
-                                         "backgroundImage")}
-    rest.setdefault("schemaVersion", 1)
+    layout, chats = found
+    primary = chats[0] if chats else {}
+    own: dict[str, Any] = {k: copy.deepcopy(v) for k, v in primary.items()
+                           if k not in ("messages", "title")}
     if chat.title:
-        rest["title"] = chat.title
-    settings = chat.app_data.get(FMT)
+        own["title"] = chat.title
+    settings = chat.app_data.get(fmt)
     if isinstance(settings, Mapping):
-        rest.update({k: copy.deepcopy(v) for k, v in settings.items() if k in SETTINGS})
-    inherit = [k for k in SCENARIO_FIELDS if k in primary]
-    cid = pt.get("cid") or "character"
-    from .._common.macros import split_examples, to_backyard
-    from .read import example_messages, first_messages
+        own.update({k: copy.deepcopy(v) for k, v in settings.items() if k in SETTINGS})
+    cid = str(layout.get("cid") or "character")
     if chat.scenario is not None and chat.scenario != (ch.scenario or None):
-        rest["narrative"] = to_backyard(chat.scenario)
-        inherit = [k for k in inherit if k != "narrative"]
+        own["narrative"] = to_backyard(chat.scenario)
     if chat.system_prompt is not None and chat.system_prompt != (ch.system_prompt or None):
-        rest["formattingInstructions"] = to_backyard(chat.system_prompt)
-        inherit = [k for k in inherit if k != "formattingInstructions"]
+        own["formattingInstructions"] = to_backyard(chat.system_prompt)
     if chat.example_dialogue is not None and chat.example_dialogue != (ch.mes_example or None):
-        rest["exampleMessages"] = example_messages(split_examples(chat.example_dialogue), cid)
-        inherit = [k for k in inherit if k != "exampleMessages"]
-    rest["firstMessages"] = first_messages(chat.greeting, cid) if chat.greeting else []
-    rest["messages"] = messages_to_byaf(chat)
-    taken = {r.get("path") for r in records}
-    n = len(records) + 1
-    while f"scenarios/scenario{n}.json" in taken:
-        n += 1
-    record: dict[str, Any] = {"path": f"scenarios/scenario{n}.json",
-                              "role": "alternate" if chat.greeting else "other",
-                              "order": [], "rest": rest}
-    if inherit:
-        record["inherit"] = inherit
+        own["exampleMessages"] = example_messages(chat.example_dialogue, cid)
     if chat.greeting:
         out.alternate_greetings = [*out.alternate_greetings, chat.greeting]
-    pt["scenarios"] = [*records, record]
-    manifest = pt.get("manifest")
-    if isinstance(manifest, dict) and isinstance(manifest.get("scenarios"), list):
-        manifest["scenarios"] = [*manifest["scenarios"], record["path"]]
+    else:
+        own["firstMessages"] = first_messages("", cid)  # a scenario without a greeting
+    own["messages"] = messages_to_byaf(chat, fmt)
+    out.app_data.setdefault(fmt, {})[SCENARIOS] = [*chats, own]
     return out
 
 

@@ -3,14 +3,16 @@
 Layout: ``manifest.json`` lists ``characters/<id>/character.json`` and ``scenarios/*.json``.
 Character images are relative to the character's folder, scenario backgrounds to the archive
 root.  Every path the archive names is checked before use and only ever looked up as a zip
-member (core's :class:`~bunzai.containers.zipsafe.SafeZip` has already refused unsafe entry
-names, bombs and corrupt directories).
+member (core's safe zip reader has already refused unsafe entry names, bombs and corrupt
+directories).
 
 Each scenario is one Backyard chat: the first scenario of a character gives the card fields
 (narrative -> scenario, formattingInstructions -> system_prompt, exampleMessages -> mes_example,
-its greeting -> first_mes), later scenarios' greetings become alternate greetings.  Everything a
-card cannot hold (samplers, model, prompt template, grammar, chat log, backgrounds' placement,
-per-scenario differences) is kept in ``passthrough["backyard-byaf"]`` for BYAF round trips.
+its greeting -> first_mes), later scenarios' greetings become alternate greetings.  What a card
+cannot hold is user data in ``app_data["backyard-byaf"]``: every chat's settings (samplers,
+model, prompt template, grammar, title), its log, later chats' own narrative or instructions, the
+author's Backyard URL, image labels that are not asset names, unknown keys.  Layout (key order,
+paths, ids, raw spellings, which chat shows which background) is kept in ``passthrough``.
 
 Several characters (Ginger writes such archives) give one Character each.  A scenario goes with
 every character it references through ``firstMessages[].characterID`` or
@@ -25,32 +27,45 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.containers.media import sniff_media
-from bunzai.containers.zipsafe import entry_name_problem
-from bunzai.errors import MalformedInput
-from bunzai.frozen import thaw
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_media, thaw
+from bunzai.sdk.fields import same, type_name
+from bunzai.sdk.zip import entry_name_problem
 
-from .._common.character import BYAF_KEYS, read_fields
+from .._common.character import read_character, read_lore
 from .._common.macros import join_examples, split_examples, to_backyard, to_card
-from .._common.util import ABSENT, guard, same, text_field, type_name
+from .._common.tables import BYAF_KEYS, SCENARIO, character_table
+from .._common.util import ABSENT
 
 if TYPE_CHECKING:
-    from bunzai.containers.zipsafe import SafeZip
-    from bunzai.input import AdapterInput
-    from bunzai.model import Asset, Character
+    from bunzai.sdk import AdapterInput, Asset, Character
+    from bunzai.sdk.zip import SafeZip
 
-FMT = "backyard-byaf"
 CHARACTER_PATH = re.compile(r"^characters/[^/]+/character\.json$")
 SCENARIO_PATH = re.compile(r"^scenarios/[^/]+\.json$")
 IMAGE_PATH = re.compile(r"^images/[^/]+\.(png|jpe?g|webp|gif)$")
+CHARACTER_LAYOUT = ("schemaVersion", "$schema", "id")
+"""Keys of ``character.json`` that identify it rather than say something (layout)."""
+SCENARIO_LAYOUT = ("schemaVersion", "$schema", "backgroundImage")
+"""Keys of a scenario that are layout (the background is a background asset)."""
+MESSAGES = ("firstMessages", "exampleMessages")
 SCENARIO_FIELDS = ("narrative", "formattingInstructions", "exampleMessages")
 """Scenario fields the first scenario maps to card fields and later ones may share."""
+MANIFEST_LAYOUT = ("schemaVersion", "$schema", "createdAt", "characters", "scenarios")
+SCENARIOS = "scenarios"
+"""The ``app_data`` key holding each scenario's user data, in the character's scenario order."""
+OWN_KEYS = ("author.", "manifest.", "images[", SCENARIOS)
+"""``app_data`` keys (or their starts) that are not keys of ``character.json``."""
 
 
 def where(path: str) -> str:
     """JSON-path prefix for a finding inside one archive member."""
     return f'$["{path}"]'
+
+
+def is_character_key(key: str) -> bool:
+    """Whether an ``app_data`` key is an unknown key of ``character.json`` (not one of
+    :data:`OWN_KEYS`)."""
+    return key != SCENARIOS and not key.startswith(OWN_KEYS[:3])
 
 
 def open_archive(input: AdapterInput) -> SafeZip:
@@ -114,7 +129,8 @@ def manifest_paths(manifest: Mapping[str, Any], key: str, pattern: re.Pattern[st
     return out
 
 
-def read_archive(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+def read_archive(input: AdapterInput, options: Mapping[str, Any], format_id: str
+                 ) -> ReadResult:
     z = open_archive(input)
     if not z.has("manifest.json"):
         raise MalformedInput("not a BYAF archive: manifest.json is missing")
@@ -147,16 +163,15 @@ def read_archive(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
                                   f"{folder!r}"))
         ids.append(cid)
 
-    owners = [_owners(s, ids) for s in scenarios]
-    shared = _manifest_passthrough(manifest, char_paths, scen_paths)
-    creator = _creator(manifest, warnings)
+    owners = [owners_of(s, ids) for s in scenarios]
+    shared, creator, shared_data = _manifest(manifest, warnings)
     entities: list[Character] = []
     for index, (path, obj, cid) in enumerate(zip(char_paths, characters, ids, strict=True)):
         owned = [(p, s) for p, s, o in zip(scen_paths, scenarios, owners, strict=True)
                  if index in o]
         others = {c for i, c in enumerate(ids) if i != index}
-        entities.append(_character(input, z, index, path, obj, cid, others, owned, shared,
-                                   creator, warnings))
+        entities.append(_character(z, format_id, index, path, obj, cid, others, owned,
+                                   shared, creator, shared_data, warnings))
     if len(entities) > 1:
         warnings.append(Issue(f'{where("manifest.json")}.characters',
                               f"{len(entities)} characters in one archive (a Ginger export; "
@@ -165,12 +180,12 @@ def read_archive(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
     return ReadResult(list(entities), warnings)
 
 
-def _owners(scenario: Mapping[str, Any], ids: list[str]) -> set[int]:
+def owners_of(scenario: Mapping[str, Any], ids: Sequence[str]) -> set[int]:
     """Indexes of the characters a scenario belongs to (see the module docstring)."""
     if len(ids) == 1:
         return {0}
     refs: set[int] = set()
-    for key in ("firstMessages", "exampleMessages"):
+    for key in MESSAGES:
         items = scenario.get(key)
         if isinstance(items, list):
             for item in items:
@@ -179,179 +194,266 @@ def _owners(scenario: Mapping[str, Any], ids: list[str]) -> set[int]:
     return refs or {0}
 
 
-def _manifest_passthrough(manifest: dict[str, Any], chars: list[str],
-                          scens: list[str]) -> dict[str, Any]:
-    rest = {k: v for k, v in manifest.items() if k not in ("characters", "scenarios", "author")}
-    out: dict[str, Any] = {"rest": rest, "order": list(manifest), "characters": chars,
-                           "scenarios": scens}
-    if "author" in manifest:
-        out["author"] = manifest["author"]
-    return out
-
-
-def _creator(manifest: Mapping[str, Any], warnings: list[Issue]) -> str:
-    author = manifest.get("author")
-    if author is None:
-        return ""
-    if not isinstance(author, Mapping):
+def _manifest(manifest: dict[str, Any], warnings: list[Issue]
+              ) -> tuple[dict[str, Any], str, dict[str, Any]]:
+    """(layout, creator, user data) of the manifest, shared by every character of the archive."""
+    layout: dict[str, Any] = {"order": list(manifest),
+                              "keep": {k: manifest[k] for k in MANIFEST_LAYOUT if k in manifest}}
+    data = {f"manifest.{k}": v for k, v in manifest.items()
+            if k not in MANIFEST_LAYOUT and k != "author"}
+    creator = ""
+    author = manifest.get("author", ABSENT)
+    if isinstance(author, Mapping):
+        layout["author"] = list(author)
+        name = author.get("name", "")
+        if isinstance(name, str):
+            creator = name
+        else:
+            warnings.append(Issue(f'{where("manifest.json")}.author.name',
+                                  f"author name is {type_name(name)}; kept as it was"))
+        data.update((f"author.{k}", v) for k, v in author.items()
+                    if k != "name" or not isinstance(v, str))
+    elif author is not ABSENT:
         warnings.append(Issue(f'{where("manifest.json")}.author',
-                              f"author is a {type_name(author)}, not an object; ignored"))
-        return ""
-    return text_field(author, "name", f'{where("manifest.json")}.author', warnings)
+                              f"author is {type_name(author)}, not an object; kept as it was"))
+        data["author"] = author
+    return layout, creator, data
 
 
-def _is_mine(item: Any, cid: str, others: set[str]) -> bool:
+# -- a character's greetings and examples ----------------------------------------------------
+
+
+def _is_mine(item: Any, others: set[str]) -> bool:
     owner = item.get("characterID") if isinstance(item, Mapping) else None
     return isinstance(item, Mapping) and not (isinstance(owner, str) and owner in others)
 
 
-def first_messages(greeting: str, cid: str) -> list[dict[str, str]]:
-    """A greeting as BYAF ``firstMessages`` (none when there is no greeting)."""
-    return [{"characterID": cid, "text": to_backyard(greeting, True)}] if greeting else []
-
-
-def example_messages(texts: list[str], cid: str) -> list[dict[str, str]]:
-    return [{"characterID": cid, "text": to_backyard(t, True)} for t in texts]
-
-
-def _greeting(scenario: Mapping[str, Any], cid: str, others: set[str], w: str,
-              warnings: list[Issue]) -> str | None:
-    """This character's greeting in a scenario, or None when it has none there."""
-    items = scenario.get("firstMessages")
+def greeting_of(items: Any, others: set[str]) -> str | None:
+    """This character's greeting in a scenario's ``firstMessages``, or None when it has none."""
     if not isinstance(items, list) or not items:
         return None
-    if len(items) > 1:
+    first = items[0]
+    if not _is_mine(first, others) or not isinstance(first.get("text"), str):
+        return None
+    return to_card(first["text"], True)
+
+
+def examples_of(items: Any, others: set[str]) -> str:
+    """This character's ``exampleMessages`` as a card's ``mes_example``."""
+    texts = [to_card(item["text"], True) for item in items if _is_mine(item, others)
+             and isinstance(item.get("text"), str)] if isinstance(items, list) else []
+    return join_examples(texts)
+
+
+def first_messages(greeting: str, cid: str, *, keep_empty: bool = False
+                   ) -> list[dict[str, str]]:
+    """A greeting as BYAF ``firstMessages`` (none for no greeting, unless ``keep_empty``)."""
+    if not greeting and not keep_empty:
+        return []
+    return [{"characterID": cid, "text": to_backyard(greeting, True)}]
+
+
+def example_messages(mes: str, cid: str) -> list[dict[str, str]]:
+    return [{"characterID": cid, "text": to_backyard(t, True)} for t in split_examples(mes)]
+
+
+def _check_messages(scen: Mapping[str, Any], others: set[str], w: str,
+                    warnings: list[Issue]) -> None:
+    items = scen.get("firstMessages")
+    if isinstance(items, list) and len(items) > 1:
         warnings.append(Issue(f"{w}.firstMessages", f"{len(items)} first messages (BYAF allows "
                               "one); the first is the greeting"))
-    first = items[0]
-    if not _is_mine(first, cid, others):
-        return None
-    raw = first.get("text")
-    if not isinstance(raw, str):
+    if isinstance(items, list) and items and _is_mine(items[0], others) \
+            and not isinstance(items[0].get("text"), str):
         warnings.append(Issue(f"{w}.firstMessages[0].text", "greeting text is not a string"))
-        return None
-    return to_card(raw, True)
+    examples = scen.get("exampleMessages", ABSENT)
+    if isinstance(examples, list):
+        for i, item in enumerate(examples):
+            if _is_mine(item, others) and not isinstance(item.get("text"), str):
+                warnings.append(Issue(f"{w}.exampleMessages[{i}].text",
+                                      "example text is not a string; ignored"))
+    elif examples is not ABSENT:
+        warnings.append(Issue(f"{w}.exampleMessages", f"exampleMessages is "
+                              f"{type_name(examples)}, not an array; kept as it was"))
 
 
-def _text(scenario: Mapping[str, Any], key: str, w: str, warnings: list[Issue],
-          guards: dict[str, Any]) -> str:
-    raw = scenario.get(key, ABSENT)
-    value = to_card(text_field(scenario, key, w, warnings))
-    guard(guards, key, raw, value, to_backyard(value))
-    return value
+# -- one scenario ------------------------------------------------------------------------------
 
 
-def _examples(scenario: Mapping[str, Any], cid: str, others: set[str], w: str,
-              warnings: list[Issue], guards: dict[str, Any]) -> str:
-    raw = scenario.get("exampleMessages", ABSENT)
-    texts: list[str] = []
-    if isinstance(raw, list):
-        for i, item in enumerate(raw):
-            if _is_mine(item, cid, others):
-                text = item.get("text")
-                if isinstance(text, str):
-                    texts.append(to_card(text, True))
-                else:
-                    warnings.append(Issue(f"{w}.exampleMessages[{i}].text",
-                                          "example text is not a string; ignored"))
-    elif raw is not ABSENT:
-        warnings.append(Issue(f"{w}.exampleMessages", f"exampleMessages is a {type_name(raw)}, "
-                              "not an array; ignored"))
-    mes = join_examples(texts)
-    guard(guards, "exampleMessages", raw, mes, example_messages(split_examples(mes), cid))
-    return mes
+def split_scenario(scen: Mapping[str, Any], primary: Mapping[str, Any] | None,
+                   others: set[str], warnings: list[Issue] | None = None, w: str = ""
+                   ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """(card values, user data, layout of the card values) of one of a character's scenarios;
+    ``primary`` is its first scenario (None for the first itself).
+
+    The first scenario gives the card's text fields; a later one its greeting (an alternate
+    greeting).  The rest is the scenario's own data; a later scenario's narrative, instructions
+    and examples are data only where they equal the first's.
+    """
+    values: dict[str, Any] = {}
+    layout: dict[str, Any] = {}
+    mapped = set(SCENARIO_LAYOUT)
+    if primary is None:
+        reading = SCENARIO.read(scen, w, warnings, skip=list(scen), owned=True)
+        values.update(reading.values)
+        layout.update((k, v) for k, v in reading.layout.items() if k in ("raw", "absent"))
+        mapped.update(n for f in SCENARIO.fields for n, _ in f.names if n not in reading.data)
+        for key, name, read in (("firstMessages", "first_mes", greeting_of),
+                                ("exampleMessages", "mes_example", examples_of)):
+            raw = scen.get(key, ABSENT)
+            if raw is ABSENT or isinstance(raw, list):
+                values[name] = read(raw, others) or ""
+                mapped.add(key)
+            else:
+                values[name] = ""
+    else:
+        mapped.update(k for k in SCENARIO_FIELDS
+                      if k in scen and k in primary and _same(scen[k], primary[k]))
+        greeting = greeting_of(scen.get("firstMessages"), others)
+        if greeting is not None:
+            values["greeting"] = greeting
+            mapped.add("firstMessages")
+    return values, {k: v for k, v in scen.items() if k not in mapped}, layout
 
 
-def _character(input: AdapterInput, z: SafeZip, index: int, path: str, obj: dict[str, Any],
-               cid: str, others: set[str], owned: list[tuple[str, dict[str, Any]]],
-               shared: dict[str, Any], creator: str, warnings: list[Issue]) -> Character:
-    from bunzai.model import Character
+def _same(a: Any, b: Any) -> bool:
+    return bool(same(a, b))
+
+
+def scenario_record(scen: Mapping[str, Any], spath: str, values: Mapping[str, Any],
+                    layout: Mapping[str, Any], primary: bool, cid: str) -> dict[str, Any]:
+    """How a scenario was written, for a byte-faithful rewrite: its path and key order, its
+    layout keys, the raw spelling of what the card fields were read from."""
+    record: dict[str, Any] = {"path": spath, "order": list(scen)}
+    keep = {k: scen[k] for k in SCENARIO_LAYOUT if k in scen}
+    if keep:
+        record["keep"] = keep
+    if layout:
+        record["table"] = dict(layout)
+    raw: dict[str, Any] = {}
+    if primary:
+        for key, built in (("firstMessages", first_messages(values["first_mes"], cid)),
+                           ("exampleMessages", example_messages(values["mes_example"], cid))):
+            if isinstance(scen.get(key), list) and not _same(scen[key], built):
+                raw[key] = scen[key]
+    elif "greeting" in values:
+        record["alternate"] = True
+        built = first_messages(values["greeting"], cid, keep_empty=True)
+        if not _same(scen["firstMessages"], built):
+            raw["firstMessages"] = scen["firstMessages"]
+    if raw:
+        record["raw"] = raw
+    return record
+
+
+# -- one character -----------------------------------------------------------------------------
+
+
+def _character(z: SafeZip, fmt: str, index: int, path: str, obj: dict[str, Any], cid: str,
+               others: set[str], owned: list[tuple[str, dict[str, Any]]],
+               shared: dict[str, Any], creator: str, shared_data: dict[str, Any],
+               warnings: list[Issue]) -> Character:
+    from bunzai.sdk import Character
 
     w = where(path)
-    guards: dict[str, Any] = {}
-    fields = read_fields(obj, BYAF_KEYS, FMT, w, warnings, guards)
-    rest = {k: v for k, v in obj.items() if k not in BYAF_KEYS.mapped and k != "images"}
-    assets, images = _images(z, path, obj.get("images", ABSENT), w, warnings)
+    skip = (*CHARACTER_LAYOUT, "loreItems", "images")
+    fields, layout, data = read_character(obj, character_table(BYAF_KEYS), w, warnings, skip)
+    keep = {k: obj[k] for k in CHARACTER_LAYOUT if k in obj}
+    layout.update(archive=shared, index=index, path=path, cid=cid, keep=keep,
+                  missing=[k for k in (*CHARACTER_LAYOUT, "loreItems", "images") if k not in obj])
+    data.update(shared_data)
 
-    pt: dict[str, Any] = {"manifest": shared, "index": index, "path": path, "cid": cid,
-                          "rest": rest, "order": list(obj), "images": images}
-    if guards:
-        pt["guards"] = guards
-    if "images" not in obj:
-        pt["no_images"] = True
+    lore = obj.get("loreItems", ABSENT)
+    book = None
+    if isinstance(lore, list):
+        book = read_lore(lore, fmt, f"{w}.loreItems", warnings)
+    elif lore is not ABSENT:
+        warnings.append(Issue(f"{w}.loreItems", f"lore items are {type_name(lore)}, not an "
+                              "array; kept as they were"))
+        data["loreItems"] = lore
+    assets, images = _images(z, path, obj.get("images", ABSENT), w, warnings, data)
+    layout["images"] = images
 
     card: dict[str, Any] = {"scenario": "", "system_prompt": "", "first_mes": "",
                             "mes_example": "", "alternate_greetings": []}
     records: list[dict[str, Any]] = []
+    chats: list[dict[str, Any]] = []
     backgrounds: dict[str, Asset] = {}
-    chats = 0
+    messages = 0
     primary: dict[str, Any] | None = None
     for spath, scen in owned:
         sw = where(spath)
-        sg: dict[str, Any] = {}
-        record: dict[str, Any] = {"path": spath, "order": list(scen)}
-        greeting = _greeting(scen, cid, others, sw, warnings)
+        _check_messages(scen, others, sw, warnings)
+        values, own, table = split_scenario(scen, primary, others, warnings, sw)
+        records.append(scenario_record(scen, spath, values, table, primary is None, cid))
+        chats.append(own)
         if primary is None:
             primary = scen
-            record["role"] = "primary"
-            card["scenario"] = _text(scen, "narrative", sw, warnings, sg)
-            card["system_prompt"] = _text(scen, "formattingInstructions", sw, warnings, sg)
-            card["mes_example"] = _examples(scen, cid, others, sw, warnings, sg)
-            card["first_mes"] = greeting or ""
-            guard(sg, "firstMessages", scen.get("firstMessages", ABSENT), card["first_mes"],
-                  first_messages(card["first_mes"], cid))
-            mapped = {"firstMessages", *SCENARIO_FIELDS}
-        else:
-            inherit = [k for k in SCENARIO_FIELDS
-                       if k in scen and k in primary and same(scen[k], primary[k])]
-            if inherit:
-                record["inherit"] = inherit
-            mapped = set(inherit)
-            if greeting is not None:
-                record["role"] = "alternate"
-                card["alternate_greetings"].append(greeting)
-                guard(sg, "firstMessages", scen["firstMessages"], greeting,
-                      first_messages(greeting, cid))
-                mapped.add("firstMessages")
-            else:
-                record["role"] = "other"
-        record["rest"] = {k: v for k, v in scen.items() if k not in mapped}
-        if sg:
-            record["guards"] = sg
-        records.append(record)
-        messages = scen.get("messages")
-        if isinstance(messages, list):
-            chats += len(messages)
+            card.update((k, v) for k, v in values.items() if k in card)
+        elif "greeting" in values:
+            card["alternate_greetings"].append(values["greeting"])
+        log = scen.get("messages")
+        if isinstance(log, list):
+            messages += len(log)
         _background(z, spath, scen, backgrounds, warnings)
-    pt["scenarios"] = records
-    if chats:
-        warnings.append(Issue(w, f"{chats} chat message(s) in this character's scenarios: "
-                              "private data, kept only for BYAF round trips"))
+    layout["scenarios"] = records
+    if owned:
+        data[SCENARIOS] = chats
+    if messages:
+        warnings.append(Issue(w, f"{messages} chat message(s) in this character's scenarios: "
+                              "private data, kept only for BYAF"))
+    return Character(**fields, **card, creator=creator, lorebook=book,
+                     assets=assets + list(backgrounds.values()),
+                     app_data={fmt: data} if data else {}, passthrough={fmt: layout})
 
-    card_assets = assets + list(backgrounds.values())
-    return Character(**fields, **card, creator=creator, assets=card_assets,
-                     passthrough={FMT: pt})
+
+# -- images ------------------------------------------------------------------------------------
 
 
-def _images(z: SafeZip, path: str, raw: Any, w: str, warnings: list[Issue]
-            ) -> tuple[list[Asset], list[dict[str, Any]]]:
-    """Character images as icon assets; the raw list (with each member path) for passthrough."""
-    from bunzai.model import Asset
+def image_names(labels: Sequence[Any], paths: Sequence[str]) -> list[str]:
+    """Asset names of a character's images, in order: the first is ``main``, the others their
+    label when it is a text no earlier image has, else their file name."""
+    names: list[str] = []
+    for i, (label, rel) in enumerate(zip(labels, paths, strict=True)):
+        stem = rel.rsplit("/", 1)[-1].rpartition(".")[0] or rel.rsplit("/", 1)[-1]
+        if i == 0:
+            names.append("main")
+        elif isinstance(label, str) and label and label not in names:
+            names.append(label)
+        else:
+            names.append(stem or f"image{i}")
+    return names
+
+
+def image_data(index: int, item: Mapping[str, Any], name: str, first: bool) -> dict[str, Any]:
+    """The user data of one image item that its asset does not hold: a label that is not its
+    name (the first image's is never its name, ``main``) and unknown keys."""
+    out = {f"images[{index}].{k}": v for k, v in item.items() if k not in ("path", "label")}
+    label = item.get("label", ABSENT)
+    if label is not ABSENT and not (label == name and not first) and label != "":
+        out[f"images[{index}].label"] = label
+    return out
+
+
+def _images(z: SafeZip, path: str, raw: Any, w: str, warnings: list[Issue],
+            data: dict[str, Any]) -> tuple[list[Asset], list[dict[str, Any]]]:
+    """Character images as icon assets, and each image's layout (its member and key order)."""
+    from bunzai.sdk import Asset
 
     if raw is ABSENT:
         return [], []
-    if isinstance(raw, str) or not isinstance(raw, Sequence):
-        warnings.append(Issue(f"{w}.images", f"images is a {type_name(raw)}, not an array; "
-                              "ignored"))
+    if not isinstance(raw, list):
+        warnings.append(Issue(f"{w}.images", f"images is {type_name(raw)}, not an array; "
+                              "kept as it was"))
+        data["images"] = raw
         return [], []
     folder = path.rsplit("/", 1)[0] + "/"
-    assets: list[Asset] = []
-    kept: list[dict[str, Any]] = []
-    names: set[str] = set()
+    usable: list[tuple[int, Mapping[str, Any], str]] = []
     for i, item in enumerate(raw):
         iw = f"{w}.images[{i}]"
         if not isinstance(item, Mapping) or not isinstance(item.get("path"), str):
-            warnings.append(Issue(iw, "image entry without a path string; skipped"))
+            warnings.append(Issue(iw, "image entry without a path string; kept as it was"))
+            data[f"images[{i}]"] = item
             continue
         rel = item["path"]
         problem = member_problem(rel)
@@ -361,32 +463,32 @@ def _images(z: SafeZip, path: str, raw: Any, w: str, warnings: list[Issue]
         if not IMAGE_PATH.match(rel):
             warnings.append(Issue(f"{iw}.path", f"{rel!r} is not images/<file>.png|jpg|jpeg|"
                                   "webp|gif"))
-        member = folder + rel
-        if not z.has(member):
-            warnings.append(Issue(f"{iw}.path", f"image {member!r} is missing from the archive;"
-                                  " skipped"))
+        if not z.has(folder + rel):
+            warnings.append(Issue(f"{iw}.path", f"image {folder + rel!r} is missing from the "
+                                  "archive; skipped"))
             continue
-        data = z.read(member)
-        label = item.get("label")
-        stem, _, ext = rel.rsplit("/", 1)[-1].rpartition(".")
-        if not assets:
-            name = "main"
-        elif isinstance(label, str) and label and label not in names:
-            name = label
-        else:
-            name = stem or f"image{i}"
-        names.add(name)
-        media, _ = sniff_media(data)
+        usable.append((i, item, folder + rel))
+    names = image_names([item.get("label") for _, item, _ in usable],
+                        [item["path"] for _, item, _ in usable])
+    assets: list[Asset] = []
+    layout: list[dict[str, Any]] = []
+    for k, ((i, item, member), name) in enumerate(zip(usable, names, strict=True)):
+        data.update(image_data(i, item, name, k == 0))
+        body = z.read(member)
+        ext = item["path"].rpartition(".")[2]
+        media, _ = sniff_media(body)
         assets.append(Asset(type="icon", name=name, ext=ext.lower() or None, media_type=media,
-                            data=data, origin=member))
-        kept.append({"item": dict(item), "origin": member, "name": name})
-    return assets, kept
+                            data=body, origin=member))
+        record: dict[str, Any] = {"origin": member, "path": item["path"], "order": list(item)}
+        if item.get("label") == "" and k:
+            record["label"] = ""  # the name comes from the file name, the label was blank
+        layout.append(record)
+    return assets, layout
 
 
 def _background(z: SafeZip, spath: str, scen: Mapping[str, Any], found: dict[str, Asset],
                 warnings: list[Issue]) -> None:
     """A scenario's background (archive-relative) as a background asset, once per path."""
-    from bunzai.model import Asset
 
     w = where(spath)
     raw = scen.get("backgroundImage")
@@ -406,8 +508,15 @@ def _background(z: SafeZip, spath: str, scen: Mapping[str, Any], found: dict[str
         warnings.append(Issue(f"{w}.backgroundImage", f"background {raw!r} is missing from the "
                               "archive; skipped"))
         return
-    data = z.read(raw)
-    stem, _, ext = raw.rsplit("/", 1)[-1].rpartition(".")
-    media, _ = sniff_media(data)
-    found[raw] = Asset(type="background", name="main" if not found else (stem or raw),
-                       ext=ext.lower() or None, media_type=media, data=data, origin=raw)
+    body = z.read(raw)
+    media, _ = sniff_media(body)
+    found[raw] = background_asset(raw, body, media, first=not found)
+
+
+def background_asset(ref: str, body: bytes, media: str | None, *, first: bool) -> Asset:
+    """The background asset a scenario's ``backgroundImage`` reads as."""
+    from bunzai.sdk import Asset
+
+    stem, _, ext = ref.rsplit("/", 1)[-1].rpartition(".")
+    return Asset(type="background", name="main" if first else (stem or ref),
+                 ext=ext.lower() or None, media_type=media, data=body, origin=ref)

@@ -9,17 +9,18 @@ characters, an id that differs from its folder) is not repeated here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.types import Issue
+from bunzai.sdk import Issue
+from bunzai.sdk.fields import type_name
 
-from .._common.util import is_z_time, type_name
+from .._common.util import is_z_time
 from .read import CHARACTER_PATH, IMAGE_PATH, SCENARIO_PATH, member_problem, where
 
 if TYPE_CHECKING:
-    from bunzai.containers.zipsafe import SafeZip
-    from bunzai.input import AdapterInput
+    from bunzai.sdk import AdapterInput, Entity
+    from bunzai.sdk.zip import SafeZip
 
 _T = dict[str, tuple[str, bool]]
 MANIFEST: _T = {
@@ -57,7 +58,11 @@ def _fits(value: Any, want: str) -> bool:
         return value is None or isinstance(value, str)
     if want == "number":
         return isinstance(value, int | float) and not isinstance(value, bool)
-    return type_name(value) == want
+    return type_name(value) == _NAMES[want]
+
+
+_NAMES = {"string": "a string", "boolean": "a boolean", "array": "an array",
+          "object": "an object"}
 
 
 def _check(obj: Mapping[str, Any], table: _T, w: str, issues: list[Issue]) -> None:
@@ -94,7 +99,8 @@ def _member(input: AdapterInput, z: SafeZip, path: str, issues: list[Issue]
     return value
 
 
-def validate_archive(input: AdapterInput) -> list[Issue]:
+def validate_archive(input: AdapterInput, entities: Sequence[Entity], format_id: str
+                     ) -> list[Issue]:
     issues: list[Issue] = []
     z = input.zip
     if z is None:

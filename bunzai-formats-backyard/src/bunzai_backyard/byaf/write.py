@@ -2,17 +2,21 @@
 
 Output follows the reference writer: every entry STORE, directory entries present, the manifest
 first, JSON indented with two spaces, UTC ``Z`` timestamps and no key the official schemas do not
-define (unless the source archive had it: a BYAF round trip restores what it read).
+define (unless the source archive had it: a BYAF rewrite restores what it read).
 
 A card becomes one scenario holding narrative, instructions, examples and the greeting, plus one
 scenario per alternate greeting (how Backyard models several greetings).  New scenarios use
-Backyard's defaults for a new character's samplers.  A character read from BYAF gets its
-scenarios, samplers, chat logs and backgrounds back from passthrough, with the card fields taken
-from the canonical model so edits win.
+Backyard's settings for a new character's chat.  A character read from BYAF gets its scenarios,
+samplers, chat logs and backgrounds back from its app data and layout, with the card fields
+taken from the canonical model so edits win.
 
 Several characters go into one archive (``characters/<id>/`` each, as Ginger writes them) unless
 the ``separate`` option asks for one archive per character.  Characters read from the same
 archive are put back together, sharing their scenarios.
+
+The loss report names what reads back differently.  The writer knows it from what it built: the
+reader's own mapping functions (greetings, examples, image names, the scenario split) applied to
+the objects written, never by reading the archive back.
 """
 
 from __future__ import annotations
@@ -21,27 +25,44 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.containers.media import sniff_media
-from bunzai.containers.zipsafe import write_zip
-from bunzai.jsonio import dumps
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, WriteResult
+from bunzai.sdk import LossReport, OutputFile, WriteResult, dumps, sniff_media
+from bunzai.sdk.fields import kept, same
+from bunzai.sdk.zip import write_zip
 
-from .._common.character import BYAF_KEYS, MACRO_CLASH, report_card_only, write_fields
-from .._common.macros import card_survives, split_examples, to_backyard
+from .._common.character import (
+    MACRO_CLASH,
+    character_values,
+    report_character,
+    write_lore,
+)
+from .._common.tables import BYAF_KEYS, SCENARIO, character_table
 from .._common.util import (
     ABSENT,
-    digest,
     format_time,
-    lookup,
     ordered,
     put,
+    record,
+    records,
     slug,
 )
-from .read import FMT, SCENARIO_FIELDS, example_messages, first_messages
+from .read import (
+    CHARACTER_LAYOUT,
+    SCENARIO_FIELDS,
+    SCENARIOS,
+    background_asset,
+    example_messages,
+    examples_of,
+    first_messages,
+    greeting_of,
+    image_data,
+    image_names,
+    is_character_key,
+    owners_of,
+    split_scenario,
+)
 
 if TYPE_CHECKING:
-    from bunzai.model import Asset, Character
+    from bunzai.sdk import Asset, Character
 
 SUFFIX = ".byaf"
 MANIFEST_ORDER = ("schemaVersion", "createdAt", "author", "characters", "scenarios")
@@ -51,8 +72,7 @@ SCENARIO_ORDER = ("schemaVersion", "title", "model", "formattingInstructions", "
                   "minPEnabled", "temperature", "repeatPenalty", "repeatLastN", "topK", "topP",
                   "backgroundImage", "exampleMessages", "canDeleteExampleMessages",
                   "firstMessages", "narrative", "promptTemplate", "grammar", "messages")
-NEW_SCENARIO: dict[str, Any] = {
-    "schemaVersion": 1,
+NEW_CHAT: dict[str, Any] = {
     "minP": 0.1,
     "minPEnabled": True,
     "temperature": 1.2,
@@ -65,18 +85,15 @@ NEW_SCENARIO: dict[str, Any] = {
     "grammar": None,
     "messages": [],
 }
-"""Backyard's settings for a new character's chat (as Ginger mirrors them)."""
+"""Backyard's settings for a new character's chat (as Ginger mirrors them): neutral values."""
+NEW_SCENARIO = {"schemaVersion": 1, **NEW_CHAT}
 IMAGE_EXT = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif"}
 _CLONE_DROPS = ("messages", "title")
 """Keys of the first scenario a new greeting scenario does not inherit (its own chat)."""
 
 
-def _pt(ch: Character) -> dict[str, Any]:
-    value = ch.passthrough.get(FMT)
-    return value if isinstance(value, dict) else {}
-
-
-def write_archive(entities: Sequence[Character], options: Mapping[str, Any]) -> WriteResult:
+def write_archive(entities: Sequence[Character], options: Mapping[str, Any], format_id: str
+                  ) -> WriteResult:
     separate = bool(options.get("separate"))
     settings = {"chats": options.get("chats", "keep"),
                 "personality": options.get("personality", "append")}
@@ -86,7 +103,7 @@ def write_archive(entities: Sequence[Character], options: Mapping[str, Any]) -> 
     files: list[OutputFile] = []
     many = len(entities) > 1
     for gi, group in enumerate(groups):
-        data, group_losses = _Builder(group, settings, warnings).build()
+        data, group_losses = _Builder(group, format_id, settings, warnings).build()
         for offset, report in enumerate(group_losses):
             index = gi if separate else offset
             loss.extend(report, f"[{index}]." if many else "")
@@ -95,80 +112,75 @@ def write_archive(entities: Sequence[Character], options: Mapping[str, Any]) -> 
     return WriteResult(files, loss, warnings)
 
 
+def neutral_chat_value(key: str, value: Any) -> bool:
+    """Whether a chat setting asks nothing of Backyard: empty, or a new chat's default."""
+    if value is None or value == "" or (type(value) in (list, dict) and not value):
+        return True
+    default = NEW_CHAT.get(key, ABSENT)
+    return default is not ABSENT and type(default) is type(value) and default == value
+
+
+def _neutral_chat(chat: Mapping[str, Any]) -> bool:
+    return all(neutral_chat_value(k, v) for k, v in chat.items())
+
+
 class _Builder:
     """One archive from one or more characters."""
 
-    def __init__(self, entities: list[Character], settings: dict[str, Any],
+    def __init__(self, entities: list[Character], fmt: str, settings: dict[str, Any],
                  warnings: list[str]) -> None:
         self.entities = entities
+        self.fmt = fmt
         self.settings = settings
         self.warnings = warnings
         self.losses = [LossReport() for _ in entities]
-        manifests = [_pt(e).get("manifest") for e in entities]
-        first = manifests[0]
-        self.reassemble = isinstance(first, dict) and all(
-            isinstance(m, dict) and digest(m) == digest(first) for m in manifests)
-        self.source = first if isinstance(first, dict) else None
-        self.entries: list[tuple[str, bytes]] = []
-        self.members: set[str] = set()
+        pairs = [kept(e, fmt) for e in entities]
+        self.layouts = [p[0] or {} for p in pairs]
+        self.datas = [p[1] or {} for p in pairs]
+        archives = [record(layout, "archive") for layout in self.layouts]
+        first = archives[0]
+        self.source = first if first is not None and all(
+            a is not None and same(a, first) for a in archives) else None
+        self.ids: list[str] = []
+        self.members: dict[str, bytes] = {}
         self.scenario_paths: list[str] = []
         self.scenarios: dict[str, dict[str, Any]] = {}
-        self.backgrounds: list[tuple[str, bytes]] = []
+        self.images: list[list[tuple[int, int, dict[str, Any]]]] = [[] for _ in entities]
+        """Per character: (asset index, final item index, item) of each image written."""
+        self.dropped: list[set[int]] = [set() for _ in entities]
+        """Per character: asset indexes the writer dropped (and reported)."""
 
     # -- the archive ---------------------------------------------------------------------------
 
     def build(self) -> tuple[bytes, list[LossReport]]:
         char_paths: list[str] = []
         char_entries: list[tuple[str, bytes]] = []
-        ids = self._ids()
-        for i, (ch, cid) in enumerate(zip(self.entities, ids, strict=True)):
-            path = self._character_path(ch, cid, char_paths)
+        self.ids = self._ids()
+        for i, (ch, cid) in enumerate(zip(self.entities, self.ids, strict=True)):
+            path = self._character_path(i, cid, char_paths)
             char_paths.append(path)
-            obj, images = self._character(ch, cid, path, self.losses[i])
+            obj, images = self._character(i, ch, cid, path)
             char_entries.extend(images)
             char_entries.append((path, _json(obj)))
-            self._scenarios(ch, cid, self.losses[i])
+        for i, (ch, cid) in enumerate(zip(self.entities, self.ids, strict=True)):
+            self._scenarios(i, ch, cid)
         manifest = self._manifest(char_paths)
         entries = [("manifest.json", _json(manifest)), *char_entries]
         entries.extend((p, _json(self.scenarios[p])) for p in self._ordered_scenarios())
-        entries.extend(self.backgrounds)
+        entries.extend((p, d) for p, d in self.members.items())
         data = write_zip(entries, compress=False, dirs=True)
         if len(char_paths) > 1:
             self.warnings.append(f"the archive holds {len(char_paths)} characters, as Ginger "
                                  "writes them; the BYAF schema (and Backyard) accept one "
                                  "(use the separate option for one archive each)")
-        self._check(data)
-        return data, self.losses
-
-    def _check(self, data: bytes) -> None:
-        """Read the archive back and report every canonical difference not yet reported."""
-        from bunzai.compare import diff_paths
-        from bunzai.input import AdapterInput
-
-        from .read import read_archive
-
-        back = read_archive(AdapterInput(data, "check.byaf"), {}).entities
         for i, ch in enumerate(self.entities):
-            loss = self.losses[i]
-            if i >= len(back):
-                loss.dropped("$", "the character could not be written")
-                continue
-            for path in diff_paths(ch, back[i]):
-                if loss.covers(path):
-                    continue
-                if path.endswith(".origin"):
-                    loss.approximated(path, "now names the asset's place in the archive")
-                elif path.endswith(".uri"):
-                    loss.approximated(path, "BYAF refers to files by archive path, not URI")
-                elif path.endswith(".ext"):
-                    loss.approximated(path, "the file name's extension follows the bytes")
-                else:
-                    loss.approximated(path, "BYAF cannot hold this value exactly")
+            self._report(i, ch, manifest)
+        return data, self.losses
 
     def _ids(self) -> list[str]:
         out: list[str] = []
-        for n, ch in enumerate(self.entities, 1):
-            raw = _pt(ch).get("cid")
+        for n, (ch, layout) in enumerate(zip(self.entities, self.layouts, strict=True), 1):
+            raw = layout.get("cid")
             base = raw if isinstance(raw, str) and raw else slug(ch.name, f"character{n}")
             cid = base
             k = 2
@@ -178,137 +190,204 @@ class _Builder:
             out.append(cid)
         return out
 
-    def _character_path(self, ch: Character, cid: str, taken: list[str]) -> str:
-        pt = _pt(ch)
-        stored = pt.get("path")
+    def _character_path(self, i: int, cid: str, taken: list[str]) -> str:
+        layout = self.layouts[i]
+        stored = layout.get("path")
         if isinstance(stored, str) and stored not in taken and (
-                pt.get("cid") == cid or stored.split("/")[-2:-1] == [cid]):
+                layout.get("cid") == cid or stored.split("/")[-2:-1] == [cid]):
             return stored
         return f"characters/{slug(cid, 'character')}/character.json"
 
     def _manifest(self, char_paths: list[str]) -> dict[str, Any]:
-        src = self.source if self.reassemble else None
-        rest = dict(src.get("rest", {})) if src else {}
-        out: dict[str, Any] = {"schemaVersion": 1, "createdAt": format_time(None), **rest}
-        creator = self.entities[0].creator
-        author = _author(creator, src.get("author", ABSENT) if src else ABSENT)
-        if creator and author is ABSENT:
-            self.losses[0].dropped("creator", "a BYAF author needs a Backyard profile URL "
-                                   "next to the name and the source has none; bunzai does not "
-                                   "invent one")
-        put(out, "author", author)
+        src = self.source
+        data = self.datas[0]
+        keep = record(src, "keep") or {}
+        out: dict[str, Any] = dict(keep) if src else {"schemaVersion": 1,
+                                                      "createdAt": format_time(None)}
+        out.update((k[len("manifest."):], v) for k, v in data.items()
+                   if k.startswith("manifest."))
+        put(out, "author", self._author())
         out["characters"] = char_paths
         out["scenarios"] = self._ordered_scenarios()
-        return ordered(out, src.get("order") if src else MANIFEST_ORDER)
+        order = src.get("order") if src else None
+        return ordered(out, order if isinstance(order, list) else MANIFEST_ORDER)
+
+    def _author(self) -> Any:
+        """The manifest author: the source's object with the creator as its name, or for a new
+        archive the creator with the author's Backyard URL.  Backyard's reader takes an author
+        only with both a name and a URL, and a URL the source did not have would be an invented
+        value (SillyTavern shows it as the creator notes), so without one there is no author."""
+        creator = self.entities[0].creator
+        data = self.datas[0]
+        order = self.source.get("author") if self.source else None
+        junk = data.get("author", ABSENT)
+        if junk is not ABSENT and not creator:
+            return junk
+        extra = {k[len("author."):]: v for k, v in data.items() if k.startswith("author.")}
+        if creator:
+            extra["name"] = creator
+        elif isinstance(order, list) and "name" in order and "name" not in extra:
+            extra["name"] = ""
+        if isinstance(order, list):
+            return ordered(extra, order)
+        url = extra.get("backyardURL")
+        if not creator or not (isinstance(url, str) and url):
+            return ABSENT
+        return ordered(extra, ("name", "backyardURL"))
 
     def _ordered_scenarios(self) -> list[str]:
-        if not self.reassemble or not self.source:
+        if not self.source:
             return list(self.scenario_paths)
-        stored = [p for p in self.source.get("scenarios", []) if p in self.scenarios]
+        listed = record(self.source, "keep") or {}
+        stored = [p for p in listed.get("scenarios") or [] if p in self.scenarios]
         return stored + [p for p in self.scenario_paths if p not in stored]
 
     # -- one character -------------------------------------------------------------------------
 
-    def _character(self, ch: Character, cid: str, path: str, loss: LossReport
+    def _character(self, i: int, ch: Character, cid: str, path: str
                    ) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
-        pt = _pt(ch)
-        guards = pt.get("guards") if isinstance(pt.get("guards"), dict) else None
-        rest = pt.get("rest")
-        obj: dict[str, Any] = dict(rest) if isinstance(rest, dict) else {"schemaVersion": 1}
-        if pt.get("cid") != cid or not isinstance(rest, dict):
-            obj["id"] = cid  # the source's own id (or its absence) stays when it is unchanged
-        obj.update(write_fields(ch, BYAF_KEYS, FMT, guards, loss,
-                                personality=self.settings["personality"]))
-        images, entries = self._images(ch, path, pt, loss)
-        if images or not pt.get("no_images"):
-            obj["images"] = images
-        report_card_only(ch, loss, extensions_why="BYAF has no place for app extension data")
-        return ordered(obj, pt.get("order") or CHARACTER_ORDER), entries
+        layout, data = self.layouts[i], self.datas[i]
+        loss = self.losses[i]
+        table = character_table(BYAF_KEYS)
+        own = {k: v for k, v in data.items() if is_character_key(k)}
+        values = character_values(ch, table, layout, own, self.settings["personality"])
+        keep = record(layout, "keep") or {}
+        missing = layout.get("missing") if isinstance(layout.get("missing"), list) else []
+        tail: dict[str, Any] = {}
+        for key in CHARACTER_LAYOUT:
+            if key in keep:
+                tail[key] = keep[key]
+            elif not layout:
+                tail[key] = {"schemaVersion": 1, "id": cid}.get(key, ABSENT)
+        if layout and layout.get("cid") != cid:
+            tail["id"] = cid
+        tail = {k: v for k, v in tail.items() if v is not ABSENT}
+        lore = write_lore(ch.lorebook, self.fmt, loss)
+        if ch.lorebook is not None or not ("loreItems" in own or "loreItems" in missing):
+            tail["loreItems"] = lore
+        items, entries = self._images(i, ch, path)
+        if items or not ("images" in own or "images" in missing):
+            tail["images"] = items
+        obj = table.write(values.get, layout, own, tail=tail)
+        if not layout:
+            obj = ordered(obj, CHARACTER_ORDER)
+        report_character(ch, table, BYAF_KEYS, obj, loss, self.settings["personality"])
+        return obj, entries
 
-    def _images(self, ch: Character, path: str, pt: dict[str, Any], loss: LossReport
-                ) -> tuple[list[dict[str, Any]], list[tuple[str, bytes]]]:
+    def _images(self, i: int, ch: Character, path: str
+                ) -> tuple[list[Any], list[tuple[str, bytes]]]:
+        """The character's images: the main icon first, then the other icons (PNG, JPEG, WebP
+        or GIF), each at its source path and with its source label where it had one."""
+        loss = self.losses[i]
+        data = self.datas[i]
         folder = path.rsplit("/", 1)[0] + "/"
-        stored = {s.get("origin"): s for s in pt.get("images", []) if isinstance(s, dict)}
-        order = _icon_order(ch.assets)
-        items: list[dict[str, Any]] = []
-        entries: list[tuple[str, bytes]] = []
-        used: set[str] = set()
-        for ai in order:
+        known = {r.get("origin"): r for r in records(self.layouts[i], "images")}
+        chosen: list[tuple[int, Asset, str]] = []
+        for ai in _icon_order(ch.assets):
             asset = ch.assets[ai]
             ext = _image_ext(asset)
             if asset.data is None:
                 loss.dropped(f"assets[{ai}]", "a remote image; BYAF embeds its images")
-                continue
-            if ext is None:
+                self.dropped[i].add(ai)
+            elif ext is None:
                 loss.dropped(f"assets[{ai}]", "BYAF images must be PNG, JPEG, WebP or GIF")
-                continue
-            known = stored.get(asset.origin)
-            item: dict[str, Any] | None = None
-            if known is not None and isinstance(known.get("item"), dict):
-                item = dict(known["item"])
-                rel = item.get("path")
-                if not isinstance(rel, str) or folder + rel in used:
-                    item = None
-                elif known.get("name") != asset.name and asset.name != "main":
-                    item["label"] = asset.name
-            if item is None:
-                stem = slug(asset.name, f"image{len(items)}")
-                rel = f"images/{stem}.{ext}"
-                k = 2
-                while folder + rel in used:
-                    rel = f"images/{stem}-{k}.{ext}"
-                    k += 1
-                item = {"path": rel, "label": asset.name}
-            used.add(folder + item["path"])
-            items.append(item)
-            entries.append((folder + item["path"], asset.data))
+                self.dropped[i].add(ai)
+            else:
+                chosen.append((ai, asset, ext))
         for ai, asset in enumerate(ch.assets):
             if asset.type not in ("icon", "background"):
                 loss.dropped(f"assets[{ai}]", f"a {asset.type} asset; BYAF holds character "
                              "images and scenario backgrounds only")
+                self.dropped[i].add(ai)
+        junk = {_item_index(k): v for k, v in data.items() if _item_index(k) >= 0}
+        slots = _slots(len(chosen), junk)
+        items: list[Any] = []
+        entries: list[tuple[str, bytes]] = []
+        used: set[str] = set()
+        for k, ((ai, asset, ext), index) in enumerate(zip(chosen, slots, strict=True)):
+            rec = known.get(asset.origin)
+            rel = rec.get("path") if rec else None
+            if not isinstance(rel, str) or not rel or folder + rel in used:
+                stem = slug(asset.name, f"image{k}")
+                rel = f"images/{stem}.{ext}"
+                n = 2
+                while folder + rel in used:
+                    rel = f"images/{stem}-{n}.{ext}"
+                    n += 1
+            used.add(folder + rel)
+            item: dict[str, Any] = {"path": rel}
+            label = self._label(data, index, k, asset, rec, rel)
+            put(item, "label", label)
+            prefix = f"images[{index}]."
+            item.update((key[len(prefix):], v) for key, v in data.items()
+                        if key.startswith(prefix) and key != prefix + "label")
+            items.append(ordered(item, rec.get("order") if rec else None))
+            entries.append((folder + rel, asset.data or b""))
+            self.images[i].append((ai, index, item))
+        for index in sorted(junk):
+            items.insert(min(index, len(items)), junk[index])
         return items, entries
+
+    @staticmethod
+    def _label(data: Mapping[str, Any], index: int, k: int, asset: Asset,
+               rec: Mapping[str, Any] | None, rel: str) -> Any:
+        key = f"images[{index}].label"
+        if key in data:
+            return data[key]
+        if rec is not None and "label" not in (rec.get("order") or ("label",)):
+            return ABSENT
+        stem = rel.rsplit("/", 1)[-1].rpartition(".")[0]
+        if rec is not None and rec.get("label") == "" and k and asset.name == stem:
+            return ""
+        return "" if k == 0 else asset.name
 
     # -- scenarios -----------------------------------------------------------------------------
 
-    def _scenarios(self, ch: Character, cid: str, loss: LossReport) -> None:
-        pt = _pt(ch)
-        records = [r for r in pt.get("scenarios", []) if isinstance(r, dict)]
-        if pt and not records and not _has_scenario_fields(ch) and self.scenario_paths:
+    def _scenarios(self, i: int, ch: Character, cid: str) -> None:
+        layout, data = self.layouts[i], self.datas[i]
+        recs = records(layout, "scenarios")
+        raw_chats = data.get(SCENARIOS)
+        chats = [c if isinstance(c, dict) else {} for c in raw_chats] \
+            if isinstance(raw_chats, list) else []
+        if layout and not recs and not chats and not _has_scenario_fields(ch) \
+                and self.scenario_paths:
             return  # a party member without chats of its own (Ginger)
-        primary_record = records[0] if records else None
-        primary = self._primary(ch, cid, primary_record, loss)
-        backgrounds = self._background_assets(ch)
-        built: list[tuple[dict[str, Any] | None, dict[str, Any]]] = [(primary_record, primary)]
+        others = {c for j, c in enumerate(self.ids) if j != i}
+        count = max(len(recs), len(chats), 1)
+        pairs = [(recs[k] if k < len(recs) else None, chats[k] if k < len(chats) else None)
+                 for k in range(count)]
+        primary = self._primary(i, ch, cid, others, *pairs[0])
+        built: list[tuple[dict[str, Any] | None, dict[str, Any]]] = [(pairs[0][0], primary)]
         alternates = list(ch.alternate_greetings)
-        for record in records[1:]:
-            role = record.get("role")
-            obj = self._from_record(record, primary)
-            if role == "alternate":
+        for rec, chat in pairs[1:]:
+            alternate = rec.get("alternate") if rec else chat is not None and \
+                "firstMessages" not in chat
+            obj = self._later(rec, chat, primary)
+            if alternate:
                 if not alternates:
-                    self.warnings.append(f"{ch.name}: scenario {record.get('path')} left out: "
-                                         "its greeting is no longer among the alternate "
-                                         "greetings")
+                    self.warnings.append(f"{ch.name}: scenario {(rec or {}).get('path', '')} "
+                                         "left out: its greeting is no longer among the "
+                                         "alternate greetings")
                     continue
                 greeting = alternates.pop(0)
-                g = record.get("guards") if isinstance(record.get("guards"), dict) else None
-                hit, first = lookup(g, "firstMessages", greeting)
-                obj["firstMessages"] = first if hit else first_messages(greeting, cid)
-                if not hit and not card_survives(greeting, True):
-                    loss.approximated("alternate_greetings", MACRO_CLASH)
-            built.append((record, ordered(obj, record.get("order") or SCENARIO_ORDER)))
+                raw = record(rec, "raw") or {}
+                if "firstMessages" in raw and greeting_of(raw["firstMessages"], others) == \
+                        greeting:
+                    obj["firstMessages"] = raw["firstMessages"]
+                else:
+                    obj["firstMessages"] = first_messages(greeting, cid, keep_empty=True)
+            built.append((rec, ordered(obj, (rec or {}).get("order") or SCENARIO_ORDER)))
         for greeting in alternates:
             obj = {k: copy.deepcopy(v) for k, v in primary.items() if k not in _CLONE_DROPS}
-            obj["firstMessages"] = first_messages(greeting, cid)
+            obj["firstMessages"] = first_messages(greeting, cid, keep_empty=True)
             obj["messages"] = []
-            if not card_survives(greeting, True):
-                loss.approximated("alternate_greetings", MACRO_CLASH)
             built.append((None, ordered(obj, SCENARIO_ORDER)))
-        self._place_backgrounds(built, backgrounds, ch, loss)
+        self._place_backgrounds(i, built, ch)
         for source, scen in built:
-            if self.settings["chats"] == "drop":
+            if self.settings["chats"] == "drop" and "messages" in scen:
                 scen["messages"] = []
             stored = source.get("path") if source else None
-            if self.reassemble and isinstance(stored, str):
+            if self.source is not None and isinstance(stored, str):
                 if stored in self.scenarios:
                     continue  # shared with a character already written
                 spath = stored
@@ -319,44 +398,48 @@ class _Builder:
             self.scenarios[spath] = scen
             self.scenario_paths.append(spath)
 
-    def _primary(self, ch: Character, cid: str, record: dict[str, Any] | None,
-                 loss: LossReport) -> dict[str, Any]:
-        g = record.get("guards") if record and isinstance(record.get("guards"), dict) else None
-        base = record.get("rest") if record and isinstance(record.get("rest"), dict) else None
-        obj: dict[str, Any] = copy.deepcopy(base) if base is not None else dict(NEW_SCENARIO)
-        if base is None:
-            obj["messages"] = []
-        for key, value, field in (("narrative", ch.scenario, "scenario"),
-                                  ("formattingInstructions", ch.system_prompt, "system_prompt")):
-            hit, raw = lookup(g, key, value)
-            if not hit:
-                raw = to_backyard(value)
-                if not card_survives(value):
-                    loss.approximated(field, MACRO_CLASH)
-            put(obj, key, raw)
-        hit, raw = lookup(g, "firstMessages", ch.first_mes)
-        if not hit:
-            raw = first_messages(ch.first_mes, cid)
-            if not card_survives(ch.first_mes, True):
-                loss.approximated("first_mes", MACRO_CLASH)
-        put(obj, "firstMessages", raw)
-        hit, raw = lookup(g, "exampleMessages", ch.mes_example)
-        if not hit:
-            blocks = split_examples(ch.mes_example)
-            raw = example_messages(blocks, cid)
-            if "\n".join("<START>\n" + b for b in blocks) != ch.mes_example or any(
-                    not card_survives(b, True) for b in blocks):
-                loss.approximated("mes_example", "BYAF keeps example dialogues as blocks "
-                                  "headed by <START>, in Backyard's macro spelling")
-        put(obj, "exampleMessages", raw)
-        return ordered(obj, record.get("order") if record else SCENARIO_ORDER)
+    def _primary(self, i: int, ch: Character, cid: str, others: set[str],
+                 rec: dict[str, Any] | None, chat: dict[str, Any] | None) -> dict[str, Any]:
+        obj: dict[str, Any] = {} if rec else dict(NEW_SCENARIO)
+        obj.update(copy.deepcopy(record(rec, "keep") or {}))
+        obj.update(copy.deepcopy(chat or {}))
+        mapped = {n: obj[n] for f in SCENARIO.fields for n, _ in f.names if n in obj}
+        obj.update(SCENARIO.write(lambda attr: getattr(ch, attr), record(rec, "table"),
+                                  mapped))
+        order = rec.get("order") if rec else None
+        raw = record(rec, "raw") or {}
+        for key, value, read, build in (
+                ("firstMessages", ch.first_mes, greeting_of, first_messages),
+                ("exampleMessages", ch.mes_example, examples_of, example_messages)):
+            if key in raw and (read(raw[key], others) or "") == value:
+                obj[key] = raw[key]
+            elif key in obj and not isinstance(obj[key], list) and not value:
+                pass  # a value no list holds, kept as it was
+            elif isinstance(order, list) and key not in order and not value:
+                obj.pop(key, None)
+            else:
+                obj[key] = build(value, cid)
+        if i and not rec and not obj.get("firstMessages") and not obj.get("exampleMessages"):
+            # a scenario naming no character goes with the archive's first one when read
+            obj["firstMessages"] = first_messages("", cid, keep_empty=True)
+        return ordered(obj, order if isinstance(order, list) else SCENARIO_ORDER)
 
-    def _from_record(self, record: dict[str, Any], primary: dict[str, Any]) -> dict[str, Any]:
-        rest = record.get("rest")
-        obj: dict[str, Any] = copy.deepcopy(rest) if isinstance(rest, dict) else {}
-        for key in record.get("inherit", []):
-            if key in SCENARIO_FIELDS and key in primary:
+    @staticmethod
+    def _later(rec: dict[str, Any] | None, chat: dict[str, Any] | None,
+               primary: dict[str, Any]) -> dict[str, Any]:
+        """A later scenario: its own data, its layout keys, and the first scenario's narrative,
+        instructions and examples where it had them too (or, new, where it has none)."""
+        obj: dict[str, Any] = {} if rec else dict(NEW_SCENARIO)
+        obj.update(copy.deepcopy(record(rec, "keep") or {}))
+        obj.update(copy.deepcopy(chat or {}))
+        order = rec.get("order") if rec else None
+        for key in SCENARIO_FIELDS:
+            if key not in obj and key in primary and (
+                    not isinstance(order, list) or key in order):
                 obj[key] = copy.deepcopy(primary[key])
+        if "firstMessages" not in obj and (not isinstance(order, list)
+                                           or "firstMessages" in order):
+            obj["firstMessages"] = []
         return obj
 
     def _free_scenario_path(self) -> str:
@@ -365,14 +448,13 @@ class _Builder:
             n += 1
         return f"scenarios/scenario{n}.json"
 
-    def _background_assets(self, ch: Character) -> list[tuple[int, Asset]]:
-        return [(i, a) for i, a in enumerate(ch.assets) if a.type == "background"]
-
-    def _place_backgrounds(self, built: list[tuple[dict[str, Any] | None, dict[str, Any]]],
-                           backgrounds: list[tuple[int, Asset]], ch: Character,
-                           loss: LossReport) -> None:
+    def _place_backgrounds(self, i: int, built: list[tuple[dict[str, Any] | None,
+                                                           dict[str, Any]]],
+                           ch: Character) -> None:
         """Put background bytes where scenarios point; attach unplaced ones to new scenarios."""
-        by_origin = {a.origin: (i, a) for i, a in backgrounds if a.origin}
+        loss = self.losses[i]
+        backgrounds = [(k, a) for k, a in enumerate(ch.assets) if a.type == "background"]
+        by_origin = {a.origin: (k, a) for k, a in backgrounds if a.origin}
         placed: set[int] = set()
         for _, obj in built:
             ref = obj.get("backgroundImage")
@@ -383,34 +465,35 @@ class _Builder:
                 del obj["backgroundImage"]
                 continue
             placed.add(hit[0])
-            self._add_member(ref, hit[1].data)
+            self.members.setdefault(ref, hit[1].data)
         usable: list[tuple[int, bytes, str, str]] = []
-        for i, asset in backgrounds:
-            if i in placed:
+        for k, asset in backgrounds:
+            if k in placed:
                 continue
             ext = _image_ext(asset)
             if asset.data is None or ext is None:
-                loss.dropped(f"assets[{i}]", "BYAF backgrounds must be embedded PNG, JPEG, "
+                loss.dropped(f"assets[{k}]", "BYAF backgrounds must be embedded PNG, JPEG, "
                              "WebP or GIF images")
+                self.dropped[i].add(k)
             else:
-                usable.append((i, asset.data, ext, asset.name))
+                usable.append((k, asset.data, ext, asset.name))
         free = [obj for _, obj in built if not obj.get("backgroundImage")]
-        for j, (i, _, _, _) in enumerate(usable):
+        for j, (k, _, _, _) in enumerate(usable):
             if j >= len(free):
-                loss.dropped(f"assets[{i}]", "each BYAF scenario holds one background")
+                loss.dropped(f"assets[{k}]", "each BYAF scenario holds one background")
+                self.dropped[i].add(k)
         refs: list[str] = []
-        for i, data, ext, name in usable[:len(free)]:
+        for _, body, ext, name in usable[:len(free)]:
             # a later background is read back under its file name, so name the file after it
             stem = (slug(name, "background") if refs and name != "main" else
                     f"scenario{len(self.scenarios) + len(refs) + 1}-background")
             ref = f"scenarios/{stem}.{ext}"
-            k = 2
+            n = 2
             while ref in self.members:
-                ref = f"scenarios/background{k}.{ext}"
-                k += 1
-            self._add_member(ref, data)
+                ref = f"scenarios/background{n}.{ext}"
+                n += 1
+            self.members[ref] = body
             refs.append(ref)
-            placed.add(i)
         if not refs:
             return
         for j, obj in enumerate(free):
@@ -419,28 +502,172 @@ class _Builder:
             elif not any(r is not None for r, _ in built):
                 obj["backgroundImage"] = refs[0]  # new greeting scenarios share the main one
 
-    def _add_member(self, path: str, data: bytes) -> None:
-        if path not in self.members:
-            self.members.add(path)
-            self.backgrounds.append((path, data))
+    # -- what reads back differently -----------------------------------------------------------
 
+    def _report(self, i: int, ch: Character, manifest: Mapping[str, Any]) -> None:
+        """Report what reading the archive gives differently for character ``i``, from the
+        objects written (the reader's mapping functions, no archive read)."""
+        loss = self.losses[i]
+        others = {c for j, c in enumerate(self.ids) if j != i}
+        owned = [(p, self.scenarios[p]) for p in self._ordered_scenarios()
+                 if i in owners_of(self.scenarios[p], self.ids)]
+        card = {"scenario": "", "system_prompt": "", "first_mes": "", "mes_example": ""}
+        alternates: list[str] = []
+        chats: list[dict[str, Any]] = []
+        backgrounds: list[Asset] = []
+        primary: dict[str, Any] | None = None
+        for _path, scen in owned:
+            values, chat, _ = split_scenario(scen, primary, others)
+            chats.append(chat)
+            if primary is None:
+                primary = scen
+                card.update((k, v) for k, v in values.items() if k in card)
+            elif "greeting" in values:
+                alternates.append(values["greeting"])
+            ref = scen.get("backgroundImage")
+            if isinstance(ref, str) and ref in self.members and \
+                    all(a.origin != ref for a in backgrounds):
+                body = self.members[ref]
+                backgrounds.append(background_asset(ref, body, sniff_media(body)[0],
+                                                    first=not backgrounds))
+        for field, value in card.items():
+            if value != getattr(ch, field):
+                loss.approximated(field, MACRO_CLASH if field != "mes_example" else
+                                  "BYAF keeps example dialogues as blocks headed by <START>, "
+                                  "in Backyard's macro spelling")
+        if alternates != ch.alternate_greetings:
+            loss.approximated("alternate_greetings", "each greeting is a Backyard chat of its "
+                              "own, read back in the archive's order and Backyard's macro "
+                              "spelling")
+        self._report_chats(i, chats)
+        self._report_assets(i, ch, backgrounds)
+        self._report_author(i, ch, manifest)
 
-def _author(creator: str, stored: Any) -> Any:
-    """The manifest author: the source's as it was while its name is the creator, else the
-    creator with the source's profile URL.  Backyard's reader wants both or no author at all,
-    and a URL the source did not have would be an invented value (SillyTavern shows it as the
-    creator notes), so without one there is no author."""
-    name = stored.get("name") if isinstance(stored, Mapping) else None
-    if stored is not ABSENT and (name if isinstance(name, str) else "") == creator:
-        return stored
-    url = stored.get("backyardURL") if isinstance(stored, Mapping) else None
-    if not creator or not (isinstance(url, str) and url):
-        return ABSENT
-    return {"name": creator, "backyardURL": url}
+    def _report_chats(self, i: int, chats: list[dict[str, Any]]) -> None:
+        loss = self.losses[i]
+        raw = self.datas[i].get(SCENARIOS)
+        before = [c if isinstance(c, dict) else {} for c in raw] if isinstance(raw, list) \
+            else []
+        base = f"app_data.{self.fmt}.{SCENARIOS}"
+        for k in range(max(len(before), len(chats))):
+            a = before[k] if k < len(before) else None
+            b = chats[k] if k < len(chats) else None
+            if a is None or b is None:
+                present = a if b is None else b
+                if present is not None and not _neutral_chat(present):
+                    if b is None:
+                        loss.dropped(f"{base}[{k}]", "its greeting is no longer among the "
+                                     "alternate greetings, so its Backyard chat is left out")
+                    else:
+                        loss.approximated(f"{base}[{k}]", "a new greeting gets a Backyard chat "
+                                          "of its own, with the first chat's settings")
+                continue
+            for key in sorted(set(a) | set(b)):
+                x, y = a.get(key, ABSENT), b.get(key, ABSENT)
+                if x is ABSENT or y is ABSENT:
+                    if neutral_chat_value(key, y if x is ABSENT else x):
+                        continue
+                elif same(x, y) or (neutral_chat_value(key, x) and neutral_chat_value(key, y)):
+                    continue
+                if key == "messages" and self.settings["chats"] == "drop":
+                    loss.dropped(f"{base}[{k}].{key}", "chats=drop empties the chat logs")
+                else:
+                    loss.approximated(f"{base}[{k}].{key}", "the chats were rebuilt around the "
+                                      "character's greetings")
+
+    def _report_assets(self, i: int, ch: Character, backgrounds: list[Asset]) -> None:
+        loss = self.losses[i]
+        written = self.images[i]
+        labels = [item.get("label") for _, _, item in written]
+        names = image_names(labels, [item["path"] for _, _, item in written])
+        after: list[tuple[int | None, str, str, bytes | None]] = [
+            (ai, "icon", name, ch.assets[ai].data)
+            for (ai, _, _), name in zip(written, names, strict=True)]
+        after += [(next((k for k, a in enumerate(ch.assets) if a.type == "background"
+                         and a.data == b.data and k not in self.dropped[i]), None),
+                   "background", b.name, b.data) for b in backgrounds]
+        before = ch.assets
+        for k, asset in enumerate(before):
+            if k in self.dropped[i]:
+                continue
+            got = after[k] if k < len(after) else None
+            if got is not None and (got[1], got[3]) == (asset.type, asset.data):
+                if got[2] != asset.name:
+                    loss.approximated(f"assets[{k}].name", "Backyard names images by their "
+                                      "label (the first is the portrait) and backgrounds by "
+                                      "file name")
+                continue
+            moved = next((j for j, a in enumerate(after) if a[0] == k), None)
+            why = (f"read back as assets[{moved}]: the portrait comes first, then the other "
+                   "images, then the backgrounds" if moved is not None else
+                   "each BYAF scenario holds one background")
+            loss.approximated(f"assets[{k}]", why)
+        before_data = {key: v for key, v in self.datas[i].items() if key.startswith("images[")}
+        after_data: dict[str, Any] = {}
+        for k, ((_, index, item), name) in enumerate(zip(written, names, strict=True)):
+            after_data.update(image_data(index, item, name, k == 0))
+        after_data.update((key, v) for key, v in before_data.items() if _item_index(key) >= 0)
+        self._report_data(i, before_data, after_data, "an image's label follows its place "
+                          "among the character's images")
+
+    def _report_author(self, i: int, ch: Character, manifest: Mapping[str, Any]) -> None:
+        loss = self.losses[i]
+        author = manifest.get("author", ABSENT)
+        name = author.get("name") if isinstance(author, Mapping) else None
+        creator = name if isinstance(name, str) else ""
+        if creator != ch.creator:
+            if not creator:
+                loss.dropped("creator", "a BYAF author needs a Backyard profile URL next to the "
+                             "name and the source has none; bunzai does not invent one")
+            else:
+                loss.approximated("creator", "an archive has one author, the first "
+                                  "character's creator")
+        after: dict[str, Any] = {}
+        if isinstance(author, Mapping):
+            after.update((f"author.{k}", v) for k, v in author.items()
+                         if k != "name" or not isinstance(v, str))
+        elif author is not ABSENT:
+            after["author"] = author
+        after.update((f"manifest.{k}", v) for k, v in manifest.items()
+                     if k not in ("schemaVersion", "$schema", "createdAt", "characters",
+                                  "scenarios", "author"))
+        before = {k: v for k, v in self.datas[i].items()
+                  if k == "author" or k.startswith(("author.", "manifest."))}
+        self._report_data(i, before, after, "an archive has one author and one manifest, the "
+                          "first character's")
+
+    def _report_data(self, i: int, before: Mapping[str, Any], after: Mapping[str, Any],
+                     why: str) -> None:
+        """App data keys of character ``i`` that read back otherwise (``after``)."""
+        for key in sorted(set(before) | set(after)):
+            x, y = before.get(key, ABSENT), after.get(key, ABSENT)
+            if x is ABSENT and y in ("", None):
+                continue
+            if x is ABSENT or y is ABSENT or not same(x, y):
+                self.losses[i].approximated(f"app_data.{self.fmt}.{key}", why)
 
 
 def _json(obj: Any) -> bytes:
     return dumps(obj, indent=2)
+
+
+def _item_index(key: str) -> int:
+    """``images[3]`` -> 3 (an image item no asset holds); -1 for any other key."""
+    if not key.startswith("images[") or not key.endswith("]"):
+        return -1
+    digits = key[len("images["):-1]
+    return int(digits) if digits.isdigit() else -1
+
+
+def _slots(count: int, junk: Mapping[int, Any]) -> list[int]:
+    """The item indexes of ``count`` images written around items kept at ``junk``'s indexes."""
+    out: list[int] = []
+    index = 0
+    while len(out) < count:
+        if index not in junk:
+            out.append(index)
+        index += 1
+    return out
 
 
 def _icon_order(assets: list[Asset]) -> list[int]:

@@ -15,15 +15,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.errors import BunzaiError
-from bunzai.types import Detection, Issue, LabelRule, Option, ReadResult, WriteResult
+from bunzai.sdk import BunzaiError, Detection, FormatAdapter, Option
+
+from .._common.declared import CARRIES, REASONS
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput, Entity
 
-FMT = "backyard"
 IMAGE_CONTAINERS = ("png", "apng", "jpeg", "webp")
 _LEGACY_TEXT = ("aiName", "aiDisplayName", "aiPersona", "basePrompt", "customDialogue",
                 "scenario")
@@ -53,9 +51,8 @@ def exif_card(input: AdapterInput) -> ExifCard | None:
         if found is None:
             return None
         charset, payload = found
-        from bunzai.containers.base64util import decode_base64, looks_like_base64
-        from bunzai.frozen import freeze
-        from bunzai.jsonio import loads
+        from bunzai.sdk import freeze, loads
+        from bunzai.sdk.base64 import decode_base64, looks_like_base64
 
         body = payload.rstrip(b"\x00").strip()
         encoding = "raw"
@@ -132,6 +129,10 @@ def classify(value: Any) -> tuple[str, str] | None:
     return shape, f"bare Backyard character object ({', '.join(signals)})"
 
 
+def _mirostat_off(value: Any, owner: Any) -> bool:
+    return not (isinstance(owner, Mapping) and owner.get("mirostatEnabled") is True)
+
+
 def has_tavern_card(input: AdapterInput) -> bool:
     png = input.png
     return png is not None and bool(png.find_text("chara", "ccv3"))
@@ -140,7 +141,7 @@ def has_tavern_card(input: AdapterInput) -> bool:
 class BackyardLegacyAdapter(FormatAdapter):
     """Faraday / Backyard character cards: JSON in a PNG's EXIF UserComment, or as a file."""
 
-    format_id = FMT
+    format_id = "backyard"
     kind = "character"
     label = "Backyard / Faraday character (legacy PNG or JSON)"
     suffix = ".png"
@@ -176,6 +177,26 @@ class BackyardLegacyAdapter(FormatAdapter):
         ("creator, creator_notes, post_history_instructions, character_version, source, "
          "group_only_greetings, regex_scripts, triggers, extensions", "dropped"),
     )
+    carries = (*CARRIES, "scenario", "first_mes", "mes_example", "system_prompt",
+               "assets[*].type", "assets[*].name", "assets[*].data", "assets[*].uri")
+    reasons = (*REASONS,
+               ("alternate_greetings", "a legacy Backyard card has one first message"),
+               ("creator", "a legacy Backyard card names no author"))
+    neutral = (
+        *((f"app_data.backyard.{key}", (value,))
+          for key, value in (("temperature", 1.2), ("topK", 30), ("topP", 0.9), ("minP", 0.1),
+                             ("minPEnabled", True), ("repeatPenalty", 1.05),
+                             ("repeatLastN", 256), ("canDeleteCustomDialogue", True),
+                             ("mirostatEnabled", False))),
+        *((f"app_data.backyard.{key}", _mirostat_off)
+          for key in ("mirostatLearningRate", "mirostatEntropy")),
+    )
+    """Backyard's settings for a new character (the writer's ``NEW_CHARACTER``); mirostat's
+    parameters ask nothing while it is off."""
+    reader = "read:read_legacy"
+    writer = "write:write_legacy"
+    validator = "read:validate_legacy"
+    labeler = "labels:rules"
     doc = "bunzai-formats-backyard/src/bunzai_backyard/legacy/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
@@ -201,28 +222,12 @@ class BackyardLegacyAdapter(FormatAdapter):
         score = {"card": 0.9, "card?": 0.6}.get(shape, 0.55)
         return Detection(score, why)
 
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .read import read_legacy
-        return read_legacy(input, options)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_legacy
-        return write_legacy(entity, options)  # type: ignore[arg-type]
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .read import validate_legacy
-        return validate_legacy(input)
-
     def chats(self, entity: Entity) -> list[Entity] | None:
         if entity.kind != "character":
             return None
         from .chats import card_chats
-        return card_chats(entity)  # type: ignore[arg-type,return-value]
+        return card_chats(entity, self.format_id)  # type: ignore[arg-type,return-value]
 
     def embed_chat(self, entity: Entity, chat: Entity) -> Entity:
         raise NotImplementedError("bunzai cannot take a chat into a Faraday card (it reads "
                                   "their chats only); embed it into a Backyard archive (.byaf)")
-
-    def label_rules(self) -> list[LabelRule]:
-        from .labels import rules
-        return rules()

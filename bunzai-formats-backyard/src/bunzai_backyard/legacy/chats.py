@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk.chats import parse_time
-
-from .read import FMT
+from bunzai.sdk.fields import kept
 
 if TYPE_CHECKING:
     from bunzai.sdk import Character, Chat, ChatMessage
@@ -23,14 +22,14 @@ BOOKKEEPING = ("id", "updatedAt")
 """The app's id for a chat and when it last saved it: layout, not the conversation."""
 
 
-def card_chats(ch: Character) -> list[Chat] | None:
+def card_chats(ch: Character, fmt: str) -> list[Chat] | None:
+    """One chat per item of the card's ``Chat`` history (None: not read as a Backyard card)."""
     from bunzai.sdk import Chat, Participant
 
-    pt = ch.passthrough.get(FMT)
-    if not isinstance(pt, dict):
+    layout, data = kept(ch, fmt)
+    if layout is None and data is None:
         return None
-    rest = pt.get("rest") if isinstance(pt.get("rest"), dict) else {}
-    raw = rest.get("Chat")
+    raw = (data or {}).get("Chat")
     out: list[Chat] = []
     for item in raw if isinstance(raw, list) else []:
         if not isinstance(item, Mapping):
@@ -43,14 +42,14 @@ def card_chats(ch: Character) -> list[Chat] | None:
         note = item.get("authorNote")
         extra = {k: v for k, v in item.items()
                  if k not in ("name", "authorNote", "createdAt", "ChatItems", *BOOKKEEPING)}
-        layout = {k: item[k] for k in BOOKKEEPING if k in item}
+        record = {k: item[k] for k in BOOKKEEPING if k in item}
         out.append(Chat(
             title=name if isinstance(name, str) and name else None,
             notes=note if isinstance(note, str) and note else None,
             created=parse_time(item.get("createdAt")),
             participants=[Participant(name=ch.name, role="character")] if ch.name else [],
-            messages=messages, passthrough={FMT: layout} if layout else {},
-            app_data={FMT: extra} if extra else {}))
+            messages=messages, passthrough={fmt: record} if record else {},
+            app_data={fmt: extra} if extra else {}))
     return out
 
 

@@ -1,13 +1,13 @@
 """Reading legacy Faraday / Backyard characters (EXIF PNG or JSON) into the canonical model.
 
-Mapping (shared with BYAF through ``_common.character``): ``aiName`` -> name, ``aiDisplayName``
--> ``extensions.display_name`` (when it differs), ``aiPersona`` -> description, ``scenario``,
+Mapping (shared with BYAF through ``_common``): ``aiName`` -> name, ``aiDisplayName`` ->
+``extensions.display_name`` (when it differs), ``aiPersona`` -> description, ``scenario``,
 ``basePrompt`` -> system_prompt, ``customDialogue`` -> mes_example (one ``<START>`` block),
 ``firstMessage`` -> first_mes, ``loreItems`` -> lorebook, ``isNSFW`` -> tag ``nsfw``.  Macros
-are translated (see ``_common.macros``).  Everything else (ids, model and samplers, prompt
-template, grammar, lore ordering ids, and the ``Chat`` history) stays in
-``passthrough["backyard"]`` so a Backyard round trip gives the same JSON; the chat history is
-private data, so no other format's writer ever sees it.
+are translated (see ``_common/macros.py``).  What a card cannot hold is user data in
+``app_data["backyard"]``: the model and samplers, prompt template, grammar, the ``Chat`` history
+(private data: another format's writer never writes it, it reports it), unknown keys.  Ids, key
+order, raw spellings and how the JSON sat in the image are layout (``passthrough``).
 
 A PNG's image becomes the ``main`` icon asset: the file minus its ``eXIf`` chunk, every other
 chunk byte for byte, so writing it back reproduces the original file.
@@ -19,35 +19,29 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.errors import BunzaiError, MalformedInput
-from bunzai.frozen import thaw
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import BunzaiError, Issue, MalformedInput, ReadResult, thaw
+from bunzai.sdk.fields import Table, type_name
 
-from .._common.character import API_KEYS, BYAF_KEYS, LEGACY_KEYS, Keys, read_fields
-from .._common.macros import join_examples, split_examples, to_backyard, to_card
-from .._common.util import ABSENT, guard, is_z_time, text_field, type_name
-from . import FMT, IMAGE_CONTAINERS, ExifCard, classify, exif_card
+from .._common.character import read_character, read_lore
+from .._common.tables import API_KEYS, BYAF_KEYS, LEGACY_CARD, LEGACY_KEYS, Keys, character_table
+from .._common.util import is_z_time
+from . import IMAGE_CONTAINERS, ExifCard, classify, exif_card
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Asset, Character
+    from bunzai.sdk import AdapterInput, Asset, Entity
 
 SHAPE_KEYS: dict[str, Keys] = {
     "card": LEGACY_KEYS, "card?": LEGACY_KEYS, "legacy-inner": LEGACY_KEYS,
     "byaf-character": BYAF_KEYS, "api": API_KEYS,
 }
-CARD_TEXT = ("scenario", "basePrompt", "customDialogue", "firstMessage")
-"""Legacy card fields beyond the shared ones; BYAF keeps these per scenario."""
+CARD_SHAPES = ("card", "card?", "legacy-inner")
+"""Shapes whose character object also holds a chat's text (scenario, greeting, …)."""
+LAYOUT_KEYS = ("id", "schemaVersion", "$schema")
+"""Keys of a character object that identify it rather than say something (layout)."""
 
 
-def dialogue_text(custom: str) -> str:
-    """``customDialogue`` as a card's ``mes_example`` (one block)."""
-    return join_examples([to_card(custom, True)]) if custom else ""
-
-
-def custom_dialogue(mes: str) -> str:
-    """A card's ``mes_example`` as one ``customDialogue`` string (blocks joined by newlines)."""
-    return "\n".join(to_backyard(b, True) for b in split_examples(mes))
+def table_of(shape: str) -> Table:
+    return LEGACY_CARD if shape in CARD_SHAPES else character_table(SHAPE_KEYS[shape])
 
 
 def sha(data: bytes) -> str:
@@ -71,7 +65,7 @@ def _load(input: AdapterInput) -> tuple[Any, ExifCard | None]:
 
 def _exif_problem(input: AdapterInput) -> str:
     """Why there is no UserComment: say what is broken when the EXIF block itself is."""
-    from bunzai.containers.exif import find_exif, read_user_comment
+    from bunzai.sdk.exif import find_exif, read_user_comment
     try:
         tiff = find_exif(input.data, input.container)
         if tiff is None:
@@ -82,8 +76,9 @@ def _exif_problem(input: AdapterInput) -> str:
     return f"this {input.container}'s EXIF has no UserComment, so no Backyard character"
 
 
-def read_legacy(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-    from bunzai.model import Character
+def read_legacy(input: AdapterInput, options: Mapping[str, Any], format_id: str
+                ) -> ReadResult:
+    from bunzai.sdk import Character
 
     value, card = _load(input)
     found = classify(value)
@@ -92,36 +87,45 @@ def read_legacy(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
                              "aiPersona, …}, version} or a Backyard character object")
     shape = found[0]
     warnings: list[Issue] = []
-    pt: dict[str, Any] = {"shape": shape, "container": _container(input)}
+    data: dict[str, Any] = {}
+    root: dict[str, Any] = {}
     if shape in ("card", "card?"):
-        root = value
-        inner = root["character"]
-        pt["root"] = {k: v for k, v in root.items() if k != "character"}
-        pt["root_order"] = list(root)
+        inner = value["character"]
+        root = {"order": list(value)}
+        if "version" in value:
+            root["version"] = value["version"]
+        data.update((f"root.{k}", v) for k, v in value.items()
+                    if k not in ("character", "version"))
         w = "$.character"
         if shape == "card?":
-            warnings.append(Issue("$.version", f"version {root.get('version')!r} is not one of "
-                                  "1-4; read as version 4"))
+            warnings.append(Issue("$.version", f"version {value.get('version')!r} is not one "
+                                  "of 1-4; read as version 4"))
     else:
         inner = value
         w = "$"
     keys = SHAPE_KEYS[shape]
-    guards: dict[str, Any] = {}
-    fields = read_fields(inner, keys, FMT, w, warnings, guards)
-    mapped = set(keys.mapped)
-    if shape in ("card", "card?", "legacy-inner"):
-        fields.update(_card_text(inner, w, warnings, guards))
-        mapped.update(CARD_TEXT)
-    pt["rest"] = {k: v for k, v in inner.items() if k not in mapped}
-    pt["order"] = list(inner)
-    if guards:
-        pt["guards"] = guards
+    fields, layout, own = read_character(inner, table_of(shape), w, warnings,
+                                         (*LAYOUT_KEYS, keys.lore))
+    data.update(own)
+    layout.update(shape=shape, container=_container(input),
+                  keep={k: inner[k] for k in LAYOUT_KEYS if k in inner},
+                  missing=[k for k in (*LAYOUT_KEYS, keys.lore) if k not in inner])
+    if root:
+        layout["root"] = root
+    lore = inner.get(keys.lore)
+    book = None
+    if isinstance(lore, list):
+        book = read_lore(lore, format_id, f"{w}.{keys.lore}", warnings)
+    elif keys.lore in inner:
+        warnings.append(Issue(f"{w}.{keys.lore}", f"lore items are {type_name(lore)}, not an "
+                              "array; kept as they were"))
+        data[keys.lore] = lore
     chats = inner.get("Chat")
     if isinstance(chats, list) and chats:
         items = sum(len(got) for c in chats if isinstance(c, Mapping)
                     and isinstance(got := c.get("ChatItems"), list))
         warnings.append(Issue(f"{w}.Chat", f"{len(chats)} chat(s) with {items} message(s): "
-                              "private data, kept only for Backyard round trips"))
+                              "private data, kept only for Backyard"))
     if shape in ("byaf-character", "api"):
         images = inner.get("images", inner.get("Images"))
         if isinstance(images, list) and images:
@@ -130,13 +134,15 @@ def read_legacy(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
 
     assets: list[Asset] = []
     if card is not None:
-        pt["exif"] = _exif_passthrough(input, card)
-        image = _image(input, pt, warnings)
+        layout["exif"] = _exif_layout(input, card)
+        image = _image(input, layout, warnings)
         if image is not None:
             assets.append(image)
     elif input.container == "json":
-        pt["indent"] = _indent(input.data)
-    ch: Character = Character(**fields, assets=assets, passthrough={FMT: pt})
+        layout["indent"] = _indent(input.data)
+    ch: Character = Character(**fields, lorebook=book, assets=assets,
+                              app_data={format_id: data} if data else {},
+                              passthrough={format_id: layout})
     return ReadResult([ch], warnings)
 
 
@@ -144,29 +150,11 @@ def _container(input: AdapterInput) -> str:
     return "png" if input.container == "apng" else input.container
 
 
-def _card_text(inner: Mapping[str, Any], w: str, warnings: list[Issue],
-               guards: dict[str, Any]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for key, field in (("scenario", "scenario"), ("basePrompt", "system_prompt")):
-        value = to_card(text_field(inner, key, w, warnings))
-        guard(guards, key, inner.get(key, ABSENT), value, to_backyard(value))
-        out[field] = value
-    custom = text_field(inner, "customDialogue", w, warnings)
-    out["mes_example"] = dialogue_text(custom)
-    guard(guards, "customDialogue", inner.get("customDialogue", ABSENT), out["mes_example"],
-          custom_dialogue(out["mes_example"]))
-    greeting = to_card(text_field(inner, "firstMessage", w, warnings), True)
-    guard(guards, "firstMessage", inner.get("firstMessage", ABSENT), greeting,
-          to_backyard(greeting, True))
-    out["first_mes"] = greeting
-    return out
-
-
-def _exif_passthrough(input: AdapterInput, card: ExifCard) -> dict[str, Any]:
+def _exif_layout(input: AdapterInput, card: ExifCard) -> dict[str, Any]:
     """How the JSON sat in the EXIF block, so an unchanged card is written back bit for bit."""
     import base64
 
-    from bunzai.containers.exif import find_exif
+    from bunzai.sdk.exif import find_exif
 
     payload = card.payload
     body = payload.rstrip(b"\x00")
@@ -186,10 +174,11 @@ def _exif_passthrough(input: AdapterInput, card: ExifCard) -> dict[str, Any]:
     return out
 
 
-def _image(input: AdapterInput, pt: dict[str, Any], warnings: list[Issue]) -> Asset | None:
+def _image(input: AdapterInput, layout: dict[str, Any], warnings: list[Issue]
+           ) -> Asset | None:
     """The card's own picture: the PNG minus the ``eXIf`` chunk that held the card."""
-    from bunzai.containers.png import splice
-    from bunzai.model import Asset
+    from bunzai.sdk import Asset
+    from bunzai.sdk.png import splice
 
     png = input.png
     if png is None:
@@ -198,7 +187,7 @@ def _image(input: AdapterInput, pt: dict[str, Any], warnings: list[Issue]) -> As
         return None
     exif = png.chunks_of("eXIf")[0]
     index = next(i for i, c in enumerate(png.chunks) if c.offset == exif.offset)
-    pt["png"] = {"index": index}
+    layout["png"] = {"index": index}
     data = splice(png, remove=lambda c: c.offset == exif.offset)
     return Asset(type="icon", name="main", ext="png", media_type="image/png", data=data)
 
@@ -214,7 +203,8 @@ def _indent(data: bytes) -> int | None:
     return spaces if spaces in (2, 4) else 2
 
 
-def validate_legacy(input: AdapterInput) -> list[Issue]:
+def validate_legacy(input: AdapterInput, entities: Sequence[Entity], format_id: str
+                    ) -> list[Issue]:
     """Backyard's expectations of a legacy card, with JSON paths into the card JSON."""
     try:
         value, _ = _load(input)

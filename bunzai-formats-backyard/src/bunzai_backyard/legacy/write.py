@@ -17,28 +17,18 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.containers.exif import build_exif_user_comment
-from bunzai.containers.media import sniff_media
-from bunzai.containers.png import (
-    PngFile,
-    is_text_chunk_with_keyword,
-    make_chunk,
-    minimal_png,
-    splice,
-)
-from bunzai.errors import BunzaiError
-from bunzai.jsonio import dumps
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, WriteResult
+from bunzai.sdk import BunzaiError, LossReport, OutputFile, WriteResult, dumps, sniff_media
+from bunzai.sdk.cards import CARD_KEYWORDS
+from bunzai.sdk.exif import build_exif_user_comment
+from bunzai.sdk.fields import kept, same
+from bunzai.sdk.png import PngFile, is_text_chunk_with_keyword, make_chunk, minimal_png, splice
 
-from .._common.character import LEGACY_KEYS, MACRO_CLASH, report_card_only, write_fields
-from .._common.macros import card_survives, join_examples, split_examples, to_backyard
-from .._common.util import lookup, ordered, put, stable_id
-from . import FMT
-from .read import SHAPE_KEYS, custom_dialogue, sha
+from .._common.character import character_values, report_character, write_lore
+from .._common.util import ordered, record, stable_id
+from .read import CARD_SHAPES, LAYOUT_KEYS, SHAPE_KEYS, sha, table_of
 
 if TYPE_CHECKING:
-    from bunzai.model import Asset, Character
+    from bunzai.sdk import Asset, Character
 
 NEW_CHARACTER: dict[str, Any] = {
     "Chat": [],
@@ -60,99 +50,82 @@ CHARACTER_ORDER = ("id", "aiDisplayName", "aiName", "aiPersona", "scenario", "ba
                    "isNSFW", "model", "repeatLastN", "repeatPenalty", "temperature", "topK",
                    "minP", "minPEnabled", "topP", "promptTemplate", "canDeleteCustomDialogue",
                    "loreItems")
-TAVERN_KEYWORDS = frozenset({"chara", "ccv3"})
 
 
-def write_legacy(ch: Character, options: Mapping[str, Any]) -> WriteResult:
-    raw_pt = ch.passthrough.get(FMT)
-    pt: dict[str, Any] = raw_pt if isinstance(raw_pt, dict) else {}
-    source = pt.get("container")
+def write_legacy(ch: Character, options: Mapping[str, Any], format_id: str) -> WriteResult:
+    layout, data = kept(ch, format_id)
+    layout, data = layout or {}, data or {}
+    source = layout.get("container")
     container = options.get("container") or ("json" if source == "json" else "png")
     chats = options.get("chats", "keep")
     personality = options.get("personality", "append")
-    encoding = options.get("encoding")
-    shape = str(pt["shape"]) if pt.get("shape") in SHAPE_KEYS else "card"
+    encoding = options.get("encoding") or ""
+    shape = str(layout["shape"]) if layout.get("shape") in SHAPE_KEYS else "card"
     if container == "png" and shape not in ("card", "card?"):
         shape = "card"
+    own = layout if layout.get("shape") == shape else {}
     loss = LossReport()
     warnings: list[str] = []
-    inner = _inner(ch, shape, pt, loss, personality)
-    if chats == "drop" and "Chat" in inner:
+    inner = _inner(ch, shape, own, data, loss, personality, format_id)
+    if chats == "drop" and inner.get("Chat"):
         inner["Chat"] = []
+        loss.dropped(f"app_data.{format_id}.Chat", "chats=drop empties the chat history")
+    root_data = {k[len("root."):]: v for k, v in data.items() if k.startswith("root.")}
     if shape in ("card", "card?"):
-        root_rest: dict[str, Any] = pt["root"] if isinstance(pt.get("root"), dict) else {
-            "version": 4}
-        root = ordered({**root_rest, "character": inner}, pt.get("root_order") or
-                       ("character", "version"))
+        rec = record(own, "root")
+        root = {"character": inner, **root_data}
+        if rec is None or "version" in rec:
+            root["version"] = rec.get("version", 4) if rec else 4
+        root = ordered(root, rec.get("order") if rec else ("character", "version"))
     else:
         root = inner
+        for key in root_data:
+            loss.dropped(f"app_data.{format_id}.root.{key}", "a bare Backyard character object "
+                         "has no card around it")
     if container == "json":
-        indent = pt.get("indent") if source == "json" else 2
-        data = dumps(root, indent=indent if indent in (2, 4) else None)
+        indent = own.get("indent") if source == "json" else 2
+        body = dumps(root, indent=indent if indent in (2, 4) else None)
         if indent in (2, 4):
-            data += b"\n"
-        out = OutputFile(data, ".json")
+            body += b"\n"
+        out = OutputFile(body, ".json")
+        for i in range(len(ch.assets)):
+            loss.dropped(f"assets[{i}]", "a JSON Backyard card holds no image")
     else:
-        out = OutputFile(_png(ch, root, pt, loss, warnings, encoding), ".png")
+        out = OutputFile(_png(ch, root, own, loss, warnings, encoding), ".png")
     if source in ("jpeg", "webp") and container == "png":
         warnings.append(f"the card came from a {source}; it is written as a PNG")
-    _check(ch, out, loss)
     return WriteResult([out], loss, warnings)
 
 
-def _inner(ch: Character, shape: str, pt: dict[str, Any], loss: LossReport,
-           personality: str) -> dict[str, Any]:
+def _inner(ch: Character, shape: str, layout: Mapping[str, Any], data: Mapping[str, Any],
+           loss: LossReport, personality: str, fmt: str) -> dict[str, Any]:
     keys = SHAPE_KEYS[shape]
-    guards = pt.get("guards") if isinstance(pt.get("guards"), dict) else None
-    rest = pt.get("rest") if isinstance(pt.get("rest"), dict) else None
-    legacy = keys is LEGACY_KEYS
-    if rest is None:
-        obj: dict[str, Any] = {"id": stable_id(ch.name, ch.description)}
-        if legacy:
-            obj.update(NEW_CHARACTER)
-        else:
-            obj["schemaVersion"] = 1
-    else:
-        obj = dict(rest)
-    obj.update(write_fields(ch, keys, FMT, guards, loss, personality=personality))
-    if legacy:
-        _card_text(ch, obj, guards, loss)
-    else:
+    table = table_of(shape)
+    legacy = shape in CARD_SHAPES
+    own = {k: v for k, v in data.items() if not k.startswith("root.")}
+    values = character_values(ch, table, layout, own, personality)
+    keep = record(layout, "keep") or {}
+    missing = layout.get("missing") if isinstance(layout.get("missing"), list) else []
+    tail: dict[str, Any] = {k: keep[k] for k in LAYOUT_KEYS if k in keep}
+    if not layout:
+        tail["id"] = stable_id(ch.name, ch.description)
+        new = NEW_CHARACTER if legacy else {"schemaVersion": 1}
+        tail.update((k, v) for k, v in new.items() if k not in own)
+    lore = write_lore(ch.lorebook, fmt, loss)
+    if ch.lorebook is not None or not (keys.lore in own or keys.lore in missing):
+        tail[keys.lore] = lore
+    obj = table.write(values.get, layout, own, tail=tail)
+    if not layout.get("order"):
+        obj = ordered(obj, CHARACTER_ORDER if legacy else None)
+    report_character(ch, table, keys, obj, loss, personality)
+    if not legacy:
         for field in ("scenario", "system_prompt", "first_mes", "mes_example"):
             if getattr(ch, field):
                 loss.dropped(field, "a bare Backyard character object has no chat settings")
-    if ch.alternate_greetings:
-        loss.dropped("alternate_greetings", "a legacy Backyard card has one first message")
-    report_card_only(ch, loss, extra=(("creator", "a legacy Backyard card names no author"),),
-                     extensions_why="a Backyard card has no place for app extension data")
-    return ordered(obj, pt.get("order") or (CHARACTER_ORDER if legacy else None))
-
-
-def _card_text(ch: Character, obj: dict[str, Any], guards: Mapping[str, Any] | None,
-               loss: LossReport) -> None:
-    for key, value, field in (("scenario", ch.scenario, "scenario"),
-                              ("basePrompt", ch.system_prompt, "system_prompt")):
-        hit, raw = lookup(guards, key, value)
-        if not hit:
-            raw = to_backyard(value)
-            if not card_survives(value):
-                loss.approximated(field, MACRO_CLASH)
-        put(obj, key, raw)
-    hit, raw = lookup(guards, "customDialogue", ch.mes_example)
-    if not hit:
-        raw = custom_dialogue(ch.mes_example)
-        blocks = split_examples(ch.mes_example)
-        if ch.mes_example and (len(blocks) > 1 or join_examples(blocks) != ch.mes_example
-                               or not all(card_survives(b, True) for b in blocks)):
-            loss.approximated("mes_example", "Backyard keeps one customDialogue text: example "
-                              "blocks are joined and <START> markers dropped")
-    put(obj, "customDialogue", raw)
-    hit, raw = lookup(guards, "firstMessage", ch.first_mes)
-    if not hit:
-        raw = to_backyard(ch.first_mes, True)
-        if not card_survives(ch.first_mes, True):
-            loss.approximated("first_mes", MACRO_CLASH)
-    put(obj, "firstMessage", raw)
+    for key, value in own.items():
+        if key not in obj or not same(obj[key], value):
+            loss.dropped(f"app_data.{fmt}.{key}", "replaced by what the card itself says")
+    return obj
 
 
 # -- PNG ---------------------------------------------------------------------------------------
@@ -189,21 +162,23 @@ def _main_icon(assets: list[Asset]) -> int | None:
     return picked[0] if picked else None
 
 
-def _png(ch: Character, root: Any, pt: dict[str, Any], loss: LossReport,
-         warnings: list[str], encoding: str | None) -> bytes:
-    exif: dict[str, Any] = pt["exif"] if isinstance(pt.get("exif"), dict) else {}
+def _png(ch: Character, root: Any, layout: Mapping[str, Any], loss: LossReport,
+         warnings: list[str], encoding: str) -> bytes:
+    """The card's image with the card in its ``eXIf`` chunk; reports what the image reads back
+    as: the main icon, with the card chunks of other apps and its own EXIF removed."""
+    exif = record(layout, "exif") or {}
     settings = {**exif, "encoding": encoding or exif.get("encoding", "base64")}
     chunk = make_chunk(b"eXIf", _tiff(root, settings))
     index = _main_icon(ch.assets)
     base: PngFile | None = None
     if index is not None:
-        asset = ch.assets[index]
-        data = asset.data
+        data = ch.assets[index].data
+        media = sniff_media(data)[0] if data is not None else None
         if data is None:
             loss.dropped(f"assets[{index}]", "a remote image; the card PNG embeds its image")
-        elif sniff_media(data)[0] != "image/png":
-            loss.dropped(f"assets[{index}]", "a Backyard card is a PNG; this image is "
-                         f"{sniff_media(data)[0]} (a blank PNG carries the card)")
+        elif media != "image/png":
+            loss.dropped(f"assets[{index}]", f"a Backyard card is a PNG; this image is {media} "
+                         "(a blank PNG carries the card)")
         else:
             try:
                 base = PngFile.parse(data)
@@ -213,35 +188,39 @@ def _png(ch: Character, root: Any, pt: dict[str, Any], loss: LossReport,
         if i != index:
             loss.dropped(f"assets[{i}]", "a Backyard card PNG holds one image")
     if base is None:
+        if not ch.assets:
+            loss.approximated("assets[0]", "a Backyard card is a PNG: a blank image carries it")
         base = PngFile.parse(minimal_png())
-    own = bool(pt)
-    stripped = [c for c in base.chunks if not own and
-                is_text_chunk_with_keyword(c, TAVERN_KEYWORDS)]
+        index = None
+    stripped = [c for c in base.chunks if not layout and
+                is_text_chunk_with_keyword(c, CARD_KEYWORDS)]
     if base.chunks_of("eXIf"):
         warnings.append("the image's own EXIF block was replaced by the card's")
-    if stripped and index is not None:
-        loss.approximated(f"assets[{index}]", "the image's Tavern card chunks were removed so "
-                          "the PNG holds one card")
     drop = {c.offset for c in stripped}
     clean = splice(base, remove=lambda c: c.type == "eXIf" or c.offset in drop)
+    if index is not None:
+        _report_image(ch.assets[index], index, clean, bool(stripped), loss)
     png = PngFile.parse(clean)
     types = png.chunk_types
     limit = types.index("IDAT") if "IDAT" in types else (
         png.iend_index if png.iend_index is not None else len(types))
-    stored = pt.get("png", {}).get("index") if isinstance(pt.get("png"), dict) else None
-    at = stored if isinstance(stored, int) and 1 <= stored <= limit else limit
+    stored = record(layout, "png")
+    at = stored.get("index") if stored else None
+    at = at if isinstance(at, int) and 1 <= at <= limit else limit
     offset = png.chunks[at].offset if at < len(png.chunks) else png.trailing_offset
     return clean[:offset] + chunk + clean[offset:]
 
 
-def _check(ch: Character, out: OutputFile, loss: LossReport) -> None:
-    """Read the file back and report every canonical difference not reported yet."""
-    from bunzai.compare import diff_paths
-    from bunzai.input import AdapterInput
-
-    from .read import read_legacy
-
-    back = read_legacy(AdapterInput(out.data, f"check{out.suffix}"), {}).entities[0]
-    for path in diff_paths(ch, back):
-        if not loss.covers(path):
-            loss.approximated(path, "a Backyard card cannot hold this value exactly")
+def _report_image(asset: Asset, index: int, clean: bytes, stripped: bool,
+                  loss: LossReport) -> None:
+    """The card's image reads back as ``assets[0]``, the ``main`` icon, with the bytes written."""
+    if index:
+        loss.approximated(f"assets[{index}]", "read back as assets[0]: a Backyard card's image "
+                          "is its only asset")
+        return
+    if clean != asset.data:
+        loss.approximated("assets[0].data", "the image's Tavern card chunks were removed so the "
+                          "PNG holds one card" if stripped else "the image's own EXIF block "
+                          "was replaced by the card's")
+    if asset.name != "main":
+        loss.approximated("assets[0].name", "a Backyard card's image is its main icon")

@@ -81,12 +81,8 @@ def _read_lore(raw: list[Any], path: str, warnings: list[Issue]) -> Lorebook:
     from bunzai.sdk import Lorebook
 
     from .._common import lore
-    from .._common.values import Notes
 
-    notes = Notes()
-    entries = lore.read_entries(raw, path, notes, FORMAT_ID)
-    warnings += notes.warnings
-    return Lorebook(entries=entries)
+    return Lorebook(entries=lore.read_entries(raw, path, warnings, FORMAT_ID))
 
 
 def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
@@ -211,6 +207,8 @@ def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         from .._common import lore
         out["localLore"] = lore.write_entries(chat.lorebook.entries, FORMAT_ID, loss,
                                               "lorebook.entries")
+        if loss is not None:
+            lore.report_unheld(chat.lorebook.entries, FORMAT_ID, loss, "lorebook.")
     else:
         out["localLore"] = raw.get("localLore", [])
         if chat.lorebook is not None and loss is not None and not _neutral().neutral(

@@ -5,10 +5,11 @@ Foundry also writes ``Deleted``, ``LastUpdated`` and ``DeletedAt``).  Mapping: `
 ``keys``, ``Text`` -> ``content`` (macros translated), ``Weight`` -> ``priority`` (the item's
 importance when memories compete for room), ``Deleted`` -> ``enabled: false``.  Ids and dates are
 layout kept for the rewrite; a book's ``Name`` and ``Description`` become the lorebook's (the first
-book's, when a character links several, whose entries are read in link order).
+book's, when a character links several, whose entries are read in link order).  What else a book
+or an item says (its creator, unknown keys; a later book's name) is user data in ``app_data``.
 
-Everything else a canonical entry can say has no place in a Voxta item and is reported by path
-when it is set.
+Everything else a canonical entry can say has no place in a Voxta item; the adapters declare what
+they carry and core reports the rest by path.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.types import Issue
+from bunzai.sdk import Issue
 
 from .jsonfmt import DOTNET
 from .macros import card_survives, to_card, to_voxta
-from .package import BOOK_JSON, JsonMember, where
+from .package import BOOK_JSON, JsonMember, is_member, where
 from .util import (
     ABSENT,
     digest,
@@ -31,17 +32,12 @@ from .util import (
     put,
     restore,
     same,
-    sub,
     text_field,
     text_list,
 )
 
 if TYPE_CHECKING:
-    from bunzai.loss import LossReport
-    from bunzai.model import Lorebook, LorebookEntry
-
-FMT = "voxta"
-"""Passthrough key of the character adapter; the lorebook adapter passes its own id."""
+    from bunzai.sdk import Lorebook, LorebookEntry, LossReport
 
 BOOK_ORDER = ("$type", "PackageId", "ExplicitContent", "Creator", "Description", "Items", "Name",
               "Version", "DateCreated", "DateModified", "Id")
@@ -49,36 +45,44 @@ ITEM_ORDER = ("Id", "Keywords", "Text", "Weight", "Deleted", "CreatedAt", "LastU
               "DeletedAt")
 BOOK_LAYOUT = frozenset({"$type", "Id", "PackageId", "Version", "DateCreated", "DateModified"})
 ITEM_LAYOUT = frozenset({"Id", "CreatedAt", "LastUpdated", "DeletedAt"})
-BOOK_DEFAULTS: dict[str, Any] = {"ExplicitContent": False}
-_ENTRY_KEEPS = frozenset({"keys", "content", "enabled", "priority", "passthrough"})
+"""An item's id and its record dates: Voxta's bookkeeping, not something a user wrote."""
+BOOK_NEUTRAL: dict[str, Any] = {"ExplicitContent": False}
+"""Book settings that ask nothing of an app (declared neutral by both adapters)."""
 
 
-def is_empty(value: Any) -> bool:
-    return value is None or value == "" or value == [] or value == {}
+def later_book(book_id: str) -> str:
+    """The ``app_data`` key of a later book's own data (its name, creator, …)."""
+    return f"Books[{book_id}]"
 
 
 def split_rest(obj: Mapping[str, Any], mapped: frozenset[str] | set[str],
-               layout: frozenset[str], defaults: Mapping[str, Any]
-               ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Unmapped keys as (layout, user data): ids, dates, empty and default values are layout."""
+               layout: frozenset[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Unmapped keys as (layout, user data): ids, links and record dates are layout."""
     rest: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for key, value in obj.items():
         if key in mapped:
             continue
-        if key in layout or is_empty(value) or (key in defaults and same(value, defaults[key])):
+        if key in layout:
             rest[key] = value
         else:
             extra[key] = value
     return rest, extra
 
 
+def neutral_value(key: str, value: Any, defaults: Mapping[str, Any]) -> bool:
+    """Empty, or the default a Voxta object has without it."""
+    if value is None or value == "" or (type(value) in (list, dict) and not value):
+        return True
+    return key in defaults and type(defaults[key]) is type(value) and defaults[key] == value
+
+
 # -- reading ---------------------------------------------------------------------------------
 
 
-def read_entries(member: JsonMember, warnings: list[Issue], fmt: str = FMT
+def read_entries(member: JsonMember, warnings: list[Issue], fmt: str
                  ) -> list[LorebookEntry]:
-    from bunzai.model import LorebookEntry
+    from bunzai.sdk import LorebookEntry
 
     w = where(member.path)
     items = member.value.get("Items", ABSENT)
@@ -108,15 +112,14 @@ def read_entries(member: JsonMember, warnings: list[Issue], fmt: str = FMT
         raw_deleted = item.get("Deleted", ABSENT)
         enabled = raw_deleted is not True
         guard(g, "Deleted", raw_deleted, enabled, ABSENT if enabled else True)
-        rest, extra = split_rest(item, {"Keywords", "Text", "Weight", "Deleted"}, ITEM_LAYOUT,
-                                 {})
-        pt: dict[str, Any] = {"book": folder_of(member.path), "order": list(item), "rest": rest}
+        rest, extra = split_rest(item, {"Keywords", "Text", "Weight", "Deleted"}, ITEM_LAYOUT)
+        layout: dict[str, Any] = {"book": folder_of(member.path), "order": list(item),
+                                  "rest": rest}
         if g:
-            pt["guards"] = g
-        if extra:
-            pt["extra"] = extra
+            layout["guards"] = g
         out.append(LorebookEntry(keys=keys, content=content, enabled=enabled, priority=priority,
-                                 passthrough={fmt: pt}))
+                                 app_data={fmt: extra} if extra else {},
+                                 passthrough={fmt: layout}))
     return out
 
 
@@ -134,7 +137,7 @@ def book_record(member: JsonMember, first: bool, warnings: list[Issue]
     name = text_field(obj, "Name", w, warnings)
     description = text_field(obj, "Description", w, warnings)
     mapped = {"Items", "Name", "Description"} if first else {"Items"}
-    rest, extra = split_rest(obj, mapped, BOOK_LAYOUT, BOOK_DEFAULTS)
+    rest, extra = split_rest(obj, mapped, BOOK_LAYOUT)
     record: dict[str, Any] = {"id": folder_of(member.path), "path": member.path,
                               "order": list(obj), "rest": rest, "style": member.style,
                               "items": "Items" in obj}
@@ -150,10 +153,10 @@ def book_record(member: JsonMember, first: bool, warnings: list[Issue]
     return record, extra, canon_name if first else None, canon_desc if first else None
 
 
-def read_books(members: Sequence[JsonMember], warnings: list[Issue], fmt: str = FMT
+def read_books(members: Sequence[JsonMember], warnings: list[Issue], fmt: str
                ) -> Lorebook | None:
     """One lorebook holding the entries of ``members`` (None when there are none)."""
-    from bunzai.model import Lorebook
+    from bunzai.sdk import Lorebook
 
     if not members:
         return None
@@ -168,14 +171,11 @@ def read_books(members: Sequence[JsonMember], warnings: list[Issue], fmt: str = 
         if i == 0:
             name, description = n, d
             extra.update(data)
-        else:
-            if data:  # a later book's name and other data: the lorebook has one name
-                extra.setdefault("Books", {})[record["id"]] = data
+        elif data:  # a later book's name and other data: the lorebook has one name
+            extra[later_book(record["id"])] = data
         entries.extend(read_entries(member, warnings, fmt))
-    pt: dict[str, Any] = {"books": records}
-    if extra:
-        pt["extra"] = extra
-    return Lorebook(name=name, description=description, entries=entries, passthrough={fmt: pt})
+    return Lorebook(name=name, description=description, entries=entries,
+                    app_data={fmt: extra} if extra else {}, passthrough={fmt: {"books": records}})
 
 
 def weight_of(priority: Any) -> Any:
@@ -197,46 +197,32 @@ def at(path: str, sub: str) -> str:
     return f"{path}.{sub}" if path else sub
 
 
-def _pt(obj: Any, fmt: str) -> dict[str, Any]:
+def _layout(obj: Any, fmt: str) -> dict[str, Any]:
     value = obj.passthrough.get(fmt) if obj is not None else None
     return value if isinstance(value, dict) else {}
 
 
-def report_book(book: Lorebook, loss: LossReport, path: str) -> None:
-    """Book settings a Voxta book cannot hold."""
-    for name in ("scan_depth", "token_budget", "recursive_scanning"):
-        if getattr(book, name) is not None:
-            loss.dropped(at(path, name), "Voxta memory books have no such setting")
-    for key in book.extensions:
-        loss.dropped(at(path, f"extensions.{key}"), "Voxta memory books hold no extension data")
+def _data(obj: Any, fmt: str) -> dict[str, Any]:
+    value = obj.app_data.get(fmt) if obj is not None else None
+    return value if isinstance(value, dict) else {}
 
 
-def report_entry(entry: LorebookEntry, loss: LossReport, path: str) -> None:
-    from bunzai.model import field_defaults
-
-    for name, default in field_defaults(type(entry)).items():
-        if name in _ENTRY_KEEPS:
-            continue
-        value = getattr(entry, name)
-        if value == default or (name == "id" and value is None):
-            continue
-        if name == "extensions":
-            for key in value:
-                loss.dropped(f"{path}.extensions.{key}", "Voxta memory-book items hold no "
-                             "extension data")
-            continue
-        why = ("Voxta identifies items by a GUID of its own" if name == "id" else
-               "Voxta memory-book items hold only keywords, text and a weight")
-        if name == "id":
-            loss.approximated(f"{path}.{name}", why)
-        else:
-            loss.dropped(f"{path}.{name}", why)
+def _book_is_neutral(book: Lorebook, fmt: str) -> bool:
+    """A book with nothing a user set: writing no memory book for it loses nothing."""
+    if book.entries or book.name or book.description or book.recursive_scanning:
+        return False
+    if book.scan_depth is not None or book.token_budget is not None or book.extensions:
+        return False
+    if any(v for k, v in book.app_data.items() if k != fmt):
+        return False
+    return all(neutral_value(k, v, BOOK_NEUTRAL) for k, v in _data(book, fmt).items()
+               if not is_member(k))
 
 
 class BookWriter:
     """Turns lorebooks into ``book.json`` objects, reusing each book's id, layout and key order."""
 
-    def __init__(self, package_id: str | None, warnings: list[str], fmt: str = FMT) -> None:
+    def __init__(self, package_id: str | None, warnings: list[str], fmt: str) -> None:
         self.package_id = package_id
         self.fmt = fmt
         self.warnings = warnings
@@ -249,21 +235,22 @@ class BookWriter:
         """Write ``book``'s entries into books; returns the ids of the books it now links."""
         if book is None:
             return []
-        report_book(book, loss, path)
-        pt = _pt(book, self.fmt)
-        records = [r for r in pt.get("books", []) if isinstance(r, dict)
+        layout = _layout(book, self.fmt)
+        records = [r for r in layout.get("books", []) if isinstance(r, dict)
                    and isinstance(r.get("id"), str) and r["id"]]
         if not records and not book.entries and path:
-            loss.approximated(path, "an empty lorebook is written as no memory book")
+            if not _book_is_neutral(book, self.fmt):
+                loss.dropped(path, "a Voxta memory book holds items: a lorebook without "
+                             "entries is written as no book, so its name and settings go")
             return []
-        carried = sub(sub(pt, "shared"), "carried")
-        extra = {k: v for k, v in sub(pt, "extra").items() if k not in carried}
-        if not records:
-            records = [{"id": new_id()}]
+        extra = {k: v for k, v in _data(book, self.fmt).items() if not is_member(k)}
+        if not records:  # new books: the first, and the later ones whose own data is kept
+            records = [{"id": new_id()}, *({"id": k[len("Books["):-1]} for k in extra
+                                           if k.startswith("Books[") and k.endswith("]"))]
         groups: dict[str, list[tuple[int, LorebookEntry]]] = {r["id"]: [] for r in records}
         first_id = records[0]["id"]
         for i, entry in enumerate(book.entries):
-            home = _pt(entry, self.fmt).get("book")
+            home = _layout(entry, self.fmt).get("book")
             groups[home if isinstance(home, str) and home in groups else first_id].append(
                 (i, entry))
         written = [i for r in records for i, _ in groups[r["id"]]]
@@ -310,7 +297,7 @@ class BookWriter:
         if rest is None and self.package_id:
             obj["PackageId"] = self.package_id
         if first:
-            obj.update({k: v for k, v in extra.items() if k != "Books"})
+            obj.update({k: v for k, v in extra.items() if not k.startswith("Books[")})
             hit, name = lookup(g, "Name", book.name)
             if not hit:
                 name = book.name
@@ -322,8 +309,7 @@ class BookWriter:
             put(obj, "Description", restore(g, "Description", book.description,
                                             book.description if book.description else ABSENT))
         else:
-            mine = extra.get("Books", {}).get(record["id"]) if isinstance(
-                extra.get("Books"), dict) else None
+            mine = extra.get(later_book(record["id"]))
             if isinstance(mine, dict):
                 obj.update(mine)
         items = [self._item(entry, loss, at(path, f"entries[{i}]")) for i, entry in entries]
@@ -334,16 +320,13 @@ class BookWriter:
         return ordered(obj, record.get("order") if rest is not None else None, BOOK_ORDER)
 
     def _item(self, entry: LorebookEntry, loss: LossReport, path: str) -> dict[str, Any]:
-        pt = _pt(entry, self.fmt)
-        g = pt.get("guards") if isinstance(pt.get("guards"), dict) else None
-        rest = pt.get("rest") if isinstance(pt.get("rest"), dict) else None
+        layout = _layout(entry, self.fmt)
+        g = layout.get("guards") if isinstance(layout.get("guards"), dict) else None
+        rest = layout.get("rest") if isinstance(layout.get("rest"), dict) else None
         item: dict[str, Any] = dict(rest) if rest is not None else {}
         if "Id" not in item:
             item["Id"] = new_id()
-        extra = pt.get("extra")
-        if isinstance(extra, dict):
-            item.update(extra)
-        report_entry(entry, loss, path)
+        item.update(_data(entry, self.fmt))
         put(item, "Keywords", restore(g, "Keywords", entry.keys, list(entry.keys)))
         hit, text = lookup(g, "Text", entry.content)
         if not hit:
@@ -355,7 +338,7 @@ class BookWriter:
         hit, weight = lookup(g, "Weight", entry.priority)
         if not hit:
             weight = weight_of(entry.priority)
-            if weight is not ABSENT and weight != entry.priority:
+            if weight is not ABSENT and not same(weight, entry.priority):
                 loss.approximated(f"{path}.priority", "Voxta weights are whole numbers")
         put(item, "Weight", weight)
         put(item, "Deleted", restore(g, "Deleted", entry.enabled,
@@ -363,4 +346,4 @@ class BookWriter:
         if not entry.enabled and rest is None:
             self.warnings.append("a disabled entry is written as a deleted memory-book item "
                                  "(Voxta keeps it but never uses it)")
-        return ordered(item, pt.get("order") if rest is not None else None, ITEM_ORDER)
+        return ordered(item, layout.get("order") if rest is not None else None, ITEM_ORDER)

@@ -9,12 +9,14 @@ Wyvern and Character Foundry use for the same text).  ``SystemPrompt``,
 Card Architect's Voxta model gives the card fields of the same meaning.
 
 Voxta settings the canonical model has no field for (``TextToSpeech``, ``ChatStyle``,
-``Scripts``, ``Augmentations``, ``Label``, …) are user data in ``passthrough["voxta"]["extra"]``;
-ids, dates' original text, empty and default values are layout.
+``Scripts``, ``Augmentations``, ``Label``, …) are user data in ``app_data["voxta"]``; their
+defaults (:data:`DEFAULTS`) and empty values are neutral, so a conversion that drops them reports
+nothing.  Ids, links and dates' original text are layout.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +62,12 @@ DEFAULTS: dict[str, Any] = {
     "EnableThinkingSpeech": False, "UseVision": False, "UseMemory": False, "MaxTokens": 0,
     "MaxSentences": 0, "SystemPromptOverrideType": 0,
 }
-"""Voxta settings at their default value are layout (a conversion loses nothing by them)."""
+"""Voxta's settings for a new character: neutral values (a conversion loses nothing by them)."""
+
+
+def explicit(tags: Sequence[str]) -> bool:
+    """``ExplicitContent`` as the tags say it (an ``nsfw`` tag, any case)."""
+    return any(t.strip().lower() == "nsfw" for t in tags)
 
 ORDER = ("$type", "Label", "PackageId", "MemoryBooks", "ScenarioOnly", "DefaultScenarios",
          "Culture", "TextToSpeech", "Profile", "Scripts", "ChatStyle", "ExplicitContent",

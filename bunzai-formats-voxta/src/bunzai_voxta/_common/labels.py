@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bunzai.types import LabelRule
+from bunzai.sdk import LabelRule
 
 _RESOURCE = re.compile(r"^(Characters|Books|Scenarios|Collections)/[^/]+/"
                        r"(character|book|scenario|collection)\.json$")
@@ -39,7 +39,8 @@ def _comment(input: Any) -> str | None:
     from .package import zip_comment
 
     try:
-        return zip_comment(input.data) if getattr(input, "zip", None) is not None else None
+        z = input.zip
+        return zip_comment(z) if z is not None else None
     except Exception:
         return None
 
@@ -81,7 +82,7 @@ def _foundry(input: Any, entities: Sequence[Any]) -> list[str]:
 
 
 def _thawed(value: Any) -> Any:
-    from bunzai.frozen import thaw
+    from bunzai.sdk import thaw
 
     return thaw(value)
 

@@ -6,10 +6,7 @@ package), ``Characters/<id>/character.json`` with ``thumbnail.<ext>`` and ``Asse
 ``Collections/<id>/collection.json``.  Folder names are the resources' ids.  The server deflates
 every member, writes no directory entries and sets the zip comment ``Voxta Package``.
 
-The zip itself is read and written by core (:class:`~bunzai.containers.zipsafe.SafeZip`,
-:func:`~bunzai.containers.zipsafe.write_zip`); the comment, which core's zip API does not carry,
-is read from and written into the end-of-central-directory record core locates
-(:func:`~bunzai.containers.sniff.read_eocd`).
+The zip itself, its comment included, is read and written by core (``bunzai.sdk.zip``).
 """
 
 from __future__ import annotations
@@ -20,17 +17,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bunzai.containers.sniff import read_eocd
-from bunzai.containers.zipsafe import write_zip
-from bunzai.errors import MalformedInput
-from bunzai.frozen import thaw
+from bunzai.sdk import MalformedInput, thaw
+from bunzai.sdk.fields import type_name
+from bunzai.sdk.zip import write_zip
 
 from .jsonfmt import dumps, style_of
-from .util import digest, type_name
+from .util import digest
 
 if TYPE_CHECKING:
-    from bunzai.containers.zipsafe import SafeZip
-    from bunzai.input import AdapterInput
+    from bunzai.sdk import AdapterInput
+    from bunzai.sdk.zip import SafeZip
 
 COMMENT = "Voxta Package"
 """The zip comment the Voxta server writes on every package."""
@@ -42,7 +38,6 @@ BOOK_JSON = re.compile(r"^(?:Books|MemoryBooks)/([^/]+)/book\.json$")
 for, read the same way."""
 SCENARIO_JSON = re.compile(r"^Scenarios/([^/]+)/scenario\.json$")
 THUMBNAIL = re.compile(r"^thumbnail\.[A-Za-z0-9]+$")
-_EOCD_SIZE = 22
 
 
 def where(path: str) -> str:
@@ -50,29 +45,9 @@ def where(path: str) -> str:
     return f'$["{path}"]'
 
 
-# -- the zip comment -------------------------------------------------------------------------
-
-
-def zip_comment(data: bytes) -> str | None:
-    """The archive comment, from the end record core found (None when there is none)."""
-    info = read_eocd(data)
-    if info is None:
-        return None
-    start = info.offset + _EOCD_SIZE
-    size = int.from_bytes(data[info.offset + 20:start], "little")
-    raw = data[start:start + size]
-    return raw.decode("utf-8", "replace") if raw else None
-
-
-def with_comment(archive: bytes, comment: str | None) -> bytes:
-    """``archive`` (as core's writer made it: no comment) with ``comment`` set."""
-    if not comment:
-        return archive
-    raw = comment.encode("utf-8")[:0xFFFF]
-    info = read_eocd(archive)
-    if info is None or info.offset + _EOCD_SIZE != len(archive):
-        raise MalformedInput("cannot set the zip comment: the archive has no plain end record")
-    return (archive[:info.offset + 20] + len(raw).to_bytes(2, "little") + raw)
+def zip_comment(z: SafeZip) -> str | None:
+    """The archive comment as text (None when there is none)."""
+    return z.comment.decode("utf-8", "replace") if z.comment else None
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -142,7 +117,7 @@ def open_package(input: AdapterInput) -> Package:
     z = open_zip(input, "Voxta package")
     names = z.names()
     pkg = Package(names=[n for n in names if not n.endswith("/")],
-                  comment=zip_comment(input.data), dirs=any(n.endswith("/") for n in names))
+                  comment=zip_comment(z), dirs=any(n.endswith("/") for n in names))
     for name in pkg.names:
         m = CHARACTER_JSON.match(name)
         b = BOOK_JSON.match(name)
@@ -168,7 +143,7 @@ def open_package(input: AdapterInput) -> Package:
 def member_value(input: AdapterInput, z: SafeZip, path: str) -> tuple[Any, dict[str, Any]]:
     """A member kept as it is for a rewrite: (value, how to write it back).
 
-    JSON members are kept as JSON (a user can read them in passthrough), anything else as
+    JSON members are kept as JSON (a user can read them in the app data), anything else as
     base64 text.
     """
     data = z.read(path)
@@ -181,7 +156,7 @@ def member_value(input: AdapterInput, z: SafeZip, path: str) -> tuple[Any, dict[
 
 
 def member_bytes(value: Any, how: Mapping[str, Any]) -> bytes | None:
-    """The bytes of a kept member (None when what passthrough holds no longer fits)."""
+    """The bytes of a kept member (None when what the app data holds no longer fits)."""
     if how.get("kind") == "json":
         try:
             return dumps(value, str(how.get("style")))
@@ -228,25 +203,56 @@ def shared_record(input: AdapterInput, z: SafeZip, pkg: Package, consumed: set[s
     return layout, extra
 
 
-def assemble(shared: Mapping[str, Any] | None, extra: Mapping[str, Any],
-             produced: dict[str, bytes]) -> list[tuple[str, bytes]]:
-    """Members in the source package's order: what the writer produced, ``package.json`` and
-    the carried members from ``shared``/``extra``; new members after them."""
+def is_member(key: str) -> bool:
+    """Whether an ``app_data`` key names a package member kept as it was
+    (``Scenarios/<id>/scenario.json``) rather than a key of a Voxta object (``ChatStyle``, a
+    later book's ``Books[<id>]``)."""
+    return ("/" in key or "." in key) and not key.startswith("Books[")
+
+
+def carried_members(entities: Sequence[Any], fmt: str) -> dict[str, tuple[Any, dict[str, Any]]]:
+    """The package members the entities keep (their app data by member path), with how each is
+    written back: as recorded when it was read, else JSON for a ``.json`` member holding JSON."""
+    out: dict[str, tuple[Any, dict[str, Any]]] = {}
+    for e in entities:
+        data = e.app_data.get(fmt)
+        layout = e.passthrough.get(fmt)
+        shared = layout.get("shared") if isinstance(layout, dict) else None
+        hows = shared.get("carried") if isinstance(shared, dict) else None
+        for key, value in (data.items() if isinstance(data, dict) else ()):
+            if not is_member(key) or key in out:
+                continue
+            how = hows.get(key) if isinstance(hows, dict) else None
+            if not isinstance(how, dict):
+                json_like = key.lower().endswith(".json") and not isinstance(value, str)
+                how = {"kind": "json", "style": ""} if json_like else {"kind": "bytes"}
+            out[key] = (value, how)
+    return out
+
+
+def assemble(names: Sequence[Any], produced: dict[str, bytes],
+             carried: Mapping[str, tuple[Any, Mapping[str, Any]]],
+             sequence: Sequence[str] = ()) -> list[tuple[str, bytes]]:
+    """Members in the source package's order (``names``): what the writer produced, then the
+    carried members; members the source did not have after them.  The members in ``sequence``
+    (the entities' own JSON, in the order the entities were given) take the places such members
+    have, in that order: a package is read back in the order it was given."""
+    order: list[str] = []
+    for name in [*names, *produced, *carried]:
+        if isinstance(name, str) and name not in order:
+            order.append(name)
+    wanted = set(sequence)
+    slots = [i for i, name in enumerate(order) if name in wanted]
+    for i, name in zip(slots, sequence, strict=False):
+        order[i] = name
     out: list[tuple[str, bytes]] = []
-    done: set[str] = set()
-    carried = shared.get("carried") if shared else None
-    names = shared.get("names") if shared else None
-    for name in names if isinstance(names, list) else []:
-        if not isinstance(name, str) or name in done:
-            continue
+    for name in order:
         data: bytes | None = produced.get(name)
-        if data is None and isinstance(carried, Mapping) and name in carried and name in extra:
-            how = carried[name]
-            data = member_bytes(extra[name], how if isinstance(how, Mapping) else {})
+        if data is None and name in carried:
+            value, how = carried[name]
+            data = member_bytes(value, how)
         if data is not None:
             out.append((name, data))
-            done.add(name)
-    out.extend((n, d) for n, d in produced.items() if n not in done)
     return out
 
 
@@ -264,7 +270,8 @@ def package_json(shared: Mapping[str, Any] | None) -> tuple[dict[str, Any], str]
 def build_zip(entries: Sequence[tuple[str, bytes]], *, dirs: bool = False,
               comment: str | None = COMMENT) -> bytes:
     """The package: every member deflated (as the server writes them) and the comment set."""
-    return with_comment(write_zip(list(entries), compress=True, dirs=dirs), comment)
+    raw = comment.encode("utf-8")[:0xFFFF] if comment else b""
+    return write_zip(list(entries), compress=True, dirs=dirs, comment=raw)
 
 
 __all__ = [
@@ -277,6 +284,8 @@ __all__ = [
     "Package",
     "assemble",
     "build_zip",
+    "carried_members",
+    "is_member",
     "load_json",
     "member_bytes",
     "member_value",
@@ -285,6 +294,5 @@ __all__ = [
     "package_json",
     "shared_record",
     "where",
-    "with_comment",
     "zip_comment",
 ]

@@ -3,8 +3,8 @@
 A *guard* keeps a same-format rewrite byte-faithful without freezing the entity: when a raw value
 would not come back unchanged from ``write(read(raw))`` (``{{char}}`` where Voxta writes
 ``{{ char }}``, a date with seven fractional digits, a number where text belongs), the raw value is
-kept in passthrough with a fingerprint of the canonical value read from it.  The writer restores
-the raw value only while the canonical value still has that fingerprint; an edit wins.
+kept as layout (passthrough) with a fingerprint of the canonical value read from it.  The writer
+restores the raw value only while the canonical value still has that fingerprint; an edit wins.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from bunzai.types import Issue
+from bunzai.sdk import Issue
+from bunzai.sdk.fields import type_name
 
 ABSENT: Any = object()
 """Marks a key the source did not have (restored by leaving the key out)."""
@@ -92,32 +93,16 @@ def ordered(obj: dict[str, Any], order: Sequence[str] | None,
 # -- tolerant field access ---------------------------------------------------------------------
 
 
-def type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, Sequence):
-        return "array"
-    return type(value).__name__
-
-
 def text_field(obj: Mapping[str, Any], key: str, where: str, warnings: list[Issue]) -> str:
     """A string field: absence and null read as ``""``, numbers as their text (with a warning)."""
     value = obj.get(key)
     if value is None or isinstance(value, str):
         return value or ""
     if isinstance(value, bool | int | float):
-        warnings.append(Issue(f"{where}.{key}", f"{key} is a {type_name(value)}, not a string; "
+        warnings.append(Issue(f"{where}.{key}", f"{key} is {type_name(value)}, not a string; "
                               "read as text"))
         return str(value).lower() if isinstance(value, bool) else str(value)
-    warnings.append(Issue(f"{where}.{key}", f"{key} is {_a(type_name(value))}, not a string; "
+    warnings.append(Issue(f"{where}.{key}", f"{key} is {type_name(value)}, not a string; "
                           "ignored (kept for a Voxta rewrite)"))
     return ""
 
@@ -132,7 +117,7 @@ def text_list(obj: Mapping[str, Any], key: str, where: str, warnings: list[Issue
                               "item"))
         return [value] if value else []
     if not isinstance(value, Sequence):
-        warnings.append(Issue(f"{where}.{key}", f"{key} is {_a(type_name(value))}, not an "
+        warnings.append(Issue(f"{where}.{key}", f"{key} is {type_name(value)}, not an "
                               "array; ignored (kept for a Voxta rewrite)"))
         return []
     out: list[str] = []
@@ -140,13 +125,9 @@ def text_list(obj: Mapping[str, Any], key: str, where: str, warnings: list[Issue
         if isinstance(item, str):
             out.append(item)
         else:
-            warnings.append(Issue(f"{where}.{key}[{i}]", f"{_a(type_name(item))} where text "
+            warnings.append(Issue(f"{where}.{key}[{i}]", f"{type_name(item)} where text "
                                   "belongs; skipped (kept for a Voxta rewrite)"))
     return out
-
-
-def _a(name: str) -> str:
-    return f"an {name}" if name[:1] in "aeiou" else f"a {name}"
 
 
 # -- dates -------------------------------------------------------------------------------------
@@ -185,15 +166,9 @@ def format_time(seconds: int) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S+00:00")
 
 
-# -- ids and passthrough ---------------------------------------------------------------------------
+# -- ids -------------------------------------------------------------------------------------------
 
 
 def new_id() -> str:
     """A fresh Voxta resource id (a random UUID, as the server assigns them)."""
     return str(uuid.uuid4())
-
-
-def sub(obj: Mapping[str, Any], key: str) -> dict[str, Any]:
-    """``obj[key]`` when it is an object, else an empty one (passthrough may be edited)."""
-    value = obj.get(key)
-    return value if isinstance(value, dict) else {}

@@ -7,15 +7,16 @@ or ``scenario.json``; the reader and writer are imported when used.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, LabelRule, ReadResult, WriteResult
+from bunzai.sdk import Detection, FormatAdapter
+
+from .._common.book import BOOK_NEUTRAL
+from .._common.character import DEFAULTS
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 _CHARACTER = re.compile(r"^Characters/[^/]+/character\.json$")
 _SCENARIO = re.compile(r"^Scenarios/[^/]+/scenario\.json$")
@@ -52,6 +53,36 @@ class VoxtaAdapter(FormatAdapter):
          "dropped"),
         ("text fields", "{{char}}/{{user}} (and <BOT>/<USER>) written as {{ char }}/{{ user }}"),
     )
+    carries = (
+        "name", "description", "personality", "scenario", "first_mes", "mes_example",
+        "system_prompt", "post_history_instructions", "creator", "creator_notes",
+        "character_version", "tags", "alternate_greetings", "creation_date",
+        "modification_date", "extensions.visual_description", "lorebook.name",
+        "lorebook.description", "lorebook.entries[*].keys", "lorebook.entries[*].content",
+        "lorebook.entries[*].enabled", "lorebook.entries[*].priority", "assets[*].type",
+        "assets[*].name", "assets[*].data", "assets[*].uri",
+    )
+    reasons = (
+        ("nickname", "Voxta has no nickname: {{ char }} is the Name"),
+        ("creator_notes_multilingual", "Voxta has creator notes in one language only"),
+        ("group_only_greetings", "Voxta has no group-only greetings"),
+        ("source", "Voxta has no source list"),
+        ("regex_scripts", "Voxta has no regex scripts"),
+        ("triggers", "Voxta has no RisuAI trigger scripts"),
+        ("extensions", "Voxta characters hold no other apps' extension data"),
+        ("assets", "Voxta files carry no extension data"),
+        ("lorebook", "Voxta memory books have no such setting"),
+        ("lorebook.entries[*]", "Voxta memory-book items hold only keywords, text, a weight "
+                                "and a deleted flag"),
+    )
+    neutral = (
+        *((f"app_data.voxta.{key}", (value,)) for key, value in DEFAULTS.items() if value != []),
+        *((f"lorebook.app_data.voxta.{key}", (value,)) for key, value in BOOK_NEUTRAL.items()),
+    )
+    """Voxta's settings for a new character and book (empty lists are neutral anyway)."""
+    reader = "read:read_package"
+    writer = "write:write_package"
+    labeler = "._common.labels:rules"  # beside both adapters: they label the same packages
     doc = "bunzai-formats-voxta/src/bunzai_voxta/voxta/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
@@ -79,15 +110,3 @@ class VoxtaAdapter(FormatAdapter):
                 return Detection(0.9, "a scenario-only Voxta package (its characters are not "
                                       "included)")
         return Detection(0.0)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .read import read_package
-        return read_package(input, options)
-
-    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_package
-        return write_package(entities, options)  # type: ignore[arg-type]
-
-    def label_rules(self) -> list[LabelRule]:
-        from .._common.labels import rules
-        return rules()

@@ -2,10 +2,11 @@
 
 Each ``Characters/<id>/character.json`` is one character; the memory books its ``MemoryBooks``
 links become its lorebook; ``thumbnail.<ext>`` beside it is its avatar (asset ``main``) and the
-files under its ``Assets/`` folder its other assets.  What the canonical model cannot name is kept
-in ``passthrough["voxta"]`` (see ``_common/character.py``); the package around the characters
-(member order, ``package.json``, scenarios and books no character links) is kept too, so the
-characters of one package are written back as that package.
+files under its ``Assets/`` folder its other assets.  What the canonical model cannot name is user
+data in ``app_data["voxta"]`` (see ``_common/character.py``), and so are the package members no
+character holds (scenarios, books no character links, other files), by member path, with the first
+character.  The package's layout (member order, ``package.json``, the comment) is kept in
+``passthrough``, so the characters of one package are written back as that package.
 """
 
 from __future__ import annotations
@@ -14,12 +15,10 @@ import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.containers.media import sniff_media
-from bunzai.errors import MalformedInput, UnsupportedInput
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult, UnsupportedInput, sniff_media
 
-from .._common.book import FMT, read_books, split_rest
-from .._common.character import DATES, DEFAULTS, LAYOUT, LISTS, MAPPED, TEXTS, VISUAL, Text
+from .._common.book import read_books, split_rest
+from .._common.character import DATES, LAYOUT, LISTS, MAPPED, TEXTS, VISUAL, Text, explicit
 from .._common.macros import examples_to_voxta, to_card, to_voxta
 from .._common.package import (
     BOOK_JSON,
@@ -42,9 +41,8 @@ from .._common.util import (
 )
 
 if TYPE_CHECKING:
-    from bunzai.containers.zipsafe import SafeZip
-    from bunzai.input import AdapterInput
-    from bunzai.model import Asset, Character
+    from bunzai.sdk import AdapterInput, Asset, Character
+    from bunzai.sdk.zip import SafeZip
 
 
 def rebuild_text(t: Text, value: str) -> Any:
@@ -90,7 +88,8 @@ def scenario_only(pkg: Package) -> UnsupportedInput:
         "characters from Voxta")
 
 
-def read_package(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+def read_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
+                 ) -> ReadResult:
     z = open_zip(input, "Voxta package")
     pkg = open_package(input)
     for path, reason in pkg.broken.items():
@@ -120,7 +119,7 @@ def read_package(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
     entities: list[Character] = []
     for index, ((folder, member), books) in enumerate(zip(pkg.characters, linked_books,
                                                           strict=True)):
-        entities.append(_character(z, pkg, index, folder, member, books, shared,
+        entities.append(_character(z, format_id, pkg, folder, member, books, shared,
                                    carried if index == 0 else {}, warnings))
     for member in pkg.scenarios:
         if member.path not in consumed:
@@ -149,10 +148,10 @@ def _linked(pkg: Package, member: JsonMember, warnings: list[Issue]) -> list[Jso
     return found
 
 
-def _character(z: SafeZip, pkg: Package, index: int, folder: str, member: JsonMember,
+def _character(z: SafeZip, fmt: str, pkg: Package, folder: str, member: JsonMember,
                books: list[JsonMember], shared: dict[str, Any], carried: dict[str, Any],
                warnings: list[Issue]) -> Character:
-    from bunzai.model import Character
+    from bunzai.sdk import Character
 
     obj = member.value
     w = where(member.path)
@@ -187,30 +186,40 @@ def _character(z: SafeZip, pkg: Package, index: int, folder: str, member: JsonMe
     guard(g, "Description", raw_visual, extensions.get(VISUAL),
           rebuild_visual(extensions.get(VISUAL)))
 
-    rest, extra = split_rest(obj, MAPPED, LAYOUT, DEFAULTS)
+    rest, extra = character_data(obj, fields["tags"])
     extra.update(carried)
-    lorebook = read_books(books, warnings)
+    lorebook = read_books(books, warnings, fmt)
     assets = _assets(z, pkg, folder)
 
-    pt: dict[str, Any] = {"path": member.path, "folder": folder, "order": list(obj),
-                          "rest": rest, "style": member.style, "shared": shared,
-                          "linked": [b.path for b in books]}
+    layout: dict[str, Any] = {"path": member.path, "folder": folder, "order": list(obj),
+                              "rest": rest, "style": member.style, "shared": shared,
+                              "linked": [b.path for b in books]}
     thumb = next((a for a in assets if a.name == "main" and a.type == "icon"), None)
     if thumb is not None and thumb.data is not None:
-        pt["thumb"] = hashlib.sha1(thumb.data).hexdigest()[:16]
+        layout["thumb"] = hashlib.sha1(thumb.data).hexdigest()[:16]
     if g:
-        pt["guards"] = g
-    if extra:
-        pt["extra"] = extra
+        layout["guards"] = g
     if obj.get("$type") != "character":
         warnings.append(Issue(f"{w}.$type", f"$type is {obj.get('$type')!r}, not 'character'"))
     return Character(**fields, extensions=extensions, lorebook=lorebook, assets=assets,
-                     passthrough={FMT: pt})
+                     app_data={fmt: extra} if extra else {}, passthrough={fmt: layout})
+
+
+def character_data(obj: Mapping[str, Any], tags: list[str]
+                   ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(layout, user data) of a ``character.json``'s keys the canonical model does not name.
+
+    ``ExplicitContent`` that says what the tags say (an ``nsfw`` tag) is layout: the writer
+    derives it from them."""
+    rest, extra = split_rest(obj, MAPPED, LAYOUT)
+    if "ExplicitContent" in extra and extra["ExplicitContent"] is explicit(tags):
+        rest["ExplicitContent"] = extra.pop("ExplicitContent")
+    return rest, extra
 
 
 def _assets(z: SafeZip, pkg: Package, folder: str) -> list[Asset]:
     """The thumbnail (as the avatar) and the files of the character's folder, in archive order."""
-    from bunzai.model import Asset
+    from bunzai.sdk import Asset
 
     prefix = f"Characters/{folder}/"
     files = pkg.character_files(folder)

@@ -2,10 +2,14 @@
 
 Output follows the Voxta server: every member deflated, no directory entries, the zip comment
 ``Voxta Package``, compact JSON with .NET escapes, ``$type`` first and ``Id`` last, macros as
-``{{ char }}`` / ``{{ user }}``.  A character read from a Voxta package is rebuilt from its
-passthrough: the same ids, key order, dialect, dates and Voxta settings, so a same-format rewrite
+``{{ char }}`` / ``{{ user }}``.  A character read from a Voxta package is rebuilt from its layout
+and app data: the same ids, key order, dialect, dates and Voxta settings, so a same-format rewrite
 gives back the same JSON bytes; characters read from one package are written back as that package
 (its ``package.json``, scenarios and other members included).
+
+The loss report names what reads back differently, known from what was written (the package's
+member order decides the assets and which character holds the other members): the writer never
+reads the package back.
 
 A character from another format gets fresh ids (random UUIDs, as Voxta assigns them).  One
 character with no book and no asset besides its avatar becomes a character export
@@ -20,11 +24,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.containers.media import sniff_media
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, WriteResult
+from bunzai.sdk import LossReport, OutputFile, WriteResult, sniff_media
+from bunzai.sdk.fields import same
 
-from .._common.book import FMT, BookWriter, folder_of
+from .._common.book import BookWriter, folder_of
 from .._common.character import (
     ASSET_EXTS,
     ASSET_TYPES,
@@ -34,15 +37,24 @@ from .._common.character import (
     TEXTS,
     THUMBNAIL_TYPES,
     VISUAL,
+    explicit,
 )
 from .._common.jsonfmt import DOTNET, dumps
 from .._common.macros import card_survives, to_card
-from .._common.package import COMMENT, THUMBNAIL, assemble, build_zip, package_json
-from .._common.util import ABSENT, format_time, lookup, new_id, ordered, put, sub
-from .read import rebuild_date, rebuild_list, rebuild_text, rebuild_visual
+from .._common.package import (
+    COMMENT,
+    THUMBNAIL,
+    assemble,
+    build_zip,
+    carried_members,
+    is_member,
+    package_json,
+)
+from .._common.util import ABSENT, format_time, lookup, new_id, ordered, parse_time, put
+from .read import character_data, rebuild_date, rebuild_list, rebuild_text, rebuild_visual
 
 if TYPE_CHECKING:
-    from bunzai.model import Asset, Character
+    from bunzai.sdk import Asset, Character
 
 SUFFIX = ".voxpkg"
 MACROS = ("the text spells a macro Voxta writes differently ({{ char }}, {{ user }}), so it "
@@ -53,18 +65,13 @@ MEDIA_EXT = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "ima
              "video/webm": "webm", "video/mp4": "mp4", "audio/mpeg": "mp3", "audio/wav": "wav",
              "audio/x-wav": "wav", "audio/ogg": "ogg"}
 _UNSAFE = re.compile(r"[^\w .-]+")
-CARD_ONLY = (
-    ("nickname", "Voxta has no nickname: {{ char }} is the Name"),
-    ("creator_notes_multilingual", "Voxta has creator notes in one language only"),
-    ("group_only_greetings", "Voxta has no group-only greetings"),
-    ("source", "Voxta has no source list"),
-    ("regex_scripts", "Voxta has no regex scripts"),
-    ("triggers", "Voxta has no RisuAI trigger scripts"),
-)
+def _layout(ch: Any, fmt: str) -> dict[str, Any]:
+    value = ch.passthrough.get(fmt)
+    return value if isinstance(value, dict) else {}
 
 
-def _pt(ch: Any) -> dict[str, Any]:
-    value = ch.passthrough.get(FMT)
+def _data(ch: Any, fmt: str) -> dict[str, Any]:
+    value = ch.app_data.get(fmt)
     return value if isinstance(value, dict) else {}
 
 
@@ -72,8 +79,9 @@ def _sha(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:16]
 
 
-def write_package(entities: Sequence[Character], options: Mapping[str, Any]) -> WriteResult:
-    builder = _Builder(list(entities))
+def write_package(entities: Sequence[Character], options: Mapping[str, Any], format_id: str
+                  ) -> WriteResult:
+    builder = _Builder(list(entities), format_id)
     data = builder.build()
     loss = LossReport()
     many = len(entities) > 1
@@ -85,11 +93,16 @@ def write_package(entities: Sequence[Character], options: Mapping[str, Any]) -> 
 class _Builder:
     """One package from one or more characters."""
 
-    def __init__(self, entities: list[Character]) -> None:
+    def __init__(self, entities: list[Character], fmt: str) -> None:
         self.entities = entities
+        self.fmt = fmt
         self.losses = [LossReport() for _ in entities]
         self.warnings: list[str] = []
-        shareds = [_pt(e).get("shared") for e in entities]
+        self.sources: list[dict[str, int]] = [{} for _ in entities]
+        """Per character: the asset index each of its files was written from, by member."""
+        self.written_data: list[dict[str, Any]] = []
+        """Per character: the app data its written ``character.json`` reads back as."""
+        shareds = [_layout(e, fmt).get("shared") for e in entities]
         first = shareds[0]
         self.shared: dict[str, Any] | None = first if (
             isinstance(first, dict) and first.get("key")
@@ -110,11 +123,11 @@ class _Builder:
             package_id = raw_id if isinstance(raw_id, str) else None
         elif new_package:
             package_id = new_id()
-        books = BookWriter(package_id if new_package else None, self.warnings)
+        books = BookWriter(package_id if new_package else None, self.warnings, self.fmt)
         characters: list[tuple[str, bytes, list[tuple[str, bytes]]]] = []
         thumbs: list[bool] = []
         for i, (ch, cid) in enumerate(zip(self.entities, ids, strict=True)):
-            obj, style, files = self._character(ch, cid, books, package_id if new_package
+            obj, style, files = self._character(i, ch, cid, books, package_id if new_package
                                                 else None, self.losses[i])
             path = self._path(ch, cid)
             characters.append((path, dumps(obj, style), files))
@@ -130,38 +143,15 @@ class _Builder:
             self.produced.update(files)
         for obj, style, path in books.books.values():
             self.produced[path] = dumps(obj, style)
-        extra = self._carried()
-        entries = assemble(self.shared or self._carried_layout(), extra, self.produced)
+        carried = carried_members(self.entities, self.fmt)
+        names = self.shared.get("names") if self.shared else None
+        entries = assemble(names if isinstance(names, list) else [], self.produced, carried,
+                           [path for path, _, _ in characters])
         comment = self.shared.get("comment", COMMENT) if self.shared else COMMENT
         data = build_zip(entries, dirs=bool(self.shared and self.shared.get("dirs")),
                          comment=comment)
-        self._check(data)
+        self._report(entries)
         return data
-
-    def _carried_layout(self) -> dict[str, Any] | None:
-        """Where carried members go when the package is new: after everything else."""
-        carried: dict[str, Any] = {}
-        for e in self.entities:
-            shared = _pt(e).get("shared")
-            if isinstance(shared, dict) and isinstance(shared.get("carried"), dict):
-                carried.update(shared["carried"])
-        if not carried:
-            return None
-        return {"names": [*self.produced, *carried], "carried": carried}
-
-    def _carried(self) -> dict[str, Any]:
-        """Package members the entities keep (scenarios, unlinked books, …), by member path."""
-        out: dict[str, Any] = {}
-        for e in self.entities:
-            pt = _pt(e)
-            shared = pt.get("shared")
-            extra = pt.get("extra")
-            if not isinstance(shared, dict) or not isinstance(extra, dict):
-                continue
-            carried = shared.get("carried")
-            if isinstance(carried, dict):
-                out.update((k, v) for k, v in extra.items() if k in carried and k not in out)
-        return out
 
     def _needs_package(self) -> bool:
         if len(self.entities) > 1:
@@ -177,7 +167,7 @@ class _Builder:
         obj: dict[str, Any] = {"$type": "package"}
         if ch.creator:
             obj["Creator"] = ch.creator
-        obj["ExplicitContent"] = any(_explicit(e) for e in self.entities)
+        obj["ExplicitContent"] = any(explicit(e.tags) for e in self.entities)
         obj["EntryResource"] = {"Kind": 1, "Id": cid}
         if thumb:
             obj["ThumbnailResource"] = {"Kind": 1, "Id": cid}
@@ -193,31 +183,30 @@ class _Builder:
     def _ids(self) -> list[str]:
         out: list[str] = []
         for ch in self.entities:
-            folder = _pt(ch).get("folder")
+            folder = _layout(ch, self.fmt).get("folder")
             out.append(folder if isinstance(folder, str) and folder and folder not in out
                        else new_id())
         return out
 
     def _path(self, ch: Character, cid: str) -> str:
-        stored = _pt(ch).get("path")
+        stored = _layout(ch, self.fmt).get("path")
         if isinstance(stored, str) and stored.startswith(f"Characters/{cid}/"):
             return stored
         return f"Characters/{cid}/character.json"
 
     # -- one character ---------------------------------------------------------------------
 
-    def _character(self, ch: Character, cid: str, books: BookWriter, package_id: str | None,
-                   loss: LossReport) -> tuple[dict[str, Any], str, list[tuple[str, bytes]]]:
-        pt = _pt(ch)
-        rest = pt.get("rest") if isinstance(pt.get("rest"), dict) else None
-        g = pt.get("guards") if isinstance(pt.get("guards"), dict) else None
-        carried = sub(sub(pt, "shared"), "carried")
+    def _character(self, i: int, ch: Character, cid: str, books: BookWriter,
+                   package_id: str | None, loss: LossReport
+                   ) -> tuple[dict[str, Any], str, list[tuple[str, bytes]]]:
+        layout = _layout(ch, self.fmt)
+        rest = layout.get("rest") if isinstance(layout.get("rest"), dict) else None
+        g = layout.get("guards") if isinstance(layout.get("guards"), dict) else None
         obj: dict[str, Any] = dict(rest) if rest is not None else {"$type": "character"}
-        extra = pt.get("extra")
-        if isinstance(extra, dict):
-            obj.update((k, v) for k, v in extra.items() if k not in carried)
-        if rest is None:
-            obj["ExplicitContent"] = _explicit(ch)
+        if "ExplicitContent" in obj or rest is None:
+            obj["ExplicitContent"] = explicit(ch.tags)
+        extra = {k: v for k, v in _data(ch, self.fmt).items() if not is_member(k)}
+        obj.update(extra)
         if package_id:
             obj["PackageId"] = package_id
 
@@ -244,20 +233,23 @@ class _Builder:
         for key, name in DATES:
             seconds = getattr(ch, name)
             hit, raw = lookup(g, key, seconds)
-            put(obj, key, raw if hit else rebuild_date(seconds))
+            if not hit:
+                raw = rebuild_date(seconds)
+            put(obj, key, raw)
+            if not hit and seconds is not None and parse_time(raw) != seconds:
+                loss.approximated(name, "Voxta cannot write this date")
         self._visual(ch, obj, g, loss)
-        for field, why in CARD_ONLY:
-            if getattr(ch, field):
-                loss.dropped(field, why)
 
         linked = books.write(ch.lorebook, loss, "lorebook", default_name=ch.name)
-        self._memory_books(obj, rest, pt, linked)
-        files, thumb = self._assets(ch, cid, loss)
-        self._thumbnail(obj, rest, pt, thumb)
-        if rest is None or pt.get("folder") != cid or "Id" not in obj:
+        self._memory_books(obj, rest, layout, linked)
+        files, thumb = self._assets(i, ch, cid, loss)
+        self._thumbnail(obj, rest, layout, thumb)
+        if rest is None or layout.get("folder") != cid or "Id" not in obj:
             obj["Id"] = cid
-        style = str(pt.get("style") or DOTNET)
-        return ordered(obj, pt.get("order") if rest is not None else None, ORDER), style, files
+        style = str(layout.get("style") or DOTNET)
+        obj = ordered(obj, layout.get("order") if rest is not None else None, ORDER)
+        self.written_data.append(character_data(obj, ch.tags)[1])
+        return obj, style, files
 
     def _visual(self, ch: Character, obj: dict[str, Any], g: dict[str, Any] | None,
                 loss: LossReport) -> None:
@@ -269,14 +261,13 @@ class _Builder:
             if isinstance(value, str) and not card_survives(value):
                 loss.approximated(f"extensions.{VISUAL}", MACROS)
         put(obj, "Description", raw)
-        for key, item in ch.extensions.items():
-            if key != VISUAL or not isinstance(item, str):
-                loss.dropped(f"extensions.{key}", "Voxta characters hold no extension data")
+        if not isinstance(value, str) and value not in (None, [], {}):
+            loss.dropped(f"extensions.{VISUAL}", "Voxta's Description is a text")
 
     def _memory_books(self, obj: dict[str, Any], rest: dict[str, Any] | None,
-                      pt: dict[str, Any], linked: list[str]) -> None:
+                      layout: dict[str, Any], linked: list[str]) -> None:
         source = rest.get("MemoryBooks", ABSENT) if rest is not None else ABSENT
-        found = [folder_of(p) for p in pt.get("linked", []) if isinstance(p, str)]
+        found = [folder_of(p) for p in layout.get("linked", []) if isinstance(p, str)]
         if isinstance(source, list) and linked == found:
             obj["MemoryBooks"] = source  # unchanged: links to books not in the package stay
         elif isinstance(source, list):
@@ -287,23 +278,23 @@ class _Builder:
         else:
             obj.pop("MemoryBooks", None)
 
-    def _thumbnail(self, obj: dict[str, Any], rest: dict[str, Any] | None, pt: dict[str, Any],
+    def _thumbnail(self, obj: dict[str, Any], rest: dict[str, Any] | None, layout: dict[str, Any],
                    thumb: tuple[str, bytes] | None) -> None:
         source = rest.get("Thumbnail") if rest is not None else None
         if thumb is None:
-            if pt.get("thumb"):  # the avatar was removed: so is its descriptor
+            if layout.get("thumb"):  # the avatar was removed: so is its descriptor
                 obj.pop("Thumbnail", None)
             return
         media, data = thumb
         if isinstance(source, dict):
             desc = dict(source)
-            if pt.get("thumb") != _sha(data) and desc.get("ContentType") != media:
+            if layout.get("thumb") != _sha(data) and desc.get("ContentType") != media:
                 desc["ContentType"] = media
             obj["Thumbnail"] = desc
-        elif rest is None or not pt.get("thumb"):  # the source had no thumbnail to describe
+        elif rest is None or not layout.get("thumb"):  # the source had no thumbnail to describe
             obj["Thumbnail"] = {"ETag": 1, "ContentType": media}
 
-    def _assets(self, ch: Character, cid: str, loss: LossReport
+    def _assets(self, i: int, ch: Character, cid: str, loss: LossReport
                 ) -> tuple[list[tuple[str, bytes]], tuple[str, bytes] | None]:
         """The character's files: the avatar as ``thumbnail.<ext>``, other assets under
         ``Assets/`` (or where a Voxta package had them)."""
@@ -312,15 +303,15 @@ class _Builder:
         used: set[str] = set()
         thumb: tuple[str, bytes] | None = None
         main = _main_icon(ch.assets)
-        for i, asset in enumerate(ch.assets):
+        for k, asset in enumerate(ch.assets):
             if asset.data is None:
-                loss.dropped(f"assets[{i}]", "a remote file; a Voxta package holds its files")
+                loss.dropped(f"assets[{k}]", "a remote file; a Voxta package holds its files")
                 continue
             media, _ = sniff_media(asset.data)
-            if i == main:
+            if k == main:
                 ext = THUMBNAIL_TYPES.get(media)
                 if ext is None:
-                    loss.dropped(f"assets[{i}]", f"the avatar is {media}; a Voxta thumbnail is "
+                    loss.dropped(f"assets[{k}]", f"the avatar is {media}; a Voxta thumbnail is "
                                  "PNG, JPEG, WebP or AVIF")
                     continue
                 path = _keep(asset.origin, prefix, used, thumbnail=True) or \
@@ -329,7 +320,7 @@ class _Builder:
             else:
                 ext = MEDIA_EXT.get(media) or (asset.ext or "").lower()
                 if media not in ASSET_TYPES and ext not in ASSET_EXTS:
-                    loss.dropped(f"assets[{i}]", f"a {media} file; Voxta's asset system does not "
+                    loss.dropped(f"assets[{k}]", f"a {media} file; Voxta's asset system does not "
                                  "take this type")
                     continue
                 folder = "Assets/Avatars/Default/" if asset.type in ("icon", "emotion") \
@@ -339,49 +330,77 @@ class _Builder:
                     ext, used)
             used.add(path)
             files.append((path, asset.data))
+            self.sources[i][path] = k
         return files, thumb
 
-    # -- honesty -------------------------------------------------------------------------
+    # -- what reads back differently ---------------------------------------------------------
 
-    def _check(self, data: bytes) -> None:
-        """Read the package back and report every canonical difference not yet reported."""
-        from bunzai.compare import diff_paths
-        from bunzai.input import AdapterInput
-
-        from .read import read_package
-
-        back = {(_pt(e).get("folder")): e
-                for e in read_package(AdapterInput(data, "check.voxpkg"), {}).entities}
+    def _report(self, entries: list[tuple[str, bytes]]) -> None:
+        """Report, from the members written in their order, what reading the package gives
+        differently: each character's assets and the package members it holds."""
+        names = [n for n, _ in entries]
         for i, (ch, cid) in enumerate(zip(self.entities, self.ids, strict=True)):
-            loss = self.losses[i]
-            again = back.get(cid)
-            if again is None:
-                loss.dropped("$", "the character could not be written")
+            self._report_assets(i, ch, cid, names)
+            self._report_data(i, ch)
+        carried = {n for n in names if n in carried_members(self.entities, self.fmt)}
+        for i, ch in enumerate(self.entities):
+            mine = {k for k in _data(ch, self.fmt) if is_member(k)}
+            kept = carried if i == 0 else set()
+            for key in sorted(mine ^ kept):
+                why = ("a package's other members are read with its first character" if key in
+                       kept else "the package's other members go with its first character")
+                self.losses[i].approximated(f"app_data.{self.fmt}.{key}", why)
+
+    def _report_assets(self, i: int, ch: Character, cid: str, names: list[str]) -> None:
+        prefix = f"Characters/{cid}/"
+        files = [n for n in names if n.startswith(prefix) and n != prefix + "character.json"]
+        thumbs = [p for p in files if THUMBNAIL.match(p[len(prefix):])]
+        order = thumbs[:1] + [p for p in files if p not in thumbs[:1]]
+        back: list[tuple[int | None, str, str]] = []
+        for path in order:
+            rel = path[len(prefix):]
+            stem, dot, _ = rel.rsplit("/", 1)[-1].rpartition(".")
+            name = stem if dot else rel.rsplit("/", 1)[-1]
+            if thumbs and path == thumbs[0]:
+                kind, name = "icon", "main"
+            else:
+                kind = "emotion" if rel.startswith("Assets/Avatars/") else "other"
+            back.append((self.sources[i].get(path), kind, name))
+        loss = self.losses[i]
+        for k, asset in enumerate(ch.assets):
+            if loss.covers(f"assets[{k}]"):
                 continue
-            for path in diff_paths(ch, again):
-                if not loss.covers(path):
-                    loss.approximated(path, _why(path))
+            got = back[k] if k < len(back) else None
+            if got is None or got[0] != k:
+                moved = next((j for j, b in enumerate(back) if b[0] == k), None)
+                if got is not None and got[0] is not None and _same_asset(
+                        ch.assets[got[0]], asset, got):
+                    continue
+                loss.approximated(f"assets[{k}]", f"read back as assets[{moved}]: the avatar "
+                                  "is written first, as the package's thumbnail")
+                continue
+            if got[1] != asset.type:
+                loss.approximated(f"assets[{k}].type", "Voxta files carry no type: the "
+                                  "thumbnail is the avatar, Assets/Avatars/ holds avatar images, "
+                                  "everything else reads back as other")
+            if got[2] != asset.name:
+                loss.approximated(f"assets[{k}].name", "Voxta names files by their file name")
+
+    def _report_data(self, i: int, ch: Character) -> None:
+        """The character's own app data: what the object written says of it when read."""
+        before = {k: v for k, v in _data(ch, self.fmt).items() if not is_member(k)}
+        after = self.written_data[i]
+        for key in sorted(set(before) | set(after)):
+            x, y = before.get(key, ABSENT), after.get(key, ABSENT)
+            if x is not ABSENT and y is not ABSENT and same(x, y):
+                continue
+            self.losses[i].approximated(f"app_data.{self.fmt}.{key}", "replaced by what the "
+                                        "character itself says")
 
 
-def _why(path: str) -> str:
-    if path.endswith(".origin"):
-        return "now names the file's place in the package"
-    if path.endswith(".uri"):
-        return "Voxta refers to files by their place in the package"
-    if path.endswith(".ext"):
-        return "the file name's extension follows the bytes"
-    if path.endswith(".type"):
-        return "Voxta files carry no type: the thumbnail is the avatar, Assets/Avatars/ holds "\
-            "avatar images, everything else reads back as other"
-    if path.endswith(".name"):
-        return "Voxta names files by their file name"
-    if path.startswith("assets"):
-        return "the avatar is written first, as the package's thumbnail"
-    return "Voxta cannot hold this value exactly"
-
-
-def _explicit(ch: Character) -> bool:
-    return any(t.strip().lower() == "nsfw" for t in ch.tags)
+def _same_asset(a: Asset, b: Asset, got: tuple[int | None, str, str]) -> bool:
+    """Whether the asset read back in ``b``'s place holds what ``b`` held."""
+    return a.data == b.data and got[1] == b.type and got[2] == b.name
 
 
 def _main_icon(assets: list[Asset]) -> int | None:

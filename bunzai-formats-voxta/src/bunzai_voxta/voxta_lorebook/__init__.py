@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, LabelRule, ReadResult, WriteResult
+from bunzai.sdk import Detection, FormatAdapter
+
+from .._common.book import BOOK_NEUTRAL
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 _BOOK = re.compile(r"^(?:Books|MemoryBooks)/[^/]+/book\.json$")
 _CHARACTER = re.compile(r"^Characters/[^/]+/character\.json$")
@@ -47,6 +47,19 @@ class VoxtaLorebookAdapter(FormatAdapter):
         ("scan_depth, token_budget, recursive_scanning, extensions", "dropped"),
         ("name", "a book needs one: 'Memory book' when the lorebook has none (approximated)"),
     )
+    carries = ("name", "description", "entries[*].keys", "entries[*].content",
+               "entries[*].enabled", "entries[*].priority")
+    reasons = (
+        *((f, "Voxta memory books have no such setting")
+          for f in ("scan_depth", "token_budget", "recursive_scanning", "extensions")),
+        ("entries[*]", "Voxta memory-book items hold only keywords, text, a weight and a "
+                       "deleted flag"),
+    )
+    neutral = tuple((f"app_data.voxta-lorebook.{key}", (value,))
+                    for key, value in BOOK_NEUTRAL.items())
+    """A book's settings when new."""
+    reader = "read:read_book_package"
+    writer = "write:write_book_package"
     doc = "bunzai-formats-voxta/src/bunzai_voxta/voxta_lorebook/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
@@ -65,14 +78,3 @@ class VoxtaLorebookAdapter(FormatAdapter):
         if isinstance(value, Mapping) and isinstance(value.get("Items"), Sequence):
             return Detection(0.7, "Books/<id>/book.json holds Items but no Voxta $type")
         return Detection(0.55, f"{books[0]} is not a memory-book object")
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .read import read_book_package
-        return read_book_package(input, options)
-
-    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_book_package
-        return write_book_package(entities, options)  # type: ignore[arg-type]
-
-    def label_rules(self) -> list[LabelRule]:
-        return []  # the voxta adapter's rules look at the same packages

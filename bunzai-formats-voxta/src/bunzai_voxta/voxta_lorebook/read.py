@@ -1,9 +1,9 @@
 """Reading the memory books of a Voxta package as lorebooks, one per ``Books/<id>/book.json``.
 
-The mapping is shared with the ``voxta`` adapter (``_common/book.py``).  The package around the
-books (``package.json``, member order, and any member that is not a book: characters,
-scenarios, assets) is kept in passthrough, so the books of one package are written back as that
-package.
+The mapping is shared with the ``voxta`` adapter (``_common/book.py``).  Members that are not
+books (characters, scenarios, assets) are user data of the first book (``app_data``, by member
+path); the package's layout (``package.json``, member order, the comment) is kept in
+``passthrough``, so the books of one package are written back as that package.
 """
 
 from __future__ import annotations
@@ -11,20 +11,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.errors import MalformedInput
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult
 
 from .._common.book import read_books
 from .._common.package import BOOK_JSON, open_package, open_zip, shared_record, where
 
-FMT = "voxta-lorebook"
-
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Lorebook
+    from bunzai.sdk import AdapterInput, Lorebook
 
 
-def read_book_package(input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+def read_book_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
+                      ) -> ReadResult:
     z = open_zip(input, "Voxta package")
     pkg = open_package(input)
     for path, reason in pkg.broken.items():
@@ -46,11 +43,10 @@ def read_book_package(input: AdapterInput, options: Mapping[str, Any]) -> ReadRe
                               "kind; kept for a Voxta rewrite"))
     out: list[Lorebook] = []
     for index, member in enumerate(pkg.books.values()):
-        book = read_books([member], warnings, FMT)
+        book = read_books([member], warnings, format_id)
         assert book is not None
-        pt = book.passthrough[FMT]
-        pt["shared"] = shared
+        book.passthrough[format_id]["shared"] = shared
         if index == 0 and carried:
-            pt.setdefault("extra", {}).update(carried)
+            book.app_data.setdefault(format_id, {}).update(carried)
         out.append(book)
     return ReadResult(list(out), warnings)

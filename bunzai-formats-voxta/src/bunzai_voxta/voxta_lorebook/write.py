@@ -3,6 +3,9 @@
 Books read from one package are written back as that package (its ``package.json`` and every
 other member included), with the same ids, key order and JSON dialect.  Lorebooks from another
 format become new books with fresh ids in a new package whose entry resource is the first book.
+
+The loss report names what reads back differently, known from what was written; the writer
+never reads the package back.
 """
 
 from __future__ import annotations
@@ -10,32 +13,38 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, WriteResult
+from bunzai.sdk import LossReport, OutputFile, WriteResult
 
 from .._common.book import BookWriter
 from .._common.jsonfmt import DOTNET, dumps
-from .._common.package import COMMENT, assemble, build_zip, package_json
+from .._common.package import (
+    BOOK_JSON,
+    COMMENT,
+    assemble,
+    build_zip,
+    carried_members,
+    is_member,
+    package_json,
+)
 from .._common.util import new_id, ordered
-from .read import FMT
 
 if TYPE_CHECKING:
-    from bunzai.model import Lorebook
+    from bunzai.sdk import Lorebook
 
 SUFFIX = ".voxpkg"
 PACKAGE_ORDER = ("$type", "Description", "Creator", "ExplicitContent", "EntryResource",
                  "ThumbnailResource", "Name", "Version", "DateCreated", "DateModified", "Id")
 
 
-def _pt(book: Any) -> dict[str, Any]:
-    value = book.passthrough.get(FMT)
-    return value if isinstance(value, dict) else {}
+def _shared(book: Any, fmt: str) -> Any:
+    layout = book.passthrough.get(fmt)
+    return layout.get("shared") if isinstance(layout, dict) else None
 
 
-def write_book_package(entities: Sequence[Lorebook], options: Mapping[str, Any]
-                       ) -> WriteResult:
+def write_book_package(entities: Sequence[Lorebook], options: Mapping[str, Any],
+                       format_id: str) -> WriteResult:
     books = list(entities)
-    shareds = [_pt(b).get("shared") for b in books]
+    shareds = [_shared(b, format_id) for b in books]
     first = shareds[0]
     shared = first if (isinstance(first, dict) and first.get("key") and all(
         isinstance(s, dict) and s.get("key") == first["key"] for s in shareds)) else None
@@ -43,10 +52,8 @@ def write_book_package(entities: Sequence[Lorebook], options: Mapping[str, Any]
     warnings: list[str] = []
     losses = [LossReport() for _ in books]
     package_id = None if source is not None else new_id()
-    writer = BookWriter(package_id if shared is None else None, warnings, FMT)
-    written: list[list[str]] = []
-    for book, loss in zip(books, losses, strict=True):
-        written.append(writer.write(book, loss, ""))
+    writer = BookWriter(package_id if shared is None else None, warnings, format_id)
+    written = [writer.write(book, loss, "") for book, loss in zip(books, losses, strict=True)]
     linked = [i for ids in written for i in ids]
     produced: dict[str, bytes] = {}
     if source is not None:
@@ -56,25 +63,31 @@ def write_book_package(entities: Sequence[Lorebook], options: Mapping[str, Any]
         produced["package.json"] = dumps(_new_package(books[0], linked[0], package_id))
     for obj, style, path in writer.books.values():
         produced[path] = dumps(obj, style)
-    extra: dict[str, Any] = {}
-    carried: dict[str, Any] = {}
-    for book in books:
-        pt = _pt(book)
-        s = pt.get("shared")
-        if isinstance(s, dict) and isinstance(s.get("carried"), dict) and isinstance(
-                pt.get("extra"), dict):
-            carried.update(s["carried"])
-            extra.update((k, v) for k, v in pt["extra"].items() if k in s["carried"])
-    layout = shared or ({"names": [*produced, *carried], "carried": carried} if carried
-                        else None)
-    data = build_zip(assemble(layout, extra, produced),
-                     dirs=bool(shared and shared.get("dirs")),
+    carried = carried_members(books, format_id)
+    names = shared.get("names") if shared else None
+    firsts = [writer.books[ids[0]][2] for ids in written if ids and ids[0] in writer.books]
+    entries = assemble(names if isinstance(names, list) else [], produced, carried, firsts)
+    data = build_zip(entries, dirs=bool(shared and shared.get("dirs")),
                      comment=shared.get("comment", COMMENT) if shared else COMMENT)
-    _check(books, written, data, losses)
+    _report_members(books, written, [n for n, _ in entries], set(carried), losses, format_id)
     loss = LossReport()
     for i, report in enumerate(losses):
         loss.extend(report, f"[{i}]." if len(books) > 1 else "")
     return WriteResult([OutputFile(data, SUFFIX)], loss, warnings)
+
+
+def _report_members(books: list[Lorebook], written: list[list[str]], names: list[str],
+                    carried: set[str], losses: list[LossReport], fmt: str) -> None:
+    """The package members no book holds are read with the first book in the package."""
+    first = next((m[1] for n in names if (m := BOOK_JSON.match(n))), None)
+    holder = next((i for i, ids in enumerate(written) if first in ids), 0)
+    kept = {n for n in names if n in carried}
+    for i, book in enumerate(books):
+        data = book.app_data.get(fmt)
+        mine = {k for k in data if is_member(k)} if isinstance(data, dict) else set()
+        for key in sorted(mine ^ (kept if i == holder else set())):
+            losses[i].approximated(f"app_data.{fmt}.{key}", "a package's other members are "
+                                   "read with its first book")
 
 
 def _new_package(book: Lorebook, book_id: str, package_id: str) -> dict[str, Any]:
@@ -83,25 +96,3 @@ def _new_package(book: Lorebook, book_id: str, package_id: str) -> dict[str, Any
                            "Name": book.name or "Memory book", "Version": "1.0.0",
                            "Id": package_id}
     return ordered(obj, None, PACKAGE_ORDER)
-
-
-def _check(books: list[Lorebook], written: list[list[str]], data: bytes,
-           losses: list[LossReport]) -> None:
-    """Read the package back and report every canonical difference not yet reported."""
-    from bunzai.compare import diff_paths
-    from bunzai.input import AdapterInput
-
-    from .read import read_book_package
-
-    back: dict[Any, Lorebook] = {}
-    for again in read_book_package(AdapterInput(data, "check.voxpkg"), {}).entities:
-        records = _pt(again).get("books") or [{}]
-        back[records[0].get("id")] = again  # type: ignore[assignment]
-    for i, (book, ids) in enumerate(zip(books, written, strict=True)):
-        found = back.get(ids[0]) if ids else None
-        if found is None:
-            losses[i].dropped("$", "the lorebook could not be written")
-            continue
-        for path in diff_paths(book, found):
-            if not losses[i].covers(path):
-                losses[i].approximated(path, "Voxta cannot hold this value exactly")

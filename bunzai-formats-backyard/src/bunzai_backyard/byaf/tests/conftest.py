@@ -13,15 +13,24 @@ from typing import Any
 
 import pytest
 
-from bunzai.containers.png import minimal_png
-from bunzai.containers.zipsafe import write_zip
-from bunzai.registry import Registry
+from bunzai.sdk.png import minimal_png
+from bunzai.sdk.zip import write_zip
 from bunzai.testing import load_registry, shared_dir
 
 STAMP = "2025-03-04T05:06:07.089Z"
 PNG = minimal_png(3, 2, (200, 40, 40, 255))
-JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00" + b"q" * 40 \
-    + b"\xff\xd9"
+
+
+def _jpeg() -> bytes:
+    """A real 3x2 JPEG (card formats convert a JPEG avatar, so it must decode)."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (3, 2), (200, 40, 40)).save(buf, "JPEG")
+    return buf.getvalue()
+
+
+JPEG = _jpeg()
 WEBP = b"RIFF" + struct.pack("<I", 30) + b"WEBPVP8L" + struct.pack("<I", 18) + b"w" * 18
 GIF = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00" \
     b"\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;"
@@ -233,7 +242,7 @@ def _times(value: Any) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def registry() -> Registry:
+def registry() -> Any:
     return load_registry()
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from bunzai.registry import Registry
 from bunzai.testing import load_registry
 
 
 @pytest.fixture(scope="session")
-def registry() -> Registry:
+def registry() -> Any:
     return load_registry()

@@ -13,7 +13,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from bunzai.containers.png import minimal_png
+from bunzai.sdk.png import minimal_png
 
 from ..._common.jsonfmt import dumps_dotnet, dumps_js
 from ..._common.package import build_zip

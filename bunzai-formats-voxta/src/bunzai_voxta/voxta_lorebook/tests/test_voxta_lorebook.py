@@ -9,11 +9,8 @@ from typing import Any
 
 import pytest
 
-from bunzai.api import as_input
-from bunzai.errors import MalformedInput
-from bunzai.model import Lorebook
-from bunzai.registry import Registry
-from bunzai.testing import conversion_problems, corpus_files, route
+from bunzai.sdk import Lorebook, MalformedInput
+from bunzai.testing import as_input, conversion_problems, corpus_files, route
 
 from ..._common.jsonfmt import dumps_dotnet
 from ...voxta.tests import fixtures as fx
@@ -21,7 +18,7 @@ from ...voxta.tests import fixtures as fx
 FMT = "voxta-lorebook"
 
 
-def read(reg: Registry, data: Any, fmt: str | None = FMT) -> tuple[list[Any], list[Any]]:
+def read(reg: Any, data: Any, fmt: str | None = FMT) -> tuple[list[Any], list[Any]]:
     _, result, _ = reg.read(as_input(data, "x.voxpkg") if isinstance(data, bytes)
                             else as_input(data), format=fmt)
     return list(result.entities), result.warnings
@@ -32,7 +29,7 @@ def members(data: bytes) -> dict[str, bytes]:
         return {i.filename: zf.read(i) for i in zf.infolist()}
 
 
-def test_a_books_package_reads_one_lorebook_per_book(registry: Registry) -> None:
+def test_a_books_package_reads_one_lorebook_per_book(registry: Any) -> None:
     data = fx.books_package()
     assert route(registry, data) == FMT
     (tides, harbour), _ = read(registry, data)
@@ -41,14 +38,14 @@ def test_a_books_package_reads_one_lorebook_per_book(registry: Registry) -> None
     assert tides.entries[1].content == "{{char}} counts the seconds between gusts."
     assert [e.priority for e in tides.entries] == [7, 5]
     assert harbour.name == "Harbour" and harbour.description == "Who is who on the quay."
-    assert tides.passthrough[FMT]["extra"] == {"Creator": "slatewright"}
+    assert tides.app_data[FMT] == {"Creator": "slatewright", "ExplicitContent": False}
     out = registry.write([tides, harbour], FMT)
     assert not out.loss
     assert members(out.files[0].data) == members(data)
     assert list(members(out.files[0].data)) == list(members(data))
 
 
-def test_the_books_of_a_character_package_read_when_asked(registry: Registry) -> None:
+def test_the_books_of_a_character_package_read_when_asked(registry: Any) -> None:
     paths = [p for p in corpus_files("voxpkg") if "Purrsephone" in p.name]
     if not paths:
         pytest.skip("Purrsephone package not in the corpus")
@@ -58,7 +55,7 @@ def test_the_books_of_a_character_package_read_when_asked(registry: Registry) ->
     assert any("not lorebooks" in w.message for w in warnings)
 
 
-def test_world_info_to_voxta_books_is_a_new_package(registry: Registry) -> None:
+def test_world_info_to_voxta_books_is_a_new_package(registry: Any) -> None:
     world = {"entries": {
         "0": {"uid": 0, "key": ["lamp"], "keysecondary": [], "comment": "Lamp",
               "content": "{{char}} trims the lamp.", "constant": False, "selective": True,
@@ -83,13 +80,13 @@ def test_world_info_to_voxta_books_is_a_new_package(registry: Registry) -> None:
     assert book["Items"][1]["Deleted"] is True
     assert files[book_path] == dumps_dotnet(book)
     assert not conversion_problems(registry, result.entities, FMT)
-    paths = {e.path for e in out.loss if ".passthrough" not in e.path
-             and not e.path.startswith("passthrough")}
+    paths = {e.path for e in out.loss}
     assert "entries[1].secondary_keys" in paths and "entries[0].comment" in paths
     assert "entries[0].content" not in paths and "entries[1].enabled" not in paths
+    assert not [p for p in paths if "passthrough" in p or p.endswith((".id", ".depth"))]
     assert ("name", "approximated") in {(e.path, e.action) for e in out.loss}
 
 
-def test_a_cut_off_book_is_refused_naming_it(registry: Registry) -> None:
+def test_a_cut_off_book_is_refused_naming_it(registry: Any) -> None:
     with pytest.raises(MalformedInput, match=f"Books/{fx.TIDES}/book.json"):
         read(registry, fx.broken_book())

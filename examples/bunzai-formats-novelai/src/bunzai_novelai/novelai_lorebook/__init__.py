@@ -6,8 +6,9 @@ A NovelAI lorebook is ``{"lorebookVersion": N, "entries": [...], "settings": {..
 trimming and insertion position).  NovelAI's "export as image" stores the same JSON in a PNG
 ``tEXt`` chunk with the keyword ``naidata``.
 
-This module is imported whenever bunzai detects a file, so it stays import-light: the reader and
-writer (and the canonical model) are imported inside ``read`` and ``write``.
+This module is imported whenever bunzai detects a file, so it stays import-light: it imports
+only ``bunzai.sdk`` (names load on first use) and names its reader, writer and validator, which
+bunzai imports when they are first needed.
 """
 
 from __future__ import annotations
@@ -15,12 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, Option, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, Option
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 PNG_KEYWORD = "naidata"
 
@@ -92,14 +91,38 @@ class NovelaiLorebookAdapter(FormatAdapter):
         ("entries[].secondary_keys, selective, position, depth, role, probability, sticky, "
          "cooldown, delay, group* and the other World Info fields",
          "dropped: NovelAI entries activate on keys only"),
-        ("entries[].insertion_order", "approximated when unset: NovelAI's default budget "
-                                      "priority 400 is written"),
-        ("entries[].id", "approximated when not a string: written as text"),
         ("entries[].name", "approximated as displayName when there is no comment, else "
                            "dropped"),
         ("entries[] that are folders (is_folder)", "dropped; later entries move up"),
         ("entries[].extensions, entries[].folder, entries[].priority", "dropped"),
     )
+    carries = ("entries[*].content", "entries[*].keys", "entries[*].comment",
+               "entries[*].name", "entries[*].enabled", "entries[*].constant",
+               "entries[*].insertion_order", "entries[*].id", "entries[*].is_folder")
+    """The canonical paths the writer holds; core reports every other one holding user data."""
+    reasons = (
+        *((f, "a NovelAI lorebook has no book-level settings: the file name is its name")
+          for f in ("name", "description", "scan_depth", "token_budget", "recursive_scanning",
+                    "extensions")),
+        ("entries[*]", "NovelAI entries activate on their keys alone: they have no such "
+                       "setting"),
+    )
+    """Why the rest is dropped, in a user's words (the most specific pattern wins)."""
+    neutral = (
+        *((f"entries[*].app_data.novelai-lorebook.{k}", (v,))
+          for k, v in (("searchRange", 1000), ("keyRelative", False),
+                       ("nonStoryActivatable", False))),
+        *((f"entries[*].app_data.novelai-lorebook.contextConfig.{k}", (v,))
+          for k, v in (("prefix", ""), ("suffix", "\n"), ("tokenBudget", 2048),
+                       ("reservedTokens", 0), ("trimDirection", "trimBottom"),
+                       ("insertionType", "newline"), ("maximumTrimType", "sentence"),
+                       ("insertionPosition", -1))),
+        ("app_data.novelai-lorebook.settings.orderByKeyLocations", (False,)),
+    )
+    """NovelAI's settings for a new entry and book: dropping them loses nothing."""
+    reader = "read:read_lorebook"
+    writer = "write:write_lorebook"
+    validator = "read:validate_lorebook"
     doc = "src/bunzai_novelai/novelai_lorebook/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
@@ -111,18 +134,3 @@ class NovelaiLorebookAdapter(FormatAdapter):
                 if found.score:
                     return found
         return Detection(0.0)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .read import read_lorebook
-
-        return read_lorebook(input, format_id=self.format_id)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_lorebook
-
-        return write_lorebook(entity, options, format_id=self.format_id)
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .read import validate_lorebook
-
-        return validate_lorebook(entities)

@@ -1,12 +1,17 @@
 """NovelAI lorebook -> canonical Lorebook.
 
 Mapped: ``text`` -> ``content``, ``keys`` -> ``keys``, ``displayName`` -> ``comment``,
-``enabled``, ``forceActivation`` -> ``constant``, ``contextConfig.budgetPriority`` ->
-``insertion_order`` (as SillyTavern's own NovelAI import does), ``id``.  Everything else
-(``searchRange``, ``keyRelative``, ``nonStoryActivatable``, ``category``, ``loreBiasGroups``,
-``lastUpdatedAt``, the rest of ``contextConfig``, ``settings``, ``categories``, keys NovelAI
-adds later) is kept verbatim in ``passthrough["novelai-lorebook"]``, with the original key order
-and which mapped keys were absent, so writing the book back reproduces the file.
+``enabled``, ``forceActivation`` -> ``constant``, ``id``, and ``contextConfig.budgetPriority`` ->
+``insertion_order`` (as SillyTavern's own NovelAI import does).
+
+What the canonical model has no field for is user data, kept in ``app_data["novelai-lorebook"]``
+by its key: an entry's ``searchRange``, ``keyRelative``, ``nonStoryActivatable``, ``category``,
+``loreBiasGroups``, keys NovelAI adds later, and the rest of its ``contextConfig`` (as
+``contextConfig.prefix``, …); the book's ``settings``, ``categories`` and unknown keys.  Another
+format that cannot hold an item reports it by its path.  How the file was laid out (key order,
+absent keys, the ``lorebookVersion``, an entry's ``lastUpdatedAt``, the JSON indentation, the PNG
+around a ``naidata`` chunk) is layout, kept in ``passthrough["novelai-lorebook"]`` so that writing
+the book back gives the same bytes; it is never reported.
 """
 
 from __future__ import annotations
@@ -16,14 +21,25 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bunzai.errors import MalformedInput
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk.fields import BOOL, STRLIST, Table, field, keep, type_name
 
 from . import PNG_KEYWORD, _text_version, _version
 
-MAPPED = {"text": "content", "keys": "keys", "displayName": "comment", "enabled": "enabled",
-          "forceActivation": "constant", "id": "id"}
-"""NovelAI entry key -> canonical entry field (budgetPriority lives in contextConfig)."""
+ENTRY = Table((
+    field("content", "text", absent=""),
+    field("keys", conv=STRLIST, absent=[]),
+    field("comment", "displayName"),
+    field("enabled", conv=BOOL, absent=True),
+    field("constant", "forceActivation", conv=BOOL),
+    field("id"),
+))
+"""A NovelAI entry's keys that canonical fields hold; every other key is the entry's app data."""
+CONFIG = "contextConfig"
+PRIORITY = "budgetPriority"
+ENTRY_LAYOUT = ("lastUpdatedAt",)
+"""When NovelAI last saved the entry: its bookkeeping, not something a user wrote."""
+
 ENTRY_TYPES: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
     ("text", lambda v: isinstance(v, str), "a string"),
     ("keys", lambda v: isinstance(v, list) and all(isinstance(k, str) for k in v),
@@ -32,61 +48,40 @@ ENTRY_TYPES: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
     ("enabled", lambda v: isinstance(v, bool), "true or false"),
     ("forceActivation", lambda v: isinstance(v, bool), "true or false"),
     ("id", lambda v: isinstance(v, str), "a string"),
-    ("contextConfig", lambda v: isinstance(v, dict), "an object"),
+    (CONFIG, lambda v: isinstance(v, dict), "an object"),
 )
 """The JSON type each mapped key must have when present."""
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
-
-
 def _expect(ok: bool, where: str, what: str, value: Any) -> None:
     if not ok:
-        raise MalformedInput(f"{where}: expected {what}, got {_kind(value)}")
+        raise MalformedInput(f"{where}: expected {what}, got {type_name(value)}")
 
 
 def _entry(raw: Any, i: int, format_id: str) -> Any:
-    from bunzai.model import LorebookEntry
+    from bunzai.sdk import LorebookEntry
 
     where = f"$.entries[{i}]"
     _expect(isinstance(raw, dict), where, "an object", raw)
     for key, test, what in ENTRY_TYPES:
         if key in raw:
             _expect(test(raw[key]), f"{where}.{key}", what, raw[key])
-    config = raw.get("contextConfig")
+    reading = ENTRY.read(raw, where, skip=(CONFIG, *ENTRY_LAYOUT), owned=True)
+    layout = dict(reading.layout)
+    data = dict(reading.data)
+    layout.update((k, raw[k]) for k in ENTRY_LAYOUT if k in raw)
     priority = None
-    if config is not None and "budgetPriority" in config:
-        priority = config["budgetPriority"]
-        _expect(isinstance(priority, int | float) and not isinstance(priority, bool),
-                f"{where}.contextConfig.budgetPriority", "a number", priority)
-    shape: dict[str, Any] = {
-        "order": list(raw),
-        "other": {k: v for k, v in raw.items() if k not in MAPPED and k != "contextConfig"},
-    }
+    config = raw.get(CONFIG)
     if config is not None:
-        shape["contextConfig"] = {k: v for k, v in config.items() if k != "budgetPriority"}
-        shape["contextConfigOrder"] = list(config)
-    return LorebookEntry(
-        id=raw.get("id"),
-        keys=raw.get("keys", []),
-        content=raw.get("text", ""),
-        comment=raw.get("displayName"),
-        enabled=raw.get("enabled", True),
-        constant=raw.get("forceActivation"),
-        insertion_order=priority,
-        passthrough={format_id: shape},
-    )
+        if PRIORITY in config:
+            priority = config[PRIORITY]
+            _expect(isinstance(priority, int | float) and not isinstance(priority, bool),
+                    f"{where}.{CONFIG}.{PRIORITY}", "a number", priority)
+        layout["config"] = list(config)
+        data.update((f"{CONFIG}.{k}", v) for k, v in config.items() if k != PRIORITY)
+    entry = LorebookEntry(**reading.values, insertion_order=priority)
+    keep(entry, format_id, layout, data)
+    return entry
 
 
 _EXPECTED = {"lorebookVersion": "a number", "entries": "a list", "settings": "an object",
@@ -150,8 +145,8 @@ def _text_values(data: Mapping[str, Any]) -> list[str]:
     return [k for k in _EXPECTED if isinstance(data.get(k), str)]
 
 
-def read_lorebook(input: Any, *, format_id: str) -> ReadResult:
-    from bunzai.model import Lorebook
+def read_lorebook(input: Any, options: Mapping[str, Any], format_id: str) -> ReadResult:
+    from bunzai.sdk import Lorebook
 
     data, stored = _document(input)
     _expect(isinstance(data, dict), "$", "an object", data)
@@ -176,21 +171,23 @@ def read_lorebook(input: Any, *, format_id: str) -> ReadResult:
                               "back as it was"))
     entries = data.get("entries", [])
     _expect(isinstance(entries, list), "$.entries", "a list", entries)
-    book: dict[str, Any] = {"order": list(data),
-                            "other": {k: v for k, v in data.items() if k != "entries"}}
-    book.update(stored)
-    lorebook = Lorebook(entries=[_entry(raw, i, format_id) for i, raw in enumerate(entries)],
-                        passthrough={format_id: book})
-    return ReadResult([lorebook], warnings)
+    layout: dict[str, Any] = {"order": list(data), **stored}
+    if "lorebookVersion" in data:
+        layout["version"] = data["lorebookVersion"]
+    book = Lorebook(entries=[_entry(raw, i, format_id) for i, raw in enumerate(entries)])
+    keep(book, format_id, layout,
+         {k: v for k, v in data.items() if k not in ("lorebookVersion", "entries")})
+    return ReadResult([book], warnings)
 
 
-def validate_lorebook(entities: Sequence[Any]) -> list[Issue]:
+def validate_lorebook(input: Any, entities: Sequence[Any], format_id: str) -> list[Issue]:
     """NovelAI's own rules that a readable book can still break."""
     issues: list[Issue] = []
     for book in entities:
-        mine = book.passthrough.get("novelai-lorebook", {})
-        categories = mine.get("other", {}).get("categories", [])
-        known = {c.get("id") for c in categories if isinstance(c, Mapping)}
+        mine = book.app_data.get(format_id, {})
+        categories = mine.get("categories")
+        known = {c.get("id") for c in categories if isinstance(c, Mapping)} \
+            if isinstance(categories, list) else set()
         seen: dict[str, int] = {}
         for i, entry in enumerate(book.entries):
             where = f"$.entries[{i}]"
@@ -202,8 +199,7 @@ def validate_lorebook(entities: Sequence[Any]) -> list[Issue]:
                     issues.append(Issue(f"{where}.id", f"duplicate id (also entries"
                                                        f"[{seen[entry.id]}])"))
                 seen.setdefault(entry.id, i)
-            category = entry.passthrough.get("novelai-lorebook", {}).get("other", {}).get(
-                "category")
-            if category and category not in known:
+            category = entry.app_data.get(format_id, {}).get("category")
+            if isinstance(category, str) and category and category not in known:
                 issues.append(Issue(f"{where}.category", f"unknown category id {category!r}"))
     return issues
