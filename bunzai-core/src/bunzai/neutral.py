@@ -111,6 +111,7 @@ _REGEX: dict[str, Rule] = {
     "substitute_regex": (0,),
 }
 
+
 def _chosen(v: Any, owner: Any) -> bool:
     # which alternative is shown means something only when there are two to choose from
     return len(getattr(owner, "alternatives", None) or ()) < 2
