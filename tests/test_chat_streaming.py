@@ -44,18 +44,22 @@ def _write_chat(path: Path, count: int) -> tuple[int, int]:
     return path.stat().st_size, max(len(x) for x in lines)
 
 
-def _convert_peak(registry: Registry, src: Path, dst: Path, target: str) -> tuple[int, int]:
-    """Peak traced memory of detect + read + write + atomic output, and the message count."""
+def _convert_peak(registry: Registry, src: Path, dst: Path, target: str,
+                  verify: bool = False) -> tuple[int, int]:
+    """Peak traced memory of detect + read + write (+ reading the output back and comparing,
+    with ``verify``) + atomic output, and the message count."""
     tracemalloc.start()
     try:
         inp = AdapterInput.from_path(src)
         _, result, _ = registry.read(inp)
-        written = registry.write(result.entities, target)
+        written = registry.write(result.entities, target, verify=verify)
         write_atomic(dst, written.files[0].parts, force=True)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert inp.streamed, "the input was read whole"
+    if verify:
+        assert not written.warnings, written.warnings  # the loss rule alone was exact
     return peak, len(result.entities[0].messages)
 
 
@@ -69,17 +73,21 @@ def small_stream_threshold() -> Iterator[None]:
         set_limits(before)
 
 
+@pytest.mark.parametrize("verify", [False, True], ids=["write", "verified"])
 @pytest.mark.parametrize("target", ["sillytavern-chat", "tavernai-chat"])
 def test_peak_memory_follows_the_largest_message_not_the_file(
-        registry: Registry, tmp_path: Path, small_stream_threshold: None, target: str) -> None:
+        registry: Registry, tmp_path: Path, small_stream_threshold: None, target: str,
+        verify: bool) -> None:
+    """Also when the output is read back and compared (``--verify``): the output is spooled to
+    a file and read back as any large file is, both chats walked one message at a time."""
     if target not in registry.adapters:
         pytest.skip(f"{target} not installed")
     small, large = tmp_path / "small.jsonl", tmp_path / "large.jsonl"
     size_small, biggest = _write_chat(small, 1500)
     size_large, _ = _write_chat(large, 6000)
-    _convert_peak(registry, small, tmp_path / "warm.out", target)  # imports, schemas, caches
-    peak_small, n_small = _convert_peak(registry, small, tmp_path / "a.out", target)
-    peak_large, n_large = _convert_peak(registry, large, tmp_path / "b.out", target)
+    _convert_peak(registry, small, tmp_path / "warm.out", target, verify)  # imports, caches
+    peak_small, n_small = _convert_peak(registry, small, tmp_path / "a.out", target, verify)
+    peak_large, n_large = _convert_peak(registry, large, tmp_path / "b.out", target, verify)
     assert (n_small, n_large) == (1500, 6000)
     # four times the messages, barely more memory: nothing grows with the file
     assert peak_large < peak_small * 1.5 + 512 * 1024, (peak_small, peak_large)

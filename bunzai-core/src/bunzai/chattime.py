@@ -179,5 +179,15 @@ def restore(value: datetime | None, raw: Any, form: str) -> Any:
     return format_time(value, form)
 
 
+def stored(value: datetime | None, raw: Any, form: str) -> tuple[Any, bool]:
+    """:func:`restore`, and whether what is stored reads back as ``value`` exactly (False when
+    ``form`` rounds it: a writer reports that time as approximated)."""
+    out = restore(value, raw, form)
+    if out is None or out is raw:
+        return out, True
+    assert value is not None
+    return out, parse_time(out) == _aware(value)
+
+
 __all__ = ["EPOCH", "FORMS", "MONTHS", "exact_in", "format_time", "from_epoch_ms",
-           "parse_form", "parse_time", "restore", "to_epoch_ms"]
+           "parse_form", "parse_time", "restore", "stored", "to_epoch_ms"]

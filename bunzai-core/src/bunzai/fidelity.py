@@ -11,20 +11,49 @@ write of a format that declares nothing, so a new format is exact before it is f
 Paths are loss-report paths (``lorebook.entries[3].depth``); patterns write list indices as
 ``[*]``.  ``extensions`` and ``app_data`` are reported key by key (``extensions.fav``,
 ``app_data.sillytavern.chat``): each key is a piece of data of its own.
+
+A chat may hold its messages in a lazy sequence that parses them from the file each time it is
+iterated (:class:`bunzai.model.LazyMessages`).  Every walk here iterates such a sequence once,
+one item at a time, and never asks for its length or an item by index, so a chat of any size is
+checked in the memory of its largest message.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .neutral import Neutrality, is_empty, pattern_of
+
+if TYPE_CHECKING:
+    from .loss import LossReport
 
 BAGS = frozenset({"extensions", "app_data"})
 """Object fields whose keys are separate pieces of data, each reported on its own."""
 
 _SCALARS = (str, int, float, bool, bytes, type(None))
+
+
+def _is_items(value: Any) -> bool:
+    """A list, or a lazy sequence of canonical items (a streamed chat's messages)."""
+    return isinstance(value, list) or _is_lazy(value)
+
+
+def _is_lazy(value: Any) -> bool:
+    """A sequence that is neither a list nor a string: produced item by item, never indexed."""
+    return (isinstance(value, Sequence) and not isinstance(value, list | tuple | str | bytes)
+            and not isinstance(value, Mapping))
+
+
+def _neutral(neutral: Neutrality, pattern: str, value: Any, owner: Any,
+             kind: str | None) -> bool:
+    """``neutral.neutral``, also for a lazy sequence (neutral when each item is)."""
+    if _is_lazy(value):
+        item = pattern + "[*]"
+        return all(neutral.neutral(item, v, value, kind) for v in value)
+    return neutral.neutral(pattern, value, owner, kind)
 
 
 @dataclass
@@ -116,7 +145,7 @@ def _walk_app_data(obj: Any, node: Carried | None, path: str, pattern: str,
                     _walk_bag(name, value, child, p, pat, neutral, kind, own, obj, out)
             else:
                 _walk_app_data(value, child, p, pat, neutral, kind, own, out)
-    elif isinstance(obj, list):
+    elif _is_items(obj):
         item = node.child("[*]") if node is not None and not node.full else None
         for i, v in enumerate(obj):
             if isinstance(v, list) or hasattr(type(v), "model_fields"):
@@ -154,7 +183,7 @@ def _walk_model(obj: Any, node: Carried, path: str, pattern: str, neutral: Neutr
         child = node.child(name)
         p, pat = _join(path, name), _join(pattern, name)
         if child is not None and child.full:
-            if isinstance(value, list) or hasattr(type(value), "model_fields"):
+            if _is_items(value) or hasattr(type(value), "model_fields"):
                 _walk_app_data(value, None, p, pat, neutral, kind, own, out)
             elif name == "app_data" and isinstance(value, Mapping):
                 _walk_bag(name, value, None, p, pat, neutral, kind, own, obj, out)
@@ -162,7 +191,7 @@ def _walk_model(obj: Any, node: Carried, path: str, pattern: str, neutral: Neutr
         if name in BAGS and isinstance(value, Mapping):
             _walk_bag(name, value, child, p, pat, neutral, kind, own, obj, out)
         elif child is None:
-            if not neutral.neutral(pat, value, obj, kind):
+            if not _neutral(neutral, pat, value, obj, kind):
                 out.append(p)
         else:
             _walk_value(value, child, p, pat, neutral, kind, own, obj, out)
@@ -172,7 +201,7 @@ def _walk_value(value: Any, node: Carried, path: str, pattern: str, neutral: Neu
                 kind: str | None, own: frozenset[str], owner: Any, out: list[str]) -> None:
     if hasattr(type(value), "model_fields"):
         _walk_model(value, node, path, pattern, neutral, kind, own, out)
-    elif isinstance(value, list):
+    elif _is_items(value):
         item_node = node.child("[*]")
         for i, item in enumerate(value):
             p, pat = f"{path}[{i}]", f"{pattern}[*]"
@@ -260,17 +289,13 @@ def _diff(a: Any, b: Any, path: str, pattern: str, neutral: Neutrality, kind: st
                 continue
             _diff(va, vb, _join(path, name), _join(pattern, name), neutral, kind, a, b, out)
         return
+    if (_is_lazy(a) or _is_lazy(b)) and _is_items(a) and _is_items(b):
+        _diff_items(a, b, path, pattern, neutral, kind, out)
+        return
     if neutral.neutral(pattern, a, owner_a, kind) and neutral.neutral(pattern, b, owner_b, kind):
         return
     if isinstance(a, list) and isinstance(b, list):
-        for i in range(max(len(a), len(b))):
-            p, pat = f"{path}[{i}]", f"{pattern}[*]"
-            if i >= len(a) or i >= len(b):
-                present = a[i] if i < len(a) else b[i]
-                if not neutral.neutral(pat, present, a if i < len(a) else b, kind):
-                    out.append(p)
-            else:
-                _diff(a[i], b[i], p, pat, neutral, kind, a, b, out)
+        _diff_items(a, b, path, pattern, neutral, kind, out)
         return
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         for k in sorted(set(a) | set(b), key=str):
@@ -290,8 +315,77 @@ def _diff(a: Any, b: Any, path: str, pattern: str, neutral: Neutrality, kind: st
         out.append(path or "$")
 
 
+def _diff_items(a: Sequence[Any], b: Sequence[Any], path: str, pattern: str,
+                neutral: Neutrality, kind: str | None, out: list[str]) -> None:
+    """Two lists compared item by item, each iterated once (either may be lazy)."""
+    end = object()
+    mine, theirs = iter(a), iter(b)
+    pat = f"{pattern}[*]"
+    i = 0
+    while True:
+        x, y = next(mine, end), next(theirs, end)
+        if x is end and y is end:
+            return
+        p = f"{path}[{i}]"
+        if x is end or y is end:
+            present, holder = (y, b) if x is end else (x, a)
+            if not neutral.neutral(pat, present, holder, kind):
+                out.append(p)
+        else:
+            _diff(x, y, p, pat, neutral, kind, a, b, out)
+        i += 1
+
+
 def _is_app_data(pattern: str) -> bool:
     return pattern == "app_data" or pattern.endswith(".app_data")
+
+
+def report_changes(before: Any, after: Any, neutral: Neutrality, loss: LossReport,
+                   reasons: Sequence[tuple[str, str]], default: str, *,
+                   prefix: str = "") -> list[str]:
+    """Add to ``loss`` each change from ``before`` to ``after`` it does not name yet: dropped
+    where ``after`` holds nothing, approximated otherwise, with the most specific of
+    ``reasons``.  Returns the paths added (``prefix`` + path).
+
+    This is core's one read-back rule: verification (``--verify``, the kit, the matrix) and
+    formats that declare nothing they carry use it on an output read back.
+    """
+    added: list[str] = []
+    for path in changes(before, after, neutral):
+        full = prefix + path
+        if loss.covers(full, stashed=True):
+            continue
+        why = reason_for(path, reasons, default)
+        if is_empty(value_at(after, path)):
+            loss.dropped(full, why)
+        else:
+            loss.approximated(full, why)
+        added.append(full)
+    return added
+
+
+def value_at(obj: Any, path: str) -> Any:
+    """The value at a loss-report path of an entity (None where there is none).
+
+    A list item of a lazy sequence is found by iterating it up to that item."""
+    cur = obj
+    for name, index in _PATH_PART.findall(path):
+        if cur is None:
+            return None
+        if index:
+            i = int(index)
+            if isinstance(cur, list):
+                cur = cur[i] if i < len(cur) else None
+            elif _is_lazy(cur):
+                cur = next((v for n, v in enumerate(cur) if n == i), None)
+            else:
+                cur = None
+        else:
+            cur = cur.get(name) if isinstance(cur, Mapping) else getattr(cur, name, None)
+    return cur
+
+
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
 def explains(reported: str, changed: str) -> bool:
@@ -336,8 +430,16 @@ def _strip(obj: Any) -> None:
             value = getattr(obj, name)
             if name == "passthrough" and isinstance(value, dict):
                 value.clear()
+            elif _is_lazy(value) and hasattr(value, "mapped"):
+                # a streamed chat: strip each message as it is produced
+                setattr(obj, name, value.mapped(_stripped))
             elif isinstance(value, list) or hasattr(type(value), "model_fields"):
                 _strip(value)
     elif isinstance(obj, list):
         for item in obj:
             _strip(item)
+
+
+def _stripped(item: Any) -> Any:
+    _strip(item)
+    return item

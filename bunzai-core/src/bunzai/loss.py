@@ -62,14 +62,20 @@ class LossReport:
         unless ``stashed``).
 
         Ancestors are the prefixes ending before a ``.`` or ``[``.  Callers ask this once per
-        field of an entity, so the reported paths are kept as a set, rebuilt only when the
-        report has grown (entries are only ever appended).
+        field of an entity, so the reported paths are kept as a set that takes in the entries
+        appended since the last call (entries are only ever appended).
         """
         n = len(self.entries)
-        if self._covered is None or self._covered[0] != n:
-            self._covered = (n, {e.path for e in self.entries if e.action != "stashed"},
-                             {e.path for e in self.entries})
-        reported = self._covered[2] if stashed else self._covered[1]
+        if self._covered is None or self._covered[0] > n:
+            self._covered = (0, set(), set())
+        seen, kept, every = self._covered
+        if seen != n:  # entries are only ever appended: index the new ones
+            for e in self.entries[seen:]:
+                every.add(e.path)
+                if e.action != "stashed":
+                    kept.add(e.path)
+            self._covered = (n, kept, every)
+        reported = every if stashed else kept
         if not reported:
             return False
         if path in reported:

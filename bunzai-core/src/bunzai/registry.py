@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -410,14 +409,6 @@ class Registry:
                                         f"{type(res).__name__}, not a WriteResult")
             prefix = f"[{i}]." if len(groups) > 1 else ""
             loss.extend(res.loss, prefix)
-            if kind == "chat":
-                # chats keep app data in passthrough[fmt]["extra"] and report layout never
-                from .chats import foreign_extras
-                for ent_index, ent in enumerate(group):
-                    if handle.info.carries_passthrough:
-                        break
-                    p = prefix or (f"[{ent_index}]." if len(group) > 1 else "")
-                    foreign_extras(ent, handle.id, loss, p, res.loss)  # type: ignore[arg-type]
             warnings.extend(res.warnings)
             written.append((prefix, group, list(res.files),
                             handle.carried_for(res.carries)))
@@ -427,7 +418,7 @@ class Registry:
                 for f in res.files:  # named after their entity; the parts stay unjoined
                     f.name = f.name or name
             files.extend(res.files)
-        if not handle.info.carries_passthrough and kind != "chat":
+        if not handle.info.carries_passthrough:
             self._apply_loss_rule(handle, written, loss, warnings, verify=verify)
         return WriteResult(files, loss, warnings, format=handle.id,
                            name=getattr(entities[0], "name", None) or None)
@@ -447,7 +438,7 @@ class Registry:
             self, handle: AdapterHandle,
             written: Sequence[tuple[str, Sequence[Entity], list[OutputFile], Carried | None]],
             loss: LossReport, warnings: list[str], *, verify: bool) -> None:
-        from .fidelity import changes, reason_for, unheld
+        from .fidelity import report_changes, unheld
 
         info = handle.info
         neutral = self.neutrality
@@ -464,32 +455,29 @@ class Registry:
                         loss.dropped(full, self._reason(info, path, default))
         if not verify:
             return
+        from tempfile import TemporaryDirectory
+
         for prefix, group, out_files, carried in written:
-            back: list[Any] = []
-            try:
-                for f in out_files:
-                    inp = AdapterInput(f.data, f"out{f.suffix}")
-                    back.extend(self.read(inp, format=info.id)[1].entities)
-            except BunzaiError as exc:
-                warnings.append(f"the output could not be read back to check it: {exc.message}")
-                continue
-            if len(back) != len(group):
-                warnings.append(f"wrote {len(group)} entities but read back {len(back)}")
-                continue
-            for j, (before, after) in enumerate(zip(group, back, strict=True)):
-                p = prefix or (f"[{j}]." if len(group) > 1 else "")
-                for path in changes(before, after, neutral):
-                    full = p + path
-                    if loss.covers(full, stashed=True):
-                        continue
-                    why = reason_for(path, info.reasons, f"{info.id} changed it")
-                    if _value_at(after, path) in (None, "", [], {}):
-                        loss.dropped(full, why)
-                    else:
-                        loss.approximated(full, why)
+            with TemporaryDirectory(prefix="bunzai-verify-") as spool:
+                back: list[Any] = []
+                try:
+                    for n, f in enumerate(out_files):
+                        inp = _read_back_input(f, spool, n)
+                        back.extend(self.read(inp, format=info.id)[1].entities)
+                except BunzaiError as exc:
+                    warnings.append("the output could not be read back to check it: "
+                                    f"{exc.message}")
+                    continue
+                if len(back) != len(group):
+                    warnings.append(f"wrote {len(group)} entities but read back {len(back)}")
+                    continue
+                for j, (before, after) in enumerate(zip(group, back, strict=True)):
+                    p = prefix or (f"[{j}]." if len(group) > 1 else "")
+                    found = report_changes(before, after, neutral, loss, info.reasons,
+                                           f"{info.id} changed it", prefix=p)
                     if carried is not None:
-                        warnings.append(f"{full}: changed when written as {info.id}, found "
-                                        "only by reading the output back")
+                        warnings += [f"{full}: changed when written as {info.id}, found only "
+                                     "by reading the output back" for full in found]
 
     def _reason(self, info: FormatInfo, path: str, default: str) -> str:
         from .fidelity import reason_for
@@ -534,18 +522,15 @@ class Registry:
                     self.host.retire(rec, f"bunzai_register_commands failed: {exc}")
 
 
-def _value_at(obj: Any, path: str) -> Any:
-    """The value at a loss-report path of an entity (None where there is none)."""
-    cur = obj
-    for name, index in _PATH_PART.findall(path):
-        if cur is None:
-            return None
-        if index:
-            i = int(index)
-            cur = cur[i] if isinstance(cur, list) and i < len(cur) else None
-        else:
-            cur = cur.get(name) if isinstance(cur, Mapping) else getattr(cur, name, None)
-    return cur
-
-
-_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+def _read_back_input(f: OutputFile, spool: str, n: int) -> AdapterInput:
+    """An output as an input to read back: its bytes, or for an output produced piece by piece
+    (a large chat) a file in ``spool`` read as any large file is, so verifying a conversion
+    never holds the whole output."""
+    name = f"out{f.suffix}"
+    if not f.streamed:
+        return AdapterInput(f.data, name)
+    path = os.path.join(spool, f"{n}{f.suffix}")
+    with open(path, "wb") as fh:
+        for part in f.parts:
+            fh.write(part)
+    return AdapterInput.from_path(path)

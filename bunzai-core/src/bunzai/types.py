@@ -225,6 +225,11 @@ class OutputFile:
         return self._joined
 
     @property
+    def streamed(self) -> bool:
+        """True while the file is held as parts, not joined (:attr:`data` would join them)."""
+        return self._joined is None
+
+    @property
     def parts(self) -> Iterator[Buffer]:
         """The file's bytes in order, piece by piece, without joining them (each access starts
         again from the first)."""

@@ -6,8 +6,10 @@ file's usual one, the blank or broken lines that follow it, and its exact text w
 serializer would not reproduce it.  Messages are produced one at a time from
 ``AdapterInput.lines()``, so a reader never holds more than one message of a large file.
 
-The per-object records follow the passthrough convention: ``extra`` holds the app's own data
-(reported when another format cannot carry it), everything else is layout.
+Each message keeps its layout (key order, raw values, its line) in ``passthrough[format_id]``
+and the app's own data (keys bunzai has no field for) in ``app_data[format_id]``.  Writers say
+what they change while they build each line: the loss report is made in one pass over the
+messages, before the file is produced, and nothing is read back.
 """
 
 from __future__ import annotations
@@ -19,12 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from bunzai.errors import BunzaiError
-from bunzai.jsonio import loads
+from bunzai.sdk import BunzaiError, json_equal, loads
+from bunzai.sdk.fields import kept
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import ChatMessage
+    from bunzai.sdk import AdapterInput, ChatMessage, LossReport
 
 ABSENT: Any = object()
 
@@ -104,7 +105,6 @@ def emit(obj: dict[str, Any], record: Mapping[str, Any]) -> bytes:
     """A line's bytes: the kept text when it still parses to ``obj``, else ``obj`` serialized."""
     text = record.get("text")
     if isinstance(text, str):
-        from bunzai.compare import json_equal
         try:
             if json_equal(loads(text), obj):
                 return text.encode("utf-8", "surrogatepass")
@@ -150,7 +150,7 @@ class Messages:
 
 def lazy_or_list(input: AdapterInput, make: Callable[[], Iterator[ChatMessage]]) -> Any:
     """Messages for a chat: a list for an input held in memory, lazy for a streamed file."""
-    from bunzai.model import LazyMessages
+    from bunzai.sdk.chats import LazyMessages
 
     if input.streamed:
         return LazyMessages(make)
@@ -206,12 +206,10 @@ def produce(chat: Any, fmt: str, header: dict[str, Any] | None,
             line_of: Callable[[Any], dict[str, Any]]) -> Iterator[bytes]:
     """A chat file line by line: the kept lead, the header, then each message with its own
     ending and the blank or broken lines that followed it (one message of look-ahead)."""
-    from bunzai.chats import layout_of
-
     layout = layout_of(chat, fmt)
     eol = str(layout.get("eol", "\n")).encode("ascii")
-    for kept in layout.get("lead") or ():
-        yield restore_line(kept)
+    for line in layout.get("lead") or ():
+        yield restore_line(line)
     messages = iter(chat.iter_messages())
     current = next(messages, None)
     if header is not None:
@@ -219,8 +217,8 @@ def produce(chat: Any, fmt: str, header: dict[str, Any] | None,
         end = str(own).encode("ascii") if own is not None else (
             eol if current is not None else b"")
         yield emit(header, layout) + end
-    for kept in layout.get("after_header") or ():
-        yield restore_line(kept)
+    for line in layout.get("after_header") or ():
+        yield restore_line(line)
     while current is not None:
         following = next(messages, None)
         record = layout_of(current, fmt)
@@ -228,9 +226,31 @@ def produce(chat: Any, fmt: str, header: dict[str, Any] | None,
         end = str(own).encode("ascii") if own is not None else (
             eol if following is not None else b"")
         yield emit(line_of(current), record) + end
-        for kept in record.get("gap") or ():
-            yield restore_line(kept)
+        for line in record.get("gap") or ():
+            yield restore_line(line)
         current = following
+
+
+def layout_of(obj: Any, fmt: str) -> dict[str, Any]:
+    """``obj.passthrough[fmt]``: the object's layout in this format (empty when none)."""
+    return kept(obj, fmt)[0] or {}
+
+
+def data_of(obj: Any, fmt: str) -> dict[str, Any]:
+    """``obj.app_data[fmt]``: the format's own data on the object (empty when none)."""
+    return kept(obj, fmt)[1] or {}
+
+
+def record(mine: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """A nested layout record (``{}`` when absent or not an object)."""
+    value = mine.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def nested(data: Mapping[str, Any], prefix: str) -> dict[str, Any]:
+    """The items of a flat app-data dict under ``prefix`` (``extra.`` -> ``{"api": …}``)."""
+    n = len(prefix)
+    return {k[n:]: v for k, v in data.items() if k.startswith(prefix)}
 
 
 @dataclass(slots=True)
@@ -240,13 +260,13 @@ class Record:
     fields: dict[str, Any]
     layout: dict[str, Any]
     raw: dict[str, Any]
-    extra: dict[str, Any]
+    data: dict[str, Any]
 
 
 def read_common(obj: dict[str, Any], expected: Iterable[str]) -> Record:
     """The keys SillyTavern and TavernAI messages share: ``name``, ``is_user``,
     ``send_date``, ``mes`` (each kept raw when it is not of its usual type)."""
-    from bunzai.chattime import parse_time
+    from bunzai.sdk.chats import parse_time
 
     rec = Record({}, {"order": list(obj)}, {}, {})
     absent = [k for k in expected if k not in obj]
@@ -273,8 +293,8 @@ def read_common(obj: dict[str, Any], expected: Iterable[str]) -> Record:
 
 def finish(rec: Record, line: Line, gap: list[Line], last: bool, default_eol: bytes
            ) -> dict[str, Any]:
-    """The message's passthrough record: kept raw values, its line ending when unusual, the
-    blank or broken lines after it, its exact text when needed, and the app's data."""
+    """The message's layout record: kept raw values, its line ending when unusual, the blank
+    or broken lines after it, and its exact text when needed."""
     layout = rec.layout
     if rec.raw:
         layout["raw"] = rec.raw
@@ -284,20 +304,22 @@ def finish(rec: Record, line: Line, gap: list[Line], last: bool, default_eol: by
     if gap:
         layout["gap"] = gap_layout(gap)
     line_layout(line, layout)
-    if rec.extra:
-        layout["extra"] = rec.extra
     return layout
 
 
-def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[str, str]
+def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[str, str],
+                 loss: LossReport | None, path: str, reasons: Mapping[str, str]
                  ) -> tuple[dict[str, Any], dict[str, Any], Mapping[str, Any], set[str]]:
     """``name``, ``is_user``, ``send_date`` and ``mes`` of a message line, and the message's
-    layout, raw values and absent keys for the rest of the line."""
-    from bunzai.chats import layout_of
-    from bunzai.chattime import restore
+    layout, raw values and absent keys for the rest of the line.
+
+    With ``loss``, what the line changes is reported under ``path`` (``messages[3].``): a
+    speaker the format needs and the message lacks, a time its date form rounds.
+    """
+    from bunzai.sdk.chats import stored
 
     layout = layout_of(m, fmt)
-    raw = layout.get("raw") if isinstance(layout.get("raw"), Mapping) else {}
+    raw = record(layout, "raw")
     absent = set(layout.get("absent") or ())
     out: dict[str, Any] = {}
     if m.speaker is not None:
@@ -308,13 +330,17 @@ def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[s
         side = "user" if m.role == "user" else "character"
         own = fallback.get(m.role) if m.role in ("narrator", "system") else None
         out["name"] = own or names.get(side) or fallback[side]
+        if loss is not None:
+            loss.approximated(f"{path}speaker", reasons["speaker"])
     if "is_user" in raw and (m.role == "user") == (raw["is_user"] is True):
         out["is_user"] = raw["is_user"]
     elif not ("is_user" in absent and m.role != "user"):
         out["is_user"] = m.role == "user"
-    send_date = restore(m.time, layout.get("send_date"), "epoch_ms")
+    send_date, exact = stored(m.time, layout.get("send_date"), "epoch_ms")
     if send_date is not None:
         out["send_date"] = send_date
+        if not exact and loss is not None:
+            loss.approximated(f"{path}time", reasons["time"])
     elif "send_date" in layout:
         out["send_date"] = layout["send_date"]
     out["mes"] = raw["mes"] if "mes" in raw and not m.text else m.text
@@ -330,3 +356,25 @@ class Lines:
 
     def __iter__(self) -> Iterator[bytes]:
         return self.make()
+
+
+def report_participants(chat: Any, kept: list[int], loss: LossReport, why: str) -> None:
+    """Participants a chat file does not name as they were.
+
+    ``kept`` are the indices of the participants the file names, in the order reading finds
+    them: the rest are dropped, and when the named ones move, the list as a whole changes.
+    """
+    if kept == list(range(len(kept))):
+        for i in range(len(kept), len(chat.participants)):
+            loss.dropped(f"participants[{i}]", why)
+    else:
+        loss.approximated("participants", why)
+
+
+def lone_alternative(m: Any) -> bool:
+    """A message with one alternative that holds something: formats keep swipes only when
+    there are two or more, so a writer reports it dropped (an empty one is no loss)."""
+    if len(m.alternatives) != 1:
+        return False
+    a = m.alternatives[0]
+    return bool(a.text or a.time is not None or a.reasoning or a.app_data)

@@ -14,10 +14,12 @@ parses messages one at a time each time it is iterated, so nothing holds the who
 ``messages`` as a read-only sequence; assign a list to edit (``chat.messages =
 list(chat.messages)``).
 
-Passthrough follows the layout/extra split: ``passthrough[format_id]`` on the chat, a message,
-an alternative or an attachment is a dict whose ``"extra"`` holds the source's data the model
-has no field for (``{source key: value}``, reported when another format cannot carry it), and
-whose other keys are layout (key order, absent keys, original time text), never reported.
+The chat, each participant, message, alternative and attachment has ``app_data`` and
+``passthrough``, as every entity does: ``app_data[format_id]`` holds the source's user data the
+model has no field for (``{source key: value}``: SillyTavern's ``extra.api``, a RisuAI
+message's ``generationInfo``), reported key by key when another format cannot carry it;
+``passthrough[format_id]`` holds layout only (key order, absent keys, the original time text,
+line endings, the app's own bookkeeping), never reported.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, ValidatorFunctionWrap
 from pydantic.functional_serializers import WrapSerializer
 from pydantic.functional_validators import WrapValidator
 
-from .common import CanonicalModel, EntityBase, JSONValue
+from .common import APP_DATA_DESCRIPTION, CanonicalModel, EntityBase, JSONValue
 from .lorebook import Lorebook
 
 ROLES = ("user", "character", "narrator", "system")
@@ -47,6 +49,8 @@ class Participant(CanonicalModel):
     id: str | None = Field(None, description="the app's own id for this participant")
     avatar: str | None = Field(None, description="avatar reference as the app wrote it")
     extensions: dict[str, JSONValue] = Field(default_factory=dict)
+    app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
+                                                      description=APP_DATA_DESCRIPTION)
     passthrough: dict[str, JSONValue] = Field(default_factory=dict)
 
 
@@ -64,6 +68,8 @@ class Attachment(CanonicalModel):
     data: bytes | None = Field(None, description="the bytes when the file embeds them")
     text: str | None = Field(None, description="text content an app extracted from the file")
     extensions: dict[str, JSONValue] = Field(default_factory=dict)
+    app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
+                                                      description=APP_DATA_DESCRIPTION)
     passthrough: dict[str, JSONValue] = Field(default_factory=dict)
 
 
@@ -73,6 +79,8 @@ class Alternative(CanonicalModel):
     text: str = ""
     time: datetime | None = None
     reasoning: str | None = None
+    app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
+                                                      description=APP_DATA_DESCRIPTION)
     passthrough: dict[str, JSONValue] = Field(default_factory=dict)
 
 
@@ -95,6 +103,8 @@ class ChatMessage(CanonicalModel):
         None, description="a named mark on this message (checkpoint, bookmark)")
     attachments: list[Attachment] = Field(default_factory=list)
     extensions: dict[str, JSONValue] = Field(default_factory=dict)
+    app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
+                                                      description=APP_DATA_DESCRIPTION)
     passthrough: dict[str, JSONValue] = Field(default_factory=dict)
 
 
@@ -103,7 +113,7 @@ class LazyMessages(Sequence[ChatMessage]):
 
     Each iteration starts again from the source and yields fresh objects, so at most one
     message is alive per iteration; changes to a yielded message are not kept.  ``len`` and
-    indexing iterate (once for ``len``, which is cached).
+    indexing iterate (once for ``len``, which is cached); truth parses the first message only.
     """
 
     __slots__ = ("_count", "_factory")
@@ -120,6 +130,18 @@ class LazyMessages(Sequence[ChatMessage]):
         if self._count is None:
             self._count = sum(1 for _ in self._factory())
         return self._count
+
+    def __bool__(self) -> bool:
+        """Whether there is a message: parses the first one only, never counts them all."""
+        if self._count is not None:
+            return self._count > 0
+        first = self._factory()
+        try:
+            return next(first, None) is not None
+        finally:
+            close = getattr(first, "close", None)
+            if close is not None:
+                close()
 
     @overload
     def __getitem__(self, index: int) -> ChatMessage: ...
@@ -153,6 +175,12 @@ class LazyMessages(Sequence[ChatMessage]):
 
     def __deepcopy__(self, memo: dict[int, Any]) -> LazyMessages:
         return self  # the source is immutable and every iteration yields fresh objects
+
+    def mapped(self, change: Callable[[ChatMessage], ChatMessage]) -> LazyMessages:
+        """These messages with ``change`` applied to each as it is produced: still lazy, so
+        a large chat can be transformed (its layout stripped, say) without being held."""
+        factory = self._factory
+        return LazyMessages(lambda: (change(m) for m in factory()), self._count)
 
     def __repr__(self) -> str:
         counted = f"{self._count} messages" if self._count is not None else "not counted"

@@ -40,6 +40,14 @@ def field_defaults(model: type[BaseModel]) -> MappingProxyType[str, Any]:
                              for name, info in model.model_fields.items()})
 
 
+APP_DATA_DESCRIPTION = (
+    "user data only one app understands (keys the canonical model does not name, "
+    "app-specific values), by format id then by the key it had in that format; other "
+    "formats report each item they cannot carry"
+)
+"""What ``app_data`` holds, wherever a model has it (entities, entries, assets, messages)."""
+
+
 class Asset(CanonicalModel):
     """A file a character carries: avatar, background, emotion sprite, sound, font, …
 
@@ -69,13 +77,7 @@ class EntityBase(CanonicalModel):
         default_factory=dict, description="app-namespaced extension blocks, kept verbatim"
     )
     app_data: dict[str, dict[str, JSONValue]] = Field(
-        default_factory=dict,
-        description=(
-            "user data only one app understands (keys the canonical model does not name, "
-            "app-specific values), by format id then by the key it had in that format; other "
-            "formats report each item they cannot carry"
-        ),
-    )
+        default_factory=dict, description=APP_DATA_DESCRIPTION)
     passthrough: dict[str, JSONValue] = Field(
         default_factory=dict,
         description=(

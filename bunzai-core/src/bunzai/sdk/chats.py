@@ -1,30 +1,44 @@
-"""Chats for format adapters: times as each app writes them, and what every chat writer shares
-to report what a chat format cannot hold (see :mod:`bunzai.chats`)."""
+"""Chats for format adapters: times as each app writes them, and messages read one at a time.
 
-from ..chats import (
-    EXTRA,
-    chat_fields_only,
-    extra_of,
-    extra_paths,
-    foreign_extras,
-    is_empty,
-    layout_of,
-    report_messages,
-    report_unkept,
-)
+A chat reader parses a message's time with :func:`parse_time` (every form real files use) and
+keeps the original text as layout; its writer calls :func:`restore`, which writes that text
+again while the time is unchanged.  A reader of a large file hands the chat a
+:class:`LazyMessages` so the log is never held whole.  The chat model itself (``Chat``,
+``ChatMessage``, ``Participant``, ``Alternative``, ``Attachment``) is in :mod:`bunzai.sdk`.
+
+Import-light: detectors may use the time helpers; the model names load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from ..chattime import (
     EPOCH,
     FORMS,
     exact_in,
     format_time,
     from_epoch_ms,
+    parse_form,
     parse_time,
     restore,
+    stored,
     to_epoch_ms,
 )
 
+if TYPE_CHECKING:
+    from ..model.chat import ATTACHMENT_TYPES, ROLES, LazyMessages
+
 __all__ = [
-    "EPOCH", "EXTRA", "FORMS", "chat_fields_only", "exact_in", "extra_of", "extra_paths",
-    "foreign_extras", "format_time", "from_epoch_ms", "is_empty", "layout_of", "parse_time",
-    "report_messages", "report_unkept", "restore", "to_epoch_ms",
+    "ATTACHMENT_TYPES", "EPOCH", "FORMS", "ROLES", "LazyMessages", "exact_in", "format_time",
+    "from_epoch_ms", "parse_form", "parse_time", "restore", "stored", "to_epoch_ms",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ATTACHMENT_TYPES", "ROLES", "LazyMessages"):
+        from ..model import chat
+        value = getattr(chat, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'bunzai.sdk.chats' has no attribute {name!r}")

@@ -176,7 +176,8 @@ def _chat(variant: str) -> Any:
 
     return Chat(
         title="Storm night at Gull Point",
-        participants=[Participant(name="Ada", role="user", id="user-ada", avatar="ada.png"),
+        participants=[Participant(name="Ada", role="user", id="user-ada", avatar="ada.png",
+                                  app_data={FIXTURE_FORMAT: {"persona": "ada-local"}}),
                       Participant(name="Wren Halloway", role="character", id="wren",
                                   avatar="wren.png"),
                       Participant(name="Gull Point", role="narrator")],
@@ -192,22 +193,26 @@ def _chat(variant: str) -> Any:
                         id="m-2", attachments=[
                             Attachment(type="image", name="ferry.png", uri="ferry.png",
                                        title="the ferry at dusk", media_type="image/png",
-                                       data=_png())]),
+                                       data=_png(),
+                                       app_data={FIXTURE_FORMAT: {"caption_style": "film"}})]),
             ChatMessage(role="character", speaker="Wren Halloway",
                         text="Only me, and the lamp.", time=at(3), reasoning="She is wary.",
                         model="kit-model-7b", alternatives=[
                             Alternative(text="Who's asking?", time=at(3)),
                             Alternative(text="Only me, and the lamp.", time=at(4),
-                                        reasoning="She is wary.")], chosen=1,
+                                        reasoning="She is wary.",
+                                        app_data={FIXTURE_FORMAT: {"rating": 5}})], chosen=1,
                         bookmark="checkpoint: the lamp"),
             ChatMessage(role="user", speaker="Ada", text="(out of character: brb)",
                         hidden=True, time=at(5)),
             ChatMessage(role="system", speaker="System", text="Ada joined the chat.",
                         time=at(6), extensions={"kit_app": {"message": "kept verbatim"}},
-                        passthrough={FIXTURE_FORMAT: {"extra": {"only_the_fixture": 1}}}),
+                        app_data={FIXTURE_FORMAT: {"message_setting": "only the fixture"}},
+                        passthrough={FIXTURE_FORMAT: {"message_layout": 1}}),
         ],
         extensions={"kit_app": {"chat": "extension kept verbatim"}},
-        passthrough={FIXTURE_FORMAT: {"extra": {"chat_only_the_fixture_knows": True}}},
+        app_data={FIXTURE_FORMAT: {"chat_setting": "app data only the fixture knows"}},
+        passthrough={FIXTURE_FORMAT: {"chat_only_the_fixture_knows": True}},
     )
 
 

@@ -34,6 +34,37 @@ def score(data: Any) -> tuple[float, str]:
     return 0.8, "chat.ChatItems without a version number"
 
 
+M = "messages[*]."
+CARRIES: tuple[str, ...] = (M + "role", M + "text", M + "time")
+"""What a Backyard chat export holds: what the user typed and what the character answered,
+with one date per turn (the writer reports a reply dated otherwise)."""
+
+_TURNS = "a Backyard chat export holds only the turns"
+REASONS: tuple[tuple[str, str], ...] = (
+    ("participants", "a Backyard chat export names no one"),
+    *((f, _TURNS) for f in ("title", "created", "notes", "memory", "scenario", "greeting",
+                            "example_dialogue", "system_prompt", "branch_of", "lorebook")),
+    ("extensions", "Backyard has no place for other apps' extensions"),
+    (M + "speaker", "a Backyard chat export names no one"),
+    (M + "alternatives", "a Backyard chat export keeps only the shown reply"),
+    (M + "chosen", "a Backyard chat export keeps only the shown reply"),
+    (M + "hidden", "a Backyard chat export holds what was typed and answered only"),
+    (M + "reasoning", "a Backyard chat export holds what was typed and answered only"),
+    (M + "model", "a Backyard chat export holds what was typed and answered only"),
+    (M + "bookmark", "a Backyard chat export holds what was typed and answered only"),
+    (M + "attachments", "a Backyard chat export holds text only"),
+    (M + "extensions", "Backyard has no place for other apps' extensions"),
+)
+WRITER_REASONS = {
+    "role": "a Backyard chat export holds user inputs and character outputs only",
+    "time": "a Backyard date keeps milliseconds",
+    "reply_time": "a Backyard chat export has one createdAt per turn: the user's",
+    "empty": "an empty message is no input or output in a Backyard export: the messages "
+             "after it move up",
+}
+"""Why the writer writes a value differently, keyed by what it is about."""
+
+
 class BackyardChatAdapter(FormatAdapter):
     """Backyard AI chat exports: one item per turn (input, output, createdAt)."""
 
@@ -42,6 +73,8 @@ class BackyardChatAdapter(FormatAdapter):
     label = "Backyard AI chat export"
     suffix = ".json"
     aliases = ("faraday-chat",)
+    carries = CARRIES
+    reasons = REASONS
     detection = (
         ("chat.ChatItems array and a numeric version", 0.95),
         ("chat.ChatItems array without a version", 0.8),
@@ -52,15 +85,15 @@ class BackyardChatAdapter(FormatAdapter):
         ("messages[].role narrator / system", "approximated: written as the character's "
                                               "output"),
         ("messages[].time of a reply", "approximated: one createdAt per turn, the user's"),
-        ("messages[].alternatives, hidden, reasoning, model, id, bookmark, attachments",
+        ("messages[].alternatives, hidden, reasoning, model, bookmark, attachments",
          "dropped: an item holds one input and one output"),
         ("title, participants, created, notes, memory, scenario, greeting, example_dialogue, "
          "system_prompt, branch_of, lorebook", "dropped: an export holds only the turns"),
         ("extensions", "dropped"),
     )
+    doc = "bunzai-formats-backyard/src/bunzai_backyard/backyard_chat/README.md"
     reader = "io:read_chat"
     writer = "io:write_chat"
-    doc = "bunzai-formats-backyard/src/bunzai_backyard/backyard_chat/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
@@ -75,4 +108,4 @@ def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
     return [why + ": Backyard AI's (Faraday's) chat export"] if s >= 0.95 else []
 
 
-__all__ = ["FORMAT_ID", "BackyardChatAdapter", "score"]
+__all__ = ["CARRIES", "FORMAT_ID", "REASONS", "BackyardChatAdapter", "score"]

@@ -1,4 +1,10 @@
-"""Reading and writing Backyard chat exports: each item is a user turn and its reply."""
+"""Reading and writing Backyard chat exports: each item is a user turn and its reply.
+
+Keys bunzai has no field for are app data: the file's and the ``chat`` object's (as
+``chat.<key>``) on the chat, an item's on the message that opens it.  The writer pairs each
+user message with the reply after it and reports what an item cannot hold as it was: a reply
+dated with its turn, a narrator written as the character, a message an item has no place for.
+"""
 
 from __future__ import annotations
 
@@ -6,34 +12,27 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, MalformedInput, OutputFile, ReadResult, WriteResult, dumps
-from bunzai.sdk.chats import (
-    chat_fields_only,
-    extra_of,
-    layout_of,
-    parse_time,
-    report_messages,
-    report_unkept,
-    restore,
-)
+from bunzai.sdk.chats import parse_time, stored
+from bunzai.sdk.fields import kept
 
-from . import FORMAT_ID
+from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Chat, ChatMessage
+
+WHY = WRITER_REASONS
 ITEM_KEYS = ("input", "output", "createdAt")
-REASONS = {
-    "speaker": "a Backyard chat export names no one",
-    "role": "a Backyard chat export holds user inputs and character outputs only",
-    "time": "a Backyard chat export has one createdAt per turn",
-    "alternatives": "a Backyard chat export keeps only the shown reply",
-    "chosen": "a Backyard chat export keeps only the shown reply",
-    "participants": "a Backyard chat export names no one",
-    "extensions": "Backyard has no place for other apps' extensions",
-}
-APPROXIMATED = frozenset({"role", "time"})
 
 
-def read_chat(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
+def _layout(obj: Any) -> dict[str, Any]:
+    return kept(obj, FORMAT_ID)[0] or {}
+
+
+def _data(obj: Any) -> dict[str, Any]:
+    return kept(obj, FORMAT_ID)[1] or {}
+
+
+def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     data = input.json_mutable()
     if not isinstance(data, dict) or not isinstance(data.get("chat"), dict):
         raise MalformedInput("not a Backyard chat export: no chat object")
@@ -52,16 +51,15 @@ def chat_from(data: dict[str, Any], raw: bytes) -> Chat:
         layout["version"] = data["version"]
     if raw.endswith(b"\n"):
         layout["newline"] = True
-    extra = {k: v for k, v in data.items() if k not in ("chat", "version")}
-    extra.update({f"chat.{k}": v for k, v in chat.items() if k != "ChatItems"})
-    if extra:
-        layout["extra"] = extra
+    own = {k: v for k, v in data.items() if k not in ("chat", "version")}
+    own.update({f"chat.{k}": v for k, v in chat.items() if k != "ChatItems"})
     messages: list[ChatMessage] = []
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             raise MalformedInput(f"$.chat.ChatItems[{i}]: expected an object")
         messages += turn(item)
-    return Chat(messages=messages, passthrough={FORMAT_ID: layout})
+    return Chat(messages=messages, passthrough={FORMAT_ID: layout},
+                app_data={FORMAT_ID: own} if own else {})
 
 
 def turn(item: dict[str, Any]) -> list[ChatMessage]:
@@ -76,9 +74,7 @@ def turn(item: dict[str, Any]) -> list[ChatMessage]:
     raws = {k: item[k] for k in ("input", "output") if k in item and not isinstance(item[k], str)}
     if raws:
         record["raw"] = raws
-    extra = {k: v for k, v in item.items() if k not in ITEM_KEYS}
-    if extra:
-        record["extra"] = extra
+    own = {k: v for k, v in item.items() if k not in ITEM_KEYS}
     text_in = item.get("input") if isinstance(item.get("input"), str) else ""
     text_out = item.get("output") if isinstance(item.get("output"), str) else ""
     out: list[ChatMessage] = []
@@ -86,64 +82,117 @@ def turn(item: dict[str, Any]) -> list[ChatMessage]:
         if not text_out:
             record["alone"] = True
         out.append(ChatMessage(role="user", text=text_in, time=time,
-                               passthrough={FORMAT_ID: record}))
-        record = {}
+                               passthrough={FORMAT_ID: record},
+                               app_data={FORMAT_ID: own} if own else {}))
+        record, own = {}, {}
     if text_out:
         out.append(ChatMessage(role="character", text=text_out, time=time,
-                               passthrough={FORMAT_ID: record} if record else {}))
+                               passthrough={FORMAT_ID: record} if record else {},
+                               app_data={FORMAT_ID: own} if own else {}))
     return out
+
+
+class _Pairs:
+    """The chat's messages paired into items, with what reading them back will find."""
+
+    def __init__(self, chat: Chat, loss: LossReport | None) -> None:
+        self.loss = loss
+        self.kept: list[int] = []
+        self.count = 0
+        layout = _layout(chat)
+        self.form = "epoch_ms"
+        if isinstance(layout.get("version"), int) and layout["version"] < 2:
+            self.form = "iso_js"
+
+    def items(self, chat: Chat) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        pending: tuple[int, ChatMessage] | None = None
+        for n, m in enumerate(chat.iter_messages()):
+            self.count += 1
+            if m.role in ("narrator", "system") and self.loss is not None:
+                self.loss.approximated(f"messages[{n}].role", WHY["role"])
+            if m.role == "user":
+                if pending is not None:
+                    out.append(self._item(pending, None))
+                pending = (n, m)
+                if _layout(m).get("alone"):
+                    out.append(self._item(pending, None))
+                    pending = None
+                continue
+            out.append(self._item(pending, (n, m)))
+            pending = None
+        if pending is not None:
+            out.append(self._item(pending, None))
+        if self.loss is not None:
+            self._report_left_out()
+        return out
+
+    def _item(self, user: tuple[int, ChatMessage] | None,
+              reply: tuple[int, ChatMessage] | None) -> dict[str, Any]:
+        opener = user or reply
+        assert opener is not None
+        at, first = opener
+        record = _layout(first)
+        raws = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
+        obj: dict[str, Any] = {}
+        obj["input"] = user[1].text if user is not None else raws.get("input", "")
+        if user is not None and not user[1].text and "input" in raws:
+            obj["input"] = raws["input"]
+        obj["output"] = reply[1].text if reply is not None else raws.get("output", "")
+        stamp = None
+        if "createdAt" in record or first.time is not None:
+            when, exact = stored(first.time, record.get("createdAt"), self.form)
+            obj["createdAt"] = when if when is not None else record.get("createdAt")
+            stamp = parse_time(obj["createdAt"])
+            if not exact and self.loss is not None:
+                self.loss.approximated(f"messages[{at}].time", WHY["time"])
+        obj.update({k: v for k, v in _data(first).items() if k not in obj})
+        order = record.get("item")
+        if isinstance(order, list):
+            obj = {**{k: obj[k] for k in order if k in obj},
+                   **{k: v for k, v in obj.items() if k not in order}}
+        self._read_back(obj, user, reply, stamp)
+        return obj
+
+    def _read_back(self, obj: Mapping[str, Any], user: tuple[int, ChatMessage] | None,
+                   reply: tuple[int, ChatMessage] | None, stamp: Any) -> None:
+        """Which messages reading ``obj`` finds (see :func:`turn`), and what it finds
+        otherwise than they were."""
+        text_in = obj["input"] if isinstance(obj["input"], str) else ""
+        text_out = obj["output"] if isinstance(obj["output"], str) else ""
+        if text_in or not text_out:
+            if user is not None:
+                self.kept.append(user[0])
+            elif reply is not None:  # an empty reply on its own reads as the user's
+                self.kept.append(reply[0])
+                if self.loss is not None:
+                    self.loss.approximated(f"messages[{reply[0]}].role", WHY["empty"])
+        if text_out and reply is not None:
+            self.kept.append(reply[0])
+            if user is not None and reply[1].time != stamp and self.loss is not None:
+                self.loss.approximated(f"messages[{reply[0]}].time", WHY["reply_time"])
+
+    def _report_left_out(self) -> None:
+        assert self.loss is not None
+        if len(self.kept) == self.count:
+            return
+        if self.kept == list(range(len(self.kept))):
+            for i in range(len(self.kept), self.count):
+                self.loss.dropped(f"messages[{i}]", WHY["empty"])
+        else:
+            self.loss.approximated("messages", WHY["empty"])
 
 
 def items(chat: Chat) -> list[dict[str, Any]]:
     """The chat's messages paired into export items, each opening message's record restored."""
-    layout = layout_of(chat, FORMAT_ID)
-    form = "epoch_ms"
-    if isinstance(layout.get("version"), int) and layout["version"] < 2:
-        form = "iso_js"
-    out: list[dict[str, Any]] = []
-    pending: ChatMessage | None = None
-    for m in chat.iter_messages():
-        if m.role == "user":
-            if pending is not None:
-                out.append(_item(pending, None, form))
-            pending = m
-            if layout_of(m, FORMAT_ID).get("alone"):
-                out.append(_item(m, None, form))
-                pending = None
-            continue
-        out.append(_item(pending, m, form))
-        pending = None
-    if pending is not None:
-        out.append(_item(pending, None, form))
-    return out
+    return _Pairs(chat, None).items(chat)
 
 
-def _item(user: ChatMessage | None, reply: ChatMessage | None, form: str) -> dict[str, Any]:
-    opener = user or reply
-    assert opener is not None
-    record = layout_of(opener, FORMAT_ID)
-    raws = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
-    obj: dict[str, Any] = {}
-    obj["input"] = user.text if user is not None else raws.get("input", "")
-    if user is not None and not user.text and "input" in raws:
-        obj["input"] = raws["input"]
-    obj["output"] = reply.text if reply is not None else raws.get("output", "")
-    if "createdAt" in record or opener.time is not None:
-        when = restore(opener.time, record.get("createdAt"), form)
-        obj["createdAt"] = when if when is not None else record.get("createdAt")
-    obj.update({k: v for k, v in extra_of(opener, FORMAT_ID).items() if k not in obj})
-    order = record.get("item")
-    if isinstance(order, list):
-        obj = {**{k: obj[k] for k in order if k in obj},
-               **{k: v for k, v in obj.items() if k not in order}}
-    return obj
-
-
-def document(chat: Chat) -> dict[str, Any]:
-    layout = layout_of(chat, FORMAT_ID)
-    extra = extra_of(chat, FORMAT_ID)
-    inner: dict[str, Any] = {"ChatItems": items(chat)}
-    for k, v in extra.items():
+def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
+    layout = _layout(chat)
+    own = _data(chat)
+    inner: dict[str, Any] = {"ChatItems": _Pairs(chat, loss).items(chat)}
+    for k, v in own.items():
         if k.startswith("chat."):
             inner[k[5:]] = v
     order = layout.get("chat_order")
@@ -151,7 +200,7 @@ def document(chat: Chat) -> dict[str, Any]:
         inner = {**{k: inner[k] for k in order if k in inner},
                  **{k: v for k, v in inner.items() if k not in order}}
     doc: dict[str, Any] = {"chat": inner, "version": layout.get("version", 2)}
-    for k, v in extra.items():
+    for k, v in own.items():
         if not k.startswith("chat."):
             doc[k] = v
     order = layout.get("order")
@@ -163,16 +212,9 @@ def document(chat: Chat) -> dict[str, Any]:
     return doc
 
 
-def write_chat(chat: Chat, options: Mapping[str, Any], format_id: str) -> WriteResult:
-    doc = document(chat)
-    data = dumps(doc, indent=2) + (b"\n" if layout_of(chat, FORMAT_ID).get("newline") else b"")
-    back = chat_from(doc, b"")
+def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
+               format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
-    report_unkept(loss, "", chat_fields_only(chat), chat_fields_only(back), reasons=REASONS,
-                  approximated=APPROXIMATED, default="a Backyard chat export holds only the "
-                  "turns", skip=("messages",))
-    report_messages(loss, chat.iter_messages(), back.messages, reasons=REASONS,
-                    approximated=APPROXIMATED,
-                    default="a Backyard chat export holds only what was typed and answered",
-                    dropped="an empty message is no input or output in a Backyard export")
+    doc = document(chat, loss)
+    data = dumps(doc, indent=2) + (b"\n" if _layout(chat).get("newline") else b"")
     return WriteResult([OutputFile(data, ".json")], loss)

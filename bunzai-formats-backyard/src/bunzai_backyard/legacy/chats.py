@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from bunzai.sdk import Character, Chat, ChatMessage
 
 
+BOOKKEEPING = ("id", "updatedAt")
+"""The app's id for a chat and when it last saved it: layout, not the conversation."""
+
+
 def card_chats(ch: Character, fmt: str) -> list[Chat] | None:
     """One chat per item of the card's ``Chat`` history (None: not read as a Backyard card)."""
     from bunzai.sdk import Chat, Participant
@@ -37,13 +41,15 @@ def card_chats(ch: Character, fmt: str) -> list[Chat] | None:
         name = item.get("name")
         note = item.get("authorNote")
         extra = {k: v for k, v in item.items()
-                 if k not in ("name", "authorNote", "createdAt", "ChatItems")}
+                 if k not in ("name", "authorNote", "createdAt", "ChatItems", *BOOKKEEPING)}
+        record = {k: item[k] for k in BOOKKEEPING if k in item}
         out.append(Chat(
             title=name if isinstance(name, str) and name else None,
             notes=note if isinstance(note, str) and note else None,
             created=parse_time(item.get("createdAt")),
             participants=[Participant(name=ch.name, role="character")] if ch.name else [],
-            messages=messages, passthrough={fmt: {"extra": extra}} if extra else {}))
+            messages=messages, passthrough={fmt: record} if record else {},
+            app_data={fmt: extra} if extra else {}))
     return out
 
 

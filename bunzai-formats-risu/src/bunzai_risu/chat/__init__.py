@@ -40,6 +40,46 @@ def score(data: Any) -> tuple[float, str]:
     return 0.6, f"type {data['type']} without a usable chat in data"
 
 
+M = "messages[*]."
+CARRIES: tuple[str, ...] = (
+    "title", "notes", "lorebook.entries",
+    *(M + f for f in ("role", "speaker", "text", "time", "hidden", "model", "bookmark")),
+)
+"""What a RisuAI chat holds: its name, author's note and local lorebook entries (the family's
+lorebook writer reports what a RisuAI entry cannot hold); each message's side, text, time,
+model, bookmark and disabled flag (names as the writer reports)."""
+
+_NO_FIELD = "a RisuAI chat has no such field"
+_BOOK = "a RisuAI chat's lorebook is a bare list of entries"
+REASONS: tuple[tuple[str, str], ...] = (
+    ("participants", "RisuAI names the user and the character from its settings"),
+    *((f, _NO_FIELD) for f in ("created", "memory", "scenario", "greeting",
+                               "example_dialogue", "system_prompt", "branch_of")),
+    ("lorebook", _BOOK),
+    ("extensions", "RisuAI has no place for other apps' extensions"),
+    (M + "alternatives", "RisuAI keeps one text per message"),
+    (M + "chosen", "RisuAI keeps one text per message"),
+    (M + "reasoning", "RisuAI keeps no reasoning with a message"),
+    (M + "attachments", "RisuAI chat messages hold text only"),
+    (M + "extensions", "RisuAI has no place for other apps' extensions"),
+)
+NEUTRAL: tuple[tuple[str, Any], ...] = (
+    (f"app_data.{FORMAT_ID}.fmIndex", (-1,)),
+)
+"""A chat started from the character's first greeting (``fmIndex`` -1, what RisuAI gives a new
+chat and bunzai writes): no choice of greeting to keep."""
+
+WRITER_REASONS = {
+    "role": "RisuAI messages are the user's or the character's",
+    "speaker": "RisuAI shows its own names for the user and the character",
+    "time": "RisuAI times are epoch milliseconds",
+    "folders": "a RisuAI export has one folder list for all its chats",
+    "lorebook": "a RisuAI chat's lorebook is its list of entries: a book without entries is "
+                "none",
+}
+"""Why the writer writes a value differently, keyed by what it is about."""
+
+
 class RisuChatAdapter(FormatAdapter):
     """RisuAI chat exports: one chat (risuChat) or every chat of a character (risuAllChats)."""
 
@@ -48,6 +88,9 @@ class RisuChatAdapter(FormatAdapter):
     label = "RisuAI chat export"
     suffix = ".json"
     multi = True
+    carries = CARRIES
+    reasons = REASONS
+    neutral = NEUTRAL
     detection = (
         ("type risuChat with a chat (message list) in data", 0.95),
         ("type risuAllChats with a list of chats in data", 0.95),
@@ -65,13 +108,12 @@ class RisuChatAdapter(FormatAdapter):
         ("extensions", "dropped"),
     )
     doc = "bunzai-formats-risu/src/bunzai_risu/chat/README.md"
+    reader = "io:read_export"
+    writer = "io:write_export"
 
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
         return Detection(s, why)
-
-    reader = "io:read"
-    writer = "io:write"
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("RisuAI", 0.95, _evidence, "origin", "risu-chat-export")]
@@ -82,4 +124,4 @@ def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
     return [why] if s >= 0.95 else []
 
 
-__all__ = ["FORMAT_ID", "RisuChatAdapter", "score"]
+__all__ = ["CARRIES", "FORMAT_ID", "REASONS", "RisuChatAdapter", "score"]

@@ -1,50 +1,52 @@
-"""Reading and writing RisuAI chat exports."""
+"""Reading and writing RisuAI chat exports.
+
+RisuAI's own bookkeeping (a chat's id, last activity and streaming flag; what a message's
+``generationInfo`` counts besides the model) and the raw values of fields bunzai holds are
+layout; every other key of the chat or a message (``scriptstate``, ``hypaV2Data``,
+``modules``, ``saying``, a ``risuChat`` export's ``folders``) is RisuAI's app data.  The
+writer reports what RisuAI reads otherwise (a narrator as the character, a name it keeps only
+where the source had one).
+"""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, LossReport, MalformedInput, OutputFile, ReadResult, WriteResult
-from bunzai.sdk.chats import (
-    chat_fields_only,
-    extra_of,
-    layout_of,
-    parse_time,
-    report_messages,
-    report_unkept,
-    restore,
-)
+from bunzai.sdk.chats import parse_time, stored
+from bunzai.sdk.fields import kept
 
-from .._common import lore
 from .._common.jsonfmt import dump, layout
-from . import FORMAT_ID
+from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput, Chat, ChatMessage, Entity
+    from bunzai.sdk import AdapterInput, Chat, ChatMessage, Entity, Lorebook, Neutrality
 
+WHY = WRITER_REASONS
 CHAT_KEYS = ("message", "note", "name", "localLore", "bookmarks", "bookmarkNames")
 LAYOUT_KEYS = ("id", "lastDate", "isStreaming")
 """RisuAI's own bookkeeping on a chat: a fresh id on every import, the last activity."""
 MESSAGE_KEYS = ("role", "data", "time", "chatId", "name", "generationInfo", "disabled",
                 "isComment")
-REASONS = {
-    "participants": "RisuAI names the user and the character from its settings",
-    "speaker": "RisuAI shows its own names for the user and the character",
-    "role": "RisuAI messages are the user's or the character's",
-    "alternatives": "RisuAI keeps one text per message",
-    "chosen": "RisuAI keeps one text per message",
-    "reasoning": "RisuAI keeps no reasoning with a message",
-    "attachments": "RisuAI chat messages hold text only",
-    "time": "RisuAI times are epoch milliseconds",
-    "created": "a RisuAI chat records no start time",
-    "extensions": "RisuAI has no place for other apps' extensions",
-}
-APPROXIMATED = frozenset({"role", "time"})
 
 
-def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
+def _layout(obj: Any) -> dict[str, Any]:
+    return kept(obj, FORMAT_ID)[0] or {}
+
+
+def _data(obj: Any) -> dict[str, Any]:
+    return kept(obj, FORMAT_ID)[1] or {}
+
+
+def _record(mine: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = mine.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def read_export(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     doc = input.json_mutable()
     if not isinstance(doc, dict) or doc.get("type") not in ("risuChat", "risuAllChats"):
         raise MalformedInput("not a RisuAI chat export (type risuChat or risuAllChats)")
@@ -69,18 +71,27 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
         record = chat.passthrough[FORMAT_ID]
         record["file"] = dict(top, index=i, count=len(chats))
         if folders not in (None, []):
-            record.setdefault("extra", {})["folders"] = folders
+            chat.app_data.setdefault(FORMAT_ID, {})["folders"] = folders
         elif "folders" in doc:
             record["file"]["folders"] = folders
     return ReadResult(list(chats), warnings)
 
 
+def _read_lore(raw: list[Any], path: str, warnings: list[Issue]) -> Lorebook:
+    from bunzai.sdk import Lorebook
+
+    from .._common import lore
+
+    return Lorebook(entries=lore.read_entries(raw, path, warnings, FORMAT_ID))
+
+
 def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
-    from bunzai.sdk import Chat, Lorebook
+    from bunzai.sdk import Chat
 
     record: dict[str, Any] = {"order": list(obj)}
     fields: dict[str, Any] = {}
     raw: dict[str, Any] = {}
+    own: dict[str, Any] = {}
     for key, field in (("name", "title"), ("note", "notes")):
         if key in obj:
             if isinstance(obj[key], str) and obj[key]:
@@ -89,8 +100,7 @@ def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
                 raw[key] = obj[key]
     lore_raw = obj.get("localLore")
     if isinstance(lore_raw, list) and lore_raw:
-        fields["lorebook"] = Lorebook(entries=lore.read_entries(lore_raw, f"{path}.localLore",
-                                                                warnings, FORMAT_ID))
+        fields["lorebook"] = _read_lore(lore_raw, f"{path}.localLore", warnings)
     elif "localLore" in obj:
         raw["localLore"] = lore_raw
     marks = obj.get("bookmarks")
@@ -104,7 +114,7 @@ def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
     else:
         for key in ("bookmarks", "bookmarkNames"):
             if key in obj:
-                record.setdefault("extra", {})[key] = obj[key]
+                own[key] = obj[key]
     messages = obj.get("message")
     if not isinstance(messages, list):
         raise MalformedInput(f"{path}.message: expected a list of messages")
@@ -113,12 +123,10 @@ def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
     keep = {k: obj[k] for k in LAYOUT_KEYS if k in obj}
     if keep:
         record["keep"] = keep
-    extra = {k: v for k, v in obj.items() if k not in CHAT_KEYS and k not in LAYOUT_KEYS}
-    if extra:
-        record.setdefault("extra", {}).update(extra)
+    own.update({k: v for k, v in obj.items() if k not in CHAT_KEYS and k not in LAYOUT_KEYS})
     if raw:
         record["raw"] = raw
-    return Chat(passthrough={FORMAT_ID: record}, **fields)
+    return Chat(passthrough={FORMAT_ID: record}, app_data={FORMAT_ID: own} if own else {}, **fields)
 
 
 def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
@@ -158,16 +166,16 @@ def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
     elif "name" in obj:
         raw["name"] = obj["name"]
     info = obj.get("generationInfo")
-    extra = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS}
+    own = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS}
     if isinstance(info, dict):
         if isinstance(info.get("model"), str) and info["model"]:
             fields["model"] = info["model"]
         record["info_order"] = list(info)
         rest = {k: v for k, v in info.items() if not (k == "model" and "model" in fields)}
         if rest:
-            extra["generationInfo"] = rest
+            record["info"] = rest
     elif "generationInfo" in obj:
-        extra["generationInfo"] = info
+        raw["generationInfo"] = info
     disabled = obj.get("disabled")
     if disabled is True:
         fields["hidden"] = True
@@ -175,38 +183,37 @@ def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
         if disabled is False:
             raw["disabled"] = disabled
         else:
-            extra["disabled"] = disabled
+            own["disabled"] = disabled
     if raw:
         record["raw"] = raw
-    if extra:
-        record["extra"] = extra
-    return ChatMessage(passthrough={FORMAT_ID: record}, **fields)
+    return ChatMessage(passthrough={FORMAT_ID: record}, app_data={FORMAT_ID: own} if own else {},
+                       **fields)
 
 
 # -- writing -----------------------------------------------------------------------------------
 
 
 def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
-    record = layout_of(chat, FORMAT_ID)
-    extra = extra_of(chat, FORMAT_ID)
-    raw = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
+    """One RisuAI chat object; with ``loss``, what RisuAI reads otherwise is reported."""
+    record = _layout(chat)
+    own = _data(chat)
+    raw = _record(record, "raw")
     out: dict[str, Any] = {}
-    out["message"] = [message_obj(m) for m in chat.iter_messages()]
+    out["message"] = [message_obj(m, j, loss, f"messages[{j}].")
+                      for j, m in enumerate(chat.iter_messages())]
     out["note"] = chat.notes if chat.notes else raw.get("note", "")
     out["name"] = chat.title if chat.title else raw.get("name", "")
     if chat.lorebook is not None and chat.lorebook.entries:
+        from .._common import lore
         out["localLore"] = lore.write_entries(chat.lorebook.entries, FORMAT_ID, loss,
                                               "lorebook.entries")
         if loss is not None:
             lore.report_unheld(chat.lorebook.entries, FORMAT_ID, loss, "lorebook.")
-            from bunzai.sdk import Lorebook
-            report_unkept(loss, "lorebook.", chat.lorebook.model_copy(update={"entries": []}),
-                          Lorebook(), default="a RisuAI chat's lorebook is a list of entries")
     else:
         out["localLore"] = raw.get("localLore", [])
-        if chat.lorebook is not None and loss is not None:
-            loss.dropped("lorebook", "a RisuAI chat's lorebook is its list of entries: an "
-                                     "empty one is none")
+        if chat.lorebook is not None and loss is not None and not _neutral().neutral(
+                "lorebook", chat.lorebook, chat, "chat"):
+            loss.dropped("lorebook", WHY["lorebook"])
     if "order" not in record:
         out["fmIndex"] = -1
     marks, names = _bookmarks(chat, record)
@@ -214,10 +221,9 @@ def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         out["bookmarks"] = marks
     if names or "bookmark_names" in record:
         out["bookmarkNames"] = names
-    keep = record.get("keep") if isinstance(record.get("keep"), Mapping) else {}
-    for key, value in keep.items():
+    for key, value in _record(record, "keep").items():
         out.setdefault(key, value)
-    for key, value in extra.items():
+    for key, value in own.items():
         if key != "folders":
             out.setdefault(key, value)
     return _ordered(out, record.get("order"))
@@ -227,15 +233,15 @@ def _bookmarks(chat: Chat, record: Mapping[str, Any]) -> tuple[list[str], dict[s
     marks: list[str] = []
     names: dict[str, str] = {}
     for i, m in enumerate(chat.iter_messages()):
-        if m.bookmark is None:
+        if not m.bookmark:
             continue
         ident = m.id or _message_id(i)
         marks.append(ident)
-        if not layout_of(m, FORMAT_ID).get("unnamed") or m.bookmark != "bookmark":
+        if not _layout(m).get("unnamed") or m.bookmark != "bookmark":
             names[ident] = m.bookmark
-    kept = record.get("bookmarks")
-    if isinstance(kept, list) and sorted(kept) == sorted(marks):
-        marks = list(kept)
+    kept_marks = record.get("bookmarks")
+    if isinstance(kept_marks, list) and sorted(kept_marks) == sorted(marks):
+        marks = list(kept_marks)
     return marks, names
 
 
@@ -243,53 +249,64 @@ def _message_id(index: int) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"bunzai:risu-chat:{index}"))
 
 
-def message_obj(m: ChatMessage, index: int | None = None) -> dict[str, Any]:
-    record = layout_of(m, FORMAT_ID)
-    extra = extra_of(m, FORMAT_ID)
-    raw = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
+def message_obj(m: ChatMessage, index: int | None = None, loss: LossReport | None = None,
+                path: str = "") -> dict[str, Any]:
+    record = _layout(m)
+    own = _data(m)
+    raw = _record(record, "raw")
     out: dict[str, Any] = {}
     if "role" in raw and m.role == "character":
         out["role"] = raw["role"]
     else:
         out["role"] = "user" if m.role == "user" else "char"
+    if m.role == "narrator" and loss is not None:
+        loss.approximated(f"{path}role", WHY["role"])
     out["data"] = raw["data"] if "data" in raw and not m.text else m.text
-    when = restore(m.time, record.get("time"), "epoch_ms")
+    when, exact = stored(m.time, record.get("time"), "epoch_ms")
     if when is not None:
         out["time"] = when
+        if not exact and loss is not None:
+            loss.approximated(f"{path}time", WHY["time"])
     elif "time" in record:
         out["time"] = record["time"]
     if m.id:
         out["chatId"] = m.id
     elif "chatId" in raw:
         out["chatId"] = raw["chatId"]
-    elif m.bookmark is not None and index is not None:
+    elif m.bookmark and index is not None:
         out["chatId"] = _message_id(index)
     if m.speaker and "name" in record.get("order", []):
         out["name"] = m.speaker
     elif "name" in raw:
         out["name"] = raw["name"]
-    info = dict(extra.get("generationInfo") or {}) if isinstance(
-        extra.get("generationInfo"), Mapping) else None
+    elif m.speaker and loss is not None:
+        loss.dropped(f"{path}speaker", WHY["speaker"])
+    info = dict(record["info"]) if isinstance(record.get("info"), Mapping) else None
     if m.model:
         info = {"model": m.model, **(info or {})}
     if info is not None:
-        out["generationInfo"] = _ordered(info, record.get("info_order")) if isinstance(
-            extra.get("generationInfo"), Mapping) or m.model else extra["generationInfo"]
-    elif "generationInfo" in extra:
-        out["generationInfo"] = extra["generationInfo"]
+        out["generationInfo"] = _ordered(info, record.get("info_order"))
+    elif "generationInfo" in raw:
+        out["generationInfo"] = raw["generationInfo"]
     if m.hidden:
         out["disabled"] = True
     elif "disabled" in raw:
         out["disabled"] = raw["disabled"]
-    elif "disabled" in extra:
-        out["disabled"] = extra["disabled"]
+    elif "disabled" in own:
+        out["disabled"] = own["disabled"]
     if m.role == "system":
         out["isComment"] = True
     elif "isComment" in raw:
         out["isComment"] = raw["isComment"]
-    for key, value in extra.items():
+    for key, value in own.items():
         out.setdefault(key, value)
     return _ordered(out, record.get("order"))
+
+
+@cache
+def _neutral() -> Neutrality:
+    from bunzai.sdk import Neutrality
+    return Neutrality()
 
 
 def _ordered(obj: dict[str, Any], order: Any) -> dict[str, Any]:
@@ -300,38 +317,34 @@ def _ordered(obj: dict[str, Any], order: Any) -> dict[str, Any]:
     return out
 
 
-def write(entities: Sequence[Entity], options: Mapping[str, Any], format_id: str
-          ) -> WriteResult:
+def write_export(entities: Sequence[Entity], options: Any = None,
+                 format_id: str = FORMAT_ID) -> WriteResult:
     chats: list[Chat] = list(entities)  # type: ignore[arg-type]
     loss = LossReport()
     many = len(chats) > 1
     docs = []
     for i, chat in enumerate(chats):
         part = LossReport()
-        obj = chat_obj(chat, part)
-        obj["message"] = [message_obj(m, j) for j, m in enumerate(chat.iter_messages())]
-        docs.append(obj)
-        back = chat_from(obj, "$", [])
-        report_unkept(part, "", chat_fields_only(chat), chat_fields_only(back), reasons=REASONS,
-                      approximated=APPROXIMATED, default="a RisuAI chat has no such field",
-                      skip=("messages", "lorebook"))
-        report_messages(part, chat.iter_messages(), back.messages, reasons=REASONS,
-                        approximated=APPROXIMATED, default="RisuAI has no place for it",
-                        dropped="RisuAI did not keep this message")
+        docs.append(chat_obj(chat, part))
         loss.extend(part, f"[{i}]." if many else "")
-    first = layout_of(chats[0], FORMAT_ID).get("file") if chats else None
+    first = _layout(chats[0]).get("file") if chats else None
     file = first if isinstance(first, Mapping) else {}
     all_chats = many or file.get("type") == "risuAllChats"
     doc: dict[str, Any] = {"type": "risuAllChats" if all_chats else "risuChat",
                            "ver": file.get("ver", 2) if file.get("type") == (
                                "risuAllChats" if all_chats else "risuChat") else 2,
                            "data": docs if all_chats else docs[0]}
-    folders = extra_of(chats[0], FORMAT_ID).get("folders") if chats else None
+    folders = _data(chats[0]).get("folders") if chats else None
     if folders is not None:
         doc["folders"] = folders
     elif "folders" in file:
         doc["folders"] = file["folders"]
     elif doc["ver"] == 2:
         doc["folders"] = []
+    shared = doc.get("folders") or None  # what reading gives every chat of the file
+    for i, chat in enumerate(chats):
+        if _data(chat).get("folders") != shared:
+            loss.approximated(f"[{i}].app_data.{FORMAT_ID}.folders" if many else
+                              f"app_data.{FORMAT_ID}.folders", WHY["folders"])
     data = dump(_ordered(doc, file.get("order")), file or None)
     return WriteResult([OutputFile(data, ".json")], loss)

@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, LabelRule, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, LabelRule
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "agnai-chat"
 CHAT_TEXTS = ("name", "greeting", "sampleChat", "scenario")
@@ -38,6 +36,42 @@ def score(data: Any) -> tuple[float, str]:
     return 0.0, ""
 
 
+M = "messages[*]."
+CARRIES: tuple[str, ...] = (
+    "title", "greeting", "example_dialogue", "scenario",
+    *(M + f for f in ("role", "speaker", "text", "time", "hidden", "chosen",
+                      "alternatives[*].text")),
+)
+"""What an Agnai chat export holds: the chat's four texts; each message's side, text, retries
+and out-of-character flag (names and dates as the writer reports)."""
+
+_ONLY = "an Agnai export holds the chat's texts and messages only"
+REASONS: tuple[tuple[str, str], ...] = (
+    ("participants", "an Agnai export names no participants"),
+    ("created", "an Agnai export carries no dates"),
+    ("notes", _ONLY), ("memory", _ONLY), ("system_prompt", _ONLY), ("branch_of", _ONLY),
+    ("lorebook", "Agnai keeps memory books apart from chats"),
+    ("extensions", "Agnai has no place for other apps' extensions"),
+    (M + "reasoning", "Agnai's export keeps no reasoning"),
+    (M + "model", "Agnai's export does not record the model"),
+    (M + "bookmark", "Agnai has no bookmarks"),
+    (M + "attachments", "Agnai's export holds text only"),
+    (M + "alternatives[*].time", "Agnai keeps retries as bare texts"),
+    (M + "alternatives[*].reasoning", "Agnai keeps retries as bare texts"),
+    (M + "extensions", "Agnai has no place for other apps' extensions"),
+)
+WRITER_REASONS = {
+    "title": "\"Exported\" is the name Agnai gives every exported chat",
+    "time": "Agnai's export carries no dates: its importer dates messages itself",
+    "time_ms": "Agnai dates keep milliseconds",
+    "speaker": "Agnai names a character message after the chat's character",
+    "alternatives": "Agnai keeps the shown reply first and the others as retries",
+    "chosen": "Agnai shows the first reply",
+    "single": "Agnai keeps retries only beside a reply",
+}
+"""Why the writer writes a value differently, keyed by the field."""
+
+
 class AgnaiChatAdapter(FormatAdapter):
     """Agnai chat exports: the chat's texts and its messages (msg, userId / characterId)."""
 
@@ -46,6 +80,8 @@ class AgnaiChatAdapter(FormatAdapter):
     label = "Agnai chat export"
     suffix = ".json"
     aliases = ("agnaistic-chat",)
+    carries = CARRIES
+    reasons = REASONS
     detection = (
         ("messages[].msg with name, greeting, sampleChat and scenario texts", 0.95),
         ("messages[].msg with userId / characterId on every message", 0.7),
@@ -62,18 +98,12 @@ class AgnaiChatAdapter(FormatAdapter):
         ("extensions", "dropped"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai_chat/README.md"
+    reader = "io:read_chat"
+    writer = "io:write_chat"
 
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
         return Detection(s, why)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .io import read_chat
-        return read_chat(input)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .io import write_chat
-        return write_chat(entity)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("Agnai", 0.9, _evidence, "origin", "agnai-chat-export")]
@@ -89,4 +119,4 @@ def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
     return [why]
 
 
-__all__ = ["FORMAT_ID", "AgnaiChatAdapter", "score"]
+__all__ = ["CARRIES", "FORMAT_ID", "REASONS", "AgnaiChatAdapter", "score"]

@@ -1,25 +1,29 @@
-"""Reading and writing Agnai chat exports."""
+"""Reading and writing Agnai chat exports.
+
+A chat from another app is written as Agnai's "Export Chat" writes one: the chat's texts and
+``{handle, userId | characterId, msg, retries, ooc}`` per message.  ``_id``, ``createdAt``,
+``name`` and ``parent`` (messages copied from Agnai's own store) are written only for a file
+that had them: Agnai's importer takes none of them.  Ids, ``parent`` links and
+``treeLeafId`` are layout; any other key is the chat's or the message's app data.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chats import chat_fields_only, extra_of, layout_of, report_messages, report_unkept
-from bunzai.chattime import parse_time, restore
-from bunzai.errors import MalformedInput
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, ReadResult, WriteResult
+from bunzai.sdk import LossReport, MalformedInput, OutputFile, ReadResult, WriteResult, dumps
+from bunzai.sdk.chats import parse_time, stored
 
-from .._chat import ordered
+from .._chat import data_of, layout_of, lone_alternative, ordered, record
+from .._options import layout_of as json_layout
 from .._options import sniff_layout
-from . import FORMAT_ID
+from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Chat, ChatMessage
+    from bunzai.sdk import AdapterInput, Chat, ChatMessage
 
-FMT = FORMAT_ID
+WHY = WRITER_REASONS
 EXPORTED = "Exported"
 """The name Agnai's export gives every chat: no title of the user's."""
 TEXTS = (("name", "title"), ("greeting", "greeting"), ("sampleChat", "example_dialogue"),
@@ -27,27 +31,9 @@ TEXTS = (("name", "title"), ("greeting", "greeting"), ("sampleChat", "example_di
 LAYOUT_KEYS = ("treeLeafId",)
 MESSAGE_KEYS = ("_id", "createdAt", "handle", "userId", "characterId", "name", "msg", "retries",
                 "ooc", "system", "parent")
-REASONS = {
-    "time": "Agnai's export carries no dates",
-    "speaker": "Agnai names a character message after the chat's character",
-    "alternatives": "Agnai keeps the shown reply first and the others as retries",
-    "chosen": "Agnai shows the first reply",
-    "alternatives.time": "Agnai keeps retries as bare texts",
-    "alternatives.text": "Agnai keeps the shown reply first and the others as retries",
-    "alternatives.reasoning": "Agnai keeps retries as bare texts",
-    "reasoning": "Agnai's export keeps no reasoning",
-    "model": "Agnai's export does not record the model",
-    "bookmark": "Agnai has no bookmarks",
-    "attachments": "Agnai's export holds text only",
-    "role": "Agnai messages are the user's, the character's or the system's",
-    "participants": "an Agnai export names no participants",
-    "created": "an Agnai export carries no dates",
-    "extensions": "Agnai has no place for other apps' extensions",
-}
-APPROXIMATED = frozenset({"alternatives", "alternatives.text", "chosen", "role"})
 
 
-def read_chat(input: AdapterInput) -> ReadResult:
+def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     data = input.json_mutable()
     if not isinstance(data, dict):
         raise MalformedInput("not an Agnai chat export")
@@ -55,12 +41,12 @@ def read_chat(input: AdapterInput) -> ReadResult:
 
 
 def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
-    from bunzai.model import Chat
+    from bunzai.sdk import Chat
 
     messages = data.get("messages")
     if not isinstance(messages, list):
         raise MalformedInput("$.messages: expected a list of messages")
-    record: dict[str, Any] = {"order": list(data), **layout}
+    rec: dict[str, Any] = {"order": list(data), **layout}
     fields: dict[str, Any] = {}
     raw: dict[str, Any] = {}
     for key, field in TEXTS:
@@ -71,26 +57,26 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
             else:
                 raw[key] = data[key]
     if raw:
-        record["raw"] = raw
+        rec["raw"] = raw
     keep = {k: data[k] for k in LAYOUT_KEYS if k in data}
     if keep:
-        record["keep"] = keep
-    extra = {k: v for k, v in data.items()
-             if k not in ("messages", *LAYOUT_KEYS) and k not in dict(TEXTS)}
-    if extra:
-        record["extra"] = extra
+        rec["keep"] = keep
+    own = {k: v for k, v in data.items()
+           if k not in ("messages", *LAYOUT_KEYS) and k not in dict(TEXTS)}
     out = []
     for i, m in enumerate(messages):
         if not isinstance(m, dict):
             raise MalformedInput(f"$.messages[{i}]: expected a message object")
         out.append(message_from(m))
-    return Chat(messages=out, passthrough={FMT: record}, **fields)
+    return Chat(messages=out, passthrough={FORMAT_ID: rec},
+                app_data={FORMAT_ID: own} if own else {},
+                **fields)
 
 
 def message_from(obj: dict[str, Any]) -> ChatMessage:
-    from bunzai.model import Alternative, ChatMessage
+    from bunzai.sdk import Alternative, ChatMessage
 
-    record: dict[str, Any] = {"order": list(obj)}
+    rec: dict[str, Any] = {"order": list(obj)}
     fields: dict[str, Any] = {}
     raw: dict[str, Any] = {}
     if "userId" in obj:
@@ -103,11 +89,11 @@ def message_from(obj: dict[str, Any]) -> ChatMessage:
         fields["role"] = "system" if obj.get("system") is True else "narrator"
     if "system" in obj and not (obj["system"] is True and fields["role"] == "system"):
         raw["system"] = obj["system"]
-    own = "handle" if fields["role"] == "user" else "name"
+    speaker = "handle" if fields["role"] == "user" else "name"
     for key in ("handle", "name"):
         if key not in obj:
             continue
-        if key == own and isinstance(obj[key], str):
+        if key == speaker and isinstance(obj[key], str):
             fields["speaker"] = obj[key]
         else:
             raw[key] = obj[key]
@@ -121,16 +107,20 @@ def message_from(obj: dict[str, Any]) -> ChatMessage:
     elif "_id" in obj:
         raw["_id"] = obj["_id"]
     if "createdAt" in obj:
-        record["createdAt"] = obj["createdAt"]
+        rec["createdAt"] = obj["createdAt"]
         fields["time"] = parse_time(obj["createdAt"])
     retries = obj.get("retries")
+    own: dict[str, Any] = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS}
     if isinstance(retries, list) and retries and all(isinstance(r, str) for r in retries) \
             and isinstance(text, str):
         fields["alternatives"] = [Alternative(text=text), *(Alternative(text=r)
                                                             for r in retries)]
         fields["chosen"] = 0
     elif "retries" in obj:
-        raw["retries"] = retries
+        if isinstance(retries, list) and not retries:
+            raw["retries"] = retries
+        else:
+            own["retries"] = retries
     if obj.get("ooc") is True:
         fields["hidden"] = True
     elif "ooc" in obj:
@@ -138,26 +128,30 @@ def message_from(obj: dict[str, Any]) -> ChatMessage:
     if "parent" in obj:
         raw["parent"] = obj["parent"]
     if raw:
-        record["raw"] = raw
-    extra = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS}
-    if extra:
-        record["extra"] = extra
-    return ChatMessage(passthrough={FMT: record}, **fields)
+        rec["raw"] = raw
+    return ChatMessage(passthrough={FORMAT_ID: rec},
+                       app_data={FORMAT_ID: own} if own else {}, **fields)
 
 
-def message_obj(m: ChatMessage) -> dict[str, Any]:
-    record = layout_of(m, FMT)
-    raw = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
+def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
+                ) -> dict[str, Any]:
+    """One message as Agnai writes it; with ``loss``, what it does not keep is reported."""
+    rec = layout_of(m, FORMAT_ID)
+    raw = record(rec, "raw")
+    data = data_of(m, FORMAT_ID)
     out: dict[str, Any] = {}
     if m.id:
         out["_id"] = m.id
     elif "_id" in raw:
         out["_id"] = raw["_id"]
-    when = restore(m.time, record.get("createdAt"), "iso_js") if "createdAt" in record else None
-    if when is not None:
-        out["createdAt"] = when
-    elif "createdAt" in record:
-        out["createdAt"] = record["createdAt"]
+    if "createdAt" in rec:
+        when, exact = stored(m.time, rec["createdAt"], "iso_js")
+        out["createdAt"] = when if when is not None else rec["createdAt"]
+        if not exact and loss is not None:
+            loss.approximated(f"{path}time", WHY["time_ms"])
+    elif m.time is not None and loss is not None:
+        loss.dropped(f"{path}time", WHY["time"])
+    named = m.speaker is not None and "name" in (rec.get("order") or ())
     if m.role == "user":
         if m.speaker is not None:
             out["handle"] = m.speaker
@@ -166,21 +160,30 @@ def message_obj(m: ChatMessage) -> dict[str, Any]:
         out["userId"] = raw.get("userId", "anon")
     elif m.role == "character":
         out["characterId"] = raw.get("characterId", "imported")
-        if m.speaker is not None and "name" in record.get("order", []):
+        if named:
             out["name"] = m.speaker
         elif "name" in raw:
             out["name"] = raw["name"]
     elif m.role == "system":
         out["system"] = True
+    if m.role != "user" and m.speaker and not (m.role == "character" and named) \
+            and loss is not None:
+        loss.dropped(f"{path}speaker", WHY["speaker"])
     if "system" in raw and "system" not in out:
         out["system"] = raw["system"]
-    shown = m.text
     retries: list[str] | None = None
     if len(m.alternatives) >= 2:
         chosen = m.chosen if m.chosen is not None and 0 <= m.chosen < len(
             m.alternatives) else 0
         retries = [a.text for i, a in enumerate(m.alternatives) if i != chosen]
-    out["msg"] = raw["msg"] if "msg" in raw and not shown else shown
+        if loss is not None:
+            if [a.text for a in m.alternatives] != [m.text, *retries]:
+                loss.approximated(f"{path}alternatives", WHY["alternatives"])
+            if m.chosen != 0:
+                loss.approximated(f"{path}chosen", WHY["chosen"])
+    elif loss is not None and lone_alternative(m):
+        loss.dropped(f"{path}alternatives", WHY["single"])
+    out["msg"] = raw["msg"] if "msg" in raw and not m.text else m.text
     if retries is not None:
         out["retries"] = retries
     elif "retries" in raw:
@@ -191,16 +194,16 @@ def message_obj(m: ChatMessage) -> dict[str, Any]:
         out["ooc"] = raw["ooc"]
     if "parent" in raw:
         out["parent"] = raw["parent"]
-    for key, value in extra_of(m, FMT).items():
+    for key, value in data.items():
         out.setdefault(key, value)
-    order = record.get("order")
+    order = rec.get("order")
     return ordered(out, order if isinstance(order, list) else [
         "handle", "userId", "characterId", "msg", "state"])
 
 
-def document(chat: Chat) -> dict[str, Any]:
-    record = layout_of(chat, FMT)
-    raw = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
+def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
+    rec = layout_of(chat, FORMAT_ID)
+    raw = record(rec, "raw")
     out: dict[str, Any] = {}
     for key, field in TEXTS:
         value = getattr(chat, field)
@@ -208,32 +211,23 @@ def document(chat: Chat) -> dict[str, Any]:
             out[key] = value
         elif key in raw:
             out[key] = raw[key]
-        elif "order" not in record:
+        elif "order" not in rec:
             out[key] = EXPORTED if key == "name" else ""
-    keep = record.get("keep") if isinstance(record.get("keep"), Mapping) else {}
-    out.update(keep)
-    out["messages"] = [message_obj(m) for m in chat.iter_messages()]
-    for key, value in extra_of(chat, FMT).items():
+    if chat.title == EXPORTED and loss is not None:
+        loss.dropped("title", WHY["title"])
+    out.update(record(rec, "keep"))
+    out["messages"] = [message_obj(m, loss, f"messages[{i}].")
+                       for i, m in enumerate(chat.iter_messages())]
+    for key, value in data_of(chat, FORMAT_ID).items():
         out.setdefault(key, value)
-    order = record.get("order")
+    order = rec.get("order")
     return ordered(out, order if isinstance(order, list) else None)
 
 
-def write_chat(chat: Chat) -> WriteResult:
-    from bunzai.jsonio import dumps
-
-    from .._options import layout_of as json_layout
-
-    doc = document(chat)
-    indent, newline = json_layout({}, layout_of(chat, FMT), default=2)
-    data = dumps(doc, indent=indent) + (b"\n" if newline else b"")
-    back = chat_from(doc, {})
+def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
+               format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
-    report_unkept(loss, "", chat_fields_only(chat), chat_fields_only(back), reasons=REASONS,
-                  approximated=APPROXIMATED,
-                  default="an Agnai export holds the chat's texts and messages only",
-                  skip=("messages",))
-    report_messages(loss, chat.iter_messages(), back.messages, reasons=REASONS,
-                    approximated=APPROXIMATED, default="Agnai has no place for it",
-                    dropped="Agnai did not keep this message")
+    doc = document(chat, loss)
+    indent, newline = json_layout({}, layout_of(chat, FORMAT_ID), default=2)
+    data = dumps(doc, indent=indent) + (b"\n" if newline else b"")
     return WriteResult([OutputFile(data, ".json")], loss)

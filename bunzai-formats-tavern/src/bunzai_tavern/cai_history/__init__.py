@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, LabelRule
+from bunzai.sdk import Detection, FormatAdapter, LabelRule
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "cai-history"
 
@@ -52,14 +51,11 @@ class CAIHistoryAdapter(FormatAdapter):
     )
     losses = ()
     doc = "bunzai-formats-tavern/src/bunzai_tavern/cai_history/README.md"
+    reader = "read:read_dump"
 
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
         return Detection(s, why)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .read import read_dump
-        return read_dump(input)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("Character.AI (CAI Tools dump)", 0.9, _evidence, "origin",

@@ -5,24 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chattime import parse_time
-from bunzai.errors import MalformedInput
-from bunzai.types import ReadResult
+from bunzai.sdk import MalformedInput, ReadResult
+from bunzai.sdk.chats import parse_time
 
 from . import FORMAT_ID
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Chat, ChatMessage
+    from bunzai.sdk import AdapterInput, Chat, ChatMessage
 
-FMT = FORMAT_ID
 HISTORY_KEYS = ("msgs", "created", "external_id")
 MESSAGE_KEYS = ("src", "text", "uuid")
 PERSONAL = ("user", "display_name", "tgt")
 """Account details Character.AI attaches to every message (redacted by the dumper): layout."""
 
 
-def read_dump(input: AdapterInput) -> ReadResult:
+def read_dump(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     data = input.json_mutable()
     if not isinstance(data, dict) or not isinstance(data.get("histories"), dict):
         raise MalformedInput("not a Character.AI histories dump")
@@ -46,7 +43,7 @@ def read_dump(input: AdapterInput) -> ReadResult:
 
 def _chat(history: dict[str, Any], character: Mapping[str, Any], shared: dict[str, Any],
           index: int) -> Chat:
-    from bunzai.model import Chat, Participant
+    from bunzai.sdk import Chat, Participant
 
     messages = [_message(m, f"$.histories.histories[{index}].msgs[{j}]")
                 for j, m in enumerate(history["msgs"])]
@@ -60,20 +57,18 @@ def _chat(history: dict[str, Any], character: Mapping[str, Any], shared: dict[st
     layout: dict[str, Any] = {"history": index}
     if history.get("external_id") is not None:
         layout["external_id"] = history["external_id"]
-    extra = {k: v for k, v in history.items() if k not in HISTORY_KEYS}
-    if shared:
-        extra.update(shared)
-    if extra:
-        layout["extra"] = extra
+    own = {k: v for k, v in history.items() if k not in HISTORY_KEYS}
+    own.update(shared)
     greeting = character.get("greeting")
     return Chat(participants=[Participant(name=n, role=r) for n, r in names],
                 created=parse_time(history.get("created")),
                 greeting=greeting if isinstance(greeting, str) and greeting else None,
-                messages=messages, passthrough={FMT: layout})
+                messages=messages, passthrough={FORMAT_ID: layout},
+                app_data={FORMAT_ID: own} if own else {})
 
 
 def _message(obj: Any, path: str) -> ChatMessage:
-    from bunzai.model import ChatMessage
+    from bunzai.sdk import ChatMessage
 
     if not isinstance(obj, dict):
         raise MalformedInput(f"{path}: expected a message object")
@@ -87,12 +82,11 @@ def _message(obj: Any, path: str) -> ChatMessage:
         keep["src.user"] = src["user"]
     if keep:
         layout["keep"] = keep
-    extra = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS and k not in PERSONAL}
-    if extra:
-        layout["extra"] = extra
+    own = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS and k not in PERSONAL}
     ident = obj.get("uuid")
     return ChatMessage(role="user" if human else "character",
                        speaker=name if isinstance(name, str) and name else None,
                        text=text if isinstance(text, str) else "",
                        id=ident if isinstance(ident, str) and ident else None,
-                       passthrough={FMT: layout} if layout else {})
+                       passthrough={FORMAT_ID: layout} if layout else {},
+                       app_data={FORMAT_ID: own} if own else {})

@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, LabelRule
+from bunzai.sdk import Detection, FormatAdapter, LabelRule
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "koboldai-lite"
 
@@ -36,6 +35,17 @@ def score(data: Any) -> tuple[float, str]:
     return 0.0, ""
 
 
+NEUTRAL: tuple[tuple[str, Any], ...] = tuple(
+    (f"app_data.{FORMAT_ID}.{key}", values) for key, values in (
+        ("anotetemplate", ("[Author's note: <|>]",)), ("anotestr", ("320", 320)),
+        ("wisearchdepth", ("0", 0)), ("wiinsertlocation", ("0", 0)),
+        ("newlineaftermemory", (True,)), ("documentdb_provider", ("0", 0)),
+        ("documentdb_searchhistory", (False,)), ("documentdb_numresults", (3,)),
+        ("documentdb_searchrange", (300,)), ("documentdb_chunksize", (800,)),
+    ))
+"""Lite's story settings at the values a new story gets: they ask nothing of another app."""
+
+
 class KoboldAILiteAdapter(FormatAdapter):
     """KoboldAI Lite saves: the story or chat, memory, author's note and world info."""
 
@@ -50,15 +60,13 @@ class KoboldAILiteAdapter(FormatAdapter):
         ("anything else", 0.0),
     )
     losses = ()
+    neutral = NEUTRAL
     doc = "bunzai-formats-tavern/src/bunzai_tavern/koboldai_lite/README.md"
+    reader = "read:read_save"
 
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
         return Detection(s, why)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .read import read_save
-        return read_save(input)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("KoboldAI", 0.9, _evidence, "origin", "koboldai-lite-save")]

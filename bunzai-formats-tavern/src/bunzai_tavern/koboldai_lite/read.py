@@ -8,8 +8,9 @@ The text is ``prompt`` followed by every action, as Lite shows it.  How it split
 * story (1) and adventure (2): one narrator message per chunk, adventure actions that start
   with ``> `` as the user's.
 
-Lite stores no times.  Its settings are kept as layout (they configure the app, they are not
-the conversation); ``personal_notes``, image metadata, folders and branches are its own data.
+Lite stores no times.  Everything else in the save (its settings objects, ``personal_notes``,
+image metadata, world-info folders, document settings) is Lite's app data, under its own key;
+``gamestarted`` and ``file_version`` are layout.
 """
 
 from __future__ import annotations
@@ -18,30 +19,23 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.errors import MalformedInput
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult
 
 from . import FORMAT_ID
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import ChatMessage, Lorebook
+    from bunzai.sdk import AdapterInput, ChatMessage, Lorebook
 
-FMT = FORMAT_ID
 OPPONENT_SEPARATOR = "||$||"
 TAGS = {"{{[INPUT]}}": "user", "{{[OUTPUT]}}": "character", "{{[SYSTEM]}}": "system"}
 END_TAGS = ("{{[INPUT_END]}}", "{{[OUTPUT_END]}}", "{{[SYSTEM_END]}}")
-SETTINGS = frozenset({"gamestarted", "anotetemplate", "anotestr", "wisearchdepth",
-                      "wiinsertlocation", "newlineaftermemory", "savedsettings",
-                      "savedaestheticsettings", "documentdb_provider",
-                      "documentdb_searchhistory", "documentdb_numresults",
-                      "documentdb_searchrange", "documentdb_chunksize", "file_version",
-                      "actions_metadata"})
+LAYOUT_KEYS = frozenset({"gamestarted", "file_version"})
+"""Lite's bookkeeping: whether the story has begun, the save file's version."""
 MAPPED = frozenset({"prompt", "actions", "memory", "authorsnote", "worldinfo"})
 
 
-def read_save(input: AdapterInput) -> ReadResult:
-    from bunzai.model import Chat, Participant
+def read_save(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
+    from bunzai.sdk import Chat, Participant
 
     data = input.json_mutable()
     if not isinstance(data, dict):
@@ -72,14 +66,12 @@ def read_save(input: AdapterInput) -> ReadResult:
     if book is not None:
         fields["lorebook"] = book
     layout: dict[str, Any] = {"order": list(data)}
-    keep = {k: v for k, v in data.items() if k in SETTINGS}
+    keep = {k: v for k, v in data.items() if k in LAYOUT_KEYS}
     if keep:
         layout["keep"] = keep
-    extra = {k: v for k, v in data.items() if k not in SETTINGS and k not in MAPPED}
-    if extra:
-        layout["extra"] = extra
-    chat = Chat(participants=participants, messages=messages,
-                passthrough={FMT: layout}, **fields)
+    own = {k: v for k, v in data.items() if k not in LAYOUT_KEYS and k not in MAPPED}
+    chat = Chat(participants=participants, messages=messages, passthrough={FORMAT_ID: layout},
+                app_data={FORMAT_ID: own} if own else {}, **fields)
     return ReadResult([chat], warnings)
 
 
@@ -106,7 +98,7 @@ def _clean(text: str) -> str:
 
 
 def _chat_turns(text: str, user: str | None, opponents: list[str]) -> list[ChatMessage]:
-    from bunzai.model import ChatMessage
+    from bunzai.sdk import ChatMessage
 
     names = {n: "character" for n in opponents}
     names["{{char}}"] = "character"
@@ -133,7 +125,7 @@ def _chat_turns(text: str, user: str | None, opponents: list[str]) -> list[ChatM
 
 
 def _instruct_turns(text: str) -> list[ChatMessage]:
-    from bunzai.model import ChatMessage
+    from bunzai.sdk import ChatMessage
 
     for tag in END_TAGS:
         text = text.replace(tag, "")
@@ -148,7 +140,7 @@ def _instruct_turns(text: str) -> list[ChatMessage]:
 
 
 def _story(chunks: list[str], adventure: bool) -> list[ChatMessage]:
-    from bunzai.model import ChatMessage
+    from bunzai.sdk import ChatMessage
 
     out: list[ChatMessage] = []
     for chunk in chunks:
@@ -162,7 +154,7 @@ def _story(chunks: list[str], adventure: bool) -> list[ChatMessage]:
 def _world_info(raw: Any, warnings: list[Issue]) -> Lorebook | None:
     """Lite's world info entries as a lorebook (``key`` and ``keysecondary`` are
     comma-separated, ``keyanti`` keys stop an entry, ``widisabled`` turns one off)."""
-    from bunzai.model import Lorebook, LorebookEntry
+    from bunzai.sdk import Lorebook, LorebookEntry
 
     if not isinstance(raw, list) or not raw:
         return None
@@ -190,5 +182,5 @@ def _world_info(raw: Any, warnings: list[Issue]) -> Lorebook | None:
                 prob, bool) else None,
             group=item["wigroup"] if isinstance(item.get("wigroup"), str) and item[
                 "wigroup"] else None,
-            passthrough={FMT: {"extra": rest}} if rest else {}))
+            app_data={FORMAT_ID: rest} if rest else {}))
     return Lorebook(name="KoboldAI Lite world info", entries=entries)

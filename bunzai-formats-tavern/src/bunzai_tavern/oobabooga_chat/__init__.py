@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, LabelRule, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, LabelRule
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "oobabooga-chat"
 
@@ -37,6 +35,44 @@ def score(data: Any) -> tuple[float, str]:
     return 0.0, ""
 
 
+M = "messages[*]."
+CARRIES: tuple[str, ...] = tuple(M + f for f in (
+    "role", "text", "time", "chosen", "alternatives[*].text", "alternatives[*].time",
+    "attachments[*].type", "attachments[*].name", "attachments[*].uri",
+    "attachments[*].media_type", "attachments[*].text", "attachments[*].data"))
+"""What a webui history holds: each message's side, text and time, its versions (with their
+times) and its embedded images and text files (the writer reports the rest of attachments)."""
+
+_ONLY = "a webui history holds only the exchanges"
+REASONS: tuple[tuple[str, str], ...] = (
+    ("participants", "the history names no one: the names come from the webui's settings"),
+    *((f, _ONLY) for f in ("title", "created", "notes", "memory", "scenario", "greeting",
+                           "example_dialogue", "system_prompt", "branch_of", "lorebook")),
+    ("extensions", "the webui has no place for other apps' extensions"),
+    (M + "speaker", "the history names no one: the names come from the webui's settings"),
+    (M + "hidden", "the webui cannot hide a message"),
+    (M + "reasoning", "the webui keeps reasoning inside the reply's text"),
+    (M + "model", "the history does not record the model"),
+    (M + "bookmark", "the webui has no bookmarks"),
+    (M + "alternatives[*].reasoning", "the webui keeps a version's text only"),
+    (M + "attachments[*].title", "the webui keeps an attachment's name, type and content"),
+    (M + "attachments[*].extensions", "the webui has no place for other apps' extensions"),
+    (M + "extensions", "the webui has no place for other apps' extensions"),
+)
+WRITER_REASONS = {
+    "role": "a history row holds the user's message and the reply",
+    "time": "the webui stamps messages to the minute",
+    "single": "the webui keeps versions only when there are two or more",
+    "empty": "a history row holds no empty message: the messages after it move up",
+    "attachment": "the webui keeps embedded images and text files only",
+    "attachments": "the webui keeps embedded images and text files only: the others are "
+                   "left out and the rest move up",
+    "attachment_shape": "the webui keeps an image as its data URL and a file as its name, "
+                        "type and text",
+}
+"""Why the writer writes a value differently, keyed by what it is about."""
+
+
 class OobaboogaChatAdapter(FormatAdapter):
     """oobabooga's text-generation-webui chat histories: rows of [user, reply]."""
 
@@ -45,6 +81,8 @@ class OobaboogaChatAdapter(FormatAdapter):
     label = "oobabooga text-generation-webui history"
     suffix = ".json"
     aliases = ("ooba", "textgen-chat")
+    carries = CARRIES
+    reasons = REASONS
     detection = (
         ("internal and visible lists of [user, reply] rows", 0.95),
         ("data and data_visible lists of rows (before July 2023)", 0.9),
@@ -54,7 +92,7 @@ class OobaboogaChatAdapter(FormatAdapter):
         ("messages[].speaker, participants", "dropped: the history names no one"),
         ("messages[].role narrator / system", "approximated: written as a reply"),
         ("messages[].time", "approximated: minutes, local clock (\"Nov 03, 2024 21:04\")"),
-        ("messages[].hidden, reasoning, model, id, bookmark", "dropped"),
+        ("messages[].hidden, reasoning, model, bookmark", "dropped"),
         ("messages[].attachments by reference", "dropped: only embedded images and text "
                                                 "files travel"),
         ("title, created, notes, memory, scenario, greeting, example_dialogue, system_prompt, "
@@ -62,18 +100,12 @@ class OobaboogaChatAdapter(FormatAdapter):
         ("extensions", "dropped"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/oobabooga_chat/README.md"
+    reader = "io:read_chat"
+    writer = "io:write_chat"
 
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
         return Detection(s, why)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .io import read_chat
-        return read_chat(input)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .io import write_chat
-        return write_chat(entity)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("oobabooga text-generation-webui", 0.9, _evidence, "origin",
@@ -85,4 +117,4 @@ def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
     return [why] if s else []
 
 
-__all__ = ["FORMAT_ID", "OobaboogaChatAdapter", "score"]
+__all__ = ["CARRIES", "FORMAT_ID", "REASONS", "OobaboogaChatAdapter", "score"]

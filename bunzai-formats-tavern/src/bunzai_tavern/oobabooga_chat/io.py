@@ -1,4 +1,10 @@
-"""Reading and writing text-generation-webui histories, row by row."""
+"""Reading and writing text-generation-webui histories, row by row.
+
+A message's HTML text (``visible``) is layout while it is the escaped raw text, the message's
+app data when it says something else; metadata keys bunzai has no field for are app data too
+(``metadata.<key>``).  The writer reports what a row cannot hold as it was (a narrator written
+as a reply, a time to the minute, an empty message with no row of its own).
+"""
 
 from __future__ import annotations
 
@@ -7,42 +13,22 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chats import chat_fields_only, extra_of, layout_of, report_messages, report_unkept
-from bunzai.chattime import parse_time, restore
-from bunzai.errors import MalformedInput
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, ReadResult, WriteResult
+from bunzai.sdk import LossReport, MalformedInput, OutputFile, ReadResult, WriteResult
+from bunzai.sdk.chats import parse_time, stored
 
-from .._chat import ordered
-from . import FORMAT_ID
+from .._chat import data_of, layout_of, lone_alternative, ordered
+from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Alternative, Attachment, Chat, ChatMessage
+    from bunzai.sdk import AdapterInput, Alternative, Attachment, Chat, ChatMessage
 
-FMT = FORMAT_ID
 BEGIN = "<|BEGIN-VISIBLE-CHAT|>"
 """The user side of the greeting row (``start_new_chat``)."""
 META_KEYS = ("timestamp", "versions", "current_version_index", "attachments")
-REASONS = {
-    "speaker": "the history names no one: the names come from the webui's settings",
-    "participants": "the history names no one",
-    "role": "a history row holds the user's message and the reply",
-    "time": "the webui stamps messages to the minute",
-    "alternatives.time": "the webui stamps versions to the minute",
-    "alternatives.reasoning": "the webui keeps a version's text only",
-    "hidden": "the webui cannot hide a message",
-    "reasoning": "the webui keeps reasoning inside the reply's text",
-    "model": "the history does not record the model",
-    "id": "history messages have no ids",
-    "bookmark": "the webui has no bookmarks",
-    "attachments": "the webui keeps embedded images and text files only",
-    "extensions": "the webui has no place for other apps' extensions",
-}
-APPROXIMATED = frozenset({"role", "time", "alternatives.time"})
+WHY = WRITER_REASONS
 
 
-def read_chat(input: AdapterInput) -> ReadResult:
+def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     data = input.json_mutable()
     if not isinstance(data, dict):
         raise MalformedInput("not a text-generation-webui history")
@@ -65,7 +51,7 @@ def _json_layout(raw: bytes) -> dict[str, Any]:
 
 
 def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
-    from bunzai.model import Chat
+    from bunzai.sdk import Chat
 
     legacy = "internal" not in data
     key, vkey = ("data", "data_visible") if legacy else ("internal", "visible")
@@ -83,9 +69,7 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
     if len(shown) != len(rows):
         record["visible"] = shown  # out of step: kept as it was
         shown = []
-    extra = {k: v for k, v in data.items() if k not in (key, vkey, "metadata")}
-    if extra:
-        record["extra"] = extra
+    own = {k: v for k, v in data.items() if k not in (key, vkey, "metadata")}
     messages: list[ChatMessage] = []
     empty: list[int] = []
     for i, row in enumerate(rows):
@@ -107,12 +91,13 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
             record.setdefault("rows", {})[str(i)] = {"row": row, "visible": vis}
     if empty:
         record["empty"] = empty
-    return Chat(messages=messages, passthrough={FMT: record})
+    return Chat(messages=messages, passthrough={FORMAT_ID: record},
+                app_data={FORMAT_ID: own} if own else {})
 
 
 def _message(role: str, text: str, visible: Any, meta: Any, *, alone: bool = False,
              begin: bool = False, blank: bool = False, index: int = 0) -> ChatMessage:
-    from bunzai.model import ChatMessage
+    from bunzai.sdk import ChatMessage
 
     record: dict[str, Any] = {}
     extra: dict[str, Any] = {}
@@ -152,13 +137,13 @@ def _message(role: str, text: str, visible: Any, meta: Any, *, alone: bool = Fal
         extra.update({f"metadata.{k}": v for k, v in meta.items() if k not in META_KEYS})
     elif meta is not None:
         record["meta_raw"] = meta
-    if extra:
-        record["extra"] = extra
-    return ChatMessage(passthrough={FMT: record}, **fields)
+    return ChatMessage(passthrough={FORMAT_ID: record},
+                       app_data={FORMAT_ID: extra} if extra else {},
+                       **fields)
 
 
 def _version(v: dict[str, Any]) -> Alternative:
-    from bunzai.model import Alternative
+    from bunzai.sdk import Alternative
 
     record: dict[str, Any] = {"order": list(v)}
     if "timestamp" in v:
@@ -166,76 +151,85 @@ def _version(v: dict[str, Any]) -> Alternative:
     if v.get("visible_content") != html.escape(v["content"]):
         record["visible_content"] = v.get("visible_content")
     rest = {k: x for k, x in v.items() if k not in ("content", "visible_content", "timestamp")}
-    if rest:
-        record["extra"] = rest
     return Alternative(text=v["content"], time=parse_time(v.get("timestamp")),
-                       passthrough={FMT: record})
+                       passthrough={FORMAT_ID: record}, app_data={FORMAT_ID: rest} if rest else {})
 
 
 def _attachment(a: dict[str, Any]) -> Attachment:
-    from bunzai.model import Attachment
+    from bunzai.sdk import Attachment
 
     kind = a.get("type")
     record: dict[str, Any] = {"order": list(a)}
     rest = {k: v for k, v in a.items() if k not in ("name", "type", "image_data", "content")}
-    if rest:
-        record["extra"] = rest
+    own = {FORMAT_ID: rest} if rest else {}
     name = a.get("name") if isinstance(a.get("name"), str) else None
     if kind == "image":
         return Attachment(type="image", name=name, uri=a.get("image_data") if isinstance(
-            a.get("image_data"), str) else None, passthrough={FMT: record})
+            a.get("image_data"), str) else None, passthrough={FORMAT_ID: record}, app_data=own)
     return Attachment(type="file", name=name, media_type=kind if isinstance(kind, str) else None,
                       text=a.get("content") if isinstance(a.get("content"), str) else None,
-                      passthrough={FMT: record})
+                      passthrough={FORMAT_ID: record}, app_data=own)
 
 
 # -- writing -----------------------------------------------------------------------------------
 
 
-def document(chat: Chat) -> dict[str, Any]:
-    record = layout_of(chat, FMT)
+def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
+    """The history for ``chat``; with ``loss``, what its rows cannot hold is reported."""
+    record = layout_of(chat, FORMAT_ID)
     rows: list[list[Any]] = []
     shown: list[list[Any]] = []
     meta: dict[str, Any] = {}
     empty = {int(k): v for k, v in (record.get("rows") or {}).items()}
+    kept: list[int] = []  # the messages reading will find, in order
 
-    def add(user: ChatMessage | None, reply: ChatMessage | None) -> None:
+    def add(user: tuple[int, ChatMessage] | None, reply: tuple[int, ChatMessage] | None
+            ) -> None:
         while len(rows) in empty:
-            kept = empty[len(rows)]
-            rows.append(kept["row"])
-            shown.append(kept["visible"])
+            saved = empty[len(rows)]
+            rows.append(saved["row"])
+            shown.append(saved["visible"])
         i = len(rows)
-        begin = reply is not None and layout_of(reply, FMT).get("begin")
-        u = user.text if user is not None else (BEGIN if begin else "")
-        r = reply.text if reply is not None else ""
+        begin = reply is not None and layout_of(reply[1], FORMAT_ID).get("begin")
+        u = user[1].text if user is not None else (BEGIN if begin else "")
+        r = reply[1].text if reply is not None else ""
         rows.append([u, r])
-        uv = _visible(user) if user is not None else ""
-        rv = _visible(reply) if reply is not None else ""
-        shown.append([uv, rv])
+        shown.append([_visible(user[1]) if user is not None else "",
+                      _visible(reply[1]) if reply is not None else ""])
+        if user is not None and u and u != BEGIN:
+            kept.append(user[0])
+        if reply is not None and r:
+            kept.append(reply[0])
         for side, m in (("user", user), ("assistant", reply)):
             if m is not None:
-                entry = _meta(m)
+                entry = _meta(m[1], loss, f"messages[{m[0]}].")
                 if entry is not None:
                     meta[f"{side}_{i}"] = entry
 
-    pending: ChatMessage | None = None
-    for m in chat.iter_messages():
+    pending: tuple[int, ChatMessage] | None = None
+    count = 0
+    for n, m in enumerate(chat.iter_messages()):
+        count += 1
+        if loss is not None and m.role in ("narrator", "system"):
+            loss.approximated(f"messages[{n}].role", WHY["role"])
         if m.role == "user":
             if pending is not None:
                 add(pending, None)
-            pending = m
-            if layout_of(m, FMT).get("alone"):
-                add(m, None)
+            pending = (n, m)
+            if layout_of(m, FORMAT_ID).get("alone"):
+                add(pending, None)
                 pending = None
             continue
-        add(pending, m)
+        add(pending, (n, m))
         pending = None
     if pending is not None:
         add(pending, None)
     while len(rows) in empty:
-        kept = empty[len(rows)]
-        rows.append(kept["row"])
-        shown.append(kept["visible"])
+        saved = empty[len(rows)]
+        rows.append(saved["row"])
+        shown.append(saved["visible"])
+    if loss is not None:
+        _report_left_out(kept, count, loss)
     if "visible" in record:
         shown = record["visible"]
     if record.get("legacy"):
@@ -249,101 +243,128 @@ def document(chat: Chat) -> dict[str, Any]:
             doc["metadata"] = {k: meta[k] for k in order if k in meta} if isinstance(
                 order, list) else {}
             doc["metadata"].update((k, v) for k, v in meta.items() if k not in doc["metadata"])
-    for key, value in extra_of(chat, FMT).items():
+    for key, value in data_of(chat, FORMAT_ID).items():
         doc.setdefault(key, value)
-    doc = ordered(doc, record.get("order"))
-    return doc
+    return ordered(doc, record.get("order"))
+
+
+def _report_left_out(kept: list[int], count: int, loss: LossReport) -> None:
+    """Messages no row holds (an empty one, or a user message reading as the greeting's
+    marker): the messages after them move up."""
+    if len(kept) == count:
+        return
+    if kept == list(range(len(kept))):
+        for i in range(len(kept), count):
+            loss.dropped(f"messages[{i}]", WHY["empty"])
+    else:
+        loss.approximated("messages", WHY["empty"])
 
 
 def _visible(m: ChatMessage) -> Any:
-    record = layout_of(m, FMT)
-    extra = extra_of(m, FMT)
-    if "visible" in extra:
-        return extra["visible"]
+    record = layout_of(m, FORMAT_ID)
+    data = data_of(m, FORMAT_ID)
+    if "visible" in data:
+        return data["visible"]
     if "visible" in record:
         return record["visible"]
     return html.escape(m.text)
 
 
-def _meta(m: ChatMessage) -> dict[str, Any] | None:
-    record = layout_of(m, FMT)
-    extra = extra_of(m, FMT)
+def _meta(m: ChatMessage, loss: LossReport | None, path: str) -> dict[str, Any] | None:
+    record = layout_of(m, FORMAT_ID)
+    data = data_of(m, FORMAT_ID)
     if "meta_raw" in record:
         return record["meta_raw"]  # type: ignore[no-any-return]
     out: dict[str, Any] = {}
-    when = restore(m.time, record.get("timestamp"), "ooba")
+    when, exact = stored(m.time, record.get("timestamp"), "ooba")
     if when is not None:
         out["timestamp"] = when
+        if not exact and loss is not None:
+            loss.approximated(f"{path}time", WHY["time"])
     elif "timestamp" in record:
         out["timestamp"] = record["timestamp"]
     if len(m.alternatives) >= 2:
-        out["versions"] = [_version_obj(a) for a in m.alternatives]
+        out["versions"] = [_version_obj(a, loss, f"{path}alternatives[{j}].")
+                           for j, a in enumerate(m.alternatives)]
         if m.chosen is not None:
             out["current_version_index"] = m.chosen
+    elif loss is not None and lone_alternative(m):
+        loss.dropped(f"{path}alternatives", WHY["single"])
     for key in ("versions", "current_version_index", "attachments"):
-        if key in extra:
-            out.setdefault(key, extra[key])
-    kept = [_attachment_obj(a) for a in m.attachments]
-    if [a for a in kept if a is not None]:
-        out["attachments"] = [a for a in kept if a is not None]
-    for key, value in extra.items():
+        if key in data:
+            out.setdefault(key, data[key])
+    written = [(j, _attachment_obj(a, loss, f"{path}attachments[{j}]"))
+               for j, a in enumerate(m.attachments)]
+    kept = [obj for _, obj in written if obj is not None]
+    if kept:
+        out["attachments"] = kept
+    if loss is not None:
+        held = [j for j, obj in written if obj is not None]
+        if held != list(range(len(held))):
+            loss.approximated(f"{path}attachments", WHY["attachments"])
+        else:
+            for j in range(len(held), len(m.attachments)):
+                loss.dropped(f"{path}attachments[{j}]", WHY["attachment"])
+    for key, value in data.items():
         if key.startswith("metadata."):
             out[key[9:]] = value
     if not out and "meta" not in record:
         return None
-    out = ordered(out, record.get("meta"))
-    return out
+    return ordered(out, record.get("meta"))
 
 
-def _version_obj(a: Alternative) -> dict[str, Any]:
-    record = layout_of(a, FMT)
+def _version_obj(a: Alternative, loss: LossReport | None, path: str) -> dict[str, Any]:
+    record = layout_of(a, FORMAT_ID)
     out: dict[str, Any] = {"content": a.text,
                            "visible_content": record.get("visible_content",
                                                          html.escape(a.text))}
-    when = restore(a.time, record.get("timestamp"), "ooba")
+    when, exact = stored(a.time, record.get("timestamp"), "ooba")
     if when is not None:
         out["timestamp"] = when
+        if not exact and loss is not None:
+            loss.approximated(f"{path}time", WHY["time"])
     elif "timestamp" in record:
         out["timestamp"] = record["timestamp"]
-    for key, value in extra_of(a, FMT).items():
+    for key, value in data_of(a, FORMAT_ID).items():
         out.setdefault(key, value)
-    out = ordered(out, record.get("order"))
-    return out
+    return ordered(out, record.get("order"))
 
 
-def _attachment_obj(a: Attachment) -> dict[str, Any] | None:
-    record = layout_of(a, FMT)
+def _attachment_obj(a: Attachment, loss: LossReport | None, path: str
+                    ) -> dict[str, Any] | None:
+    """An image as its data URL, a file as its name, type and text; anything else has no
+    place in the webui's metadata (None)."""
+    record = layout_of(a, FORMAT_ID)
     out: dict[str, Any] = {}
+    exact = False
     if a.type == "image" and a.uri and a.uri.startswith("data:"):
         out = {"name": a.name, "type": "image", "image_data": a.uri}
+        exact = a.media_type is None and a.text is None and a.data is None
     elif a.type == "image" and a.data is not None:
         import base64
         out = {"name": a.name, "type": "image", "image_data": f"data:{a.media_type or 'image/png'}"
                f";base64,{base64.b64encode(a.data).decode('ascii')}"}
     elif a.text is not None:
         out = {"name": a.name, "type": a.media_type or "text/plain", "content": a.text}
+        exact = (a.type == "file" and a.media_type not in (None, "image") and a.uri is None
+                 and a.data is None)
     else:
         return None
-    for key, value in extra_of(a, FMT).items():
+    if not exact and loss is not None:
+        loss.approximated(path, WHY["attachment_shape"])
+    for key, value in data_of(a, FORMAT_ID).items():
         out.setdefault(key, value)
-    out = ordered(out, record.get("order"))
-    return out
+    return ordered(out, record.get("order"))
 
 
-def write_chat(chat: Chat) -> WriteResult:
-    doc = document(chat)
-    record = layout_of(chat, FMT)
+def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
+               format_id: str = FORMAT_ID) -> WriteResult:
+    loss = LossReport()
+    doc = document(chat, loss)
+    record = layout_of(chat, FORMAT_ID)
     indent = record.get("indent", 4)
     data = json.dumps(doc, indent=indent if isinstance(indent, int) and indent else None,
                       ensure_ascii=bool(record.get("ascii"))).encode("utf-8")
     if record.get("newline"):
         data += b"\n"
-    back = chat_from(doc, {})
-    loss = LossReport()
-    report_unkept(loss, "", chat_fields_only(chat), chat_fields_only(back), reasons=REASONS,
-                  approximated=APPROXIMATED,
-                  default="a webui history holds only the exchanges", skip=("messages",))
-    report_messages(loss, chat.iter_messages(), back.messages, reasons=REASONS,
-                    approximated=APPROXIMATED, default="the webui has no place for it",
-                    dropped="an empty message has no place in a webui row")
     return WriteResult([OutputFile(data, ".json")], loss)

@@ -12,12 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, LabelRule, WriteResult
+from bunzai.sdk import Detection, FormatAdapter
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "sillytavern-chat"
 HEADER_KEYS = ("user_name", "character_name", "chat_metadata", "create_date")
@@ -48,7 +46,7 @@ def st_marks(msg: Any) -> list[str]:
     """Evidence that a message line was written by SillyTavern, not TavernAI."""
     if not isinstance(msg, Mapping):
         return []
-    from bunzai.chattime import parse_form
+    from bunzai.sdk.chats import parse_form
 
     marks = [k for k in ("is_system", "swipe_info", "force_avatar", "original_avatar",
                          "is_group", "gen_started") if k in msg]
@@ -83,6 +81,60 @@ def score(input: AdapterInput) -> tuple[float, str]:
     return 0.0, ""
 
 
+M = "messages[*]."
+CARRIES: tuple[str, ...] = (
+    "participants[*].name", "participants[*].role", "created", "notes", "scenario",
+    "branch_of",
+    *(M + f for f in ("role", "speaker", "text", "time", "hidden", "chosen", "reasoning",
+                      "model", "bookmark", "alternatives[*].text", "alternatives[*].time",
+                      "alternatives[*].reasoning", "attachments[*].type",
+                      "attachments[*].name", "attachments[*].uri", "attachments[*].title")),
+)
+"""What a SillyTavern chat file holds: the header's two names, its date, author's note, branch
+and scenario; each message with its swipes, reasoning, model, bookmark and attachments."""
+
+REASONS: tuple[tuple[str, str], ...] = (
+    ("title", "a SillyTavern chat is named by its file, not by a field"),
+    ("participants", "a SillyTavern chat names one user and one character"),
+    ("participants[*].avatar", "SillyTavern finds avatars by the character, not in the chat"),
+    ("memory", "SillyTavern keeps summaries per message (Summarize extension), not per chat"),
+    ("greeting", "a SillyTavern chat starts with the card's greeting as a message"),
+    ("example_dialogue", "example dialogue lives on the card in SillyTavern"),
+    ("system_prompt", "the system prompt lives on the card or preset in SillyTavern"),
+    ("lorebook", "a SillyTavern chat links a lorebook by name, it cannot hold one"),
+    ("extensions", "SillyTavern has no place for other apps' extensions"),
+    (M + "extensions", "SillyTavern has no place for other apps' extensions"),
+    (M + "attachments", "SillyTavern keeps a message's image, file and media apart: mixed "
+                        "attachments come back grouped"),
+    (M + "attachments[*].uri", "SillyTavern keeps an attachment by its address: one without "
+                               "an address or bytes is gone"),
+    (M + "attachments[*].data", "SillyTavern keeps an attachment by its address: its bytes "
+                                "are written as a data URL"),
+    (M + "attachments[*].media_type", "SillyTavern keeps an attachment by its address only"),
+    (M + "attachments[*].text", "SillyTavern keeps no extracted text for an attachment"),
+    (M + "attachments[*].extensions", "SillyTavern has no place for other apps' extensions"),
+    (M + "alternatives", "SillyTavern keeps swipes only when there are two or more"),
+)
+WRITER_REASONS = {
+    "participants": "a SillyTavern chat names one user and one character",
+    "speaker": "SillyTavern needs a name on every message: the chat's user or character "
+               "name is written",
+    "time": "SillyTavern dates keep milliseconds",
+    "created": "SillyTavern dates keep milliseconds",
+    "alternatives": "SillyTavern keeps swipes only when there are two or more",
+    "attachments": dict(REASONS)[M + "attachments"],
+    "attachments[*].uri": dict(REASONS)[M + "attachments[*].uri"],
+    "attachments[*].data": dict(REASONS)[M + "attachments[*].data"],
+}
+"""Why the writer writes a value differently, keyed by the path below the message or chat."""
+
+NEUTRAL: tuple[tuple[str, Any], ...] = (
+    (M + "app_data.sillytavern-chat.extra.isSmallSys", (False,)),
+    (M + "app_data.sillytavern-chat.extra.inline_image", (False,)),
+)
+"""SillyTavern's own message flags at the values every message gets."""
+
+
 class SillyTavernChatAdapter(FormatAdapter):
     """SillyTavern chats: one JSON object per line, a header then the messages."""
 
@@ -92,6 +144,9 @@ class SillyTavernChatAdapter(FormatAdapter):
     suffix = ".jsonl"
     aliases = ("st-chat", "jsonl")
     default_for_kind = True
+    carries = CARRIES
+    reasons = REASONS
+    neutral = NEUTRAL
     detection = (
         ("header line with a chat_metadata object", 0.95),
         ("no header line; first message has is_group (group chats up to 1.13)", 0.9),
@@ -105,29 +160,19 @@ class SillyTavernChatAdapter(FormatAdapter):
         ("participants beyond one user and one character; narrators", "dropped"),
         ("memory, greeting, example_dialogue, system_prompt, lorebook",
          "dropped: SillyTavern keeps them on the card or in extensions, not in the chat"),
-        ("messages[].id", "dropped: SillyTavern messages have no ids"),
-        ("messages[].attachments beyond one image and one file", "dropped"),
+        ("messages[].attachments[] without an address", "approximated: bytes as a data URL"),
         ("messages[].speaker (none)", "approximated: written as the chat's user or character "
                                       "name, else User / Assistant"),
         ("extensions", "dropped"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_chat/README.md"
+    reader = "read:read_chat"
+    writer = "write:write_chat"
+    labeler = "labels:rules"
 
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input)
         return Detection(s, why)
 
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .read import read_chat
-        return read_chat(input)
 
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_chat
-        return write_chat(entity)
-
-    def label_rules(self) -> list[LabelRule]:
-        from .labels import rules
-        return rules()
-
-
-__all__: Sequence[str] = ["FORMAT_ID", "SillyTavernChatAdapter", "score"]
+__all__: Sequence[str] = ["CARRIES", "FORMAT_ID", "REASONS", "SillyTavernChatAdapter", "score"]

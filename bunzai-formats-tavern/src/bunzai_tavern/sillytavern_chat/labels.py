@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bunzai.types import LabelRule
+from bunzai.sdk import LabelRule
 
 
 def _era(input: Any, entities: Sequence[Any]) -> list[str]:
@@ -36,7 +36,7 @@ def _era(input: Any, entities: Sequence[Any]) -> list[str]:
                     "before 1.4 (spring 2023)"]
         return []
     evidence = ["header with chat_metadata: SillyTavern"]
-    from bunzai.chattime import parse_form
+    from bunzai.sdk.chats import parse_form
     forms = {f[1] for m in messages if (f := parse_form(m.get("send_date"))) is not None}
     if "st_humanized_ms" in forms:
         evidence.append('send_date like "2023-4-21 @20h 02m 47s 124ms": SillyTavern 1.x of '

@@ -9,6 +9,10 @@ model, api, token_count, bookmark_link, image/file/files/media attachments, the 
 whatever extensions add.  The header's ``chat_metadata`` holds the author's note
 (``note_prompt`` and its settings), the branch parent (``main_chat``), a chat scenario
 override, chat variables and extension state.
+
+What the model has no field for is the chat's app data, under the key it had (a message's
+``force_avatar``; ``extra.api`` and ``chat_metadata.objective`` one level down); SillyTavern's
+own bookkeeping (token counts, generation timings, save integrity) is layout.
 """
 
 from __future__ import annotations
@@ -16,18 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chattime import parse_time
-from bunzai.errors import MalformedInput
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk.chats import parse_time
 
 from .._chat import ABSENT, Line, Messages, finish, lazy_or_list, read_common, scan_head
 from . import FORMAT_ID, is_header
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Alternative, Attachment, ChatMessage
-
-FMT = FORMAT_ID
+    from bunzai.sdk import AdapterInput, Alternative, Attachment, ChatMessage
 
 SYSTEM_TYPES = frozenset({"help", "welcome", "group", "empty", "generic", "comment",
                           "slash_commands", "formatting", "hotkeys", "macros",
@@ -37,30 +37,35 @@ SYSTEM_TYPES = frozenset({"help", "welcome", "group", "empty", "generic", "comme
 BOOKKEEPING = frozenset({"integrity", "chat_id_hash", "tainted", "lastInContextMessageId",
                          "timedWorldInfo"})
 """``chat_metadata`` keys that are SillyTavern's own bookkeeping (save integrity, prompt
-state), not anything a user wrote: layout, never reported."""
+state), not anything a user wrote: layout."""
 
-NOTE_DEFAULTS = {"note_interval": 1, "note_position": 1, "note_depth": 4, "note_role": 0}
-"""The author's-note settings a new chat gets: at their defaults they are not data."""
+NOTE_SETTINGS = {"note_interval": 1, "note_position": 1, "note_depth": 4, "note_role": 0}
+"""The author's-note settings, at the values a new chat gets.  At those values, or while the
+note is empty (they then place nothing), they are layout; otherwise the user's data."""
 
-COUNTERS = frozenset({"token_count", "gen_id", "time_to_first_token"})
+COUNTERS = frozenset({"token_count", "gen_id", "time_to_first_token", "reasoning_duration"})
 """Message ``extra`` values SillyTavern computes for itself (token counts, generation ids,
-latency): layout, never reported."""
+latency): layout."""
+
+TIMINGS = frozenset({"gen_started", "gen_finished"})
+"""When SillyTavern started and finished generating a message: its bookkeeping, layout."""
 
 MESSAGE_KEYS = ("name", "is_user", "is_system", "send_date", "mes", "extra", "swipes",
                 "swipe_id", "swipe_info")
-EXTRA_KEYS = ("reasoning", "model", "bookmark_link", "type", "image", "file", "files", "media")
 LAYOUT_KEYS = ("is_name",)
 """TavernAI's always-true display flag, still written by early SillyTavern: layout."""
 
 
-def read_chat(input: AdapterInput) -> ReadResult:
-    from bunzai.model import Chat, Participant
+def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID
+              ) -> ReadResult:
+    from bunzai.sdk import Chat, Participant
 
+    fmt = format_id
     warnings: list[Issue] = []
     if input.size == 0:
-        return ReadResult([Chat(passthrough={FMT: {"empty": True}})])
+        return ReadResult([Chat(passthrough={fmt: {"empty": True}})])
     layout: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
+    data: dict[str, Any] = {}
     head = scan_head(input, is_header, layout)
     header, first_message = head.header, head.first_message
     if header is None and first_message < 0:
@@ -71,25 +76,24 @@ def read_chat(input: AdapterInput) -> ReadResult:
         layout["headerless"] = True
     else:
         assert isinstance(header.value, dict)
-        _header(header.value, layout, extra, fields, participants, Participant, warnings)
-    if extra:
-        layout["extra"] = extra
+        header_fields(header.value, layout, data, fields, participants, Participant, warnings)
     default_eol = head.eol
 
     def make() -> Iterator[ChatMessage]:
         if first_message < 0:
             return
-        for index, (line, gap, last) in enumerate(Messages(input, first_message)):
-            yield message(line, gap, last, default_eol, index)
+        for line, gap, last in Messages(input, first_message):
+            yield message(line, gap, last, default_eol, fmt)
 
-    chat = Chat(participants=participants, passthrough={FMT: layout}, **fields)
+    chat = Chat(participants=participants, passthrough={fmt: layout},
+                app_data={fmt: data} if data else {}, **fields)
     chat.messages = lazy_or_list(input, make)
     return ReadResult([chat], warnings)
 
 
-def _header(obj: dict[str, Any], layout: dict[str, Any], extra: dict[str, Any],
-            fields: dict[str, Any], participants: list[Any], participant: Any,
-            warnings: list[Issue]) -> None:
+def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, Any],
+                  fields: dict[str, Any], participants: list[Any], participant: Any,
+                  warnings: list[Issue]) -> None:
     layout["header_order"] = list(obj)
     for key, role in (("user_name", "user"), ("character_name", "character")):
         if key not in obj:
@@ -107,17 +111,17 @@ def _header(obj: dict[str, Any], layout: dict[str, Any], extra: dict[str, Any],
             warnings.append(Issue("$[0].create_date", f"not a date: {raw!r}; kept as it was"))
     for key, value in obj.items():
         if key not in ("user_name", "character_name", "create_date", "chat_metadata"):
-            extra[key] = value
+            data[key] = value
     meta = obj.get("chat_metadata", ABSENT)
     if meta is ABSENT:
         return
     if not isinstance(meta, dict):
-        layout["chat_metadata"] = meta
+        data["chat_metadata"] = meta
         warnings.append(Issue("$[0].chat_metadata", "chat_metadata is not an object; kept"))
         return
     record: dict[str, Any] = {"order": list(meta)}
     keep: dict[str, Any] = {}
-    own: dict[str, Any] = {}
+    note = meta.get("note_prompt")
     for key, value in meta.items():
         if key == "note_prompt" and isinstance(value, str):
             if value:
@@ -128,25 +132,24 @@ def _header(obj: dict[str, Any], layout: dict[str, Any], extra: dict[str, Any],
             fields["branch_of"] = value
         elif key == "scenario" and isinstance(value, str) and value:
             fields["scenario"] = value
-        elif key in BOOKKEEPING or NOTE_DEFAULTS.get(key, ABSENT) == value:
+        elif key in BOOKKEEPING or (key in NOTE_SETTINGS and (
+                NOTE_SETTINGS[key] == value or not (isinstance(note, str) and note))):
             keep[key] = value
         else:
-            own[key] = value
+            data[f"chat_metadata.{key}"] = value
     if keep:
         record["keep"] = keep
     layout["chat_metadata"] = record
-    if own:
-        extra["chat_metadata"] = own
 
 
 def message(line: Line, gap: list[Line], last: bool, default_eol: bytes,
-            index: int) -> ChatMessage:
-    """One message line as a canonical message (layout and extra in its passthrough)."""
-    from bunzai.model import ChatMessage
+            fmt: str = FORMAT_ID) -> ChatMessage:
+    """One message line as a canonical message (layout in passthrough, data in app data)."""
+    from bunzai.sdk import ChatMessage
 
     obj: dict[str, Any] = line.value
     rec = read_common(obj, ("name", "is_user", "is_system", "send_date", "mes", "extra"))
-    fields, layout, raw, extra = rec.fields, rec.layout, rec.raw, rec.extra
+    fields, layout, raw, data = rec.fields, rec.layout, rec.raw, rec.data
     is_system = obj.get("is_system")
     if isinstance(is_system, bool):
         fields["hidden"] = is_system
@@ -157,31 +160,32 @@ def message(line: Line, gap: list[Line], last: bool, default_eol: bytes,
     ext = obj.get("extra", ABSENT)
     attachments: list[Attachment] = []
     if isinstance(ext, dict):
-        role = _extra(ext, role, layout, extra, fields, attachments)
+        role = _extra(ext, role, layout, data, fields, attachments, fmt)
     elif ext is not ABSENT:
         raw["extra"] = ext
     fields["role"] = role
     if attachments:
         fields["attachments"] = attachments
 
-    _swipes(obj, fields, layout, extra)
+    _swipes(obj, fields, layout, data, fmt)
     for key, value in obj.items():
         if key in MESSAGE_KEYS:
             continue
-        if key in LAYOUT_KEYS:
+        if key in LAYOUT_KEYS or key in TIMINGS:
             layout.setdefault("keep", {})[key] = value
         else:
-            extra[key] = value
+            data[key] = value
     finish(rec, line, gap, last, default_eol)
-    return ChatMessage(**fields, passthrough={FMT: layout})
+    return ChatMessage(**fields, passthrough={fmt: layout},
+                       app_data={fmt: data} if data else {})
 
 
-def _extra(ext: dict[str, Any], role: str, layout: dict[str, Any], extra: dict[str, Any],
-           fields: dict[str, Any], attachments: list[Attachment]) -> str:
-    """The message's ``extra`` object: canonical fields out, the rest kept as it was."""
+def _extra(ext: dict[str, Any], role: str, layout: dict[str, Any], data: dict[str, Any],
+           fields: dict[str, Any], attachments: list[Attachment], fmt: str) -> str:
+    """The message's ``extra`` object: canonical fields out, SillyTavern's data as
+    ``extra.<key>``, its counters and the kind of its own system messages as layout."""
     xlayout: dict[str, Any] = {"order": list(ext)}
     xraw: dict[str, Any] = {}
-    own: dict[str, Any] = {}
     for key, value in ext.items():
         if key == "reasoning" and isinstance(value, str):
             if value:
@@ -192,38 +196,32 @@ def _extra(ext: dict[str, Any], role: str, layout: dict[str, Any], extra: dict[s
             fields["model"] = value
         elif key == "bookmark_link" and isinstance(value, str) and value:
             fields["bookmark"] = value
-        elif key == "type" and isinstance(value, str):
-            if value == "narrator":
-                role = "narrator"
-                xraw[key] = value
-            elif value in SYSTEM_TYPES:
-                role = "system"
-                own[key] = value
-            else:
-                own[key] = value
-        elif key in ("image", "file", "files", "media") and _attach(key, value, attachments):
+        elif key == "type" and isinstance(value, str) and (
+                value == "narrator" or value in SYSTEM_TYPES):
+            role = "narrator" if value == "narrator" else "system"
+            xraw[key] = value
+        elif key in ("image", "file", "files", "media") and _attach(key, value, attachments,
+                                                                    fmt):
             continue
         elif key in COUNTERS:
             xlayout.setdefault("keep", {})[key] = value
         else:
-            own[key] = value
+            data[f"extra.{key}"] = value
     if xraw:
         xlayout["raw"] = xraw
     layout["extra_obj"] = xlayout
-    if own:
-        extra["extra"] = own
     return role
 
 
-def _attach(key: str, value: Any, out: list[Attachment]) -> bool:
+def _attach(key: str, value: Any, out: list[Attachment], fmt: str) -> bool:
     """Attachments from ``extra.image`` / ``file`` / ``files`` / ``media``; False to keep the
     value as it is (a shape this reader does not know)."""
-    from bunzai.model import Attachment
+    from bunzai.sdk import Attachment
 
     if key == "image":
         if not isinstance(value, str) or not value:
             return False
-        out.append(Attachment(type="image", uri=value, passthrough={FMT: {"from": "image"}}))
+        out.append(Attachment(type="image", uri=value, passthrough={fmt: {"from": "image"}}))
         return True
     items = [value] if key == "file" else value
     if not isinstance(items, list) or not items or not all(
@@ -244,17 +242,15 @@ def _attach(key: str, value: Any, out: list[Attachment]) -> bool:
         for k in ("name", "title"):
             if k in item and not isinstance(item[k], str):
                 rest[k] = item[k]
-        if rest:
-            record["extra"] = rest
         out.append(Attachment(type=kind, uri=item["url"],
                               name=name if isinstance(name, str) else None,
                               title=title if isinstance(title, str) else None,
-                              passthrough={FMT: record}))
+                              passthrough={fmt: record}, app_data={fmt: rest} if rest else {}))
     return True
 
 
 def _swipes(obj: dict[str, Any], fields: dict[str, Any], layout: dict[str, Any],
-            extra: dict[str, Any]) -> None:
+            data: dict[str, Any], fmt: str) -> None:
     """``swipes``/``swipe_id``/``swipe_info`` as alternatives and the chosen index."""
     present = {k: obj[k] for k in ("swipes", "swipe_id", "swipe_info") if k in obj}
     if not present:
@@ -263,24 +259,25 @@ def _swipes(obj: dict[str, Any], fields: dict[str, Any], layout: dict[str, Any],
     text = fields.get("text")
     info = obj.get("swipe_info")
     if not isinstance(swipes, list) or not all(isinstance(s, str) for s in swipes):
-        extra.update(present)  # Chub's nested swipes or other shapes: kept as they are
+        data.update(present)  # Chub's nested swipes or other shapes: kept as they are
         return
     if len(swipes) < 2:
         if swipes and swipes[0] != text:
-            extra.update(present)  # a lone swipe that is not the message: data, kept
+            data.update(present)  # a lone swipe that is not the message: data, kept
             return
+        # the message's one swipe: its info repeats the message's own generation details
         record: dict[str, Any] = {"single": len(swipes)}
         if "swipe_id" in obj:
             record["swipe_id"] = obj["swipe_id"]
-        layout["swipes"] = record
         if "swipe_info" in obj:
-            extra["swipe_info"] = info
+            record["swipe_info"] = info
+        layout["swipes"] = record
         return
     alts: list[Alternative] = []
     aligned = isinstance(info, list) and len(info) == len(swipes) and all(
         isinstance(i, dict) for i in info)
     for i, s in enumerate(swipes):
-        alts.append(_alternative(s, info[i] if aligned else None))  # type: ignore[index]
+        alts.append(_alternative(s, info[i] if aligned else None, fmt))  # type: ignore[index]
     fields["alternatives"] = alts
     sid = obj.get("swipe_id")
     if isinstance(sid, int) and not isinstance(sid, bool) and 0 <= sid < len(swipes):
@@ -290,19 +287,19 @@ def _swipes(obj: dict[str, Any], fields: dict[str, Any], layout: dict[str, Any],
         record["swipe_id"] = obj["swipe_id"]
     if not aligned:
         if "swipe_info" in obj:
-            extra["swipe_info"] = info
+            data["swipe_info"] = info
         record["info"] = False
     if record:
         layout["swipes"] = record
 
 
-def _alternative(text: str, info: dict[str, Any] | None) -> Alternative:
-    from bunzai.model import Alternative
+def _alternative(text: str, info: dict[str, Any] | None, fmt: str) -> Alternative:
+    from bunzai.sdk import Alternative
 
     if info is None:
         return Alternative(text=text)
     record: dict[str, Any] = {"order": list(info)}
-    own: dict[str, Any] = {}
+    data: dict[str, Any] = {}
     fields: dict[str, Any] = {}
     for key, value in info.items():
         if key == "send_date":
@@ -310,7 +307,6 @@ def _alternative(text: str, info: dict[str, Any] | None) -> Alternative:
             fields["time"] = parse_time(value)
         elif key == "extra" and isinstance(value, dict):
             xrecord: dict[str, Any] = {"order": list(value)}
-            rest: dict[str, Any] = {}
             for k, v in value.items():
                 if k == "reasoning" and isinstance(v, str):
                     if v:
@@ -320,15 +316,14 @@ def _alternative(text: str, info: dict[str, Any] | None) -> Alternative:
                 elif k in COUNTERS:
                     xrecord.setdefault("keep", {})[k] = v
                 else:
-                    rest[k] = v
+                    data[f"extra.{k}"] = v
             record["extra_obj"] = xrecord
-            if rest:
-                own["extra"] = rest
+        elif key in TIMINGS:
+            record.setdefault("keep", {})[key] = value
         else:
-            own[key] = value
-    if own:
-        record["extra"] = own
-    return Alternative(text=text, passthrough={FMT: record}, **fields)
+            data[key] = value
+    return Alternative(text=text, passthrough={fmt: record},
+                       app_data={fmt: data} if data else {}, **fields)
 
 
-__all__ = ["read_chat"]
+__all__ = ["header_fields", "message", "read_chat"]

@@ -6,8 +6,9 @@ while the canonical values still match them.  A chat from another app is written
 SillyTavern 1.13 saves one (header with ``chat_metadata``, messages with ``is_system`` and
 ``extra``), with epoch-millisecond dates, which every SillyTavern version parses exactly.
 
-The loss report comes from reading each written record back with this format's own reader and
-comparing it with the canonical message, one message at a time, before anything is written.
+What the file cannot hold is declared by the adapter (``carries``); the writer reports only
+what it writes differently (a name a message lacks, a time rounded to the millisecond, an
+attachment's bytes as a data URL), one pass over the messages before the file is produced.
 """
 
 from __future__ import annotations
@@ -15,95 +16,91 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chats import chat_fields_only, extra_of, layout_of, report_unkept
-from bunzai.chattime import restore
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, WriteResult
+from bunzai.sdk import LossReport, OutputFile, WriteResult
+from bunzai.sdk.chats import exact_in, stored
 
-from .._chat import Line, Lines, dumps_js, ordered, produce, write_common
-from . import FORMAT_ID
-from .read import SYSTEM_TYPES, _header, message
+from .._chat import (
+    Lines,
+    data_of,
+    dumps_js,
+    layout_of,
+    lone_alternative,
+    nested,
+    ordered,
+    produce,
+    record,
+    report_participants,
+    write_common,
+)
+from . import FORMAT_ID, WRITER_REASONS
+from .read import SYSTEM_TYPES
 
 if TYPE_CHECKING:
-    from bunzai.model import Alternative, Attachment, Chat, ChatMessage, Participant
+    from bunzai.sdk import Alternative, Attachment, Chat, ChatMessage
 
-FMT = FORMAT_ID
-REASONS = {
-    "title": "a SillyTavern chat is named by its file, not by a field",
-    "participants": "a SillyTavern chat names one user and one character",
-    "memory": "SillyTavern keeps summaries per message (Summarize extension), not per chat",
-    "greeting": "a SillyTavern chat starts with the card's greeting as a message",
-    "example_dialogue": "example dialogue lives on the card in SillyTavern",
-    "system_prompt": "the system prompt lives on the card or preset in SillyTavern",
-    "lorebook": "a SillyTavern chat links a lorebook by name, it cannot hold one",
-    "id": "SillyTavern messages have no ids",
-    "participants.id": "SillyTavern names the user and the character; it keeps no ids",
-    "participants.avatar": "SillyTavern finds avatars by the character, not in the chat",
-    "speaker": "SillyTavern needs a name on every message: the chat's user or character "
-               "name is written",
-    "time": "SillyTavern dates keep milliseconds",
-    "created": "SillyTavern's create_date keeps seconds",
-    "extensions": "SillyTavern has no place for other apps' extensions",
-    "media_type": "SillyTavern attachments are references (URL or data URL)",
-    "data": "embedded bytes are written as a data URL",
-    "uri": "embedded bytes are written as a data URL",
-    "text": "SillyTavern keeps no extracted text for an attachment",
-}
-APPROXIMATED = frozenset({"speaker", "time", "created", "data", "uri"})
 FALLBACK_NAMES = {"user": "User", "character": "Assistant", "narrator": "System",
                   "system": "System"}
 """Names for messages without a speaker in a chat that declares no user or character."""
 NATURAL = ["name", "is_user", "is_system", "send_date", "mes", "extra"]
+WHY = WRITER_REASONS
 
 
-def write_chat(chat: Chat) -> WriteResult:
+def write_chat(chat: Chat, options: Any = None, format_id: str = FORMAT_ID) -> WriteResult:
+    fmt = format_id
     loss = LossReport()
     names = _names(chat)
-    header = _header_obj(chat, names)
-    _report_header(chat, header, loss)
+    report_participants(chat, _kept_participants(chat), loss, WHY["participants"])
+    _header_obj(chat, names, fmt, loss)
     for i, m in enumerate(chat.iter_messages()):
-        obj = message_obj(m, names)
-        back = message(Line(b"", b"", obj), [], False, b"\n", i)
-        report_unkept(loss, f"messages[{i}].", m, back, reasons=REASONS,
-                      approximated=APPROXIMATED,
-                      default="SillyTavern has no place for it")
-    return WriteResult([OutputFile([Lines(lambda: _produce(chat))], ".jsonl")], loss)
+        message_obj(m, names, fmt, loss, f"messages[{i}].")
+    return WriteResult([OutputFile([Lines(lambda: _produce(chat, fmt))], ".jsonl")], loss)
 
 
-def _produce(chat: Chat) -> Iterator[bytes]:
-    layout = layout_of(chat, FMT)
-    if layout.get("empty") and not chat.messages and header_is_empty(chat):
+def _produce(chat: Chat, fmt: str) -> Iterator[bytes]:
+    layout = layout_of(chat, fmt)
+    if layout.get("empty") and not chat.messages and header_is_empty(chat, fmt):
         return iter(())
     names = _names(chat)
-    return produce(chat, FMT, _header_obj(chat, names), lambda m: message_obj(m, names))
+    return produce(chat, fmt, _header_obj(chat, names, fmt),
+                   lambda m: message_obj(m, names, fmt))
 
 
-def header_is_empty(chat: Chat) -> bool:
+def header_is_empty(chat: Chat, fmt: str) -> bool:
     return not (chat.participants or chat.created or chat.notes or chat.branch_of
-                or chat.scenario or extra_of(chat, FMT))
+                or chat.scenario or data_of(chat, fmt))
 
 
 # -- the header ------------------------------------------------------------------------------------
 
 
-def _names(chat: Chat) -> dict[str, str]:
-    """The user and character names messages without a speaker get."""
-    out: dict[str, str] = {}
-    for p in chat.participants:
-        if p.role in ("user", "character") and p.name and p.role not in out:
-            out[p.role] = p.name
+def _usable(name: str) -> bool:
+    return bool(name) and name != "unused"  # "unused" is SillyTavern's "no name"
+
+
+def _kept_participants(chat: Chat) -> list[int]:
+    """Which participants the header names, in the order reading finds them: the first user,
+    then the first character."""
+    out: list[int] = []
+    for role in ("user", "character"):
+        found = next((i for i, p in enumerate(chat.participants)
+                      if p.role == role and _usable(p.name)), None)
+        if found is not None:
+            out.append(found)
     return out
 
 
-def _first(chat: Chat, role: str) -> Participant | None:
-    return next((p for p in chat.participants if p.role == role and p.name), None)
+def _names(chat: Chat) -> dict[str, str]:
+    """The user and character names messages without a speaker get."""
+    return {chat.participants[i].role: chat.participants[i].name
+            for i in _kept_participants(chat)}
 
 
-def _header_obj(chat: Chat, names: Mapping[str, str]) -> dict[str, Any] | None:
-    layout = layout_of(chat, FMT)
-    if layout.get("headerless") and header_is_empty(chat):
+def _header_obj(chat: Chat, names: Mapping[str, str], fmt: str,
+                loss: LossReport | None = None) -> dict[str, Any] | None:
+    layout = layout_of(chat, fmt)
+    if layout.get("headerless") and header_is_empty(chat, fmt):
         return None
-    extra = extra_of(chat, FMT)
+    data = data_of(chat, fmt)
     out: dict[str, Any] = {}
     for key, role in (("user_name", "user"), ("character_name", "character")):
         if role in names:
@@ -112,27 +109,31 @@ def _header_obj(chat: Chat, names: Mapping[str, str]) -> dict[str, Any] | None:
             out[key] = layout[key]
         elif "header_order" not in layout:
             out[key] = "unused"
-    created = restore(chat.created, layout.get("create_date"), "st_humanized")
+    # SillyTavern's own form keeps seconds; a finer start time goes as epoch milliseconds,
+    # which SillyTavern also reads (TavernAI chats carry them)
+    form = "st_humanized" if chat.created is None or exact_in(chat.created, "st_humanized") \
+        else "epoch_ms"
+    created, exact = stored(chat.created, layout.get("create_date"), form)
     if created is not None:
         out["create_date"] = created
+        if not exact and loss is not None:
+            loss.approximated("created", WHY["created"])
     elif "create_date" in layout:
         out["create_date"] = layout["create_date"]
-    for key, value in extra.items():
-        if key != "chat_metadata":
+    for key, value in data.items():
+        if not key.startswith("chat_metadata.") and key != "chat_metadata":
             out[key] = value
-    meta = _metadata(chat, layout, extra)
+    meta = _metadata(chat, layout, data)
     if meta is not None:
         out["chat_metadata"] = meta
     return ordered(out, layout.get("header_order"))
 
 
-def _metadata(chat: Chat, layout: Mapping[str, Any], extra: Mapping[str, Any]
-              ) -> Any:
-    record = layout.get("chat_metadata")
-    if record is not None and not isinstance(record, Mapping):
-        return record  # not an object in the source: kept as it was
-    rec = record if isinstance(record, Mapping) else {}
-    keep = rec.get("keep") if isinstance(rec.get("keep"), Mapping) else {}
+def _metadata(chat: Chat, layout: Mapping[str, Any], data: Mapping[str, Any]) -> Any:
+    if "chat_metadata" in data:
+        return data["chat_metadata"]  # not an object in the source: kept as it was
+    rec = record(layout, "chat_metadata")
+    keep = record(rec, "keep")
     out: dict[str, Any] = {}
     if chat.notes:
         out["note_prompt"] = chat.notes
@@ -145,48 +146,31 @@ def _metadata(chat: Chat, layout: Mapping[str, Any], extra: Mapping[str, Any]
     for key, value in keep.items():
         if key != "note_prompt":
             out[key] = value
-    own = extra.get("chat_metadata")
-    if isinstance(own, Mapping):
-        for key, value in own.items():
-            out.setdefault(key, value)
-    if record is None and not out and "header_order" in layout:
+    for key, value in nested(data, "chat_metadata.").items():
+        out.setdefault(key, value)
+    if "chat_metadata" not in layout and not out and "header_order" in layout:
         return None  # the source header had no chat_metadata
     return ordered(out, rec.get("order"))
-
-
-def _report_header(chat: Chat, header: dict[str, Any] | None, loss: LossReport) -> None:
-    from bunzai.model import Chat as ChatModel
-    from bunzai.model import Participant
-
-    if header is not None:
-        fields: dict[str, Any] = {}
-        participants: list[Any] = []
-        _header(header, {}, {}, fields, participants, Participant, [])
-        back = ChatModel(participants=participants, **fields)
-    else:
-        back = ChatModel()
-    report_unkept(loss, "", chat_fields_only(chat), back, reasons=REASONS,
-                  approximated=APPROXIMATED, default="SillyTavern chats have no such field",
-                  skip=("messages",))
 
 
 # -- messages ---------------------------------------------------------------------------------
 
 
-def message_obj(m: ChatMessage, names: Mapping[str, str]) -> dict[str, Any]:
-    """The JSON object of one message line."""
-    out, layout, raw, absent = write_common(m, FMT, names, FALLBACK_NAMES)
-    extra = extra_of(m, FMT)
+def message_obj(m: ChatMessage, names: Mapping[str, str], fmt: str = FORMAT_ID,
+                loss: LossReport | None = None, path: str = "") -> dict[str, Any]:
+    """The JSON object of one message line; with ``loss``, what it changes is reported."""
+    out, layout, raw, absent = write_common(m, fmt, names, FALLBACK_NAMES, loss, path, WHY)
+    data = data_of(m, fmt)
     if "is_system" in raw and not m.hidden:
         out["is_system"] = raw["is_system"]
     elif not ("is_system" in absent and not m.hidden):
         out["is_system"] = m.hidden
-    ext = _extra_obj(m, layout, extra, raw)
+    ext = _extra_obj(m, layout, data, raw, fmt, loss, path)
     if ext is not None:
         out["extra"] = ext
-    _swipe_keys(m, layout, extra, out)
-    for key, value in extra.items():
-        if key != "extra":
+    _swipe_keys(m, layout, data, out, fmt, loss, path)
+    for key, value in data.items():
+        if not key.startswith("extra."):
             out.setdefault(key, value)
     keep = layout.get("keep")
     if isinstance(keep, Mapping):
@@ -195,13 +179,12 @@ def message_obj(m: ChatMessage, names: Mapping[str, str]) -> dict[str, Any]:
     return ordered(out, layout.get("order") or NATURAL)
 
 
-def _extra_obj(m: ChatMessage, layout: Mapping[str, Any], extra: Mapping[str, Any],
-               raw: Mapping[str, Any]) -> Any:
+def _extra_obj(m: ChatMessage, layout: Mapping[str, Any], data: Mapping[str, Any],
+               raw: Mapping[str, Any], fmt: str, loss: LossReport | None, path: str) -> Any:
     if "extra" in raw:
         return raw["extra"]
-    record = layout.get("extra_obj") if isinstance(layout.get("extra_obj"), Mapping) else {}
-    xraw = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
-    own = extra.get("extra") if isinstance(extra.get("extra"), Mapping) else {}
+    rec = record(layout, "extra_obj")
+    xraw = record(rec, "raw")
     out: dict[str, Any] = {}
     if m.reasoning:
         out["reasoning"] = m.reasoning
@@ -211,15 +194,15 @@ def _extra_obj(m: ChatMessage, layout: Mapping[str, Any], extra: Mapping[str, An
         out["model"] = m.model
     if m.bookmark:
         out["bookmark_link"] = m.bookmark
-    kind = own.get("type")
+    kind = xraw.get("type")
     if m.role == "narrator":
         out["type"] = "narrator"
     elif m.role == "system":
         out["type"] = kind if kind in SYSTEM_TYPES else "generic"
-    _attachments(m.attachments, out)
-    for key, value in own.items():
+    placed = _attachments(m.attachments, out, fmt, loss, f"{path}attachments")
+    for key, value in nested(data, "extra.").items():
         out.setdefault(key, value)
-    counters = record.get("keep")
+    counters = rec.get("keep")
     if isinstance(counters, Mapping):
         for key, value in counters.items():
             out.setdefault(key, value)
@@ -227,17 +210,25 @@ def _extra_obj(m: ChatMessage, layout: Mapping[str, Any], extra: Mapping[str, An
         del out["type"]  # the message is no longer a system message
     if not out and "extra" in set(layout.get("absent") or ()):
         return None
-    return ordered(out, record.get("order"))
+    out = ordered(out, rec.get("order"))
+    if loss is not None and m.attachments:
+        _report_attachments(m, out, placed, loss, f"{path}attachments")
+    return out
 
 
-def _attachments(items: list[Attachment], out: dict[str, Any]) -> None:
-    groups: dict[str, list[Any]] = {}
-    fresh = [a for a in items if not layout_of(a, FMT).get("from")]
+def _attachments(items: list[Attachment], out: dict[str, Any], fmt: str,
+                 loss: LossReport | None, path: str) -> dict[str, list[int]]:
+    """``extra.image`` / ``file`` / ``files`` / ``media``: a fresh attachment goes to the
+    single-image or single-file key SillyTavern has always shown, else to ``media``.  Returns
+    which attachments went under which key."""
+    groups: dict[str, list[tuple[int, Any]]] = {}
+    fresh = [a for a in items if not layout_of(a, fmt).get("from")]
     images = [a for a in fresh if a.type == "image"]
     files = [a for a in fresh if a.type != "image"]
-    for a in items:
-        record = layout_of(a, FMT)
-        where = record.get("from")
+    placed: dict[str, list[int]] = {}
+    for j, a in enumerate(items):
+        rec = layout_of(a, fmt)
+        where = rec.get("from")
         if where is None:
             if len(images) == 1 and a is images[0] and not a.title and not a.name:
                 where = "image"
@@ -245,21 +236,41 @@ def _attachments(items: list[Attachment], out: dict[str, Any]) -> None:
                 where = "file"
             else:
                 where = "media"
+        uri = _uri(a)
+        if loss is not None and a.uri is None and a.data is not None:
+            loss.approximated(f"{path}[{j}]", WHY["attachments[*].data"])
         if where == "image":
-            out["image"] = _uri(a)
+            out["image"] = uri
+            if uri:  # an empty image key is no attachment
+                placed["image"] = [j]
             continue
-        item: dict[str, Any] = {"url": _uri(a)}
-        if where == "media" and (a.type != "image" or not record.get("no_type")):
+        item: dict[str, Any] = {"url": uri}
+        if where == "media" and (a.type != "image" or not rec.get("no_type")):
             item["type"] = a.type
         if a.name is not None:
             item["name"] = a.name
         if a.title is not None:
             item["title"] = a.title
-        for key, value in extra_of(a, FMT).items():
+        for key, value in data_of(a, fmt).items():
             item.setdefault(key, value)
-        groups.setdefault(where, []).append(ordered(item, record.get("order")))
+        groups.setdefault(where, []).append((j, ordered(item, rec.get("order"))))
+        placed.setdefault(where, []).append(j)
     for where, group in groups.items():
-        out[where] = group[0] if where == "file" and len(group) == 1 else group
+        out[where] = group[0][1] if where == "file" and len(group) == 1 else [g for _, g in group]
+    return placed
+
+
+def _report_attachments(m: ChatMessage, ext: Mapping[str, Any], placed: Mapping[str, list[int]],
+                        loss: LossReport, path: str) -> None:
+    """Attachments that read back elsewhere: reading finds them key by key in the order of
+    the ``extra`` object, so a mixed list comes back grouped, and one with no address is
+    gone."""
+    order = [j for key in ext if key in placed for j in placed[key]]
+    if order == list(range(len(order))):
+        for j in range(len(order), len(m.attachments)):
+            loss.dropped(f"{path}[{j}]", WHY["attachments[*].uri"])
+    else:
+        loss.approximated(path, WHY["attachments"])
 
 
 def _uri(a: Attachment) -> str:
@@ -272,59 +283,68 @@ def _uri(a: Attachment) -> str:
     return ""
 
 
-def _swipe_keys(m: ChatMessage, layout: Mapping[str, Any], extra: Mapping[str, Any],
-                out: dict[str, Any]) -> None:
-    record = layout.get("swipes") if isinstance(layout.get("swipes"), Mapping) else {}
+def _swipe_keys(m: ChatMessage, layout: Mapping[str, Any], data: Mapping[str, Any],
+                out: dict[str, Any], fmt: str, loss: LossReport | None, path: str) -> None:
+    rec = record(layout, "swipes")
     if len(m.alternatives) >= 2:
         out["swipes"] = [a.text for a in m.alternatives]
         if m.chosen is not None:
             out["swipe_id"] = m.chosen
-        elif "swipe_id" in record:
-            out["swipe_id"] = record["swipe_id"]
-        if record.get("info") is False:
-            if "swipe_info" in extra:
-                out["swipe_info"] = extra["swipe_info"]
+        elif "swipe_id" in rec:
+            out["swipe_id"] = rec["swipe_id"]
+        if rec.get("info") is False:
+            if "swipe_info" in data:
+                out["swipe_info"] = data["swipe_info"]
         else:
-            out["swipe_info"] = [_info(a) for a in m.alternatives]
+            out["swipe_info"] = [_info(a, fmt, loss, f"{path}alternatives[{j}].")
+                                 for j, a in enumerate(m.alternatives)]
         return
-    if "single" in record and not any(k in extra for k in ("swipes",)):
-        count = record["single"]
+    if loss is not None and lone_alternative(m):
+        loss.dropped(f"{path}alternatives", WHY["alternatives"])
+    if "single" in rec and "swipes" not in data:
+        count = rec["single"]
         out["swipes"] = [m.text] if count else []
-        if "swipe_id" in record:
-            out["swipe_id"] = record["swipe_id"]
+        for key in ("swipe_id", "swipe_info"):
+            if key in rec:
+                out[key] = rec[key]
     for key in ("swipes", "swipe_id", "swipe_info"):
-        if key in extra:
-            out[key] = extra[key]
+        if key in data:
+            out[key] = data[key]
 
 
-def _info(a: Alternative) -> dict[str, Any]:
-    record = layout_of(a, FMT)
-    own = extra_of(a, FMT)
+def _info(a: Alternative, fmt: str, loss: LossReport | None, path: str) -> dict[str, Any]:
+    rec = layout_of(a, fmt)
+    data = data_of(a, fmt)
     out: dict[str, Any] = {}
-    send_date = restore(a.time, record.get("send_date"), "epoch_ms")
+    send_date, exact = stored(a.time, rec.get("send_date"), "epoch_ms")
     if send_date is not None:
         out["send_date"] = send_date
-    elif "send_date" in record:
-        out["send_date"] = record["send_date"]
-    xrecord = record.get("extra_obj") if isinstance(record.get("extra_obj"), Mapping) else None
-    inner = own.get("extra") if isinstance(own.get("extra"), Mapping) else {}
+        if not exact and loss is not None:
+            loss.approximated(f"{path}time", WHY["time"])
+    elif "send_date" in rec:
+        out["send_date"] = rec["send_date"]
+    xrec = rec.get("extra_obj") if isinstance(rec.get("extra_obj"), Mapping) else None
     ext: dict[str, Any] = {}
     if a.reasoning:
         ext["reasoning"] = a.reasoning
-    elif xrecord is not None and "reasoning" in xrecord:
-        ext["reasoning"] = xrecord["reasoning"]
-    for key, value in inner.items():
+    elif xrec is not None and "reasoning" in xrec:
+        ext["reasoning"] = xrec["reasoning"]
+    for key, value in nested(data, "extra.").items():
         ext.setdefault(key, value)
-    counters = xrecord.get("keep") if xrecord is not None else None
+    counters = xrec.get("keep") if xrec is not None else None
     if isinstance(counters, Mapping):
         for key, value in counters.items():
             ext.setdefault(key, value)
-    for key, value in own.items():
-        if key != "extra":
+    for key, value in data.items():
+        if not key.startswith("extra."):
             out.setdefault(key, value)
-    if ext or xrecord is not None or not record:
-        out["extra"] = ordered(ext, xrecord.get("order") if xrecord else None)
-    return ordered(out, record.get("order"))
+    keep = rec.get("keep")
+    if isinstance(keep, Mapping):
+        for key, value in keep.items():
+            out.setdefault(key, value)
+    if "extra" not in out and (ext or xrec is not None or not rec):
+        out["extra"] = ordered(ext, xrec.get("order") if xrec else None)
+    return ordered(out, rec.get("order"))
 
 
 __all__ = ["dumps_js", "message_obj", "write_chat"]

@@ -11,15 +11,13 @@ strings.  CAI Tools' "Download as Tavern chat" writes the same lines (see the la
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, LabelRule, WriteResult
+from bunzai.sdk import Detection, FormatAdapter
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "tavernai-chat"
 LEGACY_LINE = re.compile(r"[^\n:]{1,80}: ", re.DOTALL)
@@ -64,6 +62,71 @@ def score(input: AdapterInput) -> tuple[float, str]:
     return 0.0, ""
 
 
+M = "messages[*]."
+CARRIES: tuple[str, ...] = (
+    "participants[*].name", "participants[*].role", "created", "notes", "scenario",
+    *(M + f for f in ("role", "speaker", "text", "time", "chosen", "alternatives[*].text")),
+)
+"""What a TavernAI 1.5 chat holds: the user's and the characters' names, the start date, the
+notes and scenario; each message's name, side, date and text, and its swipes' texts."""
+
+LEGACY_CARRIES: tuple[str, ...] = (
+    "participants[*].name", "participants[*].role",
+    *(M + f for f in ("role", "speaker", "text")),
+)
+"""What a legacy array of ``"Name: text"`` lines holds (written only for a chat read from one)."""
+
+_NO_FIELD = "a TavernAI chat has no such field"
+REASONS: tuple[tuple[str, str], ...] = (
+    ("title", "a TavernAI chat is named by its file"),
+    ("participants", "a TavernAI chat names one user and its characters"),
+    ("participants[*].avatar", "TavernAI finds avatars by the character, not in the chat"),
+    ("memory", "TavernAI chats keep no memory"),
+    ("greeting", "a TavernAI chat starts with the card's greeting as a message"),
+    ("example_dialogue", "example dialogue lives on the TavernAI card"),
+    ("system_prompt", "TavernAI keeps the system prompt in its settings"),
+    ("branch_of", "TavernAI chats have no branches"),
+    ("lorebook", "TavernAI world info is not part of a chat"),
+    ("created", "a legacy TavernAI chat has no date"),
+    ("notes", "a legacy TavernAI chat holds only \"Name: text\" lines"),
+    ("scenario", "a legacy TavernAI chat holds only \"Name: text\" lines"),
+    ("extensions", "TavernAI has no place for other apps' extensions"),
+    (M + "hidden", "TavernAI cannot hide a message from the prompt"),
+    (M + "reasoning", "TavernAI keeps no reasoning"),
+    (M + "model", "TavernAI does not record the model"),
+    (M + "bookmark", "TavernAI has no bookmarks"),
+    (M + "attachments", "TavernAI messages have no attachments"),
+    (M + "time", "a legacy TavernAI chat has no dates"),
+    (M + "alternatives", "TavernAI keeps swipes only when there are two or more"),
+    (M + "alternatives[*].time", "TavernAI swipes have no dates"),
+    (M + "alternatives[*].reasoning", "TavernAI keeps no reasoning"),
+    (M + "chosen", "a legacy TavernAI chat has no swipes"),
+    (M + "extensions", "TavernAI has no place for other apps' extensions"),
+)
+WRITER_REASONS = {
+    "participants": "a TavernAI chat names one user and its characters",
+    "user_name": "a TavernAI chat names its user: \"You\", TavernAI's default, is written",
+    "speaker": "TavernAI needs a name on every message",
+    "time": "TavernAI dates are epoch milliseconds",
+    "send_date": "TavernAI needs a date on every message: the previous message's is written",
+    "created": "TavernAI dates are epoch milliseconds",
+    "role": "TavernAI has only user and character messages",
+    "alternatives": "TavernAI keeps swipes only when there are two or more",
+    "legacy": "a legacy TavernAI chat line is \"Name: text\", with no colon in the name",
+    "legacy_speaker": "a legacy TavernAI chat line names its speaker",
+    "legacy_role": "in a legacy TavernAI chat the user is \"You\" and every other name a "
+                   "character",
+    "legacy_participants": "a legacy TavernAI chat's characters are the names in its lines",
+}
+"""Why the writer writes a value differently, keyed by the path below the message or chat."""
+
+NEUTRAL: tuple[tuple[str, Any], ...] = (
+    ("app_data.tavernai-chat.notes_type", ("discr",)),
+    ("app_data.tavernai-chat.mode", ("chat",)),
+)
+"""TavernAI 1.5's header settings at the values every new chat gets."""
+
+
 class TavernAIChatAdapter(FormatAdapter):
     """TavernAI chats (.jsonl, rooms) and TavernAI's legacy "Name: text" arrays."""
 
@@ -72,6 +135,9 @@ class TavernAIChatAdapter(FormatAdapter):
     label = "TavernAI chat (JSONL)"
     suffix = ".jsonl"
     aliases = ("tavernai",)
+    carries = CARRIES
+    reasons = REASONS
+    neutral = NEUTRAL
     detection = (
         ("header with character_names[] (a room), no chat_metadata", 0.9),
         ("header with notes / notes_type / mode (TavernAI 1.5)", 0.9),
@@ -80,7 +146,7 @@ class TavernAIChatAdapter(FormatAdapter):
         ("SillyTavern files (chat_metadata, or SillyTavern-shaped messages)", 0.0),
     )
     losses = (
-        ("messages[].hidden, reasoning, model, id, bookmark, attachments",
+        ("messages[].hidden, reasoning, model, bookmark, attachments",
          "dropped: TavernAI messages have none"),
         ("messages[].role narrator / system", "approximated: written as a character message"),
         ("messages[].time (sub-millisecond)", "approximated: epoch milliseconds"),
@@ -90,22 +156,13 @@ class TavernAIChatAdapter(FormatAdapter):
         ("extensions", "dropped"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/tavernai_chat/README.md"
+    reader = "read:read_chat"
+    writer = "write:write_chat"
+    labeler = "labels:rules"
 
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input)
         return Detection(s, why)
 
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .read import read_chat
-        return read_chat(input)
 
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_chat
-        return write_chat(entity)
-
-    def label_rules(self) -> list[LabelRule]:
-        from .labels import rules
-        return rules()
-
-
-__all__ = ["FORMAT_ID", "TavernAIChatAdapter", "score"]
+__all__ = ["CARRIES", "FORMAT_ID", "LEGACY_CARRIES", "REASONS", "TavernAIChatAdapter", "score"]

@@ -1,29 +1,32 @@
-"""Reading TavernAI chats: JSONL logs and rooms (1.3-1.5) and legacy arrays (up to 1.2)."""
+"""Reading TavernAI chats: JSONL logs and rooms (1.3-1.5) and legacy arrays (up to 1.2).
+
+Keys bunzai has no field for (a 1.5 header's ``notes_type`` and ``mode``, keys other tools
+add) are the chat's or the message's app data; ``chid`` (the character's place in TavernAI's
+list, re-linked on every load) and ``is_name`` are layout.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chattime import parse_time
-from bunzai.errors import MalformedInput
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk.chats import parse_time
 
 from .._chat import Line, Messages, finish, lazy_or_list, read_common, scan_head
 from ..sillytavern_chat import is_header
 from . import FORMAT_ID, LEGACY_LINE
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import ChatMessage
+    from bunzai.sdk import AdapterInput, ChatMessage
 
-FMT = FORMAT_ID
 MESSAGE_KEYS = ("name", "is_user", "is_name", "send_date", "mes", "swipes", "swipe_id")
+LAYOUT_KEYS = ("chid",)
 HEADER_KEYS = ("user_name", "character_name", "character_names", "create_date", "notes",
                "scenario")
 
 
-def read_chat(input: AdapterInput) -> ReadResult:
+def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
     if input.container == "json":
         data = input.json_mutable()
         if isinstance(data, list):
@@ -35,7 +38,7 @@ def read_chat(input: AdapterInput) -> ReadResult:
 
 
 def _legacy(lines: list[Any], newline: bool) -> ReadResult:
-    from bunzai.model import Chat, ChatMessage, Participant
+    from bunzai.sdk import Chat, ChatMessage, Participant
 
     messages: list[ChatMessage] = []
     names: dict[str, None] = {}
@@ -45,7 +48,7 @@ def _legacy(lines: list[Any], newline: bool) -> ReadResult:
                                  f"{type(line).__name__}")
         m = LEGACY_LINE.match(line)
         if m is None:
-            messages.append(ChatMessage(text=line, passthrough={FMT: {"bare": True}}))
+            messages.append(ChatMessage(text=line, passthrough={FORMAT_ID: {"bare": True}}))
             continue
         name = m.group(0)[:-2]
         role = "user" if name == "You" else "character"
@@ -57,11 +60,11 @@ def _legacy(lines: list[Any], newline: bool) -> ReadResult:
         layout["newline"] = True
     participants = [Participant(name=n, role="character") for n in names]
     return ReadResult([Chat(participants=participants, messages=messages,
-                            passthrough={FMT: layout})])
+                            passthrough={FORMAT_ID: layout})])
 
 
 def _jsonl(input: AdapterInput, warnings: list[Issue]) -> ReadResult:
-    from bunzai.model import Chat
+    from bunzai.sdk import Chat
 
     layout: dict[str, Any] = {}
     head = scan_head(input, is_header, layout)
@@ -70,10 +73,8 @@ def _jsonl(input: AdapterInput, warnings: list[Issue]) -> ReadResult:
         raise MalformedInput("no TavernAI chat header line (user_name, character_name)")
     assert isinstance(header.value, dict)
     fields: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    participants = header_fields(header.value, layout, extra, fields, warnings)
-    if extra:
-        layout["extra"] = extra
+    data: dict[str, Any] = {}
+    participants = header_fields(header.value, layout, data, fields, warnings)
 
     def make() -> Iterator[ChatMessage]:
         if first_message < 0:
@@ -81,14 +82,15 @@ def _jsonl(input: AdapterInput, warnings: list[Issue]) -> ReadResult:
         for line, gap, last in Messages(input, first_message):
             yield message(line, gap, last, eol)
 
-    chat = Chat(participants=participants, passthrough={FMT: layout}, **fields)
+    chat = Chat(participants=participants, passthrough={FORMAT_ID: layout},
+                app_data={FORMAT_ID: data} if data else {}, **fields)
     chat.messages = lazy_or_list(input, make)
     return ReadResult([chat], warnings)
 
 
-def header_fields(obj: dict[str, Any], layout: dict[str, Any], extra: dict[str, Any],
+def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, Any],
                   fields: dict[str, Any], warnings: list[Issue]) -> list[Any]:
-    from bunzai.model import Participant
+    from bunzai.sdk import Participant
 
     layout["header_order"] = list(obj)
     participants: list[Any] = []
@@ -124,16 +126,16 @@ def header_fields(obj: dict[str, Any], layout: dict[str, Any], extra: dict[str, 
                 layout[key] = value
     for key, value in obj.items():
         if key not in HEADER_KEYS:
-            extra[key] = value
+            data[key] = value
     return participants
 
 
 def message(line: Line, gap: list[Line], last: bool, default_eol: bytes) -> ChatMessage:
-    from bunzai.model import Alternative, ChatMessage
+    from bunzai.sdk import Alternative, ChatMessage
 
     obj: dict[str, Any] = line.value
     rec = read_common(obj, ("name", "is_user", "is_name", "send_date", "mes"))
-    fields, layout, raw, extra = rec.fields, rec.layout, rec.raw, rec.extra
+    fields, layout, raw, data = rec.fields, rec.layout, rec.raw, rec.data
     if "is_name" in obj and obj["is_name"] is not True:
         raw["is_name"] = obj["is_name"]
     swipes = obj.get("swipes")
@@ -153,12 +155,15 @@ def message(line: Line, gap: list[Line], last: bool, default_eol: bytes) -> Chat
     else:
         for key in ("swipes", "swipe_id"):
             if key in obj:
-                extra[key] = obj[key]
+                data[key] = obj[key]
     for key, value in obj.items():
-        if key not in MESSAGE_KEYS:
-            extra[key] = value
+        if key in LAYOUT_KEYS:
+            layout.setdefault("keep", {})[key] = value
+        elif key not in MESSAGE_KEYS:
+            data[key] = value
     finish(rec, line, gap, last, default_eol)
-    return ChatMessage(**fields, passthrough={FMT: layout})
+    return ChatMessage(**fields, passthrough={FORMAT_ID: layout},
+                       app_data={FORMAT_ID: data} if data else {})
 
 
 __all__ = ["read_chat"]

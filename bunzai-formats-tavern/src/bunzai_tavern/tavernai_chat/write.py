@@ -1,92 +1,105 @@
 """Writing TavernAI chats: the 1.5 JSONL shape (a room when several characters speak), or the
-legacy array for a chat that came from one.  Output is streamed line by line."""
+legacy array for a chat that came from one.  Output is streamed line by line.
+
+The adapter declares what a TavernAI chat holds; the writer reports what it writes otherwise
+(a name or date TavernAI needs and the message lacks, a narrator written as a character), in
+one pass over the messages before the file is produced.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chats import chat_fields_only, extra_of, layout_of, report_unkept
-from bunzai.chattime import restore, to_epoch_ms
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, WriteResult
+from bunzai.sdk import LossReport, OutputFile, WriteResult
+from bunzai.sdk.chats import stored, to_epoch_ms
 
-from .._chat import Line, Lines, dumps_js, ordered, produce, write_common
-from . import FORMAT_ID
-from .read import _legacy, header_fields, message
+from .._chat import (
+    Lines,
+    data_of,
+    dumps_js,
+    layout_of,
+    lone_alternative,
+    ordered,
+    produce,
+    record,
+    report_participants,
+    write_common,
+)
+from . import FORMAT_ID, LEGACY_CARRIES, LEGACY_LINE, WRITER_REASONS
 
 if TYPE_CHECKING:
-    from bunzai.model import Chat, ChatMessage
+    from bunzai.sdk import Chat, ChatMessage
 
-FMT = FORMAT_ID
-REASONS = {
-    "title": "a TavernAI chat is named by its file",
-    "participants": "a TavernAI chat names one user and its characters",
-    "memory": "TavernAI chats keep no memory",
-    "greeting": "a TavernAI chat starts with the card's greeting as a message",
-    "example_dialogue": "example dialogue lives on the TavernAI card",
-    "system_prompt": "TavernAI keeps the system prompt in its settings",
-    "branch_of": "TavernAI chats have no branches",
-    "lorebook": "TavernAI world info is not part of a chat",
-    "hidden": "TavernAI cannot hide a message from the prompt",
-    "reasoning": "TavernAI keeps no reasoning",
-    "model": "TavernAI does not record the model",
-    "id": "TavernAI messages have no ids",
-    "participants.id": "TavernAI names the user and the characters; it keeps no ids",
-    "participants.avatar": "TavernAI finds avatars by the character, not in the chat",
-    "bookmark": "TavernAI has no bookmarks",
-    "attachments": "TavernAI messages have no attachments",
-    "role": "TavernAI has only user and character messages",
-    "speaker": "TavernAI needs a name on every message",
-    "time": "TavernAI dates are epoch milliseconds, and every message needs one (a message "
-            "without a date gets the previous one's)",
-    "alternatives.time": "TavernAI swipes have no dates",
-    "alternatives.reasoning": "TavernAI keeps no reasoning",
-    "created": "TavernAI dates are epoch milliseconds",
-    "extensions": "TavernAI has no place for other apps' extensions",
-}
-APPROXIMATED = frozenset({"role", "speaker", "time", "created"})
+WHY = WRITER_REASONS
+DEFAULT_USER = "You"
+"""TavernAI's own name for the user, written when a chat names none."""
 
 
-def write_chat(chat: Chat) -> WriteResult:
+def write_chat(chat: Chat, options: Any = None, format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
-    layout = layout_of(chat, FMT)
+    layout = layout_of(chat, FORMAT_ID)
     if layout.get("legacy"):
         return _write_legacy(chat, loss)
     names = _names(chat)
-    header = header_obj(chat)
-    fields: dict[str, Any] = {}
-    from bunzai.model import Chat as ChatModel
-    back = ChatModel(participants=header_fields(header, {}, {}, fields, []), **fields)
-    report_unkept(loss, "", chat_fields_only(chat), back, reasons=REASONS,
-                  approximated=APPROXIMATED, default="a TavernAI chat has no such field",
-                  skip=("messages",))
+    _report_participants(chat, loss)
+    header_obj(chat, loss)
     clock = Clock(chat)
     for i, m in enumerate(chat.iter_messages()):
-        got = message(Line(b"", b"", message_obj(m, names, clock)), [], False, b"\n")
-        report_unkept(loss, f"messages[{i}].", m, got, reasons=REASONS,
-                      approximated=APPROXIMATED, default="TavernAI has no place for it")
+        message_obj(m, names, clock, loss, f"messages[{i}].")
     return WriteResult([OutputFile([Lines(lambda: _produce(chat))], ".jsonl")], loss)
 
 
+def _report_participants(chat: Chat, loss: LossReport) -> None:
+    users = [i for i, p in enumerate(chat.participants) if p.role == "user" and p.name]
+    chars = [i for i, p in enumerate(chat.participants) if p.role == "character" and p.name]
+    if not users and "user_name" not in layout_of(chat, FORMAT_ID):
+        loss.approximated("participants", WHY["user_name"])
+    else:
+        report_participants(chat, users[:1] + chars, loss, WHY["participants"])
+
+
+# -- legacy arrays ---------------------------------------------------------------------------------
+
+
 def _write_legacy(chat: Chat, loss: LossReport) -> WriteResult:
-    lines = [m.text if layout_of(m, FMT).get("bare") else f"{_name(m)}: {m.text}"
-             for m in chat.iter_messages()]
-    data = dumps_js(lines) + (b"\n" if layout_of(chat, FMT).get("newline") else b"")
-    back = _legacy(lines, False).entities[0]
-    report_unkept(loss, "", chat_fields_only(chat), chat_fields_only(back),  # type: ignore[arg-type]
-                  reasons=REASONS, approximated=APPROXIMATED,
-                  default="a legacy TavernAI chat holds only \"Name: text\" lines",
-                  skip=("messages",))
-    for i, (m, b) in enumerate(zip(chat.iter_messages(), back.messages, strict=True)):  # type: ignore[attr-defined]
-        report_unkept(loss, f"messages[{i}].", m, b, reasons=REASONS,
-                      approximated=APPROXIMATED,
-                      default="a legacy TavernAI chat holds only \"Name: text\" lines")
-    return WriteResult([OutputFile(data, ".json")], loss)
+    """The array of ``"Name: text"`` lines a chat from TavernAI up to 1.2 was read from.
+
+    Reading such a line takes the name up to the first ``": "``; the user is ``You``, every
+    other name a character, listed as the chat's participants in order of appearance."""
+    lines: list[str] = []
+    names: dict[str, None] = {}
+    for i, m in enumerate(chat.iter_messages()):
+        if layout_of(m, FORMAT_ID).get("bare"):
+            lines.append(m.text)
+            if m.role != "character" or m.speaker is not None or LEGACY_LINE.match(m.text):
+                loss.approximated(f"messages[{i}]", WHY["legacy"])
+            continue
+        name = _name(m)
+        lines.append(f"{name}: {m.text}")
+        match = LEGACY_LINE.match(lines[-1])
+        if match is None or match.group(0)[:-2] != name:
+            loss.approximated(f"messages[{i}]", WHY["legacy"])
+            if match is not None and match.group(0)[:-2] != DEFAULT_USER:
+                names.setdefault(match.group(0)[:-2], None)
+            continue
+        if m.speaker is None:
+            loss.approximated(f"messages[{i}].speaker", WHY["legacy_speaker"])
+        if (m.role == "user") != (name == DEFAULT_USER) or m.role not in ("user", "character"):
+            loss.approximated(f"messages[{i}].role", WHY["legacy_role"])
+        if name != DEFAULT_USER:
+            names.setdefault(name, None)
+    if [(p.name, p.role) for p in chat.participants] != [(n, "character") for n in names]:
+        loss.approximated("participants", WHY["legacy_participants"])
+    data = dumps_js(lines) + (b"\n" if layout_of(chat, FORMAT_ID).get("newline") else b"")
+    return WriteResult([OutputFile(data, ".json")], loss, carries=LEGACY_CARRIES)
 
 
 def _name(m: ChatMessage) -> str:
-    return m.speaker or ("You" if m.role == "user" else "Character")
+    return m.speaker or (DEFAULT_USER if m.role == "user" else "Character")
+
+
+# -- JSON Lines ------------------------------------------------------------------------------------
 
 
 def _names(chat: Chat) -> dict[str, str]:
@@ -100,19 +113,19 @@ def _names(chat: Chat) -> dict[str, str]:
 def _produce(chat: Chat) -> Iterator[bytes]:
     names = _names(chat)
     clock = Clock(chat)
-    return produce(chat, FMT, header_obj(chat), lambda m: message_obj(m, names, clock))
+    return produce(chat, FORMAT_ID, header_obj(chat), lambda m: message_obj(m, names, clock))
 
 
-def header_obj(chat: Chat) -> dict[str, Any]:
-    layout = layout_of(chat, FMT)
-    extra = extra_of(chat, FMT)
+def header_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
+    layout = layout_of(chat, FORMAT_ID)
+    data = data_of(chat, FORMAT_ID)
     users = [p.name for p in chat.participants if p.role == "user" and p.name]
     chars = [p.name for p in chat.participants if p.role == "character" and p.name]
     out: dict[str, Any] = {}
     if users:
         out["user_name"] = users[0]
     else:
-        out["user_name"] = layout.get("user_name", "You")
+        out["user_name"] = layout.get("user_name", DEFAULT_USER)
     room = layout.get("room") or len(chars) > 1 or "character_names" in layout
     if room:
         out["character_names"] = chars if chars or "character_names" not in layout else \
@@ -121,9 +134,11 @@ def header_obj(chat: Chat) -> dict[str, Any]:
         out["character_name"] = chars[0]
     elif "character_name" in layout or "header_order" not in layout:
         out["character_name"] = layout.get("character_name", "")
-    created = restore(chat.created, layout.get("create_date"), "epoch_ms")
+    created, exact = stored(chat.created, layout.get("create_date"), "epoch_ms")
     if created is not None:
         out["create_date"] = created
+        if not exact and loss is not None:
+            loss.approximated("created", WHY["created"])
     elif "create_date" in layout:
         out["create_date"] = layout["create_date"]
     for key in ("notes", "scenario"):
@@ -135,7 +150,7 @@ def header_obj(chat: Chat) -> dict[str, Any]:
     if "header_order" not in layout:
         out.setdefault("notes", "")
         out.setdefault("notes_type", "discr")
-    for key, value in extra.items():
+    for key, value in data.items():
         out.setdefault(key, value)
     return ordered(out, layout.get("header_order"))
 
@@ -151,19 +166,25 @@ class Clock:
         if m.time is not None:
             self.last = m.time
             return None
-        if "send_date" in layout_of(m, FMT):
+        if "send_date" in layout_of(m, FORMAT_ID):
             return None  # the source's own value, kept as it was
         from datetime import UTC, datetime
         return to_epoch_ms(self.last or datetime.now(UTC))
 
 
-def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock) -> dict[str, Any]:
-    out, layout, raw, absent = write_common(m, FMT, names, {"user": "You",
-                                                             "character": "Character"})
+def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
+                loss: LossReport | None = None, path: str = "") -> dict[str, Any]:
+    out, layout, raw, absent = write_common(m, FORMAT_ID, names, {"user": DEFAULT_USER,
+                                                             "character": "Character"},
+                                            loss, path, WHY)
     stamp = clock.stamp(m)
     if stamp is not None:
         out["send_date"] = stamp
-    extra = extra_of(m, FMT)
+        if loss is not None:
+            loss.approximated(f"{path}time", WHY["send_date"])
+    if m.role in ("narrator", "system") and loss is not None:
+        loss.approximated(f"{path}role", WHY["role"])
+    data = data_of(m, FORMAT_ID)
     if "is_name" in raw:
         out["is_name"] = raw["is_name"]
     elif "is_name" not in absent:
@@ -174,11 +195,16 @@ def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock) -> dict[
             out["swipe_id"] = m.chosen
         elif "swipe_id" in raw:
             out["swipe_id"] = raw["swipe_id"]
-    elif "single" in layout and "swipes" not in extra:
-        out["swipes"] = [m.text] if layout["single"] else []
-        if "swipe_id" in raw:
-            out["swipe_id"] = raw["swipe_id"]
-    for key, value in extra.items():
+    else:
+        if loss is not None and lone_alternative(m):
+            loss.dropped(f"{path}alternatives", WHY["alternatives"])
+        if "single" in layout and "swipes" not in data:
+            out["swipes"] = [m.text] if layout["single"] else []
+            if "swipe_id" in raw:
+                out["swipe_id"] = raw["swipe_id"]
+    for key, value in data.items():
+        out.setdefault(key, value)
+    for key, value in record(layout, "keep").items():
         out.setdefault(key, value)
     return ordered(out, layout.get("order") or ["name", "is_user", "is_name", "send_date",
                                                 "mes"])

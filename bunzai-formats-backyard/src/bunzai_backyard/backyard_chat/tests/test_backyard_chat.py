@@ -6,19 +6,18 @@ import json
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bunzai.sdk import Chat, ChatMessage
-from bunzai.testing import as_input, conversion_problems, corpus_files, ids, load_registry
+from bunzai.testing import Registry, as_input, conversion_problems, corpus_files, ids, load_registry
 
 FID = "backyard-chat"
 FILES = corpus_files("backyard-chat")
 
 
 @cache
-def reg() -> Any:
+def reg() -> Registry:
     return load_registry()
 
 
@@ -61,7 +60,22 @@ def test_what_an_export_cannot_hold_is_reported() -> None:
                           ChatMessage(role="character", text="", time=t)])
     out = reg().write([chat], FID)
     got = {(e.path, e.action) for e in out.loss}
+    # the empty reply on its own is an item with no output: it reads back as the user's
     assert got == {("messages[0].speaker", "dropped"), ("messages[1].role", "approximated"),
-                   ("messages[1].time", "approximated"), ("messages[2]", "dropped"),
-                   ("messages", "approximated")}
+                   ("messages[1].time", "approximated"), ("messages[2].role", "approximated")}
+    assert conversion_problems(reg(), [chat], FID) == []
+
+
+def test_an_empty_reply_after_the_user_has_no_place_and_the_rest_move_up() -> None:
+    t = datetime(2024, 1, 1, 12, tzinfo=UTC)
+    chat = Chat(messages=[ChatMessage(role="user", text="Hi", time=t),
+                          ChatMessage(role="character", text="", time=t),
+                          ChatMessage(role="user", text="Hello?", time=t),
+                          ChatMessage(role="character", text="Yes.", time=t)])
+    out = reg().write([chat], FID)
+    assert {(e.path, e.action) for e in out.loss} == {("messages", "approximated")}
+    assert conversion_problems(reg(), [chat], FID) == []
+    chat.messages = chat.messages[:2]
+    out = reg().write([chat], FID)
+    assert {(e.path, e.action) for e in out.loss} == {("messages[1]", "dropped")}
     assert conversion_problems(reg(), [chat], FID) == []

@@ -29,6 +29,11 @@ def read(path: Path) -> list[Chat]:
 def test_fields_map_to_the_canonical_chat() -> None:
     (chat,) = read(SAMPLES / "risu-chat-export.json")
     assert (chat.title, chat.notes) == ("Storm night", "Keep the storm loud.")
+    assert chat.app_data[FID] == {"fmIndex": -1, "scriptstate": {"$weather": "storm"},
+                                  "modules": []}
+    assert chat.passthrough[FID]["keep"]["lastDate"] == 1717250530000  # RisuAI's bookkeeping
+    assert chat.messages[1].app_data == {}  # its generation counts are RisuAI's bookkeeping
+    assert chat.messages[3].app_data[FID] == {"saying": "0c9a7e52-aaaa-4c1f-9d2e-0000000000ff"}
     assert chat.lorebook is not None and chat.lorebook.entries[0].keys == ["ferry"]
     user, reply, ooc, wren, comment = chat.messages
     assert user.time == datetime(2024, 6, 1, 14, 0, tzinfo=UTC)
@@ -65,7 +70,8 @@ def test_a_chat_from_another_app_is_written_as_risu_imports_it() -> None:
     first, second = doc["data"]["message"]
     assert first == {"role": "char", "data": "Rain.", "time": 1717250400000}
     assert doc["data"]["bookmarks"] == [second["chatId"]]
+    # the id made for the bookmark is RisuAI's own: no loss
     assert {(e.path, e.action) for e in out.loss} == {
         ("participants", "dropped"), ("messages[0].role", "approximated"),
-        ("messages[1].speaker", "dropped"), ("messages[1].id", "dropped")}
+        ("messages[1].speaker", "dropped")}
     assert conversion_problems(reg(), [chat], FID) == []

@@ -5,9 +5,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from bunzai.api import as_input
-from bunzai.registry import Registry
-from bunzai.testing import conversion_problems, load_registry
+from bunzai.testing import Registry, as_input, conversion_problems, load_registry
 
 SAMPLE = Path(__file__).parent / "samples" / "cai-history-dump.json"
 

@@ -8,10 +8,8 @@ from pathlib import Path
 import pytest
 
 from bunzai import lorebooks
-from bunzai.api import as_input
-from bunzai.model import Chat
-from bunzai.registry import Registry
-from bunzai.testing import conversion_problems, corpus_files, load_registry
+from bunzai.sdk import Chat
+from bunzai.testing import Registry, as_input, conversion_problems, corpus_files, load_registry
 
 FID = "koboldai-lite"
 SAMPLES = Path(__file__).parent / "samples"
@@ -38,7 +36,11 @@ def test_a_real_save_without_turns_keeps_its_memory() -> None:
     assert [(p.name, p.role) for p in chat.participants] == [("User", "user"),
                                                              ("KoboldAI", "character")]
     out = reg().write([chat], "sillytavern-chat")
-    assert {e.path for e in out.loss} == {"memory"}  # settings are not conversation data
+    # Lite's settings objects are its app data, one line each; settings at the values a new
+    # story gets, empty notes and the save's bookkeeping are not losses
+    assert {e.path for e in out.loss} == {"memory", "app_data.koboldai-lite.savedsettings",
+                                          "app_data.koboldai-lite.savedaestheticsettings"}
+    assert chat.passthrough["koboldai-lite"]["keep"] == {"gamestarted": True}
 
 
 def test_chat_mode_splits_at_the_speakers_names() -> None:

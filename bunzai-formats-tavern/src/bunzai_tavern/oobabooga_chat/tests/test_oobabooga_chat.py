@@ -7,10 +7,8 @@ from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
-from bunzai.api import as_input
-from bunzai.model import Alternative, Chat, ChatMessage
-from bunzai.registry import Registry
-from bunzai.testing import conversion_problems, load_registry
+from bunzai.sdk import Alternative, Chat, ChatMessage
+from bunzai.testing import Registry, as_input, conversion_problems, load_registry
 
 FID = "oobabooga-chat"
 SAMPLES = Path(__file__).parent / "samples"

@@ -10,11 +10,8 @@ from typing import Any
 
 import pytest
 
-from bunzai.api import as_input
-from bunzai.errors import UnrecognizedInput
-from bunzai.model import Alternative, Attachment, Chat, ChatMessage, Participant
-from bunzai.registry import Registry
-from bunzai.testing import conversion_problems, corpus_files, ids, load_registry
+from bunzai.sdk import Alternative, Attachment, BunzaiError, Chat, ChatMessage, Participant
+from bunzai.testing import Registry, as_input, conversion_problems, corpus_files, ids, load_registry
 
 FID = "sillytavern-chat"
 FILES = [p for p in corpus_files("st-chat", "st-group-chat") if p.stat().st_size]
@@ -53,7 +50,7 @@ def test_real_chats_round_trip_byte_for_byte(path: Path) -> None:
 @pytest.mark.skipif(not EMPTY, reason="chat corpus not available")
 def test_the_zero_byte_backup_is_refused_or_read_as_an_empty_chat() -> None:
     path = EMPTY[0]
-    with pytest.raises(UnrecognizedInput, match="empty"):
+    with pytest.raises(BunzaiError, match="empty"):
         reg().read(as_input(path))
     _, res, _ = reg().read(as_input(path), format=FID)
     chat = res.entities[0]
@@ -115,16 +112,32 @@ def test_what_a_user_wrote_is_reported_when_another_format_drops_it() -> None:
     chat = read(jsonl(HEADER, GREETING, USER, NARRATOR, COMMENT))
     out = reg().write([chat], "tavernai-chat")
     paths = {e.path for e in out.loss}
-    assert "passthrough.sillytavern-chat.chat_metadata.objective" in paths
-    assert "messages[2].passthrough.sillytavern-chat.extra.api" in paths
-    assert "messages[1].passthrough.sillytavern-chat.force_avatar" in paths
+    assert "app_data.sillytavern-chat.chat_metadata.objective" in paths
+    assert "messages[2].app_data.sillytavern-chat.extra.api" in paths
+    assert "messages[1].app_data.sillytavern-chat.force_avatar" in paths
     assert "messages[1].attachments" in paths and "messages[1].hidden" in paths
     assert "messages[0].alternatives[1].reasoning" in paths
     # layout and defaults are never losses: integrity, note settings at their defaults,
-    # counters, an empty reasoning, isSmallSys false
+    # counters and timings, an empty reasoning, isSmallSys false
     assert "messages[0].reasoning" not in paths
     assert not [p for p in paths if any(k in p for k in (
-        "integrity", "note_interval", "token_count", "gen_id", "isSmallSys"))]
+        "integrity", "note_interval", "token_count", "gen_id", "gen_started", "isSmallSys",
+        "passthrough"))]
+    assert conversion_problems(reg(), [chat], "tavernai-chat") == []
+
+
+def test_what_sillytavern_keeps_for_itself_is_app_data_and_what_it_counts_is_layout() -> None:
+    timed = dict(NARRATOR, gen_started="2024-11-03T21:06:58.000Z",
+                 gen_finished="2024-11-03T21:07:00.000Z")
+    chat = read(jsonl(HEADER, GREETING, USER, timed, COMMENT))
+    assert chat.app_data[FID] == {"chat_metadata.objective": {"tasks": 2}}
+    assert chat.messages[1].app_data[FID] == {"extra.isSmallSys": False,
+                                              "force_avatar": "User Avatars/ada.png"}
+    narrator = chat.messages[2]
+    assert narrator.app_data[FID] == {"extra.api": "manual"}
+    assert narrator.passthrough[FID]["keep"]["gen_started"] == timed["gen_started"]
+    assert chat.messages[0].alternatives[1].app_data[FID] == {"extra.api": "custom"}
+    assert chat.messages[3].app_data == {}  # a comment's type and gen_id are SillyTavern's own
 
 
 def test_line_endings_blank_and_broken_lines_survive() -> None:
@@ -167,10 +180,11 @@ def test_a_chat_from_another_app_is_written_as_sillytavern_saves_one() -> None:
     assert first["name"] == "Wren" and first["send_date"] == 1730667845250
     assert first["swipes"] == ["Hm?", "You're soaked."] and first["swipe_id"] == 1
     assert second["extra"]["image"] == "https://x/ferry.png"
+    assert header["create_date"] == 1730667845250  # finer than a second: epoch ms
     reported = {(e.path, e.action) for e in out.loss}
-    assert ("created", "approximated") in reported  # create_date keeps seconds
-    assert ("messages[0].speaker", "approximated") in reported
-    assert ("messages[1].id", "dropped") in reported
+    # a name SillyTavern needs; message ids are the app's own, never a loss
+    assert reported == {("messages[0].speaker", "approximated"),
+                        ("messages[1].speaker", "approximated")}
     assert reg().detect(as_input(out.files[0].data, "x.jsonl")).winner.format == FID  # type: ignore[union-attr]
     assert conversion_problems(reg(), [chat], FID) == []
 

@@ -9,11 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from bunzai.api import as_input
-from bunzai.label import label
-from bunzai.model import Chat, ChatMessage, Participant
-from bunzai.registry import Registry
-from bunzai.testing import conversion_problems, corpus_files, ids, load_registry
+from bunzai.sdk import Chat, ChatMessage, Participant
+from bunzai.testing import (
+    Registry,
+    as_input,
+    conversion_problems,
+    corpus_files,
+    ids,
+    label,
+    load_registry,
+)
 
 FID = "tavernai-chat"
 FILES = corpus_files("tavernai-chat", "tavernai-legacy-chat")
@@ -99,12 +104,8 @@ CAI = [{"user_name": "You", "character_name": "Wren", "create_date": 17000000000
 
 
 def test_the_labeler_tells_cai_tools_exports_from_tavernai() -> None:
-    inp = as_input(lines(*CAI), "x.jsonl")
-    _, res, _ = reg().read(inp)
-    apps = [g.app for g in label(reg(), inp, res.entities).guesses]
+    apps = [g.app for g in label(reg(), lines(*CAI), "x.jsonl").guesses]
     assert apps[0] == "CAI Tools"
     later = [dict(CAI[0]), dict(CAI[1], send_date=1700000900000),
              dict(CAI[2], send_date=1700000950000)]
-    inp = as_input(lines(*later), "x.jsonl")
-    _, res, _ = reg().read(inp)
-    assert "CAI Tools" not in [g.app for g in label(reg(), inp, res.entities).guesses]
+    assert "CAI Tools" not in [g.app for g in label(reg(), lines(*later), "x.jsonl").guesses]
