@@ -87,3 +87,14 @@ UNREADABLE: set[str] = {
 }
 """Files (sample paths or corpus names) that route to their format but must be refused on read
 (exit 4): the adapter recognises the format and names the problem."""
+
+READ_ONLY_SHAPES: dict[str, str] = {
+    "st-persona__Mersidler_silly__settings__43b39926b7.json":
+        "a settings.json is read for its personas and written as a persona backup, which "
+        "cannot say which persona is selected (reported)",
+    "st-persona__SillyTavern_SillyTavern__settings__84ae96b9a1.json":
+        "a settings.json is read for its personas and written as a persona backup, which "
+        "cannot say which persona is selected (reported)",
+}
+"""Files their format reads but writes in another shape: a same-format write may report a
+loss (it must still be honest, like every conversion)."""

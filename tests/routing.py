@@ -6,7 +6,13 @@ from pathlib import Path
 
 from bunzai.testing import corpus_rows, samples_dir
 
-from .corpus_routes import CLASS_ROUTES, FILE_ROUTES, SAMPLE_ROUTES, UNREADABLE
+from .corpus_routes import (
+    CLASS_ROUTES,
+    FILE_ROUTES,
+    READ_ONLY_SHAPES,
+    SAMPLE_ROUTES,
+    UNREADABLE,
+)
 
 
 def routed_files() -> list[tuple[Path, str | None]]:
@@ -34,3 +40,8 @@ def is_unreadable(path: Path) -> bool:
     rel = path.relative_to(samples_dir()).as_posix() if path.is_relative_to(samples_dir()) \
         else path.name
     return rel in UNREADABLE
+
+
+def is_read_only_shape(path: Path) -> bool:
+    """Read by its format but written in another shape (see ``READ_ONLY_SHAPES``)."""
+    return path.name in READ_ONLY_SHAPES

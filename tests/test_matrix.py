@@ -15,7 +15,7 @@ from bunzai.api import as_input
 from bunzai.registry import Registry
 from bunzai.testing import conversion_problems, load_registry, require_corpus
 
-from .routing import is_unreadable, routed_files, short_id
+from .routing import is_read_only_shape, is_unreadable, routed_files, short_id
 
 require_corpus()
 
@@ -61,7 +61,7 @@ def test_conversion_is_honest(path: Path, source: str, target: str) -> None:
     # a writer must never change what it was given.
     assert [e.model_dump() for e in entities] == _AS_READ[path, source], (
         f"writing {target} changed the entity read from {source}")
-    if target == source:
+    if target == source and not is_read_only_shape(path):
         out = reg.write(list(entities), target)
         assert not out.loss, f"same-format round trip lost: {[str(e) for e in out.loss]}"
 

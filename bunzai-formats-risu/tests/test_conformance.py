@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bunzai.sdk.cards import COMPLETED_KEYS
 from bunzai.testing import require_corpus
 from bunzai.testing.routes import RoutedConformance
 
@@ -19,18 +20,12 @@ require_corpus()
 
 class TestRisuCharx(RoutedConformance):
     format_id = "risu-charx"
-    _extensions = ("RisuAI's importer aborts on a card.json without data.extensions, so the "
-                   "writer always adds an empty one (see the adapter's README); this CharX, "
-                   "written by another tool, has none")
-    sample_waivers = {
-        "test_same_format_round_trip_is_lossless": {"*tavern_kit__test_character*": _extensions},
-        "test_same_format_round_trip_keeps_the_file": {
-            "*tavern_kit__test_character*": _extensions},
-    }
+    completed_keys = COMPLETED_KEYS
 
 
 class TestRisuCard(RoutedConformance):
     format_id = "risu"
+    completed_keys = COMPLETED_KEYS
 
 
 class TestRisuModule(RoutedConformance):

@@ -103,14 +103,18 @@ def _walk_app_data(obj: Any, node: Carried | None, path: str, pattern: str,
                    neutral: Neutrality, kind: str | None, own: frozenset[str],
                    out: list[str]) -> None:
     """Inside a carried part: report only other formats' app data not named as carried."""
-    if hasattr(type(obj), "model_fields"):
-        for name in type(obj).model_fields:
+    cls = type(obj)
+    if hasattr(cls, "model_fields"):
+        for name in _nested_fields(cls):
             value = getattr(obj, name)
+            if not value:
+                continue  # no app data, no items: nothing below to report
             child = node.child(name) if node is not None and not node.full else None
             p, pat = _join(path, name), _join(pattern, name)
-            if name == "app_data" and isinstance(value, Mapping):
-                _walk_bag(name, value, child, p, pat, neutral, kind, own, obj, out)
-            elif isinstance(value, list) or hasattr(type(value), "model_fields"):
+            if name == "app_data":
+                if value.keys() - own:
+                    _walk_bag(name, value, child, p, pat, neutral, kind, own, obj, out)
+            else:
                 _walk_app_data(value, child, p, pat, neutral, kind, own, out)
     elif isinstance(obj, list):
         item = node.child("[*]") if node is not None and not node.full else None
@@ -118,6 +122,27 @@ def _walk_app_data(obj: Any, node: Carried | None, path: str, pattern: str,
             if isinstance(v, list) or hasattr(type(v), "model_fields"):
                 _walk_app_data(v, item, f"{path}[{i}]", f"{pattern}[*]", neutral, kind, own,
                                out)
+
+
+_NESTED: dict[type, tuple[str, ...]] = {}
+
+
+def _nested_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a model that can hold app data: ``app_data`` itself, and the fields whose
+    type can hold models (an entity's lorebook, entries, assets, scripts, messages)."""
+    found = _NESTED.get(cls)
+    if found is None:
+        from pydantic import BaseModel
+
+        def holds_models(annotation: Any) -> bool:
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                return True
+            return any(holds_models(a) for a in getattr(annotation, "__args__", ()))
+
+        found = _NESTED[cls] = tuple(
+            name for name, info in cls.model_fields.items()  # type: ignore[attr-defined]
+            if name == "app_data" or holds_models(info.annotation))
+    return found
 
 
 def _walk_model(obj: Any, node: Carried, path: str, pattern: str, neutral: Neutrality,

@@ -162,7 +162,6 @@ class Neutrality:
         self.kind_rules = {k: dict(v) for k, v in _KIND_ONLY.items()}
         for pattern, rule in extra:
             self.add(pattern, rule)
-        self._prefixes = self._compute_prefixes()
 
     def add(self, pattern: str, rule: Rule) -> None:
         """A format's rule for a key it owns (``extensions.fav``, ``app_data.x.chat``).
@@ -180,16 +179,6 @@ class Neutrality:
             raise ValueError(f"a format may declare neutral values only under extensions or "
                              f"app_data, not {pattern!r}")
         self.rules[pattern] = rule
-        if hasattr(self, "_prefixes"):
-            self._prefixes = self._compute_prefixes()
-
-    def _compute_prefixes(self) -> frozenset[str]:
-        out = set()
-        for pattern in self.rules:
-            for i, ch in enumerate(pattern):
-                if ch in ".[":
-                    out.add(pattern[:i])
-        return frozenset(out)
 
     def rule(self, pattern: str, kind: str | None = None) -> Rule | None:
         if kind is not None:
@@ -215,13 +204,13 @@ class Neutrality:
             return not value
         if t is list or t is tuple:
             # item by item, as a comparison sees a list: [""] asks no more than []
+            if not value:
+                return True
             child = pattern + "[*]"
             return all(self.neutral(child, v, value, kind) for v in value)
         if t is dict or isinstance(value, Mapping):
             if not value:
                 return True
-            if pattern not in self._prefixes:
-                return False
             return all(self.neutral(f"{pattern}.{k}", v, value, kind) for k, v in value.items())
         if hasattr(type(value), "model_fields"):
             fields = type(value).model_fields

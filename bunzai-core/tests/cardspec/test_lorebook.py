@@ -170,7 +170,7 @@ def test_text_ids_become_numbers_and_the_folder_identity_travels_in_extensions()
     assert ids == [0, 4, 7] and all(isinstance(i, int) for i in ids)
     assert out["entries"][0]["extensions"]["risu_id"] == "9b2e1c"
     assert out["entries"][1]["folder"] == "9b2e1c"
-    assert loss.covers("lorebook.entries[2].id")  # "7" -> 7 is a changed value: reported
+    assert not loss.covers("lorebook.entries[2].id")  # "7" as 7: an id is never user data
     assert not loss.covers("lorebook.entries[0].id")  # the text id comes back: not a loss
     back = parse_book(out, format_id="reader")
     assert back.entries[0].id == "9b2e1c" and back.entries[0].is_folder

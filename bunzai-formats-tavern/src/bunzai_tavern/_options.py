@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bunzai.types import Option
+from bunzai.sdk import Option
 
 
 def indent_option(default: int, help: str) -> Option:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import MalformedInput
 from ..loss import LossReport
+from ..neutral import is_empty
 from ..sdk.fields import (
     DICT,
     INT,
@@ -644,8 +645,9 @@ def _write_assets(character: Character, w: ObjectWriter, spec: Spec,
             from ..containers.media import sniff_media
             ext = sniff_media(asset.data)[1] if asset.data else "unknown"
         aw.put("ext", ext, STR)
-        if asset.extensions:
-            loss.dropped(f"assets[{i}].extensions", "CCv3 assets have no extensions")
+        for key, value in asset.extensions.items():  # each key is a piece of data
+            if not is_empty(value):
+                loss.dropped(f"assets[{i}].extensions.{key}", "CCv3 assets have no extensions")
         out.append(aw.finish(_ASSET_KEYS))
     # assets that were not objects in the source come back where they were
     for j, s in enumerate(shapes_raw if isinstance(shapes_raw, list) else []):

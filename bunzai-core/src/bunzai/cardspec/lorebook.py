@@ -411,9 +411,7 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
         w.out["id"] = id_num
     elif isinstance(entry.id, str) and clean:
         if _decimal(entry.id):
-            w.out["id"] = int(entry.id)
-            if loss is not None:
-                loss.approximated(f"{path}.id", "the card spec's entry ids are numbers")
+            w.out["id"] = int(entry.id)  # an id is never user data: "7" as 7 is no loss
         else:
             text_id = entry.id
             w.out["id"] = number if number is not None else 0

@@ -190,7 +190,7 @@ def build_st_regex(script: RegexScript, *, format_id: str, loss: LossReport | No
         got = split_find_regex(find)
         for name, before, after in (("pattern", script.pattern, got[0]),
                                     ("flags", script.flags, got[1])):
-            if before != after:
+            if before != after and (before or after):  # None and "" both say "no flags"
                 loss.approximated(f"{path}.{name}", f"SillyTavern reads findRegex {find!r} as "
                                                     f"pattern {got[0]!r}, flags {got[1]!r}")
     placement = list(script.placement)

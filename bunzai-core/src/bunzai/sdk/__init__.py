@@ -5,7 +5,8 @@ first-party format, the worked example and the template to that), so this packag
 contract a third-party author reads:
 
 ``bunzai.sdk``          the adapter base class and hook marker, the data passed between core
-                        and adapters, the errors, the canonical model, JSON and limit helpers
+                        and adapters, the errors, the canonical model, the loss rule (neutral
+                        values, what a list of carried paths leaves out), JSON and limit helpers
 ``bunzai.sdk.fields``   field tables: keys <-> canonical attributes, layout and app data kept
 ``bunzai.sdk.cards``    Character Card V1/V2/V3 JSON and the PNG card conventions
 ``bunzai.sdk.png``      PNG chunks: walk, text chunks, byte-exact splicing
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
         UnsupportedInput,
         UsageError,
     )
+    from ..fidelity import Carried, reason_for, unheld
     from ..frozen import freeze, thaw
     from ..hookspecs import hookimpl
     from ..input import AdapterInput, ChunkPayload
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
         RegexScript,
         field_defaults,
     )
+    from ..neutral import Neutrality
     from ..types import (
         API_VERSION,
         Detection,
@@ -79,7 +82,8 @@ _LAZY = {
     "LabelRule": "types", "OutputFile": "types", "ReadResult": "types", "WriteResult": "types",
     "Option": "types",
     "AdapterInput": "input", "ChunkPayload": "input",
-    "LossEntry": "loss", "LossReport": "loss",
+    "LossEntry": "loss", "LossReport": "loss", "Neutrality": "neutral",
+    "Carried": "fidelity", "unheld": "fidelity", "reason_for": "fidelity",
     "BunzaiError": "errors", "ConversionRefused": "errors", "LimitExceeded": "errors",
     "MalformedInput": "errors", "UnsupportedInput": "errors", "UsageError": "errors",
     "Entity": "model", "Character": "model", "Lorebook": "model", "LorebookEntry": "model",
@@ -108,6 +112,7 @@ __all__ = [
     "Asset",
     "Attachment",
     "BunzaiError",
+    "Carried",
     "Character",
     "Chat",
     "ChatMessage",
@@ -127,6 +132,7 @@ __all__ = [
     "LossReport",
     "MalformedInput",
     "Module",
+    "Neutrality",
     "Option",
     "OutputFile",
     "Participant",
@@ -144,9 +150,11 @@ __all__ = [
     "hookimpl",
     "json_equal",
     "loads",
+    "reason_for",
     "setting_hint",
     "sniff_media",
     "thaw",
+    "unheld",
 ]
 
 

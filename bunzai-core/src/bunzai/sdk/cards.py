@@ -38,6 +38,7 @@ from ..cardspec import (
     validate_book,
     validate_card,
 )
+from ..cardspec.lorebook import ENTRY_KEYS
 from ..cardspec.pngcard import (
     ASSET_PREFIX,
     ASSET_URI_PREFIX,
@@ -59,6 +60,7 @@ __all__ = [
     "COMPLETED_KEYS",
     "DATA_KEYS",
     "ENCRYPTED_PREFIX",
+    "ENTRY_KEYS",
     "OBSOLESCENCE_NOTICE",
     "PLACEMENT_CODES",
     "REALM_KEY",

@@ -100,13 +100,16 @@ class Conv:
 
     ``exact(raw)`` is a fast test: true when ``source(canon(raw))`` is ``raw`` itself (same type
     and value) and ``canon(raw)`` equals ``raw``, so reading needs neither conversion nor a
-    record; it only ever speeds things up, so ``False`` is always a safe answer.
+    record.  ``plain(raw)`` is the same test for a value that does need converting but comes
+    back as it was (an enum's code, an inverted bool): reading calls ``canon`` and records
+    nothing.  Both only ever speed things up, so ``False`` is always a safe answer.
     """
 
     name: str
     canon: Callable[[Any], Any]
     source: Callable[[Any], Any] = jcopy
     exact: Callable[[Any], bool] = _any
+    plain: Callable[[Any], bool] = _any
 
 
 _INT_TEXT = re.compile(r"-?\d{1,18}")
@@ -251,10 +254,10 @@ def enum(names: Sequence[str], what: str) -> Conv:
             return names.index(v)
         raise Unrepresentable(f"{what} {v!r} has no numeric code here")
 
-    def exact(x: Any) -> bool:
-        return False  # the canonical value is a name, never the code itself
+    def plain(x: Any) -> bool:
+        return type(x) is int and 0 <= x < count  # a code, written back as the same code
 
-    return Conv(what, canon, source, exact)
+    return Conv(what, canon, source, _any, plain)
 
 
 BOOL = Conv("bool", _bool, jcopy, _is(bool))
@@ -263,10 +266,11 @@ NUM = Conv("number", _num, jcopy, _is(int, float))
 STR = Conv("string", _str, jcopy, _is(str))
 ID = Conv("id", _id, jcopy, _is(int, str))
 STRLIST = Conv("string list", _strlist, jcopy, _all_str)
-DICT = Conv("object", _dict)
-DICTLIST = Conv("object list", _dictlist)
+DICT = Conv("object", _dict, jcopy, _is(dict))
+DICTLIST = Conv("object list", _dictlist, jcopy,
+                lambda x: type(x) is list and all(type(i) is dict for i in x))
 INT_OR_BOOL = Conv("number or bool", _int_or_bool, jcopy, _is(int, bool))
-NOT_BOOL = Conv("inverted bool", _not_bool, lambda v: not v)
+NOT_BOOL = Conv("inverted bool", _not_bool, lambda v: not v, _any, _is(bool))
 WHOLE = Conv("a whole number", _whole, jcopy, _is(int))
 """Like INT, but text is not a number here (dates, counts written by strict apps)."""
 TAGS = Conv("a list of strings", _tags, jcopy, _all_str)
@@ -364,16 +368,38 @@ def _fresh(value: Any) -> Any:
     return value
 
 
+_ONE: Any = object()
+_SLOT: Any = object()
+_SPELLINGS: Any = object()
+
+
+def _step(f: Field) -> tuple[Any, ...]:
+    """How :meth:`Table.read` handles a field, worked out once per table: which path it takes,
+    and which values of the expected type it can take without a record (``fast``)."""
+    name, conv = f.names[0]
+    if f.attr is None:
+        return (_SLOT, f, None, name, conv, None, None, False, False, False, False, False)
+    if len(f.names) > 1:
+        return (_SPELLINGS, f, f.attr, name, conv, None, None, False, False, False, False,
+                False)
+    emits = _default_emit(f, conv, _fresh(f.absent), forced=False) is not OMIT
+    return (_ONE, f, f.attr, name, conv, conv.exact, conv.plain, f.foreign,
+            type(f.absent) in (list, dict), f.omit_empty,
+            f.null and f.absent is None and not f.omit_empty, emits)
+
+
 @dataclass(frozen=True)
 class Table:
     """The fields of one JSON object kind."""
 
     fields: tuple[Field, ...]
     _known: frozenset[str] = dc_field(init=False, repr=False, compare=False)
+    _plan: tuple[tuple[Any, ...], ...] = dc_field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_known",
                            frozenset(n for f in self.fields for n, _ in f.names))
+        object.__setattr__(self, "_plan", tuple(_step(f) for f in self.fields))
 
     def known(self) -> frozenset[str]:
         """Every key the table maps (all spellings, slots included)."""
@@ -400,37 +426,45 @@ class Table:
         data: dict[str, Any] = {}
         natural: list[str] = []
         get = src.get
-        for f in self.fields:
-            attr = f.attr
-            if attr is None:
-                name = f.names[0][0]
-                r = get(name, _MISSING)
-                if r is not _MISSING:
-                    data[name] = take(r)
-                    natural.append(name)
-                continue
-            if len(f.names) == 1:
-                name, conv = f.names[0]
-                r = get(name, _MISSING)
-                if r is _MISSING:
-                    values[attr] = _fresh(f.absent)
-                    if _default_emit(f, conv, values[attr], forced=False) is not OMIT:
+        missing = _MISSING
+        for (step, f, attr, name, conv, exact, plain, fast, mutable, omit_empty, null_ok,
+             emits) in self._plan:
+            if step is _ONE:
+                r = get(name, missing)
+                if r is missing:
+                    values[attr] = _fresh(f.absent) if mutable else f.absent
+                    if emits:
                         absent.append(attr)
                     continue
                 natural.append(name)
-                if conv.exact(r) and f.foreign and not (f.omit_empty and same(r, f.absent)):
-                    values[attr] = take(r) if type(r) in (list, dict) else r
-                    continue
+                if fast:
+                    if exact(r):
+                        if not omit_empty or not same(r, f.absent):
+                            values[attr] = take(r) if type(r) in (list, dict) else r
+                            continue
+                    elif not omit_empty:
+                        if plain(r):
+                            values[attr] = conv.canon(r)
+                            continue
+                        if r is None and null_ok:
+                            values[attr] = None
+                            continue
                 values[attr] = self._slow_one(f, name, conv, r, path, warnings, raw, data)
-                continue
-            self._read_spellings(f, src, path, warnings, values, raw, absent, alias, data,
-                                 natural)
-        known = self._known
-        for k in src:
-            if k not in known and k not in skip:
-                data[k] = take(src[k])
-        natural += [k for k in data if k not in natural]
-        natural += [k for k in skip if k in src]
+            elif step is _SLOT:
+                r = get(name, missing)
+                if r is not missing:
+                    data[name] = take(r)
+                    natural.append(name)
+            else:
+                self._read_spellings(f, src, path, warnings, values, raw, absent, alias, data,
+                                     natural)
+        if len(natural) != len(src) or skip:
+            known = self._known
+            for k in src:
+                if k not in known and k not in skip:
+                    data[k] = take(src[k])
+            natural += [k for k in data if k not in natural]
+            natural += [k for k in skip if k in src]
         layout: dict[str, Any] = {}
         if raw:
             layout["raw"] = raw
@@ -438,7 +472,7 @@ class Table:
             layout["absent"] = absent
         if alias:
             layout["alias"] = alias
-        if len(natural) != len(src) or list(src) != [k for k in natural if k in src]:
+        if len(natural) != len(src) or list(src) != natural:
             layout["order"] = list(src)
         return Reading(values, layout, data)
 

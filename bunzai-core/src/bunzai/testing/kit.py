@@ -1182,7 +1182,7 @@ def _file_differences(original: AdapterInput, written: AdapterInput,
     if original.container in ("png", "apng"):
         return _png_differences(original, written, completed)
     if original.container in ("zip", "jpeg+zip"):
-        return _zip_differences(original, written)
+        return _zip_differences(original, written, completed)
     if original.container in ("jsonl", "text"):
         return _line_differences(original, written)
     pytest.skip(f"no file-level comparison for {original.container} files; the entity-level "
@@ -1236,7 +1236,8 @@ def _png_differences(original: AdapterInput, written: AdapterInput,
     return problems
 
 
-def _zip_differences(original: AdapterInput, written: AdapterInput) -> list[str]:
+def _zip_differences(original: AdapterInput, written: AdapterInput,
+                     completed: tuple[str, ...] = ()) -> list[str]:
     from ..jsonio import loads
 
     a, b = original.zip, written.zip
@@ -1254,7 +1255,7 @@ def _zip_differences(original: AdapterInput, written: AdapterInput) -> list[str]
         if name.lower().endswith(".json"):
             try:
                 problems += [f"{name}: JSON differs at {p}"
-                             for p in diff_paths(loads(x), loads(y))]
+                             for p in _json_differences(loads(x), loads(y), completed)]
             except BunzaiError:
                 problems.append(f"{name}: differs")
         else:

@@ -1,5 +1,5 @@
 """Code shared by the RisuAI adapters: RPack, .risum, lorebook/regex/module mappings, assets.
 
-Nothing here is imported by an adapter's ``__init__`` except the light detection helpers
-(:mod:`.sniff` and :mod:`.rpack`), so detection never builds pydantic models.
+An adapter's ``__init__`` imports only the light pieces (:mod:`.declared`, :mod:`.risum` and
+:mod:`.rpack`), so detection never builds pydantic models.
 """

@@ -10,14 +10,13 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Sequence
-from urllib.parse import unquote_to_bytes
 
-from bunzai.containers.base64util import decode_base64
-from bunzai.containers.media import ext_is_plausible, sniff_media
-from bunzai.errors import BunzaiError
-from bunzai.limits import Limits
-from bunzai.loss import LossReport
-from bunzai.model import Asset
+from bunzai.sdk import (
+    Asset,
+    LossReport,
+    ext_is_plausible,
+    sniff_media,
+)
 
 # RisuAI's set, plus "/" (a name must not add folders or climb out with "..") and DEL, which
 # zip readers refuse as a control character.
@@ -34,6 +33,16 @@ _ITYPES = {
     "code": ("js", "ts", "lua"),
 }
 _TYPE_DIRS = ("emotion", "background", "user_icon", "icon")
+EMBEDDED_SCHEMES = ("embeded://", "embedded://")
+"""How a CharX card points at a file in its archive (RisuAI's spelling first)."""
+
+
+def embedded_path(uri: str) -> str | None:
+    """The archive path an ``embeded://`` URI names, or None for other URIs."""
+    for scheme in EMBEDDED_SCHEMES:
+        if uri.startswith(scheme):
+            return uri[len(scheme):]
+    return None
 
 
 def media_type(data: bytes | None) -> str | None:
@@ -48,25 +57,6 @@ def make_asset(*, type: str, name: str, uri: str | None = None, ext: str | None 
     """An :class:`Asset` whose media type comes from its bytes."""
     return Asset(type=type, name=name, uri=uri, ext=ext, data=data, media_type=media_type(data),
                  origin=origin, orphan=orphan)
-
-
-def decode_data_uri(uri: str, limits: Limits) -> bytes:
-    """The bytes of a ``data:`` URI (base64 or percent-encoded); raises MalformedInput."""
-    head, sep, body = uri.partition(",")
-    if not sep:
-        from bunzai.errors import MalformedInput
-        raise MalformedInput("data: URI without a comma")
-    if head.lower().endswith(";base64"):
-        return decode_base64(body, limits=limits)
-    return unquote_to_bytes(body)
-
-
-def try_data_uri(uri: str, limits: Limits) -> tuple[bytes | None, str | None]:
-    """(bytes, None) or (None, why not)."""
-    try:
-        return decode_data_uri(uri, limits), None
-    except BunzaiError as exc:
-        return None, exc.message
 
 
 def data_uri(data: bytes, mime: str | None = None) -> str:

@@ -5,32 +5,27 @@ RisuAI keeps most entry settings as decorator lines at the start of ``content`` 
 import.  Decorators with a canonical field are lifted out of the content on read so other
 formats see real settings instead of stray ``@@`` text, and are written back on write.
 Decorators without a canonical field (``@@position``, ``@@activate``, ``@@inject_lore`` …) and
-fallback lines (``@@@``) stay in the content, untouched.
+fallback lines (``@@@``) stay in the content, untouched: apps other than RisuAI show them as
+text.
 
 The original text is remembered with a fingerprint of the fields it produced; while those fields
 and the remaining content are unchanged, the writer emits the original lines byte for byte.
 Otherwise decorators are written as RisuAI's own import writes them: ``@@probability`` only when
 ``use_probability`` is on, key decorators only when ``selective`` is not false (secondary keys
-that are switched off stay plain secondary keys).  What a decorator cannot carry back is
-reported by reading the written content back (:func:`report_loss`).
+that are switched off stay plain secondary keys).  A decorator line says what RisuAI's parser
+makes of it, so the writer learns what a field becomes by parsing the lines it composed
+(:func:`drift`), with the same rules the reader uses.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bunzai.loss import LossReport
-from bunzai.model import ROLES, LorebookEntry
+from bunzai.sdk import ROLES, Issue, LorebookEntry
 
-from .diff import diff_paths
-
-DECOR_FIELDS = (
-    "position", "depth", "role", "probability", "use_probability", "delay", "scan_depth",
-    "match_whole_words", "enabled", "selective", "selective_logic", "secondary_keys",
-)
-"""Canonical entry fields a decorator can set."""
+from .declared import DECOR_FIELDS
 
 REASONS = {
     "selective": "RisuAI's key decorators always apply, so the entry reads back as selective",
@@ -39,19 +34,33 @@ REASONS = {
     "selective_logic": "RisuAI has decorators only for a selective entry's secondary keys",
     "probability": "RisuAI has only @@probability, written when use_probability is on",
     "use_probability": "RisuAI has no switch for @@probability: on when written, else absent",
-    "content": "lines at the top of the content that start with @@ read back as decorators",
+    "content": "lines at the top of the content that start with @@ read back as RisuAI "
+               "decorators (settings), not as text",
+    "position": "RisuAI places entries by @@depth or @@position, not by SillyTavern slots",
+    "role": "RisuAI sets a role only for entries injected at a depth",
 }
-"""Why a field reads back changed from RisuAI's decorators (shared with the entry writer)."""
-_CARRIED = (*DECOR_FIELDS, "content")
+"""Why a field reads back changed from RisuAI's decorators."""
+
+DEFAULT_REASON = "RisuAI keeps this setting as an @@decorator line, which cannot hold this value"
 
 _KEY_DECORATORS = {"exclude_keys_all": "not_all", "exclude_keys": "not_any",
                    "additional_keys": "and_all"}
 _LOGIC_DECORATOR = {v: k for k, v in _KEY_DECORATORS.items()}
-_PT = "decor"
+_RECORD = "decor"
+_COMPARED = (*DECOR_FIELDS, "content")
+
+CLEARED: dict[str, Any] = {
+    "position": None, "depth": None, "role": None, "probability": None,
+    "use_probability": None, "delay": None, "scan_depth": None, "match_whole_words": None,
+    "enabled": True, "selective": False, "selective_logic": None, "secondary_keys": [],
+}
+"""What a field holds once a decorator carries it (the object around it says nothing)."""
 
 
 def split_header(content: str) -> tuple[list[str], str]:
     """(leading decorator lines, the rest) of an entry's content."""
+    if not content.startswith("@@"):
+        return [], content
     lines = content.split("\n")
     i = 0
     while i < len(lines) and lines[i].startswith("@@"):
@@ -104,24 +113,18 @@ def _parse(name: str, arg: str) -> dict[str, Any] | None:
     return None
 
 
-def _fingerprint(entry: LorebookEntry) -> dict[str, Any]:
-    data = {f: getattr(entry, f) for f in DECOR_FIELDS}
-    data["body"] = entry.content
-    return data
+def parse(lines: Sequence[str], held: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """(fields the decorator ``lines`` set, the lines that stay text).
 
-
-def extract(entry: LorebookEntry, fid: str) -> None:
-    """Lift translatable decorators out of ``entry.content`` into fields (in place)."""
-    lines, body = split_header(entry.content)
-    if not lines:
-        return
-    original = entry.content
-    own_secondary = bool(entry.secondary_keys) or bool(entry.selective)
+    ``held`` is what the entry already says without its decorators: a line that contradicts
+    it stays text, and key decorators apply only to an entry without secondary keys of its own.
+    """
+    own_secondary = bool(held.get("secondary_keys")) or bool(held.get("selective"))
     found: dict[str, Any] = {}
     kept: list[str] = []
     logic: str | None = None
     logic_keys: list[str] = []
-    logic_lines: list[str] = []
+    logic_lines = 0
     for i, line in enumerate(lines):
         text = line.rstrip("\r")
         fallback_follows = i + 1 < len(lines) and lines[i + 1].startswith("@@@")
@@ -137,12 +140,12 @@ def extract(entry: LorebookEntry, fid: str) -> None:
                 continue
             logic = _KEY_DECORATORS[name]
             logic_keys += _keys(arg)
-            logic_lines.append(line)
+            logic_lines += 1
             continue
         fields = _parse(name, arg)
         if fields is None or any(
             (k in found and found[k] != v)
-            or (k not in found and getattr(entry, k) not in (None, v) and k != "enabled")
+            or (k not in found and held.get(k) not in (None, v) and k != "enabled")
             for k, v in fields.items()
         ):
             kept.append(line)
@@ -151,12 +154,32 @@ def extract(entry: LorebookEntry, fid: str) -> None:
     if logic is not None:
         found.update({"selective_logic": logic, "secondary_keys": logic_keys,
                       "selective": True})
+    return found, kept
+
+
+def _held(entry: LorebookEntry) -> dict[str, Any]:
+    return {f: getattr(entry, f) for f in DECOR_FIELDS}
+
+
+def _fingerprint(entry: LorebookEntry) -> dict[str, Any]:
+    data = _held(entry)
+    data["body"] = entry.content
+    return data
+
+
+def extract(entry: LorebookEntry, format_id: str) -> None:
+    """Lift translatable decorators out of ``entry.content`` into fields (in place)."""
+    lines, body = split_header(entry.content)
+    if not lines:
+        return
+    original = entry.content
+    found, kept = parse(lines, _held(entry))
     if not found:
         return
     for k, v in found.items():
         setattr(entry, k, v)
     entry.content = "\n".join([*kept, body]) if kept else body
-    entry.passthrough.setdefault(fid, {})[_PT] = {
+    entry.passthrough.setdefault(format_id, {})[_RECORD] = {
         "content": original, "fp": _fingerprint(entry), "from": sorted(found),
     }
 
@@ -205,56 +228,83 @@ def _generate(entry: LorebookEntry) -> tuple[list[str], set[str]]:
     return lines, used
 
 
-def render(entry: LorebookEntry, fid: str) -> tuple[str, set[str]]:
-    """(content with decorators, the fields the decorators express)."""
-    pt = entry.passthrough.get(fid)
-    saved = pt.get(_PT) if isinstance(pt, Mapping) else None
+def render(entry: LorebookEntry, format_id: str) -> tuple[str, set[str], bool]:
+    """(content with decorators, the fields the decorators express, whether the text is the
+    one read: the original lines while nothing they express has changed)."""
+    record = entry.passthrough.get(format_id)
+    saved = record.get(_RECORD) if isinstance(record, Mapping) else None
     if isinstance(saved, Mapping) and saved.get("fp") == _fingerprint(entry):
-        return str(saved.get("content", "")), set(saved.get("from") or ())
+        return str(saved.get("content", "")), set(saved.get("from") or ()), True
     lines, used = _generate(entry)
     if not lines:
-        return entry.content, used
-    return "\n".join([*lines, entry.content]) if entry.content else "\n".join(lines), used
+        return entry.content, used, False
+    content = "\n".join([*lines, entry.content]) if entry.content else "\n".join(lines)
+    return content, used, False
 
 
-_CLEARED: dict[str, Any] = {
-    "position": None, "depth": None, "role": None, "probability": None,
-    "use_probability": None, "delay": None, "scan_depth": None, "match_whole_words": None,
-    "enabled": True, "selective": False, "selective_logic": None, "secondary_keys": [],
-}
-
-
-def risu_view(entry: LorebookEntry, fid: str) -> LorebookEntry:
-    """A copy of ``entry`` as RisuAI holds it: decorators in the content, their fields cleared.
+def risu_view(entry: LorebookEntry, format_id: str) -> tuple[LorebookEntry, bool]:
+    """A copy of ``entry`` as RisuAI holds it: decorators in the content, their fields cleared
+    (and whether the content is the one read).
 
     ``enabled`` stays as it is: RisuAI disables an entry with ``@@dont_activate`` and ignores
     the card's ``enabled``, but every other reader of the card (SillyTavern, Character
     Foundry) goes by ``enabled`` alone, so a disabled entry says so both ways.
     """
-    content, used = render(entry, fid)
+    content, used, original = render(entry, format_id)
     # Callers reassign fields and add or remove top-level keys of ``extensions``; they never
-    # change nested values, so copying those two dicts is enough (a deep copy of every entry
-    # was the most expensive step of writing a RisuAI card).
+    # change nested values, so copying those two dicts is enough.
     update: dict[str, Any] = {"content": content, "extensions": dict(entry.extensions),
                               "passthrough": dict(entry.passthrough)}
     for f in used - {"enabled"}:
-        cleared = _CLEARED[f]
+        cleared = CLEARED[f]
         update[f] = list(cleared) if isinstance(cleared, list) else cleared
-    return entry.model_copy(update=update)
+    return entry.model_copy(update=update), original
 
 
-def report_loss(entry: LorebookEntry, view: LorebookEntry, loss: LossReport, path: str) -> None:
-    """Report what reading ``view`` (``entry`` as RisuAI holds it) back changes in ``entry``.
+def drift(entry: LorebookEntry, content: str, held: Mapping[str, Any],
+          neutral: Any) -> list[str]:
+    """The fields of ``entry`` (decorator fields and ``content``) that read differently from
+    ``content`` written with ``held`` beside it (the other settings the written object says).
 
-    Only the fields decorators carry, and the content they live in, are compared: the rest of
-    the view is written as it is, and its writer reports on it.
+    ``neutral`` is core's neutral-value table: a field that is neutral before and after (an
+    unstated ``use_probability`` and an absent one) has not changed.
     """
-    if not view.content.startswith("@@"):
-        return  # no decorator written and none to lift: the view holds the entry's own fields
-    back = view.model_copy(update={"passthrough": {}})
-    extract(back, "\x00loss")
-    for f in _CARRIED:
-        was, now = getattr(entry, f), getattr(back, f)
-        if (type(was) is not type(now) or was != now) and diff_paths(was, now):
-            loss.approximated(f"{path}{f}", REASONS.get(
-                f, "RisuAI keeps this setting as an @@decorator in the content"))
+    lines, body = split_header(content)
+    back = dict(held)
+    back["content"] = content
+    if lines:
+        found, kept = parse(lines, held)
+        if found:
+            back.update(found)
+            back["content"] = "\n".join([*kept, body]) if kept else body
+    after = entry.model_copy(update=back)
+    out = []
+    for f in _COMPARED:
+        was, now = getattr(entry, f), back[f]
+        if type(was) is type(now) and was == now:
+            continue
+        pattern = f"entries[*].{f}"
+        if neutral.neutral(pattern, was, entry) and neutral.neutral(pattern, now, after):
+            continue
+        out.append(f)
+    return out
+
+
+def untranslated(entries: Sequence[LorebookEntry], path: str) -> list[Issue]:
+    """One warning for the entries whose content still starts with decorator lines bunzai
+    cannot turn into settings (``@@position``, ``@@inject_lore`` …): RisuAI acts on them, every
+    other app shows them as text."""
+    where: list[str] = []
+    names: dict[str, None] = {}
+    for i, entry in enumerate(entries):
+        lines, _ = split_header(entry.content)
+        if lines:
+            where.append(f"{path}[{i}].content")
+            for line in lines:
+                names.setdefault(line.rstrip("\r").split(" ", 1)[0], None)
+    if not where:
+        return []
+    shown = ", ".join(list(names)[:4]) + (" …" if len(names) > 4 else "")
+    return [Issue(where[0], f"{len(where)} entr{'y keeps' if len(where) == 1 else 'ies keep'} "
+                            f"RisuAI decorator lines ({shown}) that only RisuAI acts on; other "
+                            f"apps show them as text (first: {', '.join(where[:3])})")]

@@ -11,27 +11,39 @@ items are read and written by each format, this module owns only the wrapper.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from bunzai.sdk import MalformedInput
 
 from . import jsonfmt
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
 
 T = TypeVar("T")
 
 
-def unwrap(data: Any, container: str, raw: bytes, default: Mapping[str, Any],
-           read_items: Callable[[Any, str], T]) -> tuple[T, dict[str, Any]]:
-    """The items read from an ``"export"`` envelope or a bare ``"array"``, and what a writer
-    needs to rebuild the container (its kind, the layout, a non-default envelope)."""
-    info: dict[str, Any] = {"container": container, "layout": jsonfmt.layout(raw)}
+def unwrap(input: AdapterInput, shape_of: Callable[[Any], tuple[str, float] | None],
+           default: Mapping[str, Any], refusal: str,
+           read_items: Callable[[Any, str], T]) -> tuple[T, dict[str, Any], str]:
+    """The items read from an ``"export"`` envelope or a bare ``"array"``, what a writer needs
+    to rebuild the container (its kind, the layout, a non-default envelope), and the JSON path
+    of the items; ``refusal`` is the error when ``shape_of`` finds neither."""
+    data = input.json_mutable()
+    found = shape_of(data)
+    if found is None:
+        raise MalformedInput(refusal)
+    container = found[0]
+    info: dict[str, Any] = {"container": container, "layout": jsonfmt.layout(input.data)}
     if container != "export":
-        return read_items(data, "$"), info
+        return read_items(data, "$"), info, "$"
     items = read_items(data["data"], "$.data")
     envelope = {k: v for k, v in data.items() if k != "data"}
     order = list(data)
     if envelope != dict(default) or order != [*default, "data"]:
         info["envelope"] = envelope
         info["order"] = order
-    return items, info
+    return items, info, "$.data"
 
 
 ENVELOPED = ("the source was a bare JSON array, which RisuAI cannot import: written in "

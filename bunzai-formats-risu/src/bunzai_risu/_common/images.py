@@ -1,4 +1,4 @@
-"""Container images the RisuAI writers need: a PNG to carry chunks, a JPEG to carry a CharX.
+"""Container images the RisuAI formats need: a PNG to carry chunks, a JPEG to carry a CharX.
 
 Pillow is optional and imported only when a transcode is really needed (an avatar in the wrong
 format); without it a small generated image stands in and the writer reports the avatar as
@@ -8,9 +8,18 @@ approximated.
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
-from bunzai.containers.media import sniff_media
-from bunzai.containers.png import minimal_png
+from bunzai.sdk import sniff_media
+from bunzai.sdk.cards import chunk_keyword, is_card_or_asset_chunk
+from bunzai.sdk.png import minimal_png, splice
+
+if TYPE_CHECKING:
+    from bunzai.sdk.png import Chunk, PngFile
+
+RISU_KEYWORDS = frozenset({"risuai", "persona"})
+"""Text chunks RisuAI writes besides the card and asset chunks: the 2023 card data and a
+persona."""
 
 TINY_JPEG = bytes.fromhex(
     "ffd8ffe000104a46494600010100000100010000ffdb004300080606070605080707070909080a0c140d0c0b0b0c"
@@ -65,3 +74,16 @@ def as_jpeg(data: bytes | None) -> tuple[bytes, str | None]:
     if converted is None:
         return TINY_JPEG, "the image could not be converted to JPEG (is Pillow installed?)"
     return converted, "the image was converted to JPEG"
+
+
+def _replaced(chunk: Chunk) -> bool:
+    if is_card_or_asset_chunk(chunk):
+        return True
+    keyword = chunk_keyword(chunk)
+    return keyword is not None and keyword.lower() in RISU_KEYWORDS
+
+
+def strip_chunks(png: PngFile, insert: list[bytes] | None = None) -> bytes:
+    """The PNG without card, persona, legacy and asset chunks (what RisuAI's writers replace),
+    with ``insert`` placed before IEND."""
+    return splice(png, remove=_replaced, insert_before_iend=insert or [])

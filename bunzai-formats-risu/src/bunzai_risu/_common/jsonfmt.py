@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from bunzai.jsonio import dumps
+from bunzai.sdk import dumps
 
 _INDENT = re.compile(rb"\s*[\[{][ \t]*\r?\n([ \t]+)\S")
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bunzai.types import LabelRule
-
-from .pngtext import ASSET_PREFIX
+from bunzai.sdk import LabelRule
+from bunzai.sdk.cards import ASSET_PREFIX, realm_evidence
 
 APP = "RisuAI"
 
@@ -22,8 +21,7 @@ def _characters(entities: Sequence[Any]) -> list[Any]:
 
 
 def _realm(input: Any, entities: Sequence[Any]) -> list[str]:
-    return ["data.extensions.risuRealmImportId (imported from RisuAI Realm)"
-            for e in _characters(entities) if "risuRealmImportId" in e.extensions]
+    return [line for e in _characters(entities) for line in realm_evidence(e.extensions)]
 
 
 def _risu_entries(input: Any, entities: Sequence[Any]) -> list[str]:

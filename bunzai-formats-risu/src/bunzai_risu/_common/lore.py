@@ -10,8 +10,9 @@ see a plain tree reference instead of a private-use marker.
 Keys are split on commas and trimmed, as RisuAI matches them; a regex key (``useRegex``) is kept
 whole because a pattern may contain commas.  ``extentions`` (sic) becomes the entry's
 ``extensions`` (minus ``risu_case_sensitive``, which is ``case_sensitive``), with
-``activationPercent``, ``loreCache`` and any non-folder ``mode`` under the ``risu_`` names
-RisuAI's own card export uses.
+``activationPercent`` and ``loreCache`` under the ``risu_`` names RisuAI's own card export
+gives them.  Another ``mode`` (``constant``, ``multiple``, ``child``) is a RisuAI setting no
+canonical field holds: it stays in ``app_data[format_id]["mode"]`` with the entry's unknown keys.
 """
 
 from __future__ import annotations
@@ -20,36 +21,51 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bunzai.loss import LossReport
-from bunzai.model import LorebookEntry
+from bunzai.sdk import (
+    Carried,
+    Issue,
+    Lorebook,
+    LorebookEntry,
+    LossReport,
+    reason_for,
+    unheld,
+)
+from bunzai.sdk.fields import (
+    BOOL,
+    ID,
+    NUM,
+    STR,
+    Bad,
+    Conv,
+    Table,
+    field,
+    is_num,
+    jcopy,
+    kept,
+    slot,
+    type_name,
+)
 
 from . import decorators
-from .diff import report
-from .shape import capture, restore
-from .values import Notes
+from .declared import ENTRY_CARRIED, ENTRY_REASONS
+from .loss import neutral_values, read_objects, same_texts
 
 FOLDER_PREFIX = "\uf000folder:"
-_MISSING: Any = object()
-_EXT_FROM_RAW = (("activationPercent", "risu_activationPercent"), ("loreCache", "risu_loreCache"))
-_NO_MODE = ("normal", "folder")
 _FOLDER_NS = uuid.UUID("5f0c7d1e-9a43-4c36-8f8e-6b0d2a1c9e57")
+_MOVED = (("activationPercent", "risu_activationPercent"), ("loreCache", "risu_loreCache"))
+_CASE = "risu_case_sensitive"
+_MODES = ("normal", "folder")
 
-_APPROXIMATED = frozenset({
-    "keys", "secondary_keys", "insertion_order", "probability", "use_probability", "selective",
-    "selective_logic", "role", "position", "depth", "constant", "case_sensitive", "use_regex",
-    "comment", "folder",
-})
-_REASONS = {
+REASONS = {
     **decorators.REASONS,
-    "keys": "RisuAI stores keys as one comma-separated string",
-    "insertion_order": "RisuAI needs an insertion order (100 written)",
-    "name": "RisuAI entries have one title (comment)",
+    "keys": "RisuAI stores keys as one comma-separated string and trims them",
     "comment": "RisuAI entries have one title (comment)",
-    "id": "RisuAI entry ids are strings used by child entries",
-    "position": "RisuAI places entries by @@depth or @@position, not by SillyTavern slots",
-    "role": "RisuAI sets a role only for entries injected at a depth",
-    "priority": "RisuAI has no budget priority on entries",
+    "name": "RisuAI entries have one title (comment)",
+    "is_folder": "a RisuAI folder's key is its folder marker",
+    "extensions.risu_case_sensitive": "RisuAI's risu_case_sensitive is the entry's "
+                                      "case_sensitive setting",
 }
+"""Why an entry field reads back changed, in a user's words."""
 
 
 def folder_id(key: str) -> str:
@@ -57,8 +73,8 @@ def folder_id(key: str) -> str:
     return key[len(FOLDER_PREFIX):] if key.startswith(FOLDER_PREFIX) else key
 
 
-def folder_key(fid: str) -> str:
-    return FOLDER_PREFIX + fid
+def folder_key(ident: str) -> str:
+    return FOLDER_PREFIX + ident
 
 
 def split_keys(text: str) -> list[str]:
@@ -66,167 +82,245 @@ def split_keys(text: str) -> list[str]:
     return [k.strip() for k in text.split(",") if k.strip()]
 
 
-def apply_risu_fields(entry: LorebookEntry, raw: Mapping[str, Any], path: str, notes: Notes,
-                      fid: str) -> None:
-    """RisuAI's additions to an entry read from a CCv3 ``character_book`` (in place).
+def join_keys(keys: Sequence[str]) -> str:
+    return ", ".join(keys)
 
-    RisuAI's card export adds ``mode`` and ``folder`` next to the standard keys and keeps its
-    semantics in decorators; this turns them into the canonical folder and entry fields.
+
+def _text(x: Any) -> str:
+    if isinstance(x, str):
+        return x
+    if is_num(x):
+        return str(x)
+    raise Bad(f"expected a comma-separated string, got {type_name(x)}")
+
+
+def _folder(x: Any) -> str:
+    if isinstance(x, str):
+        return folder_id(x)
+    raise Bad(f"expected a folder key, got {type_name(x)}")
+
+
+KEYS = Conv("comma-separated keys", lambda x: split_keys(_text(x)), join_keys)
+FOLDER = Conv("folder key", _folder, folder_key, lambda x: False)
+
+ENTRY = Table((
+    field("keys", "key", conv=KEYS, absent=[]),
+    field("comment", conv=STR, absent=""),
+    field("content", conv=STR, absent=""),
+    slot("mode"),
+    field("insertion_order", "insertorder", conv=NUM, absent=100),
+    field("constant", "alwaysActive", conv=BOOL, absent=False),
+    field("secondary_keys", "secondkey", conv=KEYS, absent=[]),
+    field("selective", conv=BOOL, absent=False),
+    field("folder", conv=FOLDER),
+    slot("extentions"),
+    slot("activationPercent"),
+    slot("loreCache"),
+    field("use_regex", "useRegex", conv=BOOL),
+    field("id", conv=ID),
+))
+"""RisuAI's entry keys in the order its editor writes them; ``mode``, ``extentions``,
+``activationPercent`` and ``loreCache`` are read by hand (see :func:`read_entry`)."""
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def read_entry(raw: Mapping[str, Any], path: str, warnings: list[Issue], format_id: str,
+               *, data_id: str | None = None, owned: bool = False) -> LorebookEntry:
+    """One internal entry.
+
+    Its layout is kept under ``format_id``, its app data under ``data_id`` (default: the same).
     """
-    mode = notes.text(raw, "mode", path) or None
-    if mode == "folder":
-        entry.is_folder = True
-        first = entry.keys[0] if entry.keys else ""
-        entry.id = folder_id(first) if entry.id is None else entry.id
-        entry.keys = []
-    elif mode and mode not in _NO_MODE:
-        entry.extensions["risu_mode"] = mode
-    parent = notes.text(raw, "folder", path)
-    if parent:
-        entry.folder = folder_id(parent)
-    decorators.extract(entry, fid)
-
-
-def _canonical(raw: Mapping[str, Any], path: str, notes: Notes, fid: str) -> LorebookEntry:
-    mode = notes.text(raw, "mode", path) or None
-    key = notes.text(raw, "key", path)
-    use_regex = notes.flag(raw, "useRegex", path)
+    values, layout, data = ENTRY.read(raw, path, warnings, owned=owned)
+    mode = data.pop("mode", None) if "mode" in raw else None
     is_folder = mode == "folder"
-    if is_folder:
-        keys: list[str] = []
-    elif use_regex:
-        keys = [key] if key else []
-    else:
-        keys = split_keys(key)
-    ext_raw = raw.get("extentions")
+    if "mode" not in raw:
+        layout["mode"] = None
+    elif mode is not None and mode not in _MODES:
+        data["mode"] = mode  # constant, multiple, child: a RisuAI setting
     ext: dict[str, Any] = {}
-    if isinstance(ext_raw, Mapping):
-        ext = {k: v for k, v in ext_raw.items()}
-    elif ext_raw is not None:
-        notes.warn(f"{path}.extentions", f"expected an object, got {type(ext_raw).__name__}")
-    case = ext.pop("risu_case_sensitive", None)
-    if case is not None and not isinstance(case, bool):
-        notes.warn(f"{path}.extentions.risu_case_sensitive", "expected true/false; ignored")
-        case = None
-    for src, dst in _EXT_FROM_RAW:
-        if src in raw:
-            ext[dst] = raw[src]
-    if mode and mode not in _NO_MODE:
-        ext["risu_mode"] = mode
-    raw_id = raw.get("id")
-    entry_id: int | str | None = raw_id if isinstance(raw_id, str | int) and not isinstance(
-        raw_id, bool) else None
+    if "extentions" in data:
+        got = data["extentions"]
+        if isinstance(got, dict):
+            ext = dict(data.pop("extentions"))
+            if not ext:
+                layout["ext_empty"] = True
+        else:
+            warnings.append(Issue(f"{path}.extentions", f"expected an object, got "
+                                                        f"{type_name(got)}; kept as it was"))
+    case = ext.get(_CASE)
+    if isinstance(case, bool):
+        order = list(ext)
+        del ext[_CASE]
+        values["case_sensitive"] = case
+        if order[-1] != _CASE:
+            layout["ext_order"] = order
+    for src, dst in _MOVED:
+        if src in data and dst not in ext:
+            ext[dst] = data.pop(src)
+    values["extensions"] = ext
+    text = raw.get("key")
     if is_folder:
-        entry_id = folder_id(key)
-    parent = notes.text(raw, "folder", path)
-    order = notes.number(raw, "insertorder", path)
-    entry = LorebookEntry(
-        id=entry_id,
-        keys=keys,
-        secondary_keys=split_keys(notes.text(raw, "secondkey", path)),
-        content=notes.text(raw, "content", path),
-        comment=notes.opt_text(raw, "comment", path),
-        constant=notes.flag(raw, "alwaysActive", path),
-        selective=notes.flag(raw, "selective", path),
-        insertion_order=order,
-        case_sensitive=case,
-        use_regex=use_regex,
-        folder=folder_id(parent) if parent else None,
-        is_folder=is_folder,
-        extensions=ext,
-    )
-    decorators.extract(entry, fid)
+        values["is_folder"] = True
+        values["keys"] = []
+        if "id" in raw:
+            layout["id"] = jcopy(raw["id"])
+        values["id"] = folder_id(text) if isinstance(text, str) else None
+        if isinstance(text, str) and not text.startswith(FOLDER_PREFIX):
+            layout["key"] = text  # a folder key without RisuAI's marker
+    elif values.get("use_regex") and isinstance(text, str) and text:
+        values["keys"] = [text]
+    entry = LorebookEntry(**values)
+    if data:
+        entry.app_data[data_id or format_id] = data
+    if layout:
+        entry.passthrough[format_id] = layout
+    decorators.extract(entry, format_id)
     return entry
+
+
+def read_entries(raw: Any, path: str, warnings: list[Issue], format_id: str, *,
+                 data_id: str | None = None, owned: bool = False) -> list[LorebookEntry]:
+    return read_objects(raw, path, warnings, ("entries", "an entry"),
+                        lambda item, at: read_entry(item, at, warnings, format_id,
+                                                    data_id=data_id, owned=owned))
+
+
+# -- writing --------------------------------------------------------------------------------------
 
 
 def _new_folder_id(entry: LorebookEntry, index: int) -> str:
     return str(uuid.uuid5(_FOLDER_NS, f"{index}:{entry.comment or entry.name or ''}"))
 
 
-def build(entry: LorebookEntry, fid: str, index: int = 0) -> dict[str, Any]:
-    """The internal RisuAI entry the canonical fields describe (no shape applied)."""
-    view = decorators.risu_view(entry, fid)
+def write_entry(entry: LorebookEntry, format_id: str, index: int = 0, *,
+                data_id: str | None = None, loss: LossReport | None = None,
+                path: str = "") -> dict[str, Any]:
+    """The internal RisuAI entry for ``entry``; what RisuAI will read differently goes to
+    ``loss`` under ``path`` (``lorebook.entries[3].``).
+
+    The layout comes from ``format_id``, the app data from ``data_id`` (default: the same).
+    """
+    view, original = decorators.risu_view(entry, format_id)
+    layout, _own = kept(entry, format_id)
+    rec: Mapping[str, Any] = layout or {}
+    own = entry.app_data.get(data_id or format_id)
+    data: dict[str, Any] = dict(own) if isinstance(own, dict) else {}
     ext = dict(view.extensions)
-    mode = ext.pop("risu_mode", None)
-    extra = {src: ext.pop(dst, _MISSING) for src, dst in _EXT_FROM_RAW}
+    # "folder" for a folder; else the entry's own RisuAI mode, or "normal" unless the source
+    # had no mode at all
     if view.is_folder:
-        ident = str(view.id) if view.id is not None else _new_folder_id(view, index)
-        key = folder_key(ident)
-        mode = "folder"
-    else:
-        key = view.keys[0] if view.use_regex and len(view.keys) == 1 else ", ".join(view.keys)
-    comment = view.comment if view.comment is not None else (view.name or "")
-    out: dict[str, Any] = {
-        "key": key,
-        "comment": comment,
-        "content": view.content,
-        "mode": mode if isinstance(mode, str) else "normal",
-        "insertorder": view.insertion_order if view.insertion_order is not None else 100,
-        "alwaysActive": bool(view.constant),
-        "secondkey": ", ".join(view.secondary_keys),
-        "selective": bool(view.selective),
-    }
-    if view.folder is not None:
-        out["folder"] = folder_key(str(view.folder))
+        data["mode"] = "folder"
+    elif data.get("mode") in _MODES or (
+            "mode" not in data and not ("mode" in rec and rec["mode"] is None)):
+        data["mode"] = "normal"
+    for src, dst in _MOVED:
+        if dst in ext and src not in data:
+            data[src] = ext.pop(dst)
     if view.case_sensitive is not None:
-        ext["risu_case_sensitive"] = view.case_sensitive
-    if ext:
-        out["extentions"] = ext
-    for src, value in extra.items():
-        if value is not _MISSING:
-            out[src] = value
-    if view.use_regex is not None:
-        out["useRegex"] = view.use_regex
-    if isinstance(view.id, str) and not view.is_folder:
-        out["id"] = view.id
+        if _CASE in ext and loss is not None and isinstance(ext[_CASE], bool):
+            loss.approximated(f"{path}extensions.{_CASE}", REASONS[f"extensions.{_CASE}"])
+        ext[_CASE] = view.case_sensitive
+        order = rec.get("ext_order")
+        if isinstance(order, list):
+            ext = {k: ext[k] for k in sorted(ext, key=_rank(order))}
+    elif isinstance(ext.get(_CASE), bool) and loss is not None:
+        loss.approximated(f"{path}extensions.{_CASE}", REASONS[f"extensions.{_CASE}"])
+        loss.approximated(f"{path}case_sensitive", REASONS[f"extensions.{_CASE}"])
+    if ext or rec.get("ext_empty"):
+        if "extentions" in data and loss is not None:
+            loss.dropped(f"{path}app_data.{data_id or format_id}.extentions",
+                         "the entry's extensions take its place")
+        data["extentions"] = ext
+    folder_ident = None
+    if view.is_folder:
+        folder_ident = str(view.id) if view.id is not None else _new_folder_id(view, index)
+
+    def get(attr: str) -> Any:
+        if attr == "keys":
+            if folder_ident is None:
+                return view.keys
+            saved = rec.get("key")
+            return [saved if isinstance(saved, str) and folder_id(saved) == folder_ident
+                    else folder_key(folder_ident)]
+        if attr == "comment":
+            return view.comment if view.comment is not None else (view.name or "")
+        if attr == "insertion_order":
+            return 100 if view.insertion_order is None else view.insertion_order
+        if attr in ("constant", "selective"):
+            return bool(getattr(view, attr))
+        if attr == "id":
+            return rec.get("id") if view.is_folder else view.id
+        return getattr(view, attr)
+
+    out = ENTRY.write(get, layout, data)
+    if loss is not None:
+        _report(entry, view, original, loss, path)
     return out
 
 
-def read_entry(raw: Any, path: str, notes: Notes, fid: str) -> LorebookEntry | None:
-    if not isinstance(raw, Mapping):
-        notes.warn(path, f"expected an entry object, got {type(raw).__name__}; skipped")
-        return None
-    entry = _canonical(raw, path, notes, fid)
-    shape = capture(raw, build(entry, fid))
-    if shape:
-        entry.passthrough.setdefault(fid, {})["shape"] = shape
-    return entry
+def _rank(order: list[str]) -> Any:
+    ranked = {k: i for i, k in enumerate(order)}
+    return lambda k: ranked.get(k, len(ranked))
 
 
-def read_entries(raw: Any, path: str, notes: Notes, fid: str) -> list[LorebookEntry]:
-    if not isinstance(raw, list | tuple):
-        notes.warn(path, f"expected a list of entries, got {type(raw).__name__}; ignored")
-        return []
-    out = []
-    for i, item in enumerate(raw):
-        e = read_entry(item, f"{path}[{i}]", notes, fid)
-        if e is not None:
-            out.append(e)
-    return out
+def _report(entry: LorebookEntry, view: LorebookEntry, original: bool, loss: LossReport,
+            path: str) -> None:
+    """What RisuAI reads differently from the written entry than ``entry`` says."""
+    text = join_keys(view.keys)
+    if entry.is_folder:
+        back: list[str] = []
+    elif entry.use_regex and text:
+        back = [text]
+    else:
+        back = split_keys(text)
+    if not same_texts(back, entry.keys):
+        loss.approximated(f"{path}keys", REASONS["is_folder" if entry.is_folder else "keys"])
+    if entry.comment is None and entry.name:
+        loss.approximated(f"{path}comment", REASONS["comment"])
+    if original:
+        return
+    held: dict[str, Any] = dict(decorators.CLEARED)
+    held["selective"] = bool(view.selective)
+    held["secondary_keys"] = split_keys(join_keys(view.secondary_keys))
+    for f in decorators.drift(entry, view.content, held, neutral_values()):
+        loss.approximated(f"{path}{f}", REASONS.get(f, decorators.DEFAULT_REASON))
 
 
-def write_entry(entry: LorebookEntry, fid: str, index: int = 0) -> dict[str, Any]:
-    pt = entry.passthrough.get(fid)
-    return restore(build(entry, fid, index), pt.get("shape") if isinstance(pt, Mapping) else None)
+def write_entries(entries: Sequence[LorebookEntry], format_id: str, loss: LossReport | None,
+                  path: str, *, data_id: str | None = None) -> list[dict[str, Any]]:
+    return [write_entry(e, format_id, i, data_id=data_id, loss=loss, path=f"{path}[{i}].")
+            for i, e in enumerate(entries)]
 
 
-def report_entry_loss(entry: LorebookEntry, written: Mapping[str, Any], loss: LossReport,
-                      path: str) -> None:
-    """Report what reading ``written`` back would change in ``entry``."""
-    report(loss, entry, _canonical(written, "$", Notes(), "\x00loss"), prefix=path,
-           reasons=_REASONS, approximated=_APPROXIMATED,
-           default="RisuAI lorebook entries have no such setting")
+def report_unheld(entries: Sequence[LorebookEntry], data_id: str, loss: LossReport,
+                  prefix: str) -> None:
+    """What a RisuAI entry cannot hold of each of ``entries``, reported under ``prefix``
+    (``lorebook.``), for a writer whose format also holds richer entries elsewhere and so
+    cannot declare this in its ``carries``."""
+    book = Lorebook.model_construct(entries=list(entries))
+    neutral = neutral_values()
+    for p in unheld(book, _BOOK_OF_ENTRIES[data_id], neutral, own=data_id):
+        if not loss.covers(prefix + p):
+            loss.dropped(prefix + p, reason_for(p, _ENTRY_REASONS_IN_BOOK,
+                                                "RisuAI's own lorebook entries have no place "
+                                                "for it"))
 
 
-def write_entries(entries: Sequence[LorebookEntry], fid: str, loss: LossReport | None,
-                  path: str) -> list[dict[str, Any]]:
-    out = []
-    for i, e in enumerate(entries):
-        written = write_entry(e, fid, i)
-        if loss is not None:
-            report_entry_loss(e, written, loss, f"{path}[{i}].")
-        out.append(written)
-    return out
+class _Rules(dict[str, Carried]):
+    """The carried paths of a book holding only RisuAI entries, by app-data format id."""
+
+    def __missing__(self, data_id: str) -> Carried:
+        self[data_id] = rule = Carried.of((
+            "schema_version", "kind", "name", "description", "scan_depth", "token_budget",
+            "recursive_scanning", "extensions", "app_data", "passthrough",
+            *(f"entries[*].{f}" for f in (*ENTRY_CARRIED, f"app_data.{data_id}"))))
+        return rule
+
+
+_BOOK_OF_ENTRIES = _Rules()
+_ENTRY_REASONS_IN_BOOK = tuple((f"entries[*].{p}", why) for p, why in ENTRY_REASONS)
 
 
 def project_entry(internal: Mapping[str, Any], enabled: bool = True) -> dict[str, Any]:
@@ -239,7 +333,7 @@ def project_entry(internal: Mapping[str, Any], enabled: bool = True) -> dict[str
     key = key if isinstance(key, str) else ""
     ext_raw = internal.get("extentions")
     ext = dict(ext_raw) if isinstance(ext_raw, Mapping) else {}
-    for src, dst in _EXT_FROM_RAW:
+    for src, dst in _MOVED:
         if src in internal:
             ext[dst] = internal[src]
     out: dict[str, Any] = {"keys": [k.strip() for k in key.split(",")]}
@@ -257,7 +351,7 @@ def project_entry(internal: Mapping[str, Any], enabled: bool = True) -> dict[str
         "selective": internal.get("selective", False),
         "name": comment,
         "comment": comment,
-        "case_sensitive": ext.get("risu_case_sensitive", False),
+        "case_sensitive": ext.get(_CASE, False),
         "use_regex": internal.get("useRegex", False),
         "mode": internal.get("mode", "normal"),
     })

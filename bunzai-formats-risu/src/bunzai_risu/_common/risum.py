@@ -16,8 +16,14 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from bunzai.errors import LimitExceeded, MalformedInput, UnsupportedInput
-from bunzai.limits import Limits, get_limits, setting_hint
+from bunzai.sdk import (
+    LimitExceeded,
+    Limits,
+    MalformedInput,
+    UnsupportedInput,
+    get_limits,
+    setting_hint,
+)
 
 from . import rpack
 
@@ -62,7 +68,7 @@ def _too_many(limit: int) -> LimitExceeded:
 
 def decode(data: bytes, limits: Limits | None = None) -> Risum:
     """Parse a ``.risum``; raises MalformedInput (or UnsupportedInput for other versions)."""
-    from bunzai.jsonio import loads
+    from bunzai.sdk import loads
 
     lim = limits or get_limits()
     if len(data) < 6 or data[0] != MAGIC:
@@ -125,6 +131,6 @@ def encode(text: bytes, assets: list[bytes]) -> bytes:
 
 def dump_main(module: dict[str, Any]) -> bytes:
     """The main block's JSON text as RisuAI writes it (2-space indent)."""
-    from bunzai.jsonio import dumps
+    from bunzai.sdk import dumps
 
     return dumps({"module": module, "type": "risuModule"}, indent=2)

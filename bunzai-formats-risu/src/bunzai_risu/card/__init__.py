@@ -7,15 +7,16 @@ chunk, encrypted ``rcc||`` payloads) and scores them above the generic ``sillyta
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, Option, ReadResult, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, Option
+from bunzai.sdk.cards import has_encrypted_card
+
+from .._common.declared import CARD_CARRIED
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "risu"
 SCORE = 0.95
@@ -29,18 +30,6 @@ def is_risu_card(value: Any) -> bool:
     data = value.get("data")
     ext = data.get("extensions") if isinstance(data, Mapping) else None
     return isinstance(ext, Mapping) and isinstance(ext.get("risuai"), Mapping)
-
-
-def encrypted_chunk(input: AdapterInput) -> bool:
-    """A ``chara``/``ccv3`` chunk holding an encrypted ``rcc||`` payload."""
-    png = input.png
-    if png is None:
-        return False
-    for tc in png.find_text("chara", "ccv3"):
-        if tc.kind == "tEXt" and bytes(tc.chunk.data[tc.text_offset:tc.text_offset + 5]) == \
-                b"rcc||":
-            return True
-    return False
 
 
 class RisuCardAdapter(FormatAdapter):
@@ -61,15 +50,23 @@ class RisuCardAdapter(FormatAdapter):
         ("PNG whose chara/ccv3 chunk is encrypted (rcc||); reading refuses it", SCORE),
         ("any other card (sillytavern reads it)", 0.0),
     )
+    signature = {"json": ("spec",), "png": ("ccv3", "chara", "risuai")}
+    carries = CARD_CARRIED
     losses = (
         ("regex_scripts[*].trim_strings / min_depth / max_depth / run_on_edit",
          "dropped: RisuAI custom scripts have no such settings"),
-        ("lorebook.entries[*] settings without a decorator (sticky, cooldown, groups, …)",
-         "kept in entry extensions under SillyTavern's names; RisuAI ignores them"),
+        ("lorebook.entries[*] settings RisuAI has no decorator for (sticky, cooldown, groups, "
+         "…)", "kept in entry extensions under SillyTavern's names; RisuAI ignores them"),
+        ("lorebook.entries[*] depth, role, probability …",
+         "written as @@decorator lines, which apps other than RisuAI show as text"),
         ("assets without bytes", "dropped when embedded; remote URIs kept"),
         ("assets (icon)", "the main icon becomes the PNG image itself (ccdefault:)"),
     )
     doc = "bunzai-formats-risu/src/bunzai_risu/card/README.md"
+    reader = "read:read"
+    writer = "write:write"
+    validator = "read:validate"
+    labeler = "._common.labels:card_rules"
 
     def detect(self, input: AdapterInput) -> Detection:
         container = input.container
@@ -85,22 +82,6 @@ class RisuCardAdapter(FormatAdapter):
                     return Detection(SCORE, f"{kw} chunk with data.extensions.risuai")
         if input.png.find_text("risuai"):
             return Detection(SCORE, "legacy RisuAI PNG (risuai chunk)")
-        if encrypted_chunk(input):
+        if has_encrypted_card(input.png):
             return Detection(SCORE, "encrypted RisuAI card (rcc)")
         return Detection(0.0)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .read import read
-        return read(input)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .write import write
-        return write(entity, options)
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .read import validate
-        return validate(input, entities)
-
-    def label_rules(self) -> list[LabelRule]:
-        from .._common.labels import card_rules
-        return card_rules()

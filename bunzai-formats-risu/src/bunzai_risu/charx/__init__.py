@@ -7,15 +7,15 @@ adds ``module.risum`` (the character's regex scripts, trigger scripts and its ow
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, Option, ReadResult, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, Option
+
+from .._common.declared import CARD_CARRIED
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "risu-charx"
 
@@ -48,6 +48,7 @@ class RisuCharxAdapter(FormatAdapter):
         ("zip refused as unsafe or corrupt but naming card.json (read reports why)", 0.6),
         ("anything else, plain JPEGs and other zips included", 0.0),
     )
+    carries = CARD_CARRIED
     losses = (
         ("assets without bytes",
          "dropped when embedded (RisuAI refuses unresolvable embeded:// URIs); remote URIs "
@@ -57,6 +58,10 @@ class RisuCharxAdapter(FormatAdapter):
         ("lorebook (from a CharX module)", "RisuAI's own entry list, decorators for settings"),
     )
     doc = "bunzai-formats-risu/src/bunzai_risu/charx/README.md"
+    reader = "read:read"
+    writer = "write:write"
+    validator = "read:validate"
+    labeler = "._common.labels:charx_rules"
 
     def detect(self, input: AdapterInput) -> Detection:
         if input.container not in ("zip", "jpeg+zip"):
@@ -71,7 +76,7 @@ class RisuCharxAdapter(FormatAdapter):
         card = input.zip_json("card.json")
         if not isinstance(card, Mapping):
             return Detection(0.6, "card.json is not a JSON object")
-        from bunzai.cardspec import is_card
+        from bunzai.sdk.cards import is_card
         if not is_card(card):
             return Detection(0.6, "card.json is not a character card")
         risu = z.has("module.risum") or any(n.startswith("x_meta/") for n in z.names())
@@ -80,19 +85,3 @@ class RisuCharxAdapter(FormatAdapter):
             wrap = " (JPEG-wrapped)" if input.container == "jpeg+zip" else ""
             return Detection(1.0, f"{who}{wrap}: card.json is CCv3")
         return Detection(0.9, f"{who}: card.json is not CCv3")
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .read import read
-        return read(input)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .write import write
-        return write(entity, options)
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .read import validate
-        return validate(input, entities)
-
-    def label_rules(self) -> list[LabelRule]:
-        from .._common.labels import charx_rules
-        return charx_rules()

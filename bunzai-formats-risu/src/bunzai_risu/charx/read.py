@@ -1,4 +1,4 @@
-"""Reading CharX archives: card.json through cardspec, then module.risum, assets and orphans."""
+"""Reading CharX archives: card.json through the card codec, then module.risum and assets."""
 
 from __future__ import annotations
 
@@ -6,27 +6,17 @@ import base64
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.cardspec import is_card, validate_card
-from bunzai.containers.zipsafe import SafeZip
-from bunzai.errors import BunzaiError, MalformedInput
-from bunzai.jsonio import loads
-from bunzai.model import Character, Lorebook
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import BunzaiError, Character, Issue, MalformedInput, ReadResult, loads
+from bunzai.sdk.cards import ASSET_URI_PREFIX, is_card, validate_card
 
-from .._common import jsonfmt, lore, regex, risum
-from .._common.assets import make_asset, sanitize
-from .._common.card import lorebook_fingerprint, read_card
-from .._common.module import read_triggers
-from .._common.values import Notes
-from . import FORMAT_ID
+from .._common import jsonfmt, risum
+from .._common.assets import embedded_path, make_asset, sanitize
+from .._common.card import read_card
+from . import module
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
-
-_SCHEMES = ("embeded://", "embedded://")
-_MODULE_PARTS = ("lorebook", "regex", "trigger")
-_NO_BOOK: Any = object()
+    from bunzai.sdk import AdapterInput, Entity
+    from bunzai.sdk.zip import SafeZip
 
 
 def _lookup(z: SafeZip, path: str) -> str | None:
@@ -42,20 +32,13 @@ def _lookup(z: SafeZip, path: str) -> str | None:
     return entry.name if entry is not None else None
 
 
-def zip_path(uri: str) -> str | None:
-    for scheme in _SCHEMES:
-        if uri.startswith(scheme):
-            return uri[len(scheme):]
-    return None
-
-
-def read(input: AdapterInput) -> ReadResult:
+def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
     z = input.zip
     if z is None:
         raise MalformedInput(f"unsafe or corrupt CharX archive: {input.zip_error}")
     if not z.has("card.json"):
         raise MalformedInput("not a CharX: no card.json at the root of the archive")
-    notes = Notes()
+    warnings: list[Issue] = []
     raw_card = z.read("card.json")
     try:
         card_obj = loads(raw_card, limits=input.limits)
@@ -67,7 +50,8 @@ def read(input: AdapterInput) -> ReadResult:
         raise MalformedInput("card.json is not a character card (no spec, data or card "
                              "fields)")
     if card_obj.get("spec") != "chara_card_v3":
-        notes.warn("$.spec", "RisuAI imports a CharX only when card.json is chara_card_v3")
+        warnings.append(Issue("$.spec", "RisuAI imports a CharX only when card.json is "
+                                        "chara_card_v3"))
 
     module_raw: dict[str, Any] | None = None
     module_text: bytes | None = None
@@ -78,23 +62,24 @@ def read(input: AdapterInput) -> ReadResult:
         try:
             decoded = risum.decode(blob, input.limits)
         except BunzaiError as exc:
-            notes.warn("module.risum", f"unreadable, kept as it is: {exc.message} (RisuAI "
-                                       "refuses a CharX whose module is corrupt)")
+            warnings.append(Issue("module.risum", f"unreadable, kept as it is: {exc.message} "
+                                                  "(RisuAI refuses a CharX whose module is "
+                                                  "corrupt)"))
             bad_module = blob
         else:
             module_raw = decoded.main["module"]
             module_text = decoded.text
             records = decoded.assets
             for w in decoded.warnings:
-                notes.warn("module.risum", w)
+                warnings.append(Issue("module.risum", w))
 
     used: set[str] = set()
     repeats: dict[str, int] = {}
 
     def resolve(uri: str) -> tuple[bytes | None, str | None]:
-        path = zip_path(uri)
-        if path is None and uri.startswith("__asset:"):
-            path = uri[len("__asset:"):]
+        path = embedded_path(uri)
+        if path is None and uri.startswith(ASSET_URI_PREFIX):
+            path = uri[len(ASSET_URI_PREFIX):]
         if path is None:
             return None, None
         name = _lookup(z, path)
@@ -107,27 +92,28 @@ def read(input: AdapterInput) -> ReadResult:
             stem, dot, ext = name.rpartition(".")
             variant = f"{stem}_{repeats[name]}.{ext}" if dot else f"{name}_{repeats[name]}"
             if z.has(variant) and variant not in used:
-                notes.warn(uri, f"several assets name {name}; this one read from {variant}, "
-                                "as RisuAI's exporter renamed it")
+                warnings.append(Issue(uri, f"several assets name {name}; this one read from "
+                                           f"{variant}, as RisuAI's exporter renamed it"))
                 name = variant
         used.add(name)
         return z.read(name), f"zip:{name}"
 
-    lift = module_raw is None
-    ch = read_card(card_obj, FORMAT_ID, notes, resolve, lift_scripts=lift)
+    ch = read_card(card_obj, warnings, resolve, lift_scripts=module_raw is None)
     for i, a in enumerate(ch.assets):
-        if a.data is None and a.uri and (zip_path(a.uri) is not None
-                                         or a.uri.startswith("__asset:")):
-            notes.warn(f"$.data.assets[{i}]", f"{a.uri} is not in the archive (RisuAI would "
-                                             "refuse to import this card)")
-    pt = ch.passthrough.setdefault(FORMAT_ID, {})
+        if a.data is None and a.uri and (embedded_path(a.uri) is not None
+                                         or a.uri.startswith(ASSET_URI_PREFIX)):
+            warnings.append(Issue(f"$.data.assets[{i}]", f"{a.uri} is not in the archive "
+                                                         "(RisuAI would refuse to import "
+                                                         "this card)"))
+    record = ch.passthrough.setdefault(format_id, {})
     if module_raw is not None:
         body = card_obj.get("data")
-        raw_book = body.get("character_book", _NO_BOOK) if isinstance(body, dict) else _NO_BOOK
-        _apply_module(ch, module_raw, module_text or b"", records, notes, pt,
-                      None if raw_book is _NO_BOOK else {"value": raw_book})
+        raw_book = body.get("character_book", module.NO_BOOK) if isinstance(
+            body, dict) else module.NO_BOOK
+        record["module"] = module.apply(ch, module_raw, module_text or b"", records, warnings,
+                                        format_id, raw_book)
     elif bad_module is not None:
-        pt["bad_module"] = base64.b64encode(bad_module).decode("ascii")
+        record["bad_module"] = base64.b64encode(bad_module).decode("ascii")
 
     x_meta: list[list[str]] = []
     for entry in z.entries:
@@ -135,6 +121,7 @@ def read(input: AdapterInput) -> ReadResult:
         if entry.is_dir or name in ("card.json", "module.risum") or name in used:
             continue
         if name.startswith("x_meta/"):
+            # RisuAI's per-asset metadata, which its importer skips: layout, kept verbatim
             x_meta.append([name, base64.b64encode(z.read(name)).decode("ascii")])
             continue
         data = z.read(name)
@@ -142,52 +129,18 @@ def read(input: AdapterInput) -> ReadResult:
         ext = name.rsplit(".", 1)[-1].lower() if "." in name.rsplit("/", 1)[-1] else None
         ch.assets.append(make_asset(type="other", name=stem, ext=ext, data=data,
                                     origin=f"zip:{name}", orphan=True))
-        notes.warn(f"zip:{name}", "file in the archive that no asset refers to; kept as an "
-                                  "orphan asset")
+        warnings.append(Issue(f"zip:{name}", "file in the archive that no asset refers to; "
+                                             "kept as an orphan asset"))
     if x_meta:
-        pt["x_meta"] = x_meta
-    pt["zip_order"] = z.names()
-    pt["layout"] = jsonfmt.layout(raw_card)
+        record["x_meta"] = x_meta
+    record["zip_order"] = z.names()
+    record["layout"] = jsonfmt.layout(raw_card)
     if input.container == "jpeg+zip":
-        pt["cover"] = base64.b64encode(input.data[:z.prefix_offset]).decode("ascii")
-    return ReadResult([ch], notes.warnings)
+        record["cover"] = base64.b64encode(input.data[:z.prefix_offset]).decode("ascii")
+    return ReadResult([ch], warnings)
 
 
-def _apply_module(ch: Character, mod: dict[str, Any], text: bytes, records: list[bytes],
-                  notes: Notes, pt: dict[str, Any], raw_book: Any) -> None:
-    """RisuAI's import rule: the module's regex, triggers and lorebook win over card.json."""
-    n_st = len(ch.regex_scripts)
-    if "regex" in mod:
-        ch.regex_scripts += regex.read_scripts(mod["regex"], "module.risum:$.module.regex",
-                                               notes, FORMAT_ID)
-    risu = pt.setdefault("risu", {})
-    risu["scripts"] = [n_st, len(ch.regex_scripts)]
-    if "trigger" in mod:
-        ch.triggers = read_triggers(mod["trigger"], "module.risum:$.module.trigger", notes)
-    info: dict[str, Any] = {
-        "rest": {k: v for k, v in mod.items() if k not in _MODULE_PARTS},
-        "order": list(mod),
-        "has": [k for k in _MODULE_PARTS if k in mod],
-    }
-    if isinstance(mod.get("lorebook"), list):
-        entries = lore.read_entries(mod["lorebook"], "module.risum:$.module.lorebook", notes,
-                                    FORMAT_ID)
-        card_book = ch.lorebook
-        book = Lorebook(entries=entries)
-        if card_book is not None:
-            book = card_book.model_copy(update={"entries": entries})
-        ch.lorebook = book
-        info["card_book"] = raw_book
-        info["card_book_fp"] = lorebook_fingerprint(ch)
-    if records:
-        info["records"] = [base64.b64encode(r).decode("ascii") for r in records]
-    from .write import module_text
-    if module_text(ch, info) != text:
-        info["text"] = text.decode("utf-8")
-    pt["module"] = info
-
-
-def validate(input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
+def validate(input: AdapterInput, entities: Sequence[Entity], format_id: str) -> list[Issue]:
     """RisuAI's import rules for a CharX, plus the card spec's own."""
     issues: list[Issue] = []
     card = input.zip_json("card.json") if input.zip is not None else None
@@ -204,7 +157,7 @@ def validate(input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
         if not isinstance(e, Character):
             continue
         for i, a in enumerate(e.assets):
-            if a.uri and zip_path(a.uri) is not None and a.data is None:
+            if a.uri and embedded_path(a.uri) is not None and a.data is None:
                 issues.append(Issue(f"$.data.assets[{i}].uri",
                                     f"{a.uri} is not in the archive", "error"))
             if a.orphan:

@@ -9,125 +9,69 @@ unique, safe entry name and points its URI at exactly that name, always writes
 from __future__ import annotations
 
 import base64
-import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.containers.zipsafe import entry_name_problem, write_zip
-from bunzai.errors import UsageError
-from bunzai.jsonio import loads
-from bunzai.loss import LossReport
-from bunzai.model import Asset, Character
-from bunzai.types import OutputFile, WriteResult
+from bunzai.sdk import (
+    Asset,
+    Character,
+    LossReport,
+    OutputFile,
+    UsageError,
+    WriteResult,
+    loads,
+    sniff_media,
+)
+from bunzai.sdk.cards import ASSET_URI_PREFIX, resolve_data_uri
+from bunzai.sdk.png import default_avatar
+from bunzai.sdk.zip import entry_name_problem, write_zip
 
-from .._common import jsonfmt, lore, regex, risum
+from .._common import jsonfmt, risum
 from .._common.assets import (
     charx_path,
     dedupe,
+    embedded_path,
     ext_for,
     report_moves,
     sanitize,
-    try_data_uri,
 )
-from .._common.card import build_risu_card, lorebook_fingerprint
+from .._common.card import CARD, build_risu_card
 from .._common.images import as_jpeg
-from . import FORMAT_ID
+from . import module
 
 if TYPE_CHECKING:
-    from bunzai.model import Entity
+    from bunzai.sdk import Entity
 
-_MODULE_NS = uuid.UUID("9c3b8e0a-4f1d-4d2e-8b6a-2e7f1c5d3a90")
 _STORED = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif", "image/avif",
                      "audio/mpeg", "audio/ogg", "video/mp4", "video/webm", "font/woff2"})
 
 
-def _module_dict(ch: Character, info: Mapping[str, Any], loss: LossReport | None
-                 ) -> dict[str, Any]:
-    """The module object of the CharX's ``module.risum``."""
-    pt = ch.passthrough.get(FORMAT_ID)
-    risu = pt.get("risu") if isinstance(pt, Mapping) else None
-    split = risu.get("scripts") if isinstance(risu, Mapping) else None
-    n_st = int(split[0]) if isinstance(split, list) and len(split) == 2 and split[1] == len(
-        ch.regex_scripts) else 0
-    rest = info.get("rest")
-    out: dict[str, Any] = dict(rest) if isinstance(rest, Mapping) else {
-        "name": f"{ch.name} Module", "description": f"Module for {ch.name}",
-        "id": str(uuid.uuid5(_MODULE_NS, ch.name)),
-    }
-    has = info.get("has")
-    parts = set(has) if isinstance(has, list) else set()
-    if ch.triggers is not None or "trigger" in parts:
-        out["trigger"] = list(ch.triggers or [])
-    if ch.regex_scripts[n_st:] or "regex" in parts:
-        out["regex"] = [regex.write_script(s, FORMAT_ID, loss, f"regex_scripts[{n_st + i}].")
-                        for i, s in enumerate(ch.regex_scripts[n_st:])]
-    if "card_book" in info and ch.lorebook is not None:
-        out["lorebook"] = lore.write_entries(ch.lorebook.entries, FORMAT_ID, loss,
-                                             "lorebook.entries")
-    if "assets" not in out:
-        out["assets"] = []
-    order = info.get("order")
-    if isinstance(order, list):
-        ranked = {k: i for i, k in enumerate(order)}
-        out = {k: out[k] for k in sorted(out, key=lambda k: ranked.get(k, len(ranked)))}
-    else:
-        first = ("name", "description", "id", "trigger", "regex", "lorebook", "assets")
-        out = {k: out[k] for k in sorted(out, key=lambda k: first.index(k) if k in first
-                                         else len(first))}
-    return out
-
-
-def module_text(ch: Character, info: Mapping[str, Any]) -> bytes:
-    """The main-block JSON text this writer would produce (compared on read)."""
-    return risum.dump_main(_module_dict(ch, info, None))
-
-
-def _wants_module(ch: Character, info: Mapping[str, Any] | None) -> bool:
-    if info is not None:
+def _wants_module(ch: Character, record: Mapping[str, Any]) -> bool:
+    if isinstance(record.get("module"), Mapping):
         return True
-    pt = ch.passthrough.get(FORMAT_ID)
-    if isinstance(pt, Mapping) and "zip_order" in pt:
+    if "zip_order" in record:
         return False  # read from a CharX that had no module: keep it that way
     return bool(ch.regex_scripts) or ch.triggers is not None
 
 
-def _projection(ch: Character, info: Mapping[str, Any]) -> Any:
-    """card.json's character_book next to a module lorebook (RisuAI's projection)."""
-    saved = info.get("card_book")
-    if info.get("card_book_fp") == lorebook_fingerprint(ch) and isinstance(saved, Mapping):
-        return saved.get("value")
-    book = ch.lorebook
-    if book is None:
-        return None
-    entries = [lore.project_entry(lore.write_entry(e, FORMAT_ID, i), e.enabled)
-               for i, e in enumerate(book.entries)]
-    out: dict[str, Any] = {}
-    for key in ("name", "description", "scan_depth", "token_budget", "recursive_scanning"):
-        value = getattr(book, key)
-        if value is not None:
-            out[key] = value
-    out["extensions"] = dict(book.extensions)
-    out["entries"] = entries
-    return out
-
-
-def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
+def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteResult:
     if not isinstance(entity, Character):
-        raise UsageError(f"{FORMAT_ID} writes characters, not a {entity.kind}")
+        raise UsageError(f"{format_id} writes characters, not a {entity.kind}")
     ch = entity
-    pt_raw = ch.passthrough.get(FORMAT_ID)
-    pt: Mapping[str, Any] = pt_raw if isinstance(pt_raw, Mapping) else {}
+    raw = ch.passthrough.get(format_id)
+    record: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     jpeg: bool | None = options.get("jpeg")
     container = options.get("container")
     if container is not None:
         jpeg = container == "jpeg"
     if jpeg is None:
-        jpeg = "cover" in pt
+        jpeg = "cover" in record
     loss = LossReport()
+    warnings: list[str] = []
     files: dict[str, bytes] = {}
     taken: set[str] = {"card.json", "module.risum"}
     listed: list[Asset] = []
-    for n, name_b64 in (pt.get("x_meta") or []):
+    for n, name_b64 in (record.get("x_meta") or []):
         files[str(n)] = base64.b64decode(name_b64)
         taken.add(str(n).casefold())
     orphans: list[tuple[int, Asset]] = []
@@ -136,8 +80,10 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
         if a.orphan:
             orphans.append((i, a))
             continue
-        listed.append(_place(i, a, files, taken, loss))
-        listed_at.append(i)
+        placed = _place(i, a, files, taken, loss)
+        if placed is not None:
+            listed.append(placed)
+            listed_at.append(i)
     placeholder = _main_icon(listed, files, taken)
     if placeholder is not None:
         listed.append(placeholder)
@@ -148,7 +94,8 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
     orphan_at: dict[str, int] = {}
     for i, a in orphans:
         if not a.data:
-            loss.dropped(f"assets[{i}]", "an orphan asset without bytes has nothing to write")
+            loss.dropped(f"assets[{i}]", "an asset no card refers to, without bytes, has "
+                                         "nothing to write")
             continue
         origin = a.origin[4:] if a.origin and a.origin.startswith("zip:") else None
         path = origin if origin and not entry_name_problem(origin) else charx_path(
@@ -157,41 +104,36 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
         taken.add(path.casefold())
         files[path] = a.data
         orphan_at[path] = i
+        _report_orphan(i, a, path, loss)
 
-    info = pt.get("module") if isinstance(pt.get("module"), Mapping) else None
-    with_module = _wants_module(ch, info)
-    module_book = info is not None and "card_book" in info
-    card = build_risu_card(ch, FORMAT_ID, loss, scripts_in_card=not with_module,
+    info = record.get("module") if isinstance(record.get("module"), Mapping) else None
+    with_module = _wants_module(ch, record)
+    module_book = module.holds_book(info)
+    card = build_risu_card(ch, loss, warnings, scripts_in_card=not with_module,
                            assets=listed, book_in_card=not module_book)
     data = card.get("data")
     if module_book and info is not None and isinstance(data, dict):
-        book = _projection(ch, info)
-        saved = info.get("card_book")
-        if saved is not None or ch.lorebook is not None:
-            data["character_book"] = book
-        cs_pt = ch.passthrough.get(FORMAT_ID, {}).get("data")
-        order = cs_pt.get("order") if isinstance(cs_pt, Mapping) else None
+        if module.projection_wanted(ch, info):
+            data["character_book"] = module.projection(ch, info, format_id)
+        card_record = ch.passthrough.get(CARD, {}).get("data")
+        order = card_record.get("order") if isinstance(card_record, Mapping) else None
         if isinstance(order, list):
             ranked = {k: i for i, k in enumerate(order)}
             card["data"] = {k: data[k] for k in sorted(
                 data, key=lambda k: ranked.get(k, len(ranked)))}
-    if not with_module and ch.triggers and "triggerscript" not in str(
-            card.get("data", {}).get("extensions", {}).get("risuai", {}).keys()):
-        loss.dropped("triggers", "no module to hold them")
-    fmt = pt.get("layout") if isinstance(pt.get("layout"), Mapping) else None
-    files["card.json"] = jsonfmt.dump(card, fmt, default_indent=4)
+    layout = record.get("layout") if isinstance(record.get("layout"), Mapping) else None
+    files["card.json"] = jsonfmt.dump(card, layout, default_indent=4)
     if with_module:
-        module = _module_dict(ch, info or {}, loss)
-        text = risum.dump_main(module)
+        built = module.build(ch, info or {}, format_id, loss)
+        text = risum.dump_main(built)
         saved_text = (info or {}).get("text")
         if isinstance(saved_text, str) and loads(saved_text) == loads(text):
             text = saved_text.encode("utf-8")
-        records = [base64.b64decode(r) for r in (info or {}).get("records") or []]
-        files["module.risum"] = risum.encode(text, records)
-    elif isinstance(pt.get("bad_module"), str):
-        files["module.risum"] = base64.b64decode(pt["bad_module"])
+        files["module.risum"] = risum.encode(text, module.records(info or {}))
+    elif isinstance(record.get("bad_module"), str):
+        files["module.risum"] = base64.b64decode(record["bad_module"])
 
-    order = pt.get("zip_order")
+    order = record.get("zip_order")
     names = list(files)
     risu_tail: list[str] = [n for n in ("module.risum", "card.json") if n in files]
     body = [n for n in names if n not in risu_tail]
@@ -204,22 +146,30 @@ def write(entity: Entity, options: Mapping[str, Any]) -> WriteResult:
     report_moves(loss, [*listed_at, *([None] if placeholder is not None else []),
                         *[orphan_at[n] for n in names if n in orphan_at]])
     stored = {n for n, b in files.items() if _is_media(b)}
-    prefix = b""
-    if jpeg:
-        prefix = _cover(ch, pt, loss)
+    prefix = _cover(ch, record) if jpeg else b""
     out = write_zip([(n, files[n]) for n in names], compress=lambda n: n not in stored,
                     prefix=prefix)
     suffix = ".jpeg" if jpeg else ".charx"
-    return WriteResult([OutputFile(out, suffix)], loss)
+    return WriteResult([OutputFile(out, suffix)], loss, warnings)
+
+
+def _report_orphan(i: int, a: Asset, path: str, loss: LossReport) -> None:
+    """A file no card entry refers to reads back named by its file name, of type ``other``."""
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if a.type != "other":
+        loss.approximated(f"assets[{i}].type", "kept as a file in the archive that no asset "
+                                               "refers to")
+    if a.name != stem:
+        loss.approximated(f"assets[{i}].name", "kept as a file in the archive that no asset "
+                                               "refers to, named by its file name")
 
 
 def _is_media(data: bytes) -> bool:
-    from bunzai.containers.media import sniff_media
     return sniff_media(data[:64])[0] in _STORED
 
 
-def _cover(ch: Character, pt: Mapping[str, Any], loss: LossReport) -> bytes:
-    saved = pt.get("cover")
+def _cover(ch: Character, record: Mapping[str, Any]) -> bytes:
+    saved = record.get("cover")
     if isinstance(saved, str):
         return base64.b64decode(saved)
     icon = next((a for a in ch.assets if a.type == "icon" and a.name == "main" and a.data),
@@ -232,8 +182,6 @@ def _main_icon(listed: list[Asset], files: dict[str, bytes], taken: set[str]) ->
     """The generated default image as the main icon, when no listed icon has bytes."""
     if any(a.type == "icon" and a.data for a in listed):
         return None
-    from bunzai.containers.placeholder import default_avatar
-
     path = dedupe(charx_path("icon", "main", "png"), taken)
     taken.add(path.casefold())
     files[path] = default_avatar()
@@ -242,23 +190,20 @@ def _main_icon(listed: list[Asset], files: dict[str, bytes], taken: set[str]) ->
 
 
 def _place(i: int, a: Asset, files: dict[str, bytes], taken: set[str],
-           loss: LossReport) -> Asset:
-    """Give an asset its entry in the archive and a URI that resolves to exactly it."""
-    from .read import zip_path
-
+           loss: LossReport) -> Asset | None:
+    """Give an asset its entry in the archive and a URI that resolves to exactly it (None:
+    the asset has nothing to write)."""
     uri = a.uri
     if a.data is None:
-        path = zip_path(uri) if uri else None
-        if uri is None or path is not None or uri.startswith("__asset:"):
-            loss.dropped(f"assets[{i}]", "no bytes to embed (RisuAI refuses an embedded URI "
-                                         "without a file)")
-            return a.model_copy(update={"uri": None})
+        path = embedded_path(uri) if uri else None
+        if uri is None or path is not None or uri.startswith(ASSET_URI_PREFIX):
+            loss.dropped(f"assets[{i}]", "no bytes to embed: RisuAI refuses a CharX whose "
+                                         "embedded asset is missing")
+            return None
         return a  # remote, ccdefault: or another scheme: kept as written
-    if uri and uri.startswith("data:"):
-        data, _ = try_data_uri(uri, _limits())
-        if data == a.data:
-            return a
-    path = zip_path(uri) if uri else None
+    if uri and uri.startswith("data:") and resolve_data_uri(uri) == a.data:
+        return a
+    path = embedded_path(uri) if uri else None
     if path is not None:
         # RisuAI's own writer renames unsafe names (``sad:1``) but not their URIs; an entry
         # name must be safe everywhere, so such a URI is pointed at the sanitised name.
@@ -271,15 +216,4 @@ def _place(i: int, a: Asset, files: dict[str, bytes], taken: set[str],
         path = dedupe(charx_path(a.type, a.name, ext_for(a)), taken)
     taken.add(path.casefold())
     files[path] = a.data
-    new_uri = scheme + path
-    if new_uri != uri:
-        loss.approximated(f"assets[{i}].uri", "now names its file in the archive")
-    if a.origin != f"zip:{path}":
-        loss.approximated(f"assets[{i}].origin", "the bytes now come from the archive")
-    return a.model_copy(update={"uri": new_uri})
-
-
-def _limits() -> Any:
-    from bunzai.limits import get_limits
-    return get_limits()
-
+    return a.model_copy(update={"uri": scheme + path})

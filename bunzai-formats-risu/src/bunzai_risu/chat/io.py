@@ -10,18 +10,16 @@ from bunzai.chats import chat_fields_only, extra_of, layout_of, report_messages,
 from bunzai.chattime import parse_time, restore
 from bunzai.errors import MalformedInput
 from bunzai.loss import LossReport
-from bunzai.types import OutputFile, ReadResult, WriteResult
+from bunzai.types import Issue, OutputFile, ReadResult, WriteResult
 
 from .._common import lore
 from .._common.jsonfmt import dump, layout
-from .._common.values import Notes
 from . import FORMAT_ID
 
 if TYPE_CHECKING:
     from bunzai.input import AdapterInput
     from bunzai.model import Chat, ChatMessage, Entity
 
-FMT = FORMAT_ID
 CHAT_KEYS = ("message", "note", "name", "localLore", "bookmarks", "bookmarkNames")
 LAYOUT_KEYS = ("id", "lastDate", "isStreaming")
 """RisuAI's own bookkeeping on a chat: a fresh id on every import, the last activity."""
@@ -46,7 +44,7 @@ def read_export(input: AdapterInput) -> ReadResult:
     doc = input.json_mutable()
     if not isinstance(doc, dict) or doc.get("type") not in ("risuChat", "risuAllChats"):
         raise MalformedInput("not a RisuAI chat export (type risuChat or risuAllChats)")
-    notes = Notes()
+    warnings: list[Issue] = []
     top = {"order": list(doc), **layout(input.data)}
     top.update({k: doc[k] for k in ("type", "ver") if k in doc})
     folders = doc.get("folders", None)
@@ -54,7 +52,7 @@ def read_export(input: AdapterInput) -> ReadResult:
     if doc["type"] == "risuChat":
         if not isinstance(inner, dict):
             raise MalformedInput("$.data: expected a RisuAI chat object")
-        chats = [chat_from(inner, "$.data", notes)]
+        chats = [chat_from(inner, "$.data", warnings)]
     else:
         if not isinstance(inner, list):
             raise MalformedInput("$.data: expected a list of RisuAI chats")
@@ -62,18 +60,18 @@ def read_export(input: AdapterInput) -> ReadResult:
         for i, item in enumerate(inner):
             if not isinstance(item, dict):
                 raise MalformedInput(f"$.data[{i}]: expected a RisuAI chat object")
-            chats.append(chat_from(item, f"$.data[{i}]", notes))
+            chats.append(chat_from(item, f"$.data[{i}]", warnings))
     for i, chat in enumerate(chats):
-        record = chat.passthrough[FMT]
+        record = chat.passthrough[FORMAT_ID]
         record["file"] = dict(top, index=i, count=len(chats))
         if folders not in (None, []):
             record.setdefault("extra", {})["folders"] = folders
         elif "folders" in doc:
             record["file"]["folders"] = folders
-    return ReadResult(list(chats), notes.warnings)
+    return ReadResult(list(chats), warnings)
 
 
-def chat_from(obj: dict[str, Any], path: str, notes: Notes) -> Chat:
+def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
     from bunzai.model import Chat, Lorebook
 
     record: dict[str, Any] = {"order": list(obj)}
@@ -88,7 +86,7 @@ def chat_from(obj: dict[str, Any], path: str, notes: Notes) -> Chat:
     lore_raw = obj.get("localLore")
     if isinstance(lore_raw, list) and lore_raw:
         fields["lorebook"] = Lorebook(entries=lore.read_entries(lore_raw, f"{path}.localLore",
-                                                                notes, FMT))
+                                                                warnings, FORMAT_ID))
     elif "localLore" in obj:
         raw["localLore"] = lore_raw
     marks = obj.get("bookmarks")
@@ -116,7 +114,7 @@ def chat_from(obj: dict[str, Any], path: str, notes: Notes) -> Chat:
         record.setdefault("extra", {}).update(extra)
     if raw:
         record["raw"] = raw
-    return Chat(passthrough={FMT: record}, **fields)
+    return Chat(passthrough={FORMAT_ID: record}, **fields)
 
 
 def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
@@ -178,23 +176,25 @@ def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
         record["raw"] = raw
     if extra:
         record["extra"] = extra
-    return ChatMessage(passthrough={FMT: record}, **fields)
+    return ChatMessage(passthrough={FORMAT_ID: record}, **fields)
 
 
 # -- writing -----------------------------------------------------------------------------------
 
 
 def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
-    record = layout_of(chat, FMT)
-    extra = extra_of(chat, FMT)
+    record = layout_of(chat, FORMAT_ID)
+    extra = extra_of(chat, FORMAT_ID)
     raw = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
     out: dict[str, Any] = {}
     out["message"] = [message_obj(m) for m in chat.iter_messages()]
     out["note"] = chat.notes if chat.notes else raw.get("note", "")
     out["name"] = chat.title if chat.title else raw.get("name", "")
     if chat.lorebook is not None and chat.lorebook.entries:
-        out["localLore"] = lore.write_entries(chat.lorebook.entries, FMT, loss, "lorebook.entries")
+        out["localLore"] = lore.write_entries(chat.lorebook.entries, FORMAT_ID, loss,
+                                              "lorebook.entries")
         if loss is not None:
+            lore.report_unheld(chat.lorebook.entries, FORMAT_ID, loss, "lorebook.")
             from bunzai.model import Lorebook
             report_unkept(loss, "lorebook.", chat.lorebook.model_copy(update={"entries": []}),
                           Lorebook(), default="a RisuAI chat's lorebook is a list of entries")
@@ -227,7 +227,7 @@ def _bookmarks(chat: Chat, record: Mapping[str, Any]) -> tuple[list[str], dict[s
             continue
         ident = m.id or _message_id(i)
         marks.append(ident)
-        if not layout_of(m, FMT).get("unnamed") or m.bookmark != "bookmark":
+        if not layout_of(m, FORMAT_ID).get("unnamed") or m.bookmark != "bookmark":
             names[ident] = m.bookmark
     kept = record.get("bookmarks")
     if isinstance(kept, list) and sorted(kept) == sorted(marks):
@@ -240,8 +240,8 @@ def _message_id(index: int) -> str:
 
 
 def message_obj(m: ChatMessage, index: int | None = None) -> dict[str, Any]:
-    record = layout_of(m, FMT)
-    extra = extra_of(m, FMT)
+    record = layout_of(m, FORMAT_ID)
+    extra = extra_of(m, FORMAT_ID)
     raw = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
     out: dict[str, Any] = {}
     if "role" in raw and m.role == "character":
@@ -306,7 +306,7 @@ def write_export(entities: Sequence[Entity]) -> WriteResult:
         obj = chat_obj(chat, part)
         obj["message"] = [message_obj(m, j) for j, m in enumerate(chat.iter_messages())]
         docs.append(obj)
-        back = chat_from(obj, "$", Notes())
+        back = chat_from(obj, "$", [])
         report_unkept(part, "", chat_fields_only(chat), chat_fields_only(back), reasons=REASONS,
                       approximated=APPROXIMATED, default="a RisuAI chat has no such field",
                       skip=("messages", "lorebook"))
@@ -314,14 +314,14 @@ def write_export(entities: Sequence[Entity]) -> WriteResult:
                         approximated=APPROXIMATED, default="RisuAI has no place for it",
                         dropped="RisuAI did not keep this message")
         loss.extend(part, f"[{i}]." if many else "")
-    first = layout_of(chats[0], FMT).get("file") if chats else None
+    first = layout_of(chats[0], FORMAT_ID).get("file") if chats else None
     file = first if isinstance(first, Mapping) else {}
     all_chats = many or file.get("type") == "risuAllChats"
     doc: dict[str, Any] = {"type": "risuAllChats" if all_chats else "risuChat",
                            "ver": file.get("ver", 2) if file.get("type") == (
                                "risuAllChats" if all_chats else "risuChat") else 2,
                            "data": docs if all_chats else docs[0]}
-    folders = extra_of(chats[0], FMT).get("folders") if chats else None
+    folders = extra_of(chats[0], FORMAT_ID).get("folders") if chats else None
     if folders is not None:
         doc["folders"] = folders
     elif "folders" in file:

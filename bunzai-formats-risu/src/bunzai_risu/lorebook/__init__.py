@@ -5,12 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Option, ReadResult, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, Option
+
+from .._common.declared import (
+    BOOK_REASONS,
+    ENTRY_CARRIED,
+    ENTRY_REASONS,
+    reasons_under,
+    under,
+)
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "risu-lorebook"
 RISU_ONLY_KEYS = ("insertorder", "secondkey", "alwaysActive", "mode")
@@ -61,16 +67,21 @@ class RisuLorebookAdapter(FormatAdapter):
         ("export envelope with another or no ver", 0.8),
         ("type 'risu' with an object in data (HypaV3 memory preset), anything else", 0.0),
     )
+    signature = {"json": ("type", "[]")}
+    carries = under("entries[*].", ENTRY_CARRIED)
+    reasons = (*BOOK_REASONS, *reasons_under("entries[*].", ENTRY_REASONS))
     losses = (
         ("name / description / scan_depth / token_budget / recursive_scanning / extensions",
          "dropped: a RisuAI export is a bare entry list"),
         ("entries[*] SillyTavern-only settings (sticky, cooldown, groups, outlets, …)",
          "dropped; depth, role, probability, delay, whole words, key logic and disabled "
-         "become @@decorators"),
+         "become @@decorators, which apps other than RisuAI show as text"),
         ("entries[*].keys with commas", "approximated: RisuAI joins keys with commas"),
         ("entries[*].name", "dropped when it differs from comment (RisuAI has one title)"),
     )
     doc = "bunzai-formats-risu/src/bunzai_risu/lorebook/README.md"
+    reader = "io:read"
+    writer = "io:write"
 
     def detect(self, input: AdapterInput) -> Detection:
         if input.container != "json":
@@ -80,11 +91,3 @@ class RisuLorebookAdapter(FormatAdapter):
             return Detection(0.0)
         shape, score = found
         return Detection(score, f"RisuAI lorebook ({shape})")
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .io import read
-        return read(input)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .io import write
-        return write(entity, options)

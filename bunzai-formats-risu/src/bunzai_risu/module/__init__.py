@@ -6,17 +6,24 @@ all four parts; squeezing it into a lorebook or a regex list would drop the rest
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, Option, ReadResult, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._common import risum
+from .._common.declared import (
+    BOOK_REASONS,
+    ENTRY_CARRIED,
+    ENTRY_REASONS,
+    SCRIPT_CARRIED,
+    SCRIPT_REASONS,
+    reasons_under,
+    under,
+)
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "risu-module"
 
@@ -51,6 +58,23 @@ class RisuModuleAdapter(FormatAdapter):
         ("module JSON: flat (type risuModule + name + id) or a .risum main block", 0.95),
         ("anything else", 0.0),
     )
+    signature = {"json": ("type",), "binary": ()}
+    carries = (
+        "name", "description", "id", "namespace", "triggers", "low_level_access",
+        "assets[*].name", "assets[*].uri", "assets[*].data", "assets[*].type",
+        "assets[*].ext", "assets[*].media_type", "assets[*].origin", "assets[*].orphan",
+        *under("lorebook.entries[*].", ENTRY_CARRIED),
+        *under("regex_scripts[*].", SCRIPT_CARRIED),
+    )
+    reasons = (
+        ("extensions", "a RisuAI module keeps only RisuAI's own settings"),
+        ("assets[*].extensions", "a module's files are a name, a path and their bytes"),
+        ("assets[*].app_data", "a module's files are a name, a path and their bytes"),
+        *reasons_under("lorebook.", BOOK_REASONS),
+        ("lorebook.app_data", "a module's lorebook is a bare list of entries"),
+        *reasons_under("lorebook.entries[*].", ENTRY_REASONS),
+        *reasons_under("regex_scripts[*].", SCRIPT_REASONS),
+    )
     losses = (
         ("lorebook.name / description / scan_depth / token_budget / recursive_scanning",
          "dropped: a module lorebook is a bare entry list"),
@@ -59,9 +83,13 @@ class RisuModuleAdapter(FormatAdapter):
          "become @@decorators"),
         ("regex_scripts[*].trim_strings / min_depth / max_depth / run_on_edit",
          "dropped: RisuAI custom scripts have no such settings"),
+        ("assets[*].data (container=json)", "dropped: module JSON has no room for files"),
         ("id", "generated when absent: RisuAI requires one"),
     )
     doc = "bunzai-formats-risu/src/bunzai_risu/module/README.md"
+    reader = "read:read"
+    writer = "write:write"
+    validator = "read:validate"
 
     def detect(self, input: AdapterInput) -> Detection:
         if input.container == "binary":
@@ -75,15 +103,3 @@ class RisuModuleAdapter(FormatAdapter):
             if shape:
                 return Detection(0.95, f"RisuAI module JSON ({shape})")
         return Detection(0.0)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .read import read
-        return read(input)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .write import write
-        return write(entity, options)
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .read import validate
-        return validate(entities)

@@ -2,65 +2,80 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.errors import MalformedInput
-from bunzai.model import Module
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, Module, ReadResult
 
 from .._common import risum
-from .._common.module import read_module
-from .._common.values import Notes
-from . import FORMAT_ID, json_shape
+from .._common.decorators import untranslated
+from .._common.module import read_module, write_module
+from . import json_shape
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput, Entity
+
+_MAIN = ["module", "type"]
 
 
-def read(input: AdapterInput) -> ReadResult:
-    notes = Notes()
+def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
+    warnings: list[Issue] = []
+    text: bytes | None = None
     if input.container == "json":
         data = input.json_mutable()
         shape = json_shape(data)
         if shape is None:
             raise MalformedInput("not a RisuAI module: expected type 'risuModule'")
+        envelope = list(data)
         if shape == "main":
-            module = read_module(data["module"], None, notes, FORMAT_ID)
+            module = read_module(data["module"], None, warnings, format_id, owned=True)
             container = "json-main"
-            envelope = [k for k in data]
         else:
             body = {k: v for k, v in data.items() if k != "type"}
-            module = read_module(body, None, notes, FORMAT_ID, path="$")
+            module = read_module(body, None, warnings, format_id, path="$", owned=True)
             container = "json"
-            envelope = [k for k in data]
     else:
         decoded = risum.decode(input.data, input.limits)
-        module = read_module(decoded.main["module"], decoded.assets, notes, FORMAT_ID)
+        module = read_module(decoded.main["module"], decoded.assets, warnings, format_id,
+                             owned=True)
         for w in decoded.warnings:
-            notes.warn("$", w)
+            warnings.append(Issue("$", w))
         container = "risum"
-        envelope = [k for k in decoded.main]
-        text = risum.dump_main(_restored_main(module, decoded.main))
-        if text != decoded.text:
-            # JSON spacing we would not reproduce (another writer's indentation): keep the text
-            # so an unchanged module is written back byte for byte.
-            module.passthrough.setdefault(FORMAT_ID, {})["text"] = decoded.text.decode("utf-8")
-    pt = module.passthrough.setdefault(FORMAT_ID, {})
-    pt["container"] = container
-    if envelope not in (["module", "type"], ["type", "module"]) or container == "json":
-        pt["envelope"] = envelope
-    return ReadResult([module], notes.warnings)
+        envelope = list(decoded.main)
+        text = decoded.text
+    record = module.passthrough.setdefault(format_id, {})
+    record["container"] = container
+    if envelope not in (_MAIN, _MAIN[::-1]) or container == "json":
+        record["envelope"] = envelope
+    if text is not None and main_text(module, format_id) != text:
+        # JSON spacing another writer chose: kept so an unchanged module is written back
+        # byte for byte
+        record["text"] = text.decode("utf-8")
+    if module.lorebook is not None:
+        warnings += untranslated(module.lorebook.entries, "$.module.lorebook")
+    return ReadResult([module], warnings)
 
 
-def _restored_main(module: Module, main: dict[str, Any]) -> dict[str, Any]:
-    from .._common.module import write_module
-    body, _ = write_module(module, FORMAT_ID)
-    return body
+def main_text(module: Module, format_id: str) -> bytes:
+    """The main block a .risum write produces for ``module``."""
+    from bunzai.sdk import dumps
+
+    body, _ = write_module(module, format_id)
+    record = module.passthrough.get(format_id)
+    order = record.get("envelope") if isinstance(record, Mapping) else None
+    main = ordered({"module": body, "type": "risuModule"}, order)
+    return risum.dump_main(body) if list(main) == _MAIN else dumps(main, indent=2)
 
 
-def validate(entities: Sequence[Entity]) -> list[Issue]:
+def ordered(doc: dict[str, Any], order: Any) -> dict[str, Any]:
+    if not isinstance(order, list):
+        return doc
+    ranked = {k: i for i, k in enumerate(order)}
+    keys = sorted((k for k in doc if k in ranked), key=ranked.__getitem__)
+    return {k: doc[k] for k in keys + [k for k in doc if k not in ranked]}
+
+
+def validate(input: AdapterInput, entities: Sequence[Entity], format_id: str) -> list[Issue]:
     """RisuAI's import rules and the module's security-relevant content."""
     issues: list[Issue] = []
     for e in entities:
@@ -73,11 +88,11 @@ def validate(entities: Sequence[Entity]) -> list[Issue]:
         if e.low_level_access:
             issues.append(Issue("$.module.lowLevelAccess",
                                 "grants the module's triggers direct model and storage access"))
-        risuai = e.extensions.get("risuai") or {}
-        mcp = risuai.get("mcp") if isinstance(risuai, dict) else None
+        settings = e.app_data.get(format_id) or {}
+        mcp = settings.get("mcp")
         if isinstance(mcp, dict) and mcp.get("url"):
             issues.append(Issue("$.module.mcp.url", f"connects to an MCP server: {mcp['url']}"))
-        if isinstance(risuai, dict) and risuai.get("backgroundEmbedding"):
+        if settings.get("backgroundEmbedding"):
             issues.append(Issue("$.module.backgroundEmbedding",
                                 "injects HTML into the chat background"))
         for i, t in enumerate(e.triggers or []):

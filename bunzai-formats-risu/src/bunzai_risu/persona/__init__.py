@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, ReadResult, WriteResult
+from bunzai.sdk import Detection, FormatAdapter
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "risu-persona"
 
@@ -28,12 +26,31 @@ class RisuPersonaAdapter(FormatAdapter):
         ("the same, but the PNG also carries a character card chunk", 0.5),
         ("anything else", 0.0),
     )
+    signature = {"png": ("persona",)}
+    carries = ("name", "description", "note", "avatar.data", "avatar.type", "avatar.name",
+               "avatar.uri", "avatar.ext", "avatar.media_type", "avatar.origin",
+               "avatar.orphan")
+    reasons = (
+        ("title", "a RisuAI persona holds a name, a prompt, a note and its picture"),
+        ("avatar_id", "a RisuAI persona's picture is the file itself"),
+        ("is_default", "RisuAI chooses the persona in use in its settings, not in the file"),
+        ("position", "RisuAI always puts the persona prompt in the same place"),
+        ("depth", "RisuAI always puts the persona prompt in the same place"),
+        ("role", "RisuAI always puts the persona prompt in the same place"),
+        ("lorebook", "a RisuAI persona has no lorebook of its own"),
+        ("connections", "RisuAI does not tie a persona to characters"),
+        ("extensions", "a RisuAI persona holds a name, a prompt, a note and its picture"),
+        ("avatar.extensions", "a RisuAI persona's picture is a plain PNG"),
+        ("avatar.app_data", "a RisuAI persona's picture is a plain PNG"),
+    )
     losses = (
         ("title / avatar_id / is_default / position / depth / role / lorebook / connections",
          "dropped: a RisuAI persona holds a name, a prompt, a note and its picture"),
         ("avatar", "approximated: converted to PNG (Pillow) or replaced by a 1x1 PNG"),
     )
     doc = "bunzai-formats-risu/src/bunzai_risu/persona/README.md"
+    reader = "io:read"
+    writer = "io:write"
 
     def detect(self, input: AdapterInput) -> Detection:
         if input.png is None:
@@ -48,11 +65,3 @@ class RisuPersonaAdapter(FormatAdapter):
                     v.get("personaPrompt"), str):
                 return Detection(0.5 if has_card else 0.97, "RisuAI persona chunk")
         return Detection(0.5 if has_card else 0.6, "persona chunk that does not decode")
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .io import read
-        return read(input)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .io import write
-        return write(entity)

@@ -6,47 +6,38 @@ import base64
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.containers.png import PngFile, make_text_chunk
-from bunzai.errors import MalformedInput, UsageError
-from bunzai.jsonio import dumps
-from bunzai.loss import LossReport
-from bunzai.model import Persona
-from bunzai.types import OutputFile, ReadResult, WriteResult
+from bunzai.sdk import (
+    Issue,
+    LossReport,
+    MalformedInput,
+    OutputFile,
+    Persona,
+    ReadResult,
+    UsageError,
+    WriteResult,
+    dumps,
+)
+from bunzai.sdk.fields import Table, field, keep, kept
+from bunzai.sdk.png import PngFile, make_text_chunk
 
 from .._common.assets import make_asset
-from .._common.diff import report
-from .._common.images import as_png
-from .._common.pngtext import strip_risu_chunks
-from .._common.shape import capture, restore
-from .._common.values import Notes
-from . import FORMAT_ID
+from .._common.images import as_png, strip_chunks
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput, Entity
 
-_REASONS = {
-    "note": "RisuAI always writes a note",
-    "avatar": "a RisuAI persona's picture is the PNG itself",
-}
+PERSONA = Table((
+    field("name", absent=""),
+    field("description", "personaPrompt", absent=""),
+    field("note", absent=""),
+))
+"""``{name, personaPrompt, note}``; RisuAI writes ``note: ""`` for "no note"."""
 
-
-def _canonical(raw: Mapping[str, Any], avatar: bytes | None, notes: Notes) -> Persona:
-    return Persona(
-        name=notes.text(raw, "name", "$"),
-        description=notes.text(raw, "personaPrompt", "$"),
-        note=notes.opt_text(raw, "note", "$") or None,  # RisuAI writes "" for "no note"
-        avatar=make_asset(type="user_icon", name="avatar", ext="png", data=avatar,
-                          origin="png:container") if avatar else None,
-    )
+AVATAR_TYPE = "user_icon"
+AVATAR_NAME = "avatar"
 
 
-def _build(persona: Persona) -> dict[str, Any]:
-    return {"name": persona.name, "personaPrompt": persona.description,
-            "note": persona.note or ""}
-
-
-def read(input: AdapterInput) -> ReadResult:
+def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
     png = input.png
     if png is None:
         raise MalformedInput("not a PNG")
@@ -59,36 +50,48 @@ def read(input: AdapterInput) -> ReadResult:
     raw = payload.mutable()
     if not isinstance(raw, dict):
         raise MalformedInput("RisuAI persona chunk is not a JSON object")
-    notes = Notes()
+    warnings: list[Issue] = []
     for key in ("name", "personaPrompt"):
         if key not in raw:
-            notes.warn(f"$.{key}", "RisuAI requires this key when importing a persona")
+            warnings.append(Issue(f"$.{key}", "RisuAI requires this key when importing a "
+                                              "persona"))
     if len(payloads) > 1:
-        notes.warn("$", f"{len(payloads)} persona chunks; the last one was read, as RisuAI does")
-    avatar = strip_risu_chunks(png)
-    persona = _canonical(raw, avatar, notes)
-    shape = capture(raw, _build(persona))
-    if shape:
-        persona.passthrough[FORMAT_ID] = {"shape": shape}
-    return ReadResult([persona], notes.warnings)
+        warnings.append(Issue("$", f"{len(payloads)} persona chunks; the last one was read, "
+                                   "as RisuAI does"))
+    values, layout, data = PERSONA.read(raw, "$", warnings, owned=True)
+    image = strip_chunks(png)
+    persona = Persona(name=values["name"], description=values["description"],
+                      note=values["note"] or None,
+                      avatar=make_asset(type=AVATAR_TYPE, name=AVATAR_NAME, ext="png",
+                                        data=image, origin="png:container"))
+    keep(persona, format_id, layout, data)
+    return ReadResult([persona], warnings)
 
 
-def write(entity: Entity) -> WriteResult:
+def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteResult:
     if not isinstance(entity, Persona):
-        raise UsageError(f"{FORMAT_ID} writes personas, not a {entity.kind}")
-    pt = entity.passthrough.get(FORMAT_ID)
-    raw = restore(_build(entity), pt.get("shape") if isinstance(pt, Mapping) else None)
+        raise UsageError(f"{format_id} writes personas, not a {entity.kind}")
+    layout, data = kept(entity, format_id)
+
+    def get(attr: str) -> Any:
+        return (entity.note or "") if attr == "note" else getattr(entity, attr)
+
+    raw = PERSONA.write(get, layout, data)
     loss = LossReport()
-    image, why = as_png(entity.avatar.data if entity.avatar else None)
-    if why and entity.avatar is not None:
-        loss.approximated("avatar.data", why)
+    avatar = entity.avatar
+    image, why = as_png(avatar.data if avatar else None)
+    picture = strip_chunks(PngFile.parse(image))
+    if avatar is None or avatar.data is None:
+        loss.approximated("avatar", why or "a RisuAI persona is a picture")
+    else:
+        if why or picture != avatar.data:
+            loss.approximated("avatar.data", why or "a RisuAI persona's picture keeps no "
+                                                    "card or persona text of its own")
+        if avatar.type != AVATAR_TYPE:
+            loss.approximated("avatar.type", "a RisuAI persona's picture is its user icon")
+        if avatar.name != AVATAR_NAME:
+            loss.approximated("avatar.name", "a RisuAI persona's picture has no name of its "
+                                             "own")
     text = base64.b64encode(dumps(raw)).decode("ascii")
-    out = strip_risu_chunks(PngFile.parse(image), [make_text_chunk("persona", text)])
-    back_avatar = strip_risu_chunks(PngFile.parse(out))
-    back = _canonical(raw, back_avatar, Notes())
-    report(loss, entity, back, reasons=_REASONS,
-           approximated=frozenset({"note", "avatar", "type", "name", "ext", "uri",
-                                   "media_type", "origin", "data"}),
-           default="RisuAI personas hold only a name, a prompt, a note and a picture",
-           skip=("avatar.data",) if why else ())
+    out = strip_chunks(PngFile.parse(picture), [make_text_chunk("persona", text)])
     return WriteResult([OutputFile(out, ".png")], loss)

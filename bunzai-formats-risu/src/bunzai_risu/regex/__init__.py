@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Option, ReadResult, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, Option
+
+from .._common.declared import SCRIPT_CARRIED, SCRIPT_REASONS
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "risu-regex"
 
@@ -55,6 +55,9 @@ class RisuRegexAdapter(FormatAdapter):
         ("bare JSON array of {comment, in, out, type} scripts", 0.9),
         ("anything else (SillyTavern's scriptName/findRegex shape included)", 0.0),
     )
+    signature = {"json": ("type", "[]")}
+    carries = SCRIPT_CARRIED
+    reasons = SCRIPT_REASONS
     losses = (
         ("trim_strings / min_depth / max_depth / run_on_edit / substitute_regex / id",
          "dropped: RisuAI custom scripts have no such settings"),
@@ -63,6 +66,8 @@ class RisuRegexAdapter(FormatAdapter):
          "editprocess, editdisplay)"),
     )
     doc = "bunzai-formats-risu/src/bunzai_risu/regex/README.md"
+    reader = "io:read"
+    writer = "io:write"
 
     def detect(self, input: AdapterInput) -> Detection:
         if input.container != "json":
@@ -71,11 +76,3 @@ class RisuRegexAdapter(FormatAdapter):
         if found is None:
             return Detection(0.0)
         return Detection(found[1], f"RisuAI regex scripts ({found[0]})")
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .io import read
-        return read(input)
-
-    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
-        from .io import write_many
-        return write_many(entities, options)

@@ -5,55 +5,58 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.errors import MalformedInput, UsageError
-from bunzai.loss import LossReport
-from bunzai.model import RegexScript
-from bunzai.types import OutputFile, ReadResult, WriteResult
+from bunzai.sdk import (
+    Issue,
+    LossReport,
+    MalformedInput,
+    OutputFile,
+    ReadResult,
+    RegexScript,
+    UsageError,
+    WriteResult,
+)
 
 from .._common import envelope, regex
-from .._common.values import Notes
-from . import FORMAT_ID, shape_of
+from . import shape_of
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput, Entity
 
 ENVELOPE = {"type": "regex"}
 """The envelope RisuAI writes around a regex export's scripts."""
+_FILE = "file"
 
 
-def read(input: AdapterInput) -> ReadResult:
-    data = input.json_mutable()
-    found = shape_of(data)
-    if found is None:
-        raise MalformedInput("not RisuAI regex scripts: expected {type: 'regex', data: [...]} "
-                             "or an array of {comment, in, out, type}")
-    notes = Notes()
-    scripts, file_info = envelope.unwrap(
-        data, found[0], input.data, ENVELOPE,
-        lambda items, at: regex.read_scripts(items, at, notes, FORMAT_ID))
+def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
+    warnings: list[Issue] = []
+    scripts, layout, _at = envelope.unwrap(
+        input, shape_of, ENVELOPE, "not RisuAI regex scripts: expected {type: 'regex', data: "
+        "[...]} or an array of {comment, in, out, type}",
+        lambda items, at: regex.read_scripts(items, at, warnings, format_id, owned=True))
     if not scripts:
         raise MalformedInput("the RisuAI regex export holds no scripts")
     for s in scripts:
-        s.passthrough.setdefault(FORMAT_ID, {})["file"] = file_info
-    return ReadResult(list(scripts), notes.warnings)
+        s.passthrough.setdefault(format_id, {})[_FILE] = layout
+    return ReadResult(list(scripts), warnings)
 
 
-def write_many(entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
+def write(entities: Sequence[Entity], options: Mapping[str, Any], format_id: str
+          ) -> WriteResult:
     scripts: list[RegexScript] = []
     for e in entities:
         if not isinstance(e, RegexScript):
-            raise UsageError(f"{FORMAT_ID} writes regex scripts, not a {e.kind}")
+            raise UsageError(f"{format_id} writes regex scripts, not a {e.kind}")
         scripts.append(e)
-    info: Mapping[str, Any] = {}
+    layout: Mapping[str, Any] = {}
     for s in scripts:
-        pt = s.passthrough.get(FORMAT_ID)
-        if isinstance(pt, Mapping) and isinstance(pt.get("file"), Mapping):
-            info = pt["file"]
+        record = s.passthrough.get(format_id)
+        if isinstance(record, Mapping) and isinstance(record.get(_FILE), Mapping):
+            layout = record[_FILE]
             break
     loss = LossReport()
-    data = [regex.write_script(s, FORMAT_ID, loss, f"[{i}]." if len(scripts) > 1 else "")
+    many = len(scripts) > 1
+    data = [regex.write_script(s, format_id, loss=loss, path=f"[{i}]." if many else "")
             for i, s in enumerate(scripts)]
     warnings: list[str] = []
-    out = envelope.wrap(data, info, ENVELOPE, options, warnings)
+    out = envelope.wrap(data, layout, ENVELOPE, options, warnings)
     return WriteResult([OutputFile(out, ".json")], loss, warnings)

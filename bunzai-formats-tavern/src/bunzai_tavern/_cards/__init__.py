@@ -41,18 +41,6 @@ CARD_REASONS: tuple[tuple[str, str], ...] = (
     ("regex_scripts[*].extensions", "SillyTavern regex scripts have no extensions"),
 )
 
-ST_NEUTRAL: tuple[tuple[str, object], ...] = (
-    ("extensions.talkativeness", ("0.5", 0.5)),
-    ("extensions.fav", (False,)),
-    ("extensions.world", ("",)),
-    ("extensions.depth_prompt.prompt", ("",)),
-    ("extensions.depth_prompt.depth", (4,)),
-    ("extensions.depth_prompt.role", ("system",)),
-)
-"""SillyTavern's own card settings at the values it gives every new card (group-chat
-talkativeness 0.5, not a favourite, no linked World Info, no depth prompt): dropping them loses
-nothing.  Declared once here for every Tavern format that reads a card."""
-
 _MEMO_KEY = "bunzai_tavern._cards.find"
 _EXIF_CONTAINERS = ("webp", "jpeg")
 

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, WriteResult
+from bunzai.sdk import Detection, FormatAdapter
 
+from .._common.neutral import ST_NEUTRAL
+from .._common.paths import MEMORY_ENTRY_FIELDS, book, memory_neutral
 from .._options import indent_option
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 _FIVE = ("name", "persona", "greeting", "scenario", "sampleChat")
 """Agnai's own test for a native character without ``kind``."""
@@ -44,6 +44,24 @@ class AgnaiAdapter(FormatAdapter):
         ("no kind, all of name, persona, greeting, scenario, sampleChat", 0.9),
         ("cards (spec), canonical JSON, anything else", 0.0),
     )
+    carries = ("name", "description", "scenario", "first_mes", "mes_example", "creator_notes",
+               "system_prompt", "post_history_instructions", "alternate_greetings", "tags",
+               "creator", "character_version", "creation_date", "modification_date",
+               "extensions", "assets", *book("lorebook.", MEMORY_ENTRY_FIELDS))
+    reasons = (
+        ("personality", "Agnai has no personality field: it is joined into the description's "
+                        "text persona"),
+        ("nickname", "Agnai characters have no nickname"),
+        ("creator_notes_multilingual", "Agnai keeps creator notes in one language"),
+        ("group_only_greetings", "Agnai has no group-only greetings"),
+        ("source", "Agnai characters do not record their source"),
+        ("regex_scripts", "Agnai has no regex scripts"),
+        ("triggers", "Agnai has no trigger scripts"),
+        ("lorebook.entries[*]", "Agnai memory entries have no such setting"),
+        ("lorebook.entries[*].case_sensitive", "Agnai ignores case sensitivity"),
+        ("lorebook.entries[*].extensions", "Agnai empties an entry's extensions on import"),
+    )
+    neutral = (*ST_NEUTRAL, *memory_neutral("lorebook.", "agnai"))
     losses = (
         ("personality", "approximated: joined into a text persona with the description (Agnai "
                         "has no personality field)"),
@@ -57,22 +75,11 @@ class AgnaiAdapter(FormatAdapter):
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai/README.md"
 
+    reader = "read:read_character"
+    writer = "write:write_character"
+    validator = "validate:check"
+    labeler = "labels:rules"
+
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
         return Detection(s, why)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .read import read_character
-        return read_character(input, format_id=self.format_id)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_character
-        return write_character(entity, options, format_id=self.format_id)
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .validate import validate_character
-        return validate_character(input.json)
-
-    def label_rules(self) -> list[LabelRule]:
-        from .._agnai.labels import rules
-        return rules()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from .._fieldmap import STRLIST, Bad, Conv, Table, Unrepresentable, field, slot
+from bunzai.sdk.fields import STRLIST, Bad, Conv, Table, Unrepresentable, field
 
 
 def _iso_to_seconds(x: Any) -> int:
@@ -31,13 +31,12 @@ def _seconds_to_iso(v: Any) -> str:
 
 DATE = Conv("ISO date", _iso_to_seconds, _seconds_to_iso)
 
-SKIP = ("appearance", "avatar", "persona", "voice", "json", "sprite", "insert", "extensions",
-        "characterBook")
-"""Keys read by hand (they feed ``extensions``, ``assets`` and ``lorebook``)."""
+SKIP = ("kind", "userId", "appearance", "avatar", "persona", "voice", "json", "sprite", "insert",
+        "extensions", "characterBook")
+"""Keys read by hand (the format's marker and database id, and what feeds ``extensions``,
+``assets`` and ``lorebook``)."""
 
 CHARACTER = Table((
-    slot("kind"),
-    slot("userId"),
     field("name", absent=""),
     field("creator_notes", "description", absent=""),
     field("tags", conv=STRLIST, absent=[]),

@@ -1,18 +1,28 @@
-"""The rules of a native Agnai character, with JSON paths."""
+"""The rules of a native Agnai character, with JSON paths.
+
+Mapped fields of the wrong type are the reader's warnings; these are Agnai's own rules.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bunzai.types import Issue
+from bunzai.sdk import Issue
+from bunzai.sdk.fields import type_name
 
-from .._agnai.persona import KINDS, render
-from .._fieldmap import type_name
+from .._common.agnai_persona import KINDS, render
 from ..agnai_memory.validate import validate_book
 
-_STRINGS = ("name", "description", "greeting", "scenario", "sampleChat", "appearance",
-            "systemPrompt", "postHistoryInstructions", "creator", "characterVersion", "avatar")
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
+
+_STRINGS = ("appearance", "avatar")
+"""Text fields the reader does not map through its table (it warns about the others)."""
+
+
+def check(input: AdapterInput, entities: Sequence[Any], format_id: str) -> list[Issue]:
+    return validate_character(input.json)
 
 
 def validate_character(data: Any) -> list[Issue]:
@@ -46,20 +56,12 @@ def validate_character(data: Any) -> list[Issue]:
                                          "must be a list of strings"))
             if not out and render(str(data.get("name", "")), persona) is None:
                 out.append(Issue("$.persona", "cannot be rendered as text"))
-    for key in ("tags", "alternateGreetings"):
-        v = data.get(key)
-        if v is not None and not (isinstance(v, Sequence) and not isinstance(v, str)
-                                  and all(isinstance(x, str) for x in v)):
-            out.append(Issue(f"$.{key}", "must be a list of strings"))
     insert = data.get("insert")
     if insert is not None:
         if not isinstance(insert, Mapping):
             out.append(Issue("$.insert", "must be an object {prompt, depth}"))
         elif "depth" in insert and not isinstance(insert["depth"], int | float):
             out.append(Issue("$.insert.depth", "must be a number"))
-    ext = data.get("extensions")
-    if ext is not None and not isinstance(ext, Mapping):
-        out.append(Issue("$.extensions", "must be an object"))
     book = data.get("characterBook")
     if book is not None:
         out += validate_book(book, base="$.characterBook")

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, WriteResult
+from bunzai.sdk import Detection, FormatAdapter
 
+from .._common.paths import MEMORY_ENTRY_FIELDS, book, memory_neutral
 from .._options import indent_option
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 _SAMPLE = 32
 
@@ -54,6 +53,15 @@ class AgnaiMemoryAdapter(FormatAdapter):
         ("no kind, entries with entry text and a keywords list", 0.7),
         ("anything else (World Info, V2 books, cards, canonical JSON)", 0.0),
     )
+    carries = book("", MEMORY_ENTRY_FIELDS)
+    reasons = (
+        ("entries[*]", "Agnai memory entries have no such setting"),
+        ("entries[*].case_sensitive", "Agnai ignores case sensitivity (its import drops it)"),
+        ("entries[*].extensions", "Agnai empties an entry's extensions on import"),
+        ("entries[*].folder", "Agnai memory books have no folders"),
+        ("entries[*].is_folder", "Agnai memory books have no folders"),
+    )
+    neutral = memory_neutral("", "agnai-memory")
     losses = (
         ("entries[].<ST settings>", "dropped: depth, role, group, sticky, cooldown, delay, scan "
                                     "depth, match flags … (Agnai entries have none)"),
@@ -62,21 +70,10 @@ class AgnaiMemoryAdapter(FormatAdapter):
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai_memory/README.md"
 
+    reader = "read:read_book"
+    writer = "write:write_book"
+    validator = "validate:check"
+
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
         return Detection(s, why)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .read import read_book
-        return read_book(input, format_id=self.format_id)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_book
-        return write_book(entity, options, format_id=self.format_id)
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .validate import validate_book
-        return validate_book(input.json)
-
-    def label_rules(self) -> list[LabelRule]:
-        return []  # Agnai's rules (memory books included) come from the agnai adapter

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.errors import MalformedInput
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk.fields import type_name
 
-from .._agnai.memory import MEMORY, read_memory_book
-from .._fieldmap import type_name
+from .._common.agnai_memory import read_memory_book
 from .._options import sniff_layout
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
+    from bunzai.sdk import AdapterInput
 
 
-def read_book(input: AdapterInput, *, format_id: str) -> ReadResult:
+def read_book(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
     obj: Any = input.json_mutable()
     if not isinstance(obj, dict):
         raise MalformedInput(f"a memory book is a JSON object, not {type_name(obj)}")
@@ -23,5 +23,5 @@ def read_book(input: AdapterInput, *, format_id: str) -> ReadResult:
     book = read_memory_book(obj, format_id=format_id, warnings=warnings)
     layout = sniff_layout(input.data, default_indent=2)
     if layout:
-        book.passthrough[format_id][MEMORY]["layout"] = layout
+        book.passthrough[format_id]["layout"] = layout
     return ReadResult([book], warnings)

@@ -1,14 +1,25 @@
-"""The rules of an Agnai memory book, with JSON paths."""
+"""The rules of an Agnai memory book, with JSON paths.
+
+Values of the wrong type are the reader's warnings (it says what it read them as); these are
+the rules Agnai itself applies, each said once however many entries break it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bunzai.types import Issue
+from bunzai.sdk import Issue
+from bunzai.sdk.fields import type_name
 
-from .._agnai.memory import ENTRY
-from .._fieldmap import is_num, type_name
+from .._common.issues import counted
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
+
+
+def check(input: AdapterInput, entities: Sequence[Any], format_id: str) -> list[Issue]:
+    return validate_book(input.json)
 
 
 def validate_book(data: Any, base: str = "$") -> list[Issue]:
@@ -23,28 +34,24 @@ def validate_book(data: Any, base: str = "$") -> list[Issue]:
     if not isinstance(entries, Sequence) or isinstance(entries, str):
         return [*out, Issue(f"{base}.entries", f"is {type_name(entries)}, must be an array",
                             "error")]
+    errors: dict[str, list[str]] = {}
+    missing: dict[str, list[str]] = {}
     for i, e in enumerate(entries):
         path = f"{base}.entries[{i}]"
         if not isinstance(e, Mapping):
-            out.append(Issue(path, f"{type_name(e)} is not an entry", "error"))
+            errors.setdefault("not an entry object: Agnai drops it on import", []).append(path)
             continue
         if not isinstance(e.get("entry"), str):
-            out.append(Issue(f"{path}.entry", "missing or not a string (Agnai drops the "
-                                              "entry on import)", "error"))
+            errors.setdefault("missing or not a string: Agnai drops the entry on import",
+                              []).append(f"{path}.entry")
         kw = e.get("keywords")
         if not isinstance(kw, Sequence) or isinstance(kw, str):
-            out.append(Issue(f"{path}.keywords", "missing or not a list (Agnai drops the "
-                                                 "entry on import)", "error"))
+            errors.setdefault("missing or not a list: Agnai drops the entry on import",
+                              []).append(f"{path}.keywords")
         for key in ("priority", "weight"):
             if key not in e:
-                out.append(Issue(f"{path}.{key}", "missing"))
-            elif not is_num(e[key]):
-                out.append(Issue(f"{path}.{key}", f"is {type_name(e[key])}, must be a number"))
-        if "enabled" in e and not isinstance(e["enabled"], bool):
-            out.append(Issue(f"{path}.enabled", f"is {type_name(e['enabled'])}, must be "
-                                                "true/false"))
-        problems: list[Issue] = []
-        ENTRY.read(e, path, problems)
-        seen = {x.path for x in out}
-        out += [x for x in problems if x.path not in seen]
+                missing.setdefault(key, []).append(f"{path}.{key}")
+    out += [Issue(i.path, i.message, "error") for i in
+            (counted(paths, message) for message, paths in errors.items())]
+    out += [counted(paths, "missing") for paths in missing.values()]
     return out

@@ -53,7 +53,7 @@ def read_pygmalion(input: AdapterInput, options: Mapping[str, Any] | None = None
     obj = input.json_mutable()
     if not isinstance(obj, dict) or not isinstance(obj.get("char_name"), str):
         raise MalformedInput("not a Pygmalion character (no char_name)")
-    from bunzai.model import Character
+    from bunzai.sdk import Character
 
     warnings: list[Issue] = []
     r = ObjectReader(obj, "$", warnings, owned=True)

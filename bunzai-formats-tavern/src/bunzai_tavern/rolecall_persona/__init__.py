@@ -8,18 +8,15 @@ canonical persona kind, so the character readers must (and do) score 0 on them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Option
+from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._cards import find_card, rolecall_block
+from .._common.neutral import ST_NEUTRAL
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
-    from bunzai.types import ReadResult, WriteResult
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "rolecall-persona"
 
@@ -43,6 +40,17 @@ class RoleCallPersonaAdapter(FormatAdapter):
         ("a PNG rcpersona chunk or JSON with spec rolecall_persona", 1.0),
         ("anything else", 0.0),
     )
+    carries = ("name", "description", "extensions", "avatar", "title")
+    reasons = (
+        ("note", "a RoleCall persona has no separate note"),
+        ("is_default", "a RoleCall persona export does not say which persona is the default"),
+        ("position", "RoleCall personas have no prompt position"),
+        ("depth", "RoleCall personas have no prompt depth"),
+        ("role", "RoleCall personas have no prompt role"),
+        ("lorebook", "a RoleCall persona export links no lorebook"),
+        ("connections", "RoleCall persona exports have no persona locks"),
+    )
+    neutral = ST_NEUTRAL
     losses = (
         ("title, note, avatar_id, is_default, position, depth, role, lorebook, connections",
          "dropped: a RoleCall persona card holds a name, a description, extensions and an "
@@ -50,6 +58,9 @@ class RoleCallPersonaAdapter(FormatAdapter):
         ("avatar", "becomes the PNG image (converted to PNG when it is not one); JSON has none"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/rolecall_persona/README.md"
+
+    reader = "io:read_persona"
+    writer = "io:write_persona"
 
     def detect(self, input: AdapterInput) -> Detection:
         found = find_card(input)
@@ -61,11 +72,3 @@ class RoleCallPersonaAdapter(FormatAdapter):
             where = "rcpersona chunk" if found.source == "png" else "rolecall_persona JSON"
             return Detection(1.0, where)
         return Detection(0.0)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .io import read_persona
-        return read_persona(input)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .io import write_persona
-        return write_persona(entity, options)  # type: ignore[arg-type]

@@ -1,4 +1,13 @@
-"""Reading and writing RoleCall personas (card shape and ``rolecall_persona`` shape)."""
+"""Reading and writing RoleCall personas (card shape and ``rolecall_persona`` shape).
+
+The card shape is a Tavern card read and written by the card codec; the persona takes its name,
+description, extensions and avatar.  The rest of the card is the persona's app data: the
+card's unknown keys as the codec names them (``chat``, ``data.foo``) and the card's other
+canonical fields (``character.first_mes`` …, stated ones only); the card's layout is the
+persona's layout.  What the writer cannot hold is declared on the adapter; the writer reports
+what depends on the shape and container it writes (a title in the card shape, the avatar in
+JSON) and what it changes (the persona marker a foreign persona gains).
+"""
 
 from __future__ import annotations
 
@@ -6,97 +15,111 @@ import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from bunzai.cardspec._shape import ShapeReader, ShapeWriter, conv_opt_str, conv_str, plain
-from bunzai.containers.base64util import decode_base64
-from bunzai.containers.media import sniff_media
-from bunzai.containers.png import PngFile, is_text_chunk_with_keyword, make_text_chunk, splice
-from bunzai.errors import BunzaiError, MalformedInput
-from bunzai.frozen import thaw
-from bunzai.input import AdapterInput
-from bunzai.jsonio import dumps
-from bunzai.loss import LossReport
-from bunzai.types import Issue, OutputFile, ReadResult, WriteResult
+from bunzai.sdk import (
+    BunzaiError,
+    Issue,
+    LossReport,
+    MalformedInput,
+    OutputFile,
+    ReadResult,
+    WriteResult,
+    dumps,
+    field_defaults,
+    sniff_media,
+)
+from bunzai.sdk.base64 import decode_base64
+from bunzai.sdk.fields import Table, field, jcopy, keep, kept
+from bunzai.sdk.png import PngFile, is_text_chunk_with_keyword, make_text_chunk, splice
 
 from .._cards import find_card
 from .._cards.avatar import default_avatar, is_default_avatar, to_png
-from .._cards.container import (
-    card_text,
-    diff_paths,
-    json_style,
-    main_icon,
-    read_found,
-    rolled_up,
-    write_character,
-)
+from .._cards.container import card_text, json_style, main_icon, read_found, write_character
 from .._options import layout_of, sniff_layout
 
 if TYPE_CHECKING:
-    from bunzai.model import Asset, Character, Persona
+    from bunzai.sdk import AdapterInput, Asset, Character, Persona
 
-FORMAT_ID = "rolecall-persona"
 SPEC = "rolecall_persona"
-_DATA_KEYS = ("name", "description", "title")
-_DROPPED = {
-    "note": "a RoleCall persona has no separate note",
-    "avatar_id": "RoleCall personas are not keyed by an avatar file name",
-    "is_default": "a RoleCall persona export does not say which persona is the default",
-    "position": "RoleCall personas have no prompt position",
-    "depth": "RoleCall personas have no prompt depth",
-    "role": "RoleCall personas have no prompt role",
-    "lorebook": "a RoleCall persona export links no lorebook",
-    "connections": "RoleCall persona exports have no persona locks",
-    "title": "the card shape has no title (the rcpersona shape keeps it)",
-}
+CHARACTER = "character."
+"""Prefix of the app data holding a persona card's other canonical fields."""
+_PERSONA_FIELDS = ("name", "description", "extensions", "kind", "schema_version", "assets",
+                   "passthrough", "app_data")
+"""Character fields the persona holds itself (or that are not data)."""
+
+DATA = Table((
+    field("name", absent=""),
+    field("description", absent=""),
+    field("title"),
+))
+"""The ``data`` object of the ``rolecall_persona`` shape."""
 
 
-def read_persona(input: AdapterInput) -> ReadResult:
+def read_persona(input: AdapterInput, options: Mapping[str, Any], format_id: str
+                 ) -> ReadResult:
     """A RoleCall persona from a persona card or a ``rolecall_persona`` object."""
     found = find_card(input)
     body = found.body
     ext = body.get("extensions") if body is not None else None
     block = ext.get("rolecall") if isinstance(ext, Mapping) else None
     if found.card is not None and isinstance(block, Mapping) and block.get("type") == "persona":
-        return _read_card(input, found)
+        return _read_card(input, found, format_id)
     if found.rcpersona is not None:
-        return _read_rcpersona(input, found.rcpersona)
+        return _read_rcpersona(input, found.rcpersona, format_id)
     raise MalformedInput("no RoleCall persona found (neither a persona card nor rcpersona)")
 
 
-def _read_card(input: AdapterInput, found: Any) -> ReadResult:
-    from bunzai.model import Persona
+def _read_card(input: AdapterInput, found: Any, format_id: str) -> ReadResult:
+    from bunzai.sdk import Character, Persona
 
-    res = read_found(input, found, FORMAT_ID)
+    res = read_found(input, found, format_id)
     char = cast("Character", res.entities[0])
     icon = main_icon(char.assets)
     avatar = char.assets.pop(icon) if icon is not None else None
     persona = Persona(name=char.name, description=char.description,
                       extensions=dict(char.extensions), avatar=avatar)
-    stored = char.model_dump(mode="json", exclude={"name", "description", "extensions", "kind",
-                                                   "schema_version"})
-    persona.passthrough[FORMAT_ID] = {"shape": "card", "character": stored, "avatar_at": icon}
+    data = dict(char.app_data.get(format_id) or {})
+    defaults = field_defaults(Character)
+    for name in type(char).model_fields:
+        value = getattr(char, name)
+        if name in _PERSONA_FIELDS or _is_default(value, defaults[name]):
+            continue
+        data[CHARACTER + name] = _json(value)
+    if char.assets:
+        data[CHARACTER + "assets"] = _json(char.assets)
+    layout = {"shape": "card", "card": char.passthrough.get(format_id) or {}, "avatar_at": icon}
+    keep(persona, format_id, layout, data)
     return ReadResult([persona], res.warnings)
 
 
-def _read_rcpersona(input: AdapterInput, obj: Any) -> ReadResult:
-    from bunzai.model import Asset, Persona
+def _is_default(value: Any, default: Any) -> bool:
+    return type(value) is type(default) and value == default
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    if hasattr(type(value), "model_fields"):
+        return value.model_dump(mode="json")
+    return jcopy(value)
+
+
+def _read_rcpersona(input: AdapterInput, obj: Any, format_id: str) -> ReadResult:
+    from bunzai.sdk import Asset, Persona
 
     warnings: list[Issue] = []
-    obj = thaw(obj)
-    data = obj.get("data")
-    r = ShapeReader(data, _DATA_KEYS, path="$.data", warnings=warnings)
-    persona = Persona(
-        name=r.field("name", conv_str, "", nullable=False, expected="a string"),
-        description=r.field("description", conv_str, "", nullable=False, expected="a string"),
-        title=r.field("title", conv_opt_str, None, nullable=True, expected="a string"),
-    )
-    pt: dict[str, Any] = {
-        "shape": "rcpersona",
-        "root": {k: v for k, v in obj.items() if k not in ("spec", "data")},
-        "root_order": list(obj),
-        "data": r.record(),
-    }
+    obj = jcopy(obj)
+    inner = obj.get("data")
+    if not isinstance(inner, dict):
+        raise MalformedInput("rolecall_persona without a 'data' object")
+    values, data_layout, data_data = DATA.read(inner, "$.data", warnings, owned=True)
+    persona = Persona(**values)
+    data = {f"data.{k}": v for k, v in data_data.items()}
+    data.update((k, v) for k, v in obj.items() if k not in ("spec", "data"))
+    layout: dict[str, Any] = {"shape": "rcpersona", "data": data_layout}
+    if list(obj)[:2] != ["spec", "data"]:
+        layout["root_order"] = list(obj)
     if input.container == "json":
-        pt["json"] = sniff_layout(input.data, 2)
+        layout["json"] = sniff_layout(input.data, 2)
     else:
         png = input.png
         assert png is not None
@@ -116,80 +139,112 @@ def _read_rcpersona(input: AdapterInput, obj: Any) -> ReadResult:
                 item["style"] = style
         except BunzaiError:
             pass
-        pt["png"] = item
+        layout["png"] = item
         if not is_default_avatar(stripped):
             persona.avatar = Asset(type="icon", name="main", ext="png",
                                    media_type=sniff_media(stripped)[0], data=stripped,
                                    origin="png")
-    persona.passthrough[FORMAT_ID] = pt
+    keep(persona, format_id, layout, data)
     return ReadResult([persona], warnings)
 
 
 # -- writing ---------------------------------------------------------------------------------------
 
 
-def write_persona(persona: Persona, options: Mapping[str, Any]) -> WriteResult:
-    """A RoleCall persona file; what it cannot hold is found by reading the output back."""
-    raw_pt = persona.passthrough.get(FORMAT_ID)
-    pt: Mapping[str, Any] = raw_pt if isinstance(raw_pt, Mapping) else {}
-    shape = options.get("shape") or pt.get("shape") or "card"
+def write_persona(persona: Persona, options: Mapping[str, Any], format_id: str
+                  ) -> WriteResult:
+    """A RoleCall persona file in the shape it was read in (a card for other personas)."""
+    layout, data = kept(persona, format_id)
+    lay = layout or {}
+    shape = options.get("shape") or lay.get("shape") or "card"
     container = options.get("container")
     loss = LossReport()
     warnings: list[str] = []
     if shape == "card":
-        data, suffix = _write_card(persona, pt, container, warnings)
+        if persona.title:
+            loss.dropped("title", "the card shape has no title (shape=rcpersona keeps it)")
+        out, suffix = _write_card(persona, lay, data or {}, container, format_id, loss,
+                                  warnings)
     else:
-        data, suffix = _write_rcpersona(persona, pt, container, options, loss)
-    back = read_persona(AdapterInput(data, f"out{suffix}")).entities[0]
-    for path in rolled_up(back, [p for p in diff_paths(persona, back)
-                                    if not loss.covers(p)]):
-        if loss.covers(path):
-            continue
-        field = path.split(".", 1)[0].split("[", 1)[0]
-        if field in _DROPPED and not (field == "title" and shape == "rcpersona"):
-            loss.dropped(path, _DROPPED[field])
-        elif field == "avatar":
-            loss.approximated(path, "the avatar is the PNG image (converted to PNG when "
-                              "needed; a JSON persona has none)")
-        elif path.startswith("extensions.rolecall"):
-            loss.approximated(path, "marked as a RoleCall persona (extensions.rolecall.type)")
-        else:
-            loss.approximated(path, "the RoleCall persona could not hold it as it was")
-    return WriteResult([OutputFile(data, suffix)], loss, warnings)
+        for key, value in persona.extensions.items():
+            if value not in (None, "", [], {}, False):
+                loss.dropped(f"extensions.{key}", "the rolecall_persona shape has no "
+                                                  "extensions (the card shape keeps them)")
+        out, suffix = _write_rcpersona(persona, lay, data or {}, container, options, format_id,
+                                       loss)
+    return WriteResult([OutputFile(out, suffix)], loss, warnings)
 
 
-def _write_card(persona: Persona, pt: Mapping[str, Any], container: str | None,
+def _write_card(persona: Persona, layout: Mapping[str, Any], data: Mapping[str, Any],
+                container: str | None, format_id: str, loss: LossReport,
                 warnings: list[str]) -> tuple[bytes, str]:
-    from bunzai.model import Character
+    from bunzai.sdk import Character
 
-    ext = plain(persona.extensions)
+    ext = jcopy(persona.extensions)
     opts: dict[str, Any] = {}
     if container is not None:
         opts["container"] = container
-    if pt.get("shape") == "card" and isinstance(pt.get("character"), Mapping):
-        body = {**plain(pt["character"]), "name": persona.name,
-                "description": persona.description, "extensions": ext}
-        char = Character.model_validate(body)
-        if persona.avatar is not None:
-            at = pt.get("avatar_at")
-            char.assets.insert(at if isinstance(at, int) else 0, persona.avatar.model_copy())
-    else:
+    mine = layout.get("shape") == "card" and isinstance(layout.get("card"), dict)
+    if not mine:
         block = ext.get("rolecall")
-        ext["rolecall"] = {**(block if isinstance(block, Mapping) else {}), "type": "persona"}
-        char = Character(name=persona.name, description=persona.description, extensions=ext,
-                         assets=[persona.avatar.model_copy()] if persona.avatar else [])
+        if not isinstance(block, Mapping):
+            loss.approximated("extensions.rolecall", "marked as a RoleCall persona "
+                                                     "(extensions.rolecall.type)")
+            ext["rolecall"] = {"type": "persona"}
+        elif block.get("type") != "persona":
+            loss.approximated("extensions.rolecall.type", "marked as a RoleCall persona")
+            ext["rolecall"] = {**block, "type": "persona"}
         if container != "json":
             opts["chunks"] = "chara"
         else:
             opts["spec"] = "v2"
-    res = write_character(char, FORMAT_ID, opts, reader=read_persona, readback=False)
+    fields = {k[len(CHARACTER):]: v for k, v in data.items() if k.startswith(CHARACTER)}
+    char = Character.model_validate_json(dumps({**fields, "name": persona.name,
+                                                "description": persona.description,
+                                                "extensions": ext}))
+    char.app_data[format_id] = {k: jcopy(v) for k, v in data.items()
+                                if not k.startswith(CHARACTER)}
+    if mine:
+        char.passthrough[format_id] = layout["card"]
+    at = layout.get("avatar_at") if mine else None
+    icon = None
+    if persona.avatar is not None:
+        icon = at if isinstance(at, int) and 0 <= at <= len(char.assets) else 0
+        char.assets.insert(icon, _as_image(persona.avatar, loss))
+    res = write_character(char, format_id, opts)
+    for entry in res.loss:
+        loss.add(_persona_path(entry.path, icon, format_id), entry.action, entry.reason)
     warnings.extend(res.warnings)
     return res.data, res.suffix
+
+
+def _persona_path(path: str, icon: int | None, format_id: str) -> str:
+    """A card writer's loss path as the persona's: the avatar, or the card's other fields."""
+    head = path.split(".", 1)[0].split("[", 1)[0]
+    if head == "assets":
+        index = path[len("assets["):].split("]", 1)[0]
+        if icon is not None and index == str(icon):
+            return "avatar" + path[len(f"assets[{icon}]"):]
+        return f"app_data.{format_id}.{CHARACTER}assets"
+    if head in ("name", "description", "extensions", "app_data"):
+        return path
+    return f"app_data.{format_id}.{CHARACTER}{head}"
+
+
+def _as_image(avatar: Asset, loss: LossReport) -> Asset:
+    """The avatar as the file's image: the ``main`` icon, which keeps no name, type or
+    extensions of its own."""
+    if avatar.type == "icon" and avatar.name == "main" and not avatar.extensions:
+        return avatar.model_copy()
+    loss.approximated("avatar", "the avatar is the persona's image, which keeps no name, type "
+                                "or extensions of its own")
+    return avatar.model_copy(update={"type": "icon", "name": "main", "extensions": {}})
 
 
 def _avatar_png(avatar: Asset | None, loss: LossReport) -> bytes:
     if avatar is None or not avatar.data:
         return default_avatar()
+    _as_image(avatar, loss)
     data = avatar.data
     if sniff_media(data)[0] == "image/png":
         try:
@@ -209,32 +264,38 @@ def _avatar_png(avatar: Asset | None, loss: LossReport) -> bytes:
     return converted
 
 
-def _write_rcpersona(persona: Persona, pt: Mapping[str, Any], container: str | None,
-                     options: Mapping[str, Any], loss: LossReport) -> tuple[bytes, str]:
-    data_shape = pt.get("data") if pt.get("shape") == "rcpersona" else None
-    w = ShapeWriter(data_shape if isinstance(data_shape, Mapping) else None)
-    w.put("name", persona.name, conv_str, empty="")
-    w.put("description", persona.description, conv_str, empty="")
-    w.put("title", persona.title, conv_opt_str, empty=None)
-    obj: dict[str, Any] = {"spec": SPEC, "data": w.finish(_DATA_KEYS)}
-    root = pt.get("root") if data_shape is not None else None
-    if isinstance(root, Mapping):
-        obj.update(plain(root))
-    order = pt.get("root_order")
-    if isinstance(order, list) and data_shape is not None:
+def _write_rcpersona(persona: Persona, layout: Mapping[str, Any], data: Mapping[str, Any],
+                     container: str | None, options: Mapping[str, Any], format_id: str,
+                     loss: LossReport) -> tuple[bytes, str]:
+    mine = layout.get("shape") == "rcpersona"
+    inner_data = {k[len("data."):]: v for k, v in data.items() if k.startswith("data.")}
+    root_data = {k: v for k, v in data.items()
+                 if not k.startswith(("data.", CHARACTER))}
+    for key, value in data.items():
+        if key.startswith(CHARACTER) and value not in (None, "", [], {}):
+            loss.dropped(f"app_data.{format_id}.{key}", "the rolecall_persona shape holds a "
+                                                        "name, a description and a title")
+    inner = DATA.write(lambda a: getattr(persona, a), layout.get("data") if mine else None,
+                       inner_data, loss)
+    obj: dict[str, Any] = {"spec": SPEC, "data": inner}
+    obj.update((k, jcopy(v)) for k, v in root_data.items())
+    order = layout.get("root_order") if mine else None
+    if isinstance(order, list):
         obj = {k: obj[k] for k in [*order, *obj] if k in obj}
     if container is None:
-        container = "json" if "json" in pt else "png"
+        container = "json" if mine and "json" in layout else "png"
     if container == "json":
-        indent, newline = layout_of(options, pt.get("json"), 2)
+        if persona.avatar is not None:
+            loss.dropped("avatar", "a JSON persona has no image")
+        indent, newline = layout_of(options, layout.get("json") if mine else None, 2)
         out = dumps(obj, indent=indent)
         return (out + b"\n" if newline else out), ".json"
     image = _avatar_png(persona.avatar, loss)
-    item = pt.get("png") if isinstance(pt.get("png"), Mapping) else {}
-    assert isinstance(item, Mapping)
+    got = layout.get("png") if mine else None
+    item: Mapping[str, Any] = got if isinstance(got, Mapping) else {}
     style = item.get("style")
-    text = _text(obj, str(item.get("encoding") or "base64"),
-                 style if isinstance(style, Mapping) else None)
+    text = card_text(obj, str(item.get("encoding") or "base64"),
+                     style if isinstance(style, Mapping) else None)
     kind = str(item.get("type") or "tEXt")
     chunk = make_text_chunk(str(item.get("keyword") or "rcpersona"), text,
                             kind if kind in ("tEXt", "zTXt", "iTXt") else "tEXt")
@@ -252,10 +313,6 @@ def _write_rcpersona(persona: Persona, pt: Mapping[str, Any], container: str | N
             parts.append(memoryview(image)[png.trailing_offset:])
         return b"".join(parts), ".png"
     return splice(png, insert_before_iend=[chunk]), ".png"
-
-
-def _text(obj: Any, encoding: str, style: Mapping[str, Any] | None) -> bytes:
-    return card_text(obj, encoding, style)
 
 
 __all__ = ["read_persona", "write_persona"]

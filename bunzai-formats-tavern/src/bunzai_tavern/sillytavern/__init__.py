@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from bunzai.sdk import Detection, FormatAdapter, Option
 
-from .._cards import CARD_CARRIES, CARD_REASONS, ST_NEUTRAL, find_card, rolecall_block
+from .._cards import CARD_CARRIES, CARD_REASONS, find_card, rolecall_block
+from .._common.neutral import ST_NEUTRAL
 from .._options import indent_option
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """``sillytavern-lorebook``: SillyTavern World Info, Chub lorebooks and standalone V2/V3 books.
 
 Detection only looks at the shared parsed JSON view; the mapping lives in ``worldinfo.py``
-(World Info and Chub's hybrid) and in ``bunzai.cardspec`` (V2/V3 books), imported on use.
+(World Info and Chub's hybrid) and in ``bunzai.sdk.cards`` (V2/V3 books), imported on use.
 """
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, Option, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, Option
 
+from .._common.neutral import WORLD_INFO
+from .._common.paths import ENTRY_FIELDS, book
 from .._options import indent_option
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 _SAMPLE = 32
 """Entries looked at by detection (a book can hold thousands)."""
@@ -130,31 +130,24 @@ class SillyTavernLorebookAdapter(FormatAdapter):
         ("empty V2 book (entries [] plus book fields)", 0.55),
         ("cards, Agnai (kind), Risu (type risu), NovelAI (lorebookVersion), personas, regex", 0.0),
     )
+    carries = book("", ENTRY_FIELDS)  # World Info maps every field but the folders, which the
+    # V2/V3 variants hold and the World Info writer reports
+    neutral = WORLD_INFO
     losses = (
         ("entries[].folder / is_folder", "dropped: World Info has no folders"),
         ("entries[].position", "dropped when not one of ST's positions 0-7"),
-        ("entries[].id", "approximated: missing or duplicate ids get a fresh uid"),
+        ("entries[].id", "missing, duplicate or text ids get a fresh uid (not a loss: ids are "
+                         "not user data)"),
         ("entries[].comment", "approximated: an entry with a name but no comment gets the name "
                               "as its comment (ST's title)"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_lorebook/README.md"
 
+    reader = "read:read_book"
+    writer = "write:write_book"
+    validator = "validate:check"
+    labeler = "labels:rules"
+
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
         return Detection(s, why)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .read import read_book
-        return read_book(input, format_id=self.format_id)
-
-    def write(self, entity: Entity, options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_book
-        return write_book(entity, options, format_id=self.format_id)
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .validate import validate_book
-        return validate_book(input.json)
-
-    def label_rules(self) -> list[LabelRule]:
-        from .labels import rules
-        return rules()

@@ -1,29 +1,28 @@
 """Standalone V2 ``character_book`` and V3 ``{spec: "lorebook_v3"}`` files, through cardspec.
 
-The card-book mapping is core's (``bunzai.cardspec.lorebook``), shared with every card that
-embeds a book; this module only adds the file wrappers and the variant marker.  The marker and
-the V3 wrapper's extra root keys live beside cardspec's shape record in
-``passthrough[<format id>]`` and are removed before cardspec sees the record.
+The card-book mapping is core's (``bunzai.sdk.cards``), shared with every card that embeds a
+book; this module only adds the file wrappers and the variant marker.  The marker and the V3
+wrapper's key order live beside cardspec's layout in ``passthrough[<format id>]`` and are taken
+out before cardspec sees it; the V3 wrapper's own keys are user data, in the book's
+``app_data[<format id>]`` under ``lorebook_v3.<key>``.
 """
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any
 
-from bunzai.cardspec.lorebook import ST_ENTRY_EXTENSIONS, build_book, parse_book
-from bunzai.errors import MalformedInput
-from bunzai.loss import LossReport
-from bunzai.types import Issue
+from bunzai.sdk import LossReport, MalformedInput
+from bunzai.sdk.cards import ENTRY_KEYS, ST_ENTRY_EXTENSIONS, build_book, parse_book
+from bunzai.sdk.fields import jcopy, same
 
-from .._fieldmap import same
+from .worldinfo import WRAPPER
 
 if TYPE_CHECKING:
-    from bunzai.model import Lorebook, LorebookEntry
+    from bunzai.sdk import Issue, Lorebook, LorebookEntry
 
 V2, V3 = "v2", "v3"
-_MINE = ("variant", "root", "root_order", "layout")
-"""Keys this adapter adds to cardspec's book record."""
+_MINE = ("variant", "root_order", "layout")
+"""Keys this adapter adds to cardspec's book layout."""
 
 
 def read_array_book(obj: dict[str, Any], *, format_id: str,
@@ -39,22 +38,22 @@ def read_v3_book(obj: dict[str, Any], *, format_id: str, warnings: list[Issue]) 
     if not isinstance(data, dict):
         raise MalformedInput("lorebook_v3 without a 'data' object")
     book = parse_book(data, format_id=format_id, warnings=warnings, path="$.data")
-    rec = _mark(book, format_id, V3)
-    root = {k: copy.deepcopy(v) for k, v in obj.items() if k not in ("spec", "data")}
+    layout = _mark(book, format_id, V3)
+    root = {WRAPPER + k: v for k, v in obj.items() if k not in ("spec", "data")}
     if root:
-        rec["root"] = root
-    if list(obj) != ["spec", "data", *root]:
-        rec["root_order"] = list(obj)
+        book.app_data.setdefault(format_id, {}).update(root)
+    if list(obj)[:2] != ["spec", "data"]:
+        layout["root_order"] = list(obj)
     return book
 
 
 def _mark(book: Lorebook, format_id: str, variant: str) -> dict[str, Any]:
-    rec = book.passthrough.get(format_id)
-    if not isinstance(rec, dict):
-        rec = {}
-        book.passthrough[format_id] = rec
-    rec["variant"] = variant
-    return rec
+    layout = book.passthrough.get(format_id)
+    if not isinstance(layout, dict):
+        layout = {}
+        book.passthrough[format_id] = layout
+    layout["variant"] = variant
+    return layout
 
 
 _ST_EXT = {key: (attr, check) for key, attr, check, _back in ST_ENTRY_EXTENSIONS}
@@ -68,7 +67,7 @@ def _st_copies(entry: LorebookEntry, loss: LossReport, epath: str) -> dict[str, 
     original ``extensions`` verbatim) would come back as the field's value.  The field is the
     truth: copies are left out and reported.
     """
-    ext = copy.deepcopy(entry.extensions)
+    ext = jcopy(entry.extensions)
     for key in list(ext):
         spec = _ST_EXT.get(key)
         if spec is None:
@@ -88,23 +87,52 @@ def _st_copies(entry: LorebookEntry, loss: LossReport, epath: str) -> dict[str, 
     return ext
 
 
+_CARD_BOOK_KEYS = frozenset({*ENTRY_KEYS, "mode"})
+
+
+def _card_book_data(entry: LorebookEntry, format_id: str, loss: LossReport,
+                    epath: str) -> dict[str, Any]:
+    """The entry's app data without keys a card book reads as the entry's own fields (World
+    Info keeps Chub's disagreeing card-book copies there): written, they would replace the
+    fields, so they are left out and reported."""
+    own = entry.app_data.get(format_id)
+    if not own or _CARD_BOOK_KEYS.isdisjoint(own):
+        return entry.app_data
+    kept = {}
+    for key, value in own.items():
+        if key in _CARD_BOOK_KEYS:
+            if value is not None:
+                loss.dropped(f"{epath}.app_data.{format_id}.{key}",
+                             f"a card book reads {key!r} as the entry's own field; the field "
+                             "is written instead")
+            continue
+        kept[key] = value
+    return {**entry.app_data, format_id: kept}
+
+
 def _for_cardspec(book: Lorebook, format_id: str, variant: str,
                   loss: LossReport) -> tuple[Lorebook, dict[str, Any]]:
-    """The book as cardspec should see it: its own records when the book was read as this
-    variant, none otherwise (another variant's record would make it restore a wrong shape)."""
-    rec = book.passthrough.get(format_id)
-    mine = rec if isinstance(rec, dict) else {}
+    """The book as cardspec should see it: its own layout when the book was read as this
+    variant, none otherwise (another variant's layout would make it restore a wrong shape);
+    its app data without the V3 wrapper's keys."""
+    got = book.passthrough.get(format_id)
+    mine = got if isinstance(got, dict) else {}
+    own = book.app_data.get(format_id) or {}
+    app_data = dict(book.app_data)
+    if any(k.startswith(WRAPPER) for k in own):
+        app_data[format_id] = {k: v for k, v in own.items() if not k.startswith(WRAPPER)}
     if mine.get("variant") == variant:
-        shape = {k: v for k, v in mine.items() if k not in _MINE}
-        pt = dict(book.passthrough)
-        pt[format_id] = shape
-        return book.model_copy(update={"passthrough": pt}), mine
-    pt = {k: v for k, v in book.passthrough.items() if k != format_id}
+        passthrough = dict(book.passthrough)
+        passthrough[format_id] = {k: v for k, v in mine.items() if k not in _MINE}
+        return book.model_copy(update={"passthrough": passthrough, "app_data": app_data}), mine
+    passthrough = {k: v for k, v in book.passthrough.items() if k != format_id}
     entries = [e.model_copy(update={
         "passthrough": {k: v for k, v in e.passthrough.items() if k != format_id},
+        "app_data": _card_book_data(e, format_id, loss, f"entries[{i}]"),
         "extensions": _st_copies(e, loss, f"entries[{i}]")})
         for i, e in enumerate(book.entries)]
-    return book.model_copy(update={"passthrough": pt, "entries": entries}), {}
+    return book.model_copy(update={"passthrough": passthrough, "app_data": app_data,
+                                   "entries": entries}), {}
 
 
 def _rebase(sub: LossReport, loss: LossReport) -> None:
@@ -115,6 +143,10 @@ def _rebase(sub: LossReport, loss: LossReport) -> None:
 
 def write_array_book(book: Lorebook, *, format_id: str, loss: LossReport) -> dict[str, Any]:
     view, _ = _for_cardspec(book, format_id, V2, loss)
+    for key, value in (book.app_data.get(format_id) or {}).items():
+        if key.startswith(WRAPPER) and value is not None:
+            loss.dropped(f"app_data.{format_id}.{key}",
+                         "a V2 book has no place for the lorebook_v3 file's own keys")
     sub = LossReport()
     out = build_book(view, v3=False, format_id=format_id, loss=sub, path="")
     _rebase(sub, loss)
@@ -127,7 +159,9 @@ def write_v3_book(book: Lorebook, *, format_id: str, loss: LossReport) -> dict[s
     data = build_book(view, v3=True, format_id=format_id, loss=sub, path="")
     _rebase(sub, loss)
     out: dict[str, Any] = {"spec": "lorebook_v3", "data": data}
-    out.update(copy.deepcopy(mine.get("root") or {}))
+    for key, value in (book.app_data.get(format_id) or {}).items():
+        if key.startswith(WRAPPER):
+            out[key[len(WRAPPER):]] = jcopy(value)
     order = mine.get("root_order")
     if isinstance(order, list):
         out = {**{k: out[k] for k in order if k in out},

@@ -4,13 +4,16 @@ Every key of ST's entry template maps to one canonical attribute.  The V2 names 
 to the ST ones (``keys`` beside ``key``, ``enabled`` beside ``disable`` …) are second spellings of
 the same attribute: when they agree with the ST value they are regenerated from the canonical
 entry on write, when they disagree the ST value wins and the V2 value is kept as it was.
+
+Most files carry only SillyTavern's names; they are read with :data:`ST_ENTRY`, the same table
+with one spelling per attribute, which reads a value of the expected type without converting
+or copying it.  Its readings restore through :data:`ENTRY` like any other.
 """
 
 from __future__ import annotations
 
-from bunzai.model.lorebook import POSITIONS, ROLES, SELECTIVE_LOGIC
-
-from .._fieldmap import (
+from bunzai.sdk import POSITIONS, ROLES, SELECTIVE_LOGIC
+from bunzai.sdk.fields import (
     BOOL,
     DICT,
     ID,
@@ -19,6 +22,7 @@ from .._fieldmap import (
     NOT_BOOL,
     NUM,
     STRLIST,
+    Field,
     Table,
     enum,
     field,
@@ -81,6 +85,12 @@ ENTRY = Table((
 """One World Info entry, in the key order current SillyTavern writes (``uid`` near the end);
 ``name``/``priority``/``use_regex`` are card-book keys Chub writes and ST keeps untouched."""
 
+SECOND_SPELLINGS = frozenset(n for f in ENTRY.fields for n, _ in f.names[1:])
+"""Chub's V2 names; an entry holding none of them is read with :data:`ST_ENTRY`."""
+
+ST_ENTRY = Table(tuple(Field(f.attr, f.names[:1], f.absent, f.null, f.foreign, f.omit_empty,
+                             f.warn_mismatch, f.quiet) for f in ENTRY.fields))
+
 BOOK = Table((
     field("name"),
     field("description"),
@@ -91,6 +101,3 @@ BOOK = Table((
 ))
 """Root keys of a World Info file other than ``entries`` (ST itself writes none of these; Chub
 and hand-made books do, and ST keeps them)."""
-
-UNMAPPED_ENTRY_ATTRS = ("folder", "is_folder")
-"""Canonical entry attributes World Info has no key for."""

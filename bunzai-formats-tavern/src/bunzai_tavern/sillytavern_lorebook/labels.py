@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bunzai.types import LabelRule
+from bunzai.sdk import LabelRule
 
 
 def _root(input: Any) -> Mapping[str, Any] | None:

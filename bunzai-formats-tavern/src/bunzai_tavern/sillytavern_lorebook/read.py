@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.errors import MalformedInput
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk.fields import type_name
 
 from .._options import sniff_layout
 from .books import read_array_book, read_v3_book
 from .worldinfo import read_worldinfo
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
+    from bunzai.sdk import AdapterInput
 
 
-def read_book(input: AdapterInput, *, format_id: str) -> ReadResult:
+def read_book(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
     obj: Any = input.json_mutable()
     if not isinstance(obj, dict):
-        raise MalformedInput(f"a lorebook is a JSON object, not {_what(obj)}")
+        raise MalformedInput(f"a lorebook is a JSON object, not {type_name(obj)}")
     warnings: list[Issue] = []
     if obj.get("spec") == "lorebook_v3":
         book = read_v3_book(obj, format_id=format_id, warnings=warnings)
@@ -29,14 +30,9 @@ def read_book(input: AdapterInput, *, format_id: str) -> ReadResult:
     elif "entries" not in obj:
         raise MalformedInput("no 'entries': not a World Info file or character book")
     else:
-        raise MalformedInput(f"'entries' is {_what(obj['entries'])}; expected an object keyed "
-                             "by uid (World Info) or an array (character book)")
+        raise MalformedInput(f"'entries' is {type_name(obj['entries'])}; expected an object "
+                             "keyed by uid (World Info) or an array (character book)")
     layout = sniff_layout(input.data)
     if layout:
         book.passthrough[format_id]["layout"] = layout
     return ReadResult([book], warnings)
-
-
-def _what(x: Any) -> str:
-    from .._fieldmap import type_name
-    return type_name(x)

@@ -1,18 +1,29 @@
-"""The rules of each lorebook variant, checked on the raw JSON with JSON paths."""
+"""The rules of each lorebook variant, checked on the raw JSON with JSON paths.
+
+What the reader already warns about (values of the wrong type, a uid that is not its key,
+entries that are not objects) is not said again here.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bunzai.types import Issue
+from bunzai.sdk import Issue
+from bunzai.sdk.fields import is_int, is_num, type_name
 
-from .._fieldmap import is_int, is_num, type_name
-from .fields import ENTRY
+from .._common.issues import counted
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
 
 
 def _is_list(x: Any) -> bool:
     return isinstance(x, Sequence) and not isinstance(x, str | bytes)
+
+
+def check(input: AdapterInput, entities: Sequence[Any], format_id: str) -> list[Issue]:
+    return validate_book(input.json)
 
 
 def validate_book(data: Any) -> list[Issue]:
@@ -35,42 +46,22 @@ def validate_book(data: Any) -> list[Issue]:
 
 
 def _worldinfo(data: Mapping[str, Any]) -> list[Issue]:
-    out: list[Issue] = []
+    causes: dict[str, list[str]] = {}
+
+    def note(path: str, message: str) -> None:
+        causes.setdefault(message, []).append(path)
+
     for okey, entry in data["entries"].items():
-        path = f"$.entries[{okey!r}]"
         if not isinstance(entry, Mapping):
-            out.append(Issue(path, f"entry is {type_name(entry)}, not an object", "error"))
             continue
+        path = f"$.entries[{okey!r}]"
         if "uid" not in entry:
-            out.append(Issue(f"{path}.uid", "missing; SillyTavern identifies entries by uid"))
-        elif not (is_int(entry["uid"]) or isinstance(entry["uid"], str)):
-            out.append(Issue(f"{path}.uid", f"is {type_name(entry['uid'])}, must be a number"))
-        elif str(entry["uid"]) != str(okey):
-            out.append(Issue(f"{path}.uid", f"uid {entry['uid']!r} does not match its key "
-                                             f"{okey!r}"))
+            note(f"{path}.uid", "missing; SillyTavern identifies entries by uid")
         if "key" not in entry:
-            out.append(Issue(f"{path}.key", "missing: the entry can only fire as constant"))
-        elif not _is_list(entry["key"]):
-            out.append(Issue(f"{path}.key", f"is {type_name(entry['key'])}, must be a list of "
-                                            "strings"))
-        pos = entry.get("position")
-        if pos is not None and not (is_int(pos) and 0 <= pos <= 7):
-            out.append(Issue(f"{path}.position", f"{pos!r} is not a position 0-7"))
-        logic = entry.get("selectiveLogic")
-        if logic is not None and not (is_int(logic) and 0 <= logic <= 3):
-            out.append(Issue(f"{path}.selectiveLogic", f"{logic!r} is not 0-3"))
-        role = entry.get("role")
-        if role is not None and not (is_int(role) and 0 <= role <= 2):
-            out.append(Issue(f"{path}.role", f"{role!r} is not 0, 1, 2 or null"))
+            note(f"{path}.key", "missing: the entry can only fire as constant")
         if isinstance(entry.get("displayIndex"), str):
-            out.append(Issue(f"{path}.displayIndex", "is a string; SillyTavern writes a "
-                                                     "number"))
-        # type checks of every other known key, from the field table's converters
-        problems: list[Issue] = []
-        ENTRY.read(entry, path, problems)
-        seen = {i.path for i in out}
-        out += [i for i in problems if i.path not in seen]
-    return out
+            note(f"{path}.displayIndex", "is a string; SillyTavern writes a number")
+    return [counted(paths, message) for message, paths in causes.items()]
 
 
 def _card_book(book: Mapping[str, Any], path: str, *, v3: bool) -> list[Issue]:

@@ -1,21 +1,18 @@
-"""Writing: the variant that was read (passthrough), World Info for other formats' books."""
+"""Writing: the variant that was read (its layout says which), World Info for other books."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.errors import UsageError
-from bunzai.jsonio import dumps
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, WriteResult
+from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps
 
 from .._options import layout_of
 from .books import write_array_book, write_v3_book
 from .worldinfo import WI, write_worldinfo
 
 if TYPE_CHECKING:
-    from bunzai.model import Entity
+    from bunzai.sdk import Entity
 
 VARIANTS = {"same": None, "worldinfo": WI, "wi": WI, "v2": "v2", "v3": "v3"}
 
@@ -30,17 +27,17 @@ def chosen_variant(entity: Any, option: str | None, format_id: str) -> str:
     return WI
 
 
-def write_book(entity: Entity, options: Mapping[str, Any], *, format_id: str) -> WriteResult:
+def write_book(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteResult:
     if entity.kind != "lorebook":
         raise UsageError(f"{format_id} writes lorebooks, not a {entity.kind}")
     variant = chosen_variant(entity, options.get("variant"), format_id)
     loss = LossReport()
     if variant == WI:
-        obj = write_worldinfo(entity, format_id=format_id, loss=loss)
+        obj = write_worldinfo(entity, format_id=format_id, loss=loss)  # type: ignore[arg-type]
     elif variant == "v3":
-        obj = write_v3_book(entity, format_id=format_id, loss=loss)
+        obj = write_v3_book(entity, format_id=format_id, loss=loss)  # type: ignore[arg-type]
     else:
-        obj = write_array_book(entity, format_id=format_id, loss=loss)
+        obj = write_array_book(entity, format_id=format_id, loss=loss)  # type: ignore[arg-type]
     mine = entity.passthrough.get(format_id)
     indent, newline = layout_of(options, mine.get("layout") if isinstance(mine, dict) else None)
     data = dumps(obj, indent=indent) + (b"\n" if newline else b"")

@@ -7,18 +7,16 @@ only: it is never written, and its other settings are not part of any persona.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, WriteResult
+from bunzai.sdk import Detection, FormatAdapter
 
+from .._common.stsettings import is_settings
 from .._options import indent_option
-from .._stsettings import is_settings
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 
 def score(data: Any) -> tuple[float, str]:
@@ -51,6 +49,13 @@ class SillyTavernPersonaAdapter(FormatAdapter):
          "settings)", 0.8),
         ("personas object of names alone (no descriptions)", 0.55),
     )
+    carries = ("name", "description", "title", "avatar_id", "is_default", "position", "depth",
+               "role", "lorebook", "connections")
+    reasons = (
+        ("avatar", "a persona backup holds avatar file names, not images"),
+        ("note", "SillyTavern personas have no note"),
+        ("extensions", "SillyTavern personas have no extensions"),
+    )
     losses = (
         ("avatar", "dropped: a backup holds avatar file names, not images"),
         ("avatar_id", "approximated: generated from the name when missing (ST keys personas "
@@ -58,25 +63,16 @@ class SillyTavernPersonaAdapter(FormatAdapter):
         ("note", "dropped: SillyTavern personas have no note"),
         ("extensions", "dropped: SillyTavern personas have no extensions"),
         ("is_default", "approximated: only one persona can be the default"),
+        ("app_data.sillytavern-persona.active_user", "dropped: a backup does not say which "
+                                                     "persona a settings.json had selected"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_persona/README.md"
+
+    reader = "read:read_personas"
+    writer = "write:write_backup"
+    validator = "validate:check"
+    labeler = "labels:rules"
 
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
         return Detection(s, why)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .read import read_personas
-        return read_personas(input, format_id=self.format_id)
-
-    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_backup
-        return write_backup(entities, options, format_id=self.format_id)
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .validate import validate_personas
-        return validate_personas(input.json)
-
-    def label_rules(self) -> list[LabelRule]:
-        from .labels import rules
-        return rules()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._fieldmap import DICTLIST, INT, Table, field
+from bunzai.sdk.fields import DICTLIST, INT, Table, field
 
 DESCRIPTOR = Table((
     field("description", absent=""),
@@ -13,3 +13,6 @@ DESCRIPTOR = Table((
     field("title"),
     field("connections", conv=DICTLIST),
 ))
+
+DESCRIPTOR_ATTRS = ("position", "depth", "role", "lorebook", "title", "connections")
+"""The descriptor's fields besides the description."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bunzai.types import LabelRule
+from bunzai.sdk import LabelRule
 
-from .._stsettings import is_settings
+from .._common.stsettings import is_settings
 
 
 def _backup(input: Any, entities: Sequence[Any]) -> list[str]:

@@ -1,30 +1,35 @@
 """Reading a persona backup, or the personas of a settings.json, as one Persona per persona.
 
 The persona map (``personas``: avatar file -> name) decides which personas exist and their
-order, as SillyTavern's restore does.  What belongs to the file rather than to one persona
-(unknown root keys, a ``default_persona`` naming nobody, descriptions without a persona, key
-order) is recorded on the first persona under ``passthrough[<format id>]["file"]``.
+order, as SillyTavern's restore does.  A persona's descriptor keys the model does not name are
+its app data; so is, for the personas of a settings.json, which one is the active user
+(``active_user``).  What belongs to the file rather than to one persona is recorded on the
+first persona: its unknown root keys as app data (``backup.<key>``), its layout (descriptions
+without a persona, which SillyTavern skips on restore, a ``default_persona`` naming nobody, key
+order, indent) under ``passthrough[<format id>]["file"]``.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.errors import MalformedInput
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk.fields import STR, Bad, same, type_name
 
-from .._fieldmap import STR, Bad, same, type_name
+from .._common.stsettings import is_settings
 from .._options import sniff_layout
-from .._stsettings import is_settings
 from .fields import DESCRIPTOR
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Persona
+    from bunzai.sdk import AdapterInput, Persona
 
 ROOT_KEYS = ("personas", "persona_descriptions", "default_persona")
+ROOT_DATA = "backup."
+"""Prefix of the app data holding a backup's unknown root keys (on its first persona)."""
+ACTIVE = "active_user"
+"""App data key marking the persona a settings.json has selected."""
+
 _ACTIVE_KEYS = {
     "persona_description_position": "position",
     "persona_description_depth": "depth",
@@ -34,7 +39,8 @@ _ACTIVE_KEYS = {
 """settings.json's description of the active user (``power_user.persona_description*``)."""
 
 
-def read_personas(input: AdapterInput, *, format_id: str) -> ReadResult:
+def read_personas(input: AdapterInput, options: Mapping[str, Any],
+                  format_id: str) -> ReadResult:
     obj: Any = input.json_mutable()
     if not isinstance(obj, dict):
         raise MalformedInput(f"a persona backup is a JSON object, not {type_name(obj)}")
@@ -62,18 +68,17 @@ def _from_settings(obj: dict[str, Any], format_id: str,
     if isinstance(avatar, str) and avatar and avatar not in known:
         # SillyTavern binds an active user that has no persona yet to one on load
         # (migrateNonPersonaUser); it is the user's persona, so it is read as one.
-        personas.append(_active_user(obj, block, avatar, name, format_id))
+        personas.append(_active_user(block, avatar, name))
         warnings.append(Issue("$.user_avatar", f"the active user {avatar!r} has no persona "
                               "entry; read as a persona, as SillyTavern does on load"))
     for p in personas:
-        p.passthrough[format_id]["file"] = {**p.passthrough[format_id].get("file", {}),
-                                            "source": "settings"}
+        if isinstance(avatar, str) and p.avatar_id == avatar:
+            p.app_data.setdefault(format_id, {})[ACTIVE] = True
     return personas
 
 
-def _active_user(obj: dict[str, Any], block: dict[str, Any], avatar: str, name: Any,
-                 format_id: str) -> Persona:
-    from bunzai.model import Persona
+def _active_user(block: dict[str, Any], avatar: str, name: Any) -> Persona:
+    from bunzai.sdk import Persona
 
     desc = block.get("persona_description")
     values: dict[str, Any] = {
@@ -89,16 +94,16 @@ def _active_user(obj: dict[str, Any], block: dict[str, Any], avatar: str, name: 
                 values[attr] = v
         elif isinstance(v, int) and not isinstance(v, bool):
             values[attr] = v
-    return Persona(**values, passthrough={format_id: {"active_user": True}})
+    return Persona(**values)
 
 
 def _from_backup(obj: Mapping[str, Any], format_id: str, warnings: list[Issue], base: str,
                  *, keep_root: bool) -> list[Persona]:
-    from bunzai.model import Persona
+    from bunzai.sdk import Persona
 
     names = obj.get("personas")
     descs = obj.get("persona_descriptions")
-    file_rec: dict[str, Any] = {}
+    file_layout: dict[str, Any] = {}
     if names is None and descs is None and not keep_root:
         return []
     if not isinstance(names, dict):
@@ -110,68 +115,73 @@ def _from_backup(obj: Mapping[str, Any], format_id: str, warnings: list[Issue], 
         if "persona_descriptions" in obj:
             warnings.append(Issue(f"{base}.persona_descriptions",
                                   f"is {type_name(descs)}, not an object; kept as it was"))
-            file_rec["descs_raw"] = copy.deepcopy(descs)
+            file_layout["descs_raw"] = descs  # SillyTavern refuses the file: nothing to read
         else:
-            file_rec["descs_absent"] = True
+            file_layout["descs_absent"] = True
         descs = {}
     default = obj.get("default_persona", _ABSENT)
     out: list[Persona] = []
     for avatar, raw_name in names.items():
         path = f"{base}.personas[{avatar!r}]"
-        rec: dict[str, Any] = {}
+        layout: dict[str, Any] = {}
+        data: dict[str, Any] = {}
         try:
             name = STR.canon(raw_name)
         except Bad as exc:
             name = ""
             warnings.append(Issue(path, f"{exc}; kept as it was"))
-        if not same(name, raw_name):
-            rec["name_raw"] = copy.deepcopy(raw_name)
+            data["personas"] = raw_name  # keyed by where it was: personas[<avatar>]
+        else:
+            if not same(name, raw_name):
+                layout["name_raw"] = raw_name
         values: dict[str, Any] = {"name": name, "avatar_id": avatar,
                                   "is_default": default == avatar}
         if avatar in descs:
             d = descs[avatar]
             dpath = f"{base}.persona_descriptions[{avatar!r}]"
             if isinstance(d, dict):
-                dvals, drec = DESCRIPTOR.read(d, dpath, warnings)
+                dvals, dlayout, ddata = DESCRIPTOR.read(d, dpath, warnings, owned=True)
                 values.update(dvals)
-                if drec:
-                    rec["descriptor"] = drec
+                if dlayout:
+                    layout["descriptor"] = dlayout
+                data.update(ddata)
             elif isinstance(d, str):
                 values["description"] = d  # very old ST stored the text alone
-                rec["legacy"] = True
+                layout["legacy"] = True
             else:
                 warnings.append(Issue(dpath, f"is {type_name(d)}, not a descriptor; kept as "
                                              "it was"))
-                rec["descriptor_raw"] = copy.deepcopy(d)
+                data["persona_descriptions"] = d
         else:
-            rec["no_descriptor"] = True
-        out.append(Persona(**values, passthrough={format_id: rec}))
+            layout["no_descriptor"] = True
+        out.append(Persona(**values, passthrough={format_id: layout},
+                           app_data={format_id: data} if data else {}))
     # file-level facts
-    orphans = [[i, k, copy.deepcopy(v)] for i, (k, v) in enumerate(descs.items())
-               if k not in names]
+    orphans = [[i, k, v] for i, (k, v) in enumerate(descs.items()) if k not in names]
     if orphans:
-        file_rec["orphans"] = orphans
+        file_layout["orphans"] = orphans  # SillyTavern's restore skips them
         warnings.append(Issue(f"{base}.persona_descriptions",
                               f"{len(orphans)} description(s) without a persona (SillyTavern "
                               "skips them on restore); kept as they were"))
     desc_order = [k for k in descs if k in names]
     if desc_order != [k for k in names if k in descs]:
-        file_rec["desc_order"] = list(descs)
+        file_layout["desc_order"] = list(descs)
     if default is _ABSENT:
-        file_rec["default_absent"] = True
+        file_layout["default_absent"] = True
     elif not (isinstance(default, str) and default in names) and default is not None:
-        file_rec["default_raw"] = copy.deepcopy(default)
+        file_layout["default_raw"] = default  # SillyTavern's restore skips it
         warnings.append(Issue(f"{base}.default_persona",
                               f"{default!r} is not one of the personas; kept as it was"))
+    root_data: dict[str, Any] = {}
     if keep_root:
-        extra = {k: copy.deepcopy(v) for k, v in obj.items() if k not in ROOT_KEYS}
-        if extra:
-            file_rec["extra"] = extra
-        natural = [k for k in ROOT_KEYS if k in obj] + list(extra)
+        root_data = {ROOT_DATA + k: v for k, v in obj.items() if k not in ROOT_KEYS}
+        natural = [k for k in ROOT_KEYS if k in obj] + [k for k in obj if k not in ROOT_KEYS]
         if list(obj) != natural:
-            file_rec["order"] = list(obj)
+            file_layout["order"] = list(obj)
     if out:
-        out[0].passthrough[format_id]["file"] = file_rec
+        out[0].passthrough[format_id]["file"] = file_layout
+        if root_data:
+            out[0].app_data.setdefault(format_id, {}).update(root_data)
     return out
 
 

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from bunzai.types import Issue
+from bunzai.sdk import Issue
+from bunzai.sdk.fields import type_name
 
-from .._fieldmap import type_name
-from .._stsettings import is_settings
-from .fields import DESCRIPTOR
+from .._common.stsettings import is_settings
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
+
+
+def check(input: AdapterInput, entities: Sequence[Any], format_id: str) -> list[Issue]:
+    return validate_personas(input.json)
 
 
 def validate_personas(data: Any) -> list[Issue]:
@@ -52,13 +58,6 @@ def _backup(obj: Mapping[str, Any], base: str, *, settings: bool) -> list[Issue]
         if not isinstance(d, Mapping):
             out.append(Issue(path, f"is {type_name(d)}, not a descriptor object", "error"))
             continue
-        if "description" in d and not isinstance(d["description"], str):
-            out.append(Issue(f"{path}.description", f"is {type_name(d['description'])}, "
-                                                     "must be a string"))
-        problems: list[Issue] = []
-        DESCRIPTOR.read(d, path, problems)
-        seen = {i.path for i in out}
-        out += [i for i in problems if i.path not in seen]
         pos = d.get("position")
         if isinstance(pos, int) and not isinstance(pos, bool) and pos not in (0, 1, 2, 3, 4, 9):
             out.append(Issue(f"{path}.position", f"{pos} is not a persona position "

@@ -1,6 +1,6 @@
 """``sillytavern-regex``: SillyTavern regex script exports (one script, or an array of them).
 
-The field mapping is core's (``bunzai.cardspec.regex``), shared with character-scoped scripts in
+The field mapping is core's (``bunzai.sdk.cards``), shared with character-scoped scripts in
 ``data.extensions.regex_scripts``; this folder adds the file shapes and detection.  Patterns are
 data: nothing compiles or runs them.
 """
@@ -10,14 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, Issue, LabelRule, Option, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._options import indent_option
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 _SAMPLE = 64
 
@@ -75,28 +73,21 @@ class SillyTavernRegexAdapter(FormatAdapter):
         ("SillyTavern settings.json (read its global scripts with --from sillytavern-regex)",
          0.0),
     )
+    carries = ("id", "name", "pattern", "flags", "replace", "trim_strings", "placement",
+               "disabled", "markdown_only", "prompt_only", "run_on_edit", "substitute_regex",
+               "min_depth", "max_depth")
+    reasons = (("extensions", "SillyTavern regex scripts have no extensions"),)
     losses = (
         ("extensions", "dropped: ST regex scripts have no extensions"),
         ("placement", "approximated: placements ST has no number for are left out"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_regex/README.md"
 
+    reader = "read:read_scripts"
+    writer = "write:write_scripts"
+    validator = "validate:check"
+    labeler = "labels:rules"
+
     def detect(self, input: AdapterInput) -> Detection:
         s, why = score(input.json)
         return Detection(s, why)
-
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .read import read_scripts
-        return read_scripts(input, format_id=self.format_id)
-
-    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
-        from .write import write_scripts
-        return write_scripts(entities, options, format_id=self.format_id)
-
-    def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
-        from .validate import validate_scripts
-        return validate_scripts(input.json)
-
-    def label_rules(self) -> list[LabelRule]:
-        from .labels import rules
-        return rules()

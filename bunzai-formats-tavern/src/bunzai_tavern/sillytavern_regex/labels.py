@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bunzai.types import LabelRule
+from bunzai.sdk import LabelRule
 
 
 def _st_regex(input: Any, entities: Sequence[Any]) -> list[str]:

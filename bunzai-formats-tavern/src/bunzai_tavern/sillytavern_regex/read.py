@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.cardspec.regex import parse_st_regex
-from bunzai.errors import MalformedInput
-from bunzai.types import Issue, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk.cards import parse_st_regex
+from bunzai.sdk.fields import type_name
 
-from .._fieldmap import type_name
+from .._common.stsettings import is_settings, settings_regex
 from .._options import sniff_layout
-from .._stsettings import is_settings, settings_regex
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import RegexScript
+    from bunzai.sdk import AdapterInput, RegexScript
 
 CONTAINER = "container"
-"""Key in a script's ``passthrough[<format id>]``: ``object``, ``array`` or ``settings``."""
+"""Key in a script's layout (``passthrough[<format id>]``): ``object``, ``array`` or
+``settings``."""
 
 
-def read_scripts(input: AdapterInput, *, format_id: str) -> ReadResult:
+def read_scripts(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
     obj: Any = input.json_mutable()
     warnings: list[Issue] = []
     if isinstance(obj, dict) and is_settings(obj):
@@ -51,12 +51,12 @@ def read_scripts(input: AdapterInput, *, format_id: str) -> ReadResult:
         if "findRegex" not in item:
             warnings.append(Issue(f"{path}.findRegex", "missing: the script matches nothing"))
         script = parse_st_regex(item, format_id=format_id, warnings=warnings, path=path)
-        script.passthrough[format_id][CONTAINER] = container
+        script.passthrough.setdefault(format_id, {})[CONTAINER] = container
         scripts.append(script)
     if not scripts:
         raise MalformedInput("no regex script objects in this file")
     if strays and container == "array":
-        scripts[0].passthrough[format_id]["strays"] = strays
+        scripts[0].passthrough[format_id]["strays"] = strays  # no app reads them
     layout = sniff_layout(input.data) if container != "settings" else {}
     if layout:
         scripts[0].passthrough[format_id]["layout"] = layout

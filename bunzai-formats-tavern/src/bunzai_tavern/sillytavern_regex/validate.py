@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bunzai.types import Issue
+from bunzai.sdk import Issue
+from bunzai.sdk.fields import is_int, type_name
 
-from .._fieldmap import is_int, type_name
-from .._stsettings import is_settings, settings_regex
+from .._common.stsettings import is_settings, settings_regex
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
 
 _BOOLS = ("disabled", "markdownOnly", "promptOnly", "runOnEdit")
+
+
+def check(input: AdapterInput, entities: Sequence[Any], format_id: str) -> list[Issue]:
+    return validate_scripts(input.json)
 
 
 def validate_scripts(data: Any) -> list[Issue]:

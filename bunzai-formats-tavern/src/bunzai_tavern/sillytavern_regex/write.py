@@ -6,17 +6,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.cardspec.regex import build_st_regex
-from bunzai.errors import UsageError
-from bunzai.jsonio import dumps
-from bunzai.loss import LossReport
-from bunzai.types import OutputFile, WriteResult
+from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps
+from bunzai.sdk.cards import build_st_regex
 
 from .._options import layout_of
 from .read import CONTAINER
 
 if TYPE_CHECKING:
-    from bunzai.model import Entity
+    from bunzai.sdk import Entity
 
 _UNSAFE = re.compile(r'[\s.<>:"/\\|?*\x00-\x1f\x7f]')
 
@@ -26,7 +23,7 @@ def export_name(script_name: str) -> str:
     return _UNSAFE.sub("_", script_name).lower() or "regex"
 
 
-def write_scripts(entities: Sequence[Entity], options: Mapping[str, Any], *,
+def write_scripts(entities: Sequence[Entity], options: Mapping[str, Any],
                   format_id: str) -> WriteResult:
     for e in entities:
         if e.kind != "regex":

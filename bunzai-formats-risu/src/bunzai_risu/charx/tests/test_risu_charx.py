@@ -5,15 +5,21 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from typing import Any
 
 import pytest
 
-from bunzai.api import as_input
-from bunzai.containers.png import minimal_png
-from bunzai.containers.zipsafe import write_zip
-from bunzai.errors import MalformedInput
-from bunzai.model import Asset, Character, Lorebook, LorebookEntry, RegexScript
-from bunzai.registry import Registry
+from bunzai.sdk import (
+    AdapterInput,
+    Asset,
+    Character,
+    Lorebook,
+    LorebookEntry,
+    MalformedInput,
+    RegexScript,
+)
+from bunzai.sdk.png import minimal_png
+from bunzai.sdk.zip import write_zip
 from bunzai.testing import corpus_files, load_registry, samples_dir
 from bunzai_risu._common import risum
 from bunzai_risu._common.images import TINY_JPEG
@@ -24,12 +30,12 @@ needs_sample = pytest.mark.skipif(not SAMPLE.exists(), reason="samples not avail
 
 
 @pytest.fixture(scope="module")
-def reg() -> Registry:
+def reg() -> Any:
     return load_registry()
 
 
-def _read(reg: Registry, data: bytes, name: str = "c.charx") -> Character:
-    _, result, _ = reg.read(as_input(data, name))
+def _read(reg: Any, data: bytes, name: str = "c.charx") -> Character:
+    _, result, _ = reg.read(AdapterInput(data, name))
     (ch,) = result.entities
     assert isinstance(ch, Character)
     return ch
@@ -50,7 +56,7 @@ def _card(**data: object) -> bytes:
 
 
 @needs_sample
-def test_module_parts_become_part_of_the_character(reg: Registry) -> None:
+def test_module_parts_become_part_of_the_character(reg: Any) -> None:
     ch = _read(reg, SAMPLE.read_bytes())
     assert [s.name for s in ch.regex_scripts] == ["Strip OOC", "Bold names"]
     assert ch.triggers is not None and len(ch.triggers) == 2
@@ -62,7 +68,7 @@ def test_module_parts_become_part_of_the_character(reg: Registry) -> None:
 
 
 @needs_sample
-def test_same_format_round_trip(reg: Registry) -> None:
+def test_same_format_round_trip(reg: Any) -> None:
     ch = _read(reg, SAMPLE.read_bytes())
     out = reg.write([ch], "risu-charx")
     assert not out.loss
@@ -79,7 +85,7 @@ def test_same_format_round_trip(reg: Registry) -> None:
 
 
 @needs_sample
-def test_edited_lorebook_rewrites_module_and_projection(reg: Registry) -> None:
+def test_edited_lorebook_rewrites_module_and_projection(reg: Any) -> None:
     ch = _read(reg, SAMPLE.read_bytes())
     assert ch.lorebook is not None
     ch.lorebook.entries[2].keys = ["lamp", "light"]
@@ -94,9 +100,9 @@ def test_edited_lorebook_rewrites_module_and_projection(reg: Registry) -> None:
 
 
 @pytest.mark.skipif(TAVERNKIT is None, reason="corpus not available")
-def test_third_party_charx_keeps_its_orphan(reg: Registry) -> None:
+def test_third_party_charx_keeps_its_orphan(reg: Any) -> None:
     assert TAVERNKIT is not None
-    _, result, _ = reg.read(as_input(TAVERNKIT))
+    _, result, _ = reg.read(AdapterInput.from_path(TAVERNKIT))
     (ch,) = result.entities
     orphan = [a for a in ch.assets if a.orphan]
     assert [a.origin for a in orphan] == ["zip:assets/emotions/happy.png"]
@@ -110,9 +116,9 @@ def test_third_party_charx_keeps_its_orphan(reg: Registry) -> None:
 
 
 @needs_sample
-def test_jpeg_wrapped_charx(reg: Registry) -> None:
+def test_jpeg_wrapped_charx(reg: Any) -> None:
     wrapped = TINY_JPEG + SAMPLE.read_bytes()  # RisuAI's layout: zip-relative offsets
-    rep = reg.detect(as_input(wrapped, "card.jpeg"))
+    rep = reg.detect(AdapterInput(wrapped, "card.jpeg"))
     assert rep.container == "jpeg+zip"
     assert rep.winner is not None and rep.winner.format == "risu-charx"
     ch = _read(reg, wrapped, "card.jpeg")
@@ -127,7 +133,7 @@ def test_jpeg_wrapped_charx(reg: Registry) -> None:
     assert [a.data for a in back.assets] == [a.data for a in fresh.assets]
 
 
-def test_new_charx_is_importable(reg: Registry) -> None:
+def test_new_charx_is_importable(reg: Any) -> None:
     ch = Character(
         name="Ivy", first_mes="Hi",
         regex_scripts=[RegexScript(name="r", pattern="a", replace="b", flags="g",
@@ -152,11 +158,11 @@ def test_new_charx_is_importable(reg: Registry) -> None:
     assert back.regex_scripts[0].pattern == "a" and back.triggers == ch.triggers
 
 
-def test_embedded_asset_without_bytes_is_dropped_and_reported(reg: Registry) -> None:
+def test_embedded_asset_without_bytes_is_dropped_and_reported(reg: Any) -> None:
     data = write_zip([("card.json", _card(assets=[
         {"type": "icon", "uri": "embeded://assets/missing.png", "name": "main",
          "ext": "png"}]))])
-    _, result, _ = reg.read(as_input(data, "c.charx"))
+    _, result, _ = reg.read(AdapterInput(data, "c.charx"))
     assert any("not in the archive" in w.message for w in result.warnings)
     out = reg.write(result.entities, "risu-charx")
     assert "assets[0]" in {e.path for e in out.loss}
@@ -170,42 +176,42 @@ def test_embedded_asset_without_bytes_is_dropped_and_reported(reg: Registry) -> 
     ([("card.json", _card()), ("../evil.png", b"x")], "unsafe zip entry name"),
     ([("card.json", _card()), ("assets/bomb.bin", b"\0" * (8 * 1024 * 1024))], "ratio"),
 ])
-def test_hostile_archives_are_refused_clearly(reg: Registry, entries: list, message: str
+def test_hostile_archives_are_refused_clearly(reg: Any, entries: list, message: str
                                               ) -> None:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, payload in entries:
             zf.writestr(name, payload)
     data = buf.getvalue()
-    rep = reg.detect(as_input(data, "evil.charx"))
+    rep = reg.detect(AdapterInput(data, "evil.charx"))
     assert rep.winner is not None and rep.winner.format == "risu-charx"
     with pytest.raises(MalformedInput, match=message) as err:
-        reg.read(as_input(data, "evil.charx"))
+        reg.read(AdapterInput(data, "evil.charx"))
     assert err.value.exit_code == 4
     assert "CharX" in err.value.message
 
 
-def test_card_json_that_is_not_a_card(reg: Registry) -> None:
+def test_card_json_that_is_not_a_card(reg: Any) -> None:
     data = write_zip([("card.json", b'{"a": 1}')])
     with pytest.raises(MalformedInput, match="not a character card"):
-        reg.read(as_input(data, "c.charx"))
+        reg.read(AdapterInput(data, "c.charx"))
 
 
-def test_corrupt_module_is_kept_and_reported(reg: Registry) -> None:
+def test_corrupt_module_is_kept_and_reported(reg: Any) -> None:
     data = write_zip([("card.json", _card()), ("module.risum", b"\x6f\x00\xff\xff")])
-    _, result, _ = reg.read(as_input(data, "c.charx"))
+    _, result, _ = reg.read(AdapterInput(data, "c.charx"))
     assert any(w.path == "module.risum" for w in result.warnings)
     out = reg.write(result.entities, "risu-charx")
     assert _zip(out.data).read("module.risum") == b"\x6f\x00\xff\xff"
 
 
 @needs_sample
-def test_charx_to_sillytavern_png_and_back(reg: Registry) -> None:
+def test_charx_to_sillytavern_png_and_back(reg: Any) -> None:
     if "sillytavern" not in reg.adapters:
         pytest.skip("sillytavern is not installed")
     ch = _read(reg, SAMPLE.read_bytes())
     png = reg.write([ch], "sillytavern")
-    _, result, _ = reg.read(as_input(png.data, "c.png"), format="sillytavern")
+    _, result, _ = reg.read(AdapterInput(png.data, "c.png"), format="sillytavern")
     back_charx = reg.write(result.entities, "risu-charx")
     again = _read(reg, back_charx.data)
     for field in ("name", "description", "scenario", "first_mes", "mes_example",
@@ -222,7 +228,7 @@ def test_charx_to_sillytavern_png_and_back(reg: Registry) -> None:
     assert "triggers" in reported  # a PNG card has no place for RisuAI's triggers
 
 
-def test_risu_renamed_duplicates_are_read_and_repaired(reg: Registry) -> None:
+def test_risu_renamed_duplicates_are_read_and_repaired(reg: Any) -> None:
     """RisuAI's exporter renames a second ``happy.png`` and an unsafe ``sad:1.png`` in the zip
     but not in card.json; bunzai reads the renamed files and writes URIs that resolve."""
     a, b, c = minimal_png(1, 1), minimal_png(2, 2), minimal_png(3, 3)
@@ -237,15 +243,16 @@ def test_risu_renamed_duplicates_are_read_and_repaired(reg: Registry) -> None:
     ch = _read(reg, data)
     assert [x.data for x in ch.assets] == [a, b, c] and not any(x.orphan for x in ch.assets)
     out = reg.write([ch], "risu-charx")
-    # (assets[3]: the generated main icon, as the character has no avatar)
-    assert {e.path for e in out.loss} == {"assets[1].uri", "assets[2].uri", "assets[3]"}
+    # new file names inside the archive are no loss; assets[3] is the generated main icon,
+    # as the character has no avatar
+    assert {e.path for e in out.loss} == {"assets[3]"}
     z = _zip(out.data)
     uris = [x["uri"] for x in json.loads(z.read("card.json"))["data"]["assets"]][:3]
     assert len(set(uris)) == 3
     assert [z.read(u[len("embeded://"):]) for u in uris] == [a, b, c]
 
 
-def test_a_disabled_entry_says_so_in_card_json_next_to_the_module(reg: Registry) -> None:
+def test_a_disabled_entry_says_so_in_card_json_next_to_the_module(reg: Any) -> None:
     # a character with regex scripts is written with a module.risum holding RisuAI's own
     # lorebook; card.json carries RisuAI's projection of it, where the field must agree
     ch = Character(name="Ivy", first_mes="Hi", regex_scripts=[
@@ -265,8 +272,8 @@ def test_a_disabled_entry_says_so_in_card_json_next_to_the_module(reg: Registry)
 
 
 @pytest.mark.parametrize("container", ["zip", "jpeg"])
-def test_every_charx_carries_a_main_icon(reg: Registry, container: str) -> None:
-    from bunzai.containers.placeholder import default_avatar
+def test_every_charx_carries_a_main_icon(reg: Any, container: str) -> None:
+    from bunzai.sdk.png import default_avatar
 
     # RisuAI finishes importing a CharX only after it saved an image: one without assets
     # hangs on "Loading..." forever
@@ -291,10 +298,51 @@ def test_every_charx_carries_a_main_icon(reg: Registry, container: str) -> None:
         "placeholder" not in e.reason and "default image" not in e.reason for e in out.loss)
 
 
-def test_the_placeholder_does_not_move_orphan_files_silently(reg: Registry) -> None:
+def test_the_placeholder_does_not_move_orphan_files_silently(reg: Any) -> None:
     ch = Character(name="Ivy", first_mes="Hi", assets=[Asset(
         type="x-risu-asset", name="note", ext="txt", data=b"plain text", orphan=True)])
     out = reg.write([ch], "risu-charx")
     back = _read(reg, out.data)
     assert back.assets[0].type == "icon" and back.assets[1].data == b"plain text"
     assert out.loss.covers("assets[0]")  # the orphan now reads back second: reported
+
+
+def _other_tool_charx(with_module: bool) -> tuple[bytes, bytes, bytes | None]:
+    """A CharX as another tool writes it: V3 card.json without the optional fields, keys in
+    its own order, 2-space indented; with or without a module of its own making."""
+    card = {"data": {
+        "name": "Odile", "first_mes": "The tide turns at six.", "description": "Tide tables.",
+        "personality": "", "scenario": "", "mes_example": "", "creator_notes": "",
+        "system_prompt": "", "post_history_instructions": "", "alternate_greetings": [],
+        "tags": ["harbour"], "creator": "", "character_version": "1",
+        "group_only_greetings": [], "extensions": {"other_tool": {"seen": True}},
+        "assets": [{"type": "icon", "uri": "embeded://assets/icon/image/main.png",
+                    "name": "main", "ext": "png"}],
+    }, "spec_version": "3.0", "spec": "chara_card_v3"}
+    text = json.dumps(card, indent=2).encode()
+    files = [("card.json", text), ("assets/icon/image/main.png", minimal_png(2, 2))]
+    main = None
+    if with_module:
+        module = {"name": "Odile", "id": "odile-1", "lorebook": [
+            {"key": "quay", "comment": "Quay", "content": "Stone steps.", "mode": "normal",
+             "insertorder": 100, "alwaysActive": False, "secondkey": "", "selective": False}],
+            "regex": [{"comment": "c", "in": "a", "out": "b", "type": "editoutput"}]}
+        main = json.dumps({"module": module, "type": "risuModule"}, indent=2).encode()
+        files.append(("module.risum", risum.encode(main, [])))
+    return write_zip(files), text, main
+
+
+@pytest.mark.parametrize("with_module", [False, True], ids=["card-only", "with-module"])
+def test_a_charx_from_another_tool_keeps_its_card_json(reg: Any, with_module: bool) -> None:
+    """A same-format rewrite keeps card.json as it was: no optional key added, none moved."""
+    data, text, main = _other_tool_charx(with_module)
+    ch = _read(reg, data)
+    out = reg.write([ch], "risu-charx")
+    assert not out.loss
+    z = _zip(out.data)
+    assert z.read("card.json") == text
+    assert sorted(z.namelist()) == sorted(_zip(data).namelist())
+    if main is not None:
+        assert risum.decode(z.read("module.risum")).text == main
+    back = _read(reg, out.data)
+    assert back.model_dump(exclude={"passthrough"}) == ch.model_dump(exclude={"passthrough"})

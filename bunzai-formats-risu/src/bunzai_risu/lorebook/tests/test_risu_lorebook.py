@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
-from bunzai.api import as_input
-from bunzai.model import Lorebook, LorebookEntry
-from bunzai.registry import Registry
+from bunzai.sdk import AdapterInput, Lorebook, LorebookEntry
 from bunzai.testing import corpus_dir, load_registry, samples_dir
 
 EXPORT = samples_dir() / "risu" / "gen_risu_lorebook_export.json"
@@ -16,12 +15,12 @@ TAMMY = corpus_dir() / "other" / "other__tammy3211_RisuAI_bot_test__lorebook__9b
 
 
 @pytest.fixture(scope="module")
-def reg() -> Registry:
+def reg() -> Any:
     return load_registry()
 
 
-def _read(reg: Registry, data: bytes) -> Lorebook:
-    _, result, _ = reg.read(as_input(data, "book.json"))
+def _read(reg: Any, data: bytes) -> Lorebook:
+    _, result, _ = reg.read(AdapterInput(data, "book.json"))
     (book,) = result.entities
     assert isinstance(book, Lorebook)
     return book
@@ -39,8 +38,8 @@ def _entry(**kw: object) -> dict:
 
 
 @pytest.mark.skipif(not TAMMY.exists(), reason="corpus not available")
-def test_real_entry_array_round_trips_with_folders(reg: Registry) -> None:
-    rep = reg.detect(as_input(TAMMY))
+def test_real_entry_array_round_trips_with_folders(reg: Any) -> None:
+    rep = reg.detect(AdapterInput.from_path(TAMMY))
     assert rep.winner is not None and rep.winner.format == "risu-lorebook"
     book = _read(reg, TAMMY.read_bytes())
     folders = [e for e in book.entries if e.is_folder]
@@ -57,7 +56,7 @@ def test_real_entry_array_round_trips_with_folders(reg: Registry) -> None:
 
 
 @pytest.mark.skipif(not TAMMY.exists(), reason="corpus not available")
-def test_a_bare_array_is_written_in_the_envelope_risu_imports(reg: Registry) -> None:
+def test_a_bare_array_is_written_in_the_envelope_risu_imports(reg: Any) -> None:
     book = _read(reg, TAMMY.read_bytes())
     out = reg.write([book], "risu-lorebook")
     doc = json.loads(out.data)
@@ -67,8 +66,8 @@ def test_a_bare_array_is_written_in_the_envelope_risu_imports(reg: Registry) -> 
     assert _read(reg, out.data).entries == book.entries
 
 
-def test_books_from_other_formats_are_written_in_the_envelope(reg: Registry) -> None:
-    from bunzai.model import Lorebook, LorebookEntry
+def test_books_from_other_formats_are_written_in_the_envelope(reg: Any) -> None:
+    from bunzai.sdk import Lorebook, LorebookEntry
 
     book = Lorebook(entries=[LorebookEntry(keys=["lamp"], content="Lit at dusk.")])
     doc = json.loads(reg.write([book], "risu-lorebook").data)
@@ -78,20 +77,20 @@ def test_books_from_other_formats_are_written_in_the_envelope(reg: Registry) -> 
 
 
 @pytest.mark.skipif(not EXPORT.exists(), reason="samples not available")
-def test_export_envelope_round_trips_byte_for_byte(reg: Registry) -> None:
+def test_export_envelope_round_trips_byte_for_byte(reg: Any) -> None:
     book = _read(reg, EXPORT.read_bytes())
     out = reg.write([book], "risu-lorebook")
     assert not out.loss
     assert out.data == EXPORT.read_bytes()
 
 
-def test_hypav3_preset_is_not_a_lorebook(reg: Registry) -> None:
+def test_hypav3_preset_is_not_a_lorebook(reg: Any) -> None:
     data = json.dumps({"type": "risu", "ver": 1, "data": {"summaries": []}}).encode()
-    rep = reg.detect(as_input(data, "hypa.json"))
+    rep = reg.detect(AdapterInput(data, "hypa.json"))
     assert "risu-lorebook" not in {c.format for c in rep.candidates}
 
 
-def test_decorators_become_fields_and_come_back(reg: Registry) -> None:
+def test_decorators_become_fields_and_come_back(reg: Any) -> None:
     content = ("@@depth 2\n@@role user\n@@probability 35\n@@activate_only_after 3\n"
                "@@match_full_word\n@@dont_activate\n@@position after_desc\nBody text.")
     book = _read(reg, _export([_entry(content=content)]))
@@ -104,7 +103,7 @@ def test_decorators_become_fields_and_come_back(reg: Registry) -> None:
     assert json.loads(out.data)["data"][0]["content"] == content
 
 
-def test_key_logic_decorators(reg: Registry) -> None:
+def test_key_logic_decorators(reg: Any) -> None:
     content = "@@exclude_keys a\n@@exclude_keys b\nText"
     book = _read(reg, _export([_entry(content=content)]))
     e = book.entries[0]
@@ -116,13 +115,13 @@ def test_key_logic_decorators(reg: Registry) -> None:
     assert written["selective"] is False and written["secondkey"] == ""
 
 
-def test_fallback_and_unknown_decorators_stay_in_content(reg: Registry) -> None:
+def test_fallback_and_unknown_decorators_stay_in_content(reg: Any) -> None:
     content = "@@depth 4\n@@@depth 2\n@@inject_lore x\nText"
     book = _read(reg, _export([_entry(content=content)]))
     assert book.entries[0].depth is None and book.entries[0].content == content
 
 
-def test_sillytavern_style_entry_reports_what_risu_cannot_hold(reg: Registry) -> None:
+def test_sillytavern_style_entry_reports_what_risu_cannot_hold(reg: Any) -> None:
     book = Lorebook(name="World", entries=[
         LorebookEntry(keys=["a, b"], content="x", enabled=False, sticky=2, position="at_depth",
                       depth=1, role="assistant", insertion_order=5)])
@@ -135,7 +134,7 @@ def test_sillytavern_style_entry_reports_what_risu_cannot_hold(reg: Registry) ->
     assert (e.enabled, e.depth, e.role, e.position) == (False, 1, "assistant", "at_depth")
 
 
-def test_folder_written_for_risu_has_the_marker_key(reg: Registry) -> None:
+def test_folder_written_for_risu_has_the_marker_key(reg: Any) -> None:
     book = Lorebook(entries=[LorebookEntry(id="places", is_folder=True, comment="Places"),
                              LorebookEntry(keys=["dock"], content="x", folder="places")])
     data = json.loads(reg.write([book], "risu-lorebook").data)["data"]
@@ -143,22 +142,22 @@ def test_folder_written_for_risu_has_the_marker_key(reg: Registry) -> None:
     assert data[1]["folder"] == "\uf000folder:places"
 
 
-def test_wrong_types_read_with_warnings(reg: Registry) -> None:
+def test_wrong_types_read_with_warnings(reg: Any) -> None:
     data = _export([_entry(key=5, insertorder="7", alwaysActive="true", extentions=[1])])
-    _, result, _ = reg.read(as_input(data, "b.json"))
+    _, result, _ = reg.read(AdapterInput(data, "b.json"))
     (book,) = result.entities
     e = book.entries[0]
     assert (e.keys, e.insertion_order, e.constant) == (["5"], 7, True)
     assert len(result.warnings) == 4
 
 
-def test_sillytavern_lorebook_round_trip_keeps_risu_settings(reg: Registry) -> None:
+def test_sillytavern_lorebook_round_trip_keeps_risu_settings(reg: Any) -> None:
     if "sillytavern-lorebook" not in reg.adapters:
         pytest.skip("sillytavern-lorebook is not installed")
     book = _read(reg, _export([_entry(content="@@depth 3\n@@role system\nText",
                                       secondkey="b", selective=True)]))
     st = reg.write([book], "sillytavern-lorebook")
-    _, result, _ = reg.read(as_input(st.data, "st.json"), format="sillytavern-lorebook")
+    _, result, _ = reg.read(AdapterInput(st.data, "st.json"), format="sillytavern-lorebook")
     e = result.entities[0].entries[0]
     assert (e.depth, e.role, e.position, e.content) == (3, "system", "at_depth", "Text")
     back = reg.write(result.entities, "risu-lorebook")

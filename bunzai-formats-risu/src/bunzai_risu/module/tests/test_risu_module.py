@@ -5,14 +5,21 @@ from __future__ import annotations
 import json
 import struct
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from bunzai.api import as_input
-from bunzai.containers.png import minimal_png
-from bunzai.errors import MalformedInput, UnsupportedInput
-from bunzai.model import Asset, Lorebook, LorebookEntry, Module, RegexScript
-from bunzai.registry import Registry
+from bunzai.sdk import (
+    AdapterInput,
+    Asset,
+    Lorebook,
+    LorebookEntry,
+    MalformedInput,
+    Module,
+    RegexScript,
+    UnsupportedInput,
+)
+from bunzai.sdk.png import minimal_png
 from bunzai.testing import load_registry, samples_dir
 from bunzai_risu._common import risum, rpack
 
@@ -24,13 +31,13 @@ pytestmark = pytest.mark.skipif(not SAMPLE.exists(), reason="shared samples not 
 
 
 @pytest.fixture(scope="module")
-def reg() -> Registry:
+def reg() -> Any:
     return load_registry()
 
 
-def _read(reg: Registry, data: bytes | Path, name: str = "m.risum") -> Module:
+def _read(reg: Any, data: bytes | Path, name: str = "m.risum") -> Module:
     source = data.read_bytes() if isinstance(data, Path) else data
-    _, result, _ = reg.read(as_input(source, name))
+    _, result, _ = reg.read(AdapterInput(source, name))
     (module,) = result.entities
     assert isinstance(module, Module)
     return module
@@ -46,8 +53,8 @@ def test_rpack_table_is_the_format_table() -> None:
     assert rpack.decode(rpack.encode(blob)) == blob
 
 
-def test_sample_module_maps_every_part(reg: Registry) -> None:
-    assert reg.detect(as_input(SAMPLE)).winner.format == "risu-module"  # type: ignore[union-attr]
+def test_sample_module_maps_every_part(reg: Any) -> None:
+    assert reg.detect(AdapterInput.from_path(SAMPLE)).winner.format == "risu-module"  # type: ignore[union-attr]
     m = _read(reg, SAMPLE)
     assert (m.name, m.namespace, m.id) == ("Harbor Lore", "harbor",
                                            "0b7c6a2e-2222-4222-8222-000000000002")
@@ -64,10 +71,11 @@ def test_sample_module_maps_every_part(reg: Registry) -> None:
     assert m.triggers is not None and m.triggers[1]["effect"][0]["type"] == "triggerlua"
     (asset,) = m.assets
     assert asset.name == "room" and asset.media_type == "image/png"
-    assert m.extensions["risuai"]["hideIcon"] is False
+    assert m.app_data["risu-module"]["hideIcon"] is False
+    assert m.app_data["risu-module"]["customModuleToggle"] == ""
 
 
-def test_same_format_round_trip_is_byte_identical(reg: Registry) -> None:
+def test_same_format_round_trip_is_byte_identical(reg: Any) -> None:
     m = _read(reg, SAMPLE)
     out = reg.write([m], "risu-module")
     assert not out.loss
@@ -77,7 +85,7 @@ def test_same_format_round_trip_is_byte_identical(reg: Registry) -> None:
     assert back.model_dump(exclude={"passthrough"}) == m.model_dump(exclude={"passthrough"})
 
 
-def test_edited_entry_regenerates_its_decorators(reg: Registry) -> None:
+def test_edited_entry_regenerates_its_decorators(reg: Any) -> None:
     m = _read(reg, SAMPLE)
     assert m.lorebook is not None
     m.lorebook.entries[1].depth = 2
@@ -94,11 +102,11 @@ def risum_main(data: bytes) -> tuple[dict, list[bytes]]:
     return decoded.main, decoded.assets
 
 
-def test_unknown_version_is_recognised_then_refused(reg: Registry) -> None:
-    rep = reg.detect(as_input(VERSION1))
+def test_unknown_version_is_recognised_then_refused(reg: Any) -> None:
+    rep = reg.detect(AdapterInput.from_path(VERSION1))
     assert rep.winner is not None and rep.winner.format == "risu-module"
     with pytest.raises(UnsupportedInput, match="version 1 is not supported") as err:
-        reg.read(as_input(VERSION1))
+        reg.read(AdapterInput.from_path(VERSION1))
     assert err.value.exit_code == 4
 
 
@@ -126,17 +134,17 @@ def test_asset_record_longer_than_the_file_is_refused() -> None:
         risum.decode(hostile)
 
 
-def test_missing_end_marker_and_count_mismatch_are_warnings(reg: Registry) -> None:
+def test_missing_end_marker_and_count_mismatch_are_warnings(reg: Any) -> None:
     main = risum.dump_main({"name": "x", "id": "1", "assets": [["a", "", "png"]]})
     data = risum.encode(main, [b"one", b"two"])[:-1]
-    _, result, _ = reg.read(as_input(data, "x.risum"))
+    _, result, _ = reg.read(AdapterInput(data, "x.risum"))
     messages = " ".join(w.message for w in result.warnings)
     assert "no end marker" in messages and "1 asset(s) but holds 2" in messages
     (module,) = result.entities
     assert [a.orphan for a in module.assets] == [False, True]
 
 
-def test_new_module_from_canonical_reads_back(reg: Registry) -> None:
+def test_new_module_from_canonical_reads_back(reg: Any) -> None:
     m = Module(name="Weather", description="Rain and sun",
                lorebook=Lorebook(entries=[LorebookEntry(keys=["rain", "storm"], content="Wet.",
                                                         sticky=3)]),
@@ -146,7 +154,7 @@ def test_new_module_from_canonical_reads_back(reg: Registry) -> None:
                assets=[Asset(type="x-risu-asset", name="sun", data=minimal_png())])
     out = reg.write([m], "risu-module")
     paths = {e.path for e in out.loss}
-    assert "id" in paths  # RisuAI needs one: generated and reported
+    assert "id" not in paths  # generated (RisuAI needs one and replaces it on import)
     assert "lorebook.entries[0].sticky" in paths
     back = _read(reg, out.data)
     assert back.lorebook is not None and back.lorebook.entries[0].keys == ["rain", "storm"]
@@ -155,16 +163,16 @@ def test_new_module_from_canonical_reads_back(reg: Registry) -> None:
     assert back.assets[0].data == m.assets[0].data
 
 
-def test_flat_module_json_reads_and_writes(reg: Registry) -> None:
+def test_flat_module_json_reads_and_writes(reg: Any) -> None:
     flat = {"name": "Flat", "id": "abc", "description": "", "type": "risuModule",
             "regex": [{"comment": "c", "in": "a", "out": "b", "type": "editinput"}],
             "mcp": {"url": "http://localhost:1"}}
     data = json.dumps(flat).encode()
-    assert reg.detect(as_input(data, "m.json")).winner.format == "risu-module"  # type: ignore[union-attr]
+    assert reg.detect(AdapterInput(data, "m.json")).winner.format == "risu-module"  # type: ignore[union-attr]
     m = _read(reg, data, "m.json")
-    assert m.extensions["risuai"]["mcp"] == {"url": "http://localhost:1"}
+    assert m.app_data["risu-module"]["mcp"] == {"url": "http://localhost:1"}
     out = reg.write([m], "risu-module")
     assert out.suffix == ".json" and json.loads(out.data) == flat
     issues = reg.adapters["risu-module"].call(
-        "bunzai_validate", input=as_input(data, "m.json"), entities=[m])
+        "bunzai_validate", input=AdapterInput(data, "m.json"), entities=[m])
     assert any("MCP server" in i.message for i in issues)

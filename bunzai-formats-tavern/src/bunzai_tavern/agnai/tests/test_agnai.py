@@ -10,15 +10,17 @@ from typing import Any
 import pytest
 
 from bunzai import testing
-from bunzai.api import as_input
-from bunzai.errors import MalformedInput
-from bunzai.registry import Registry
+from bunzai.sdk import Asset, Character, MalformedInput, RegexScript
 from bunzai.testing import (
+    Registry,
+    as_input,
     conversion_problems,
+    label,
     load_registry,
     samples_dir,
     uncovered_differences,
 )
+from bunzai_tavern._common.stsettings import is_settings
 
 FID = "agnai"
 SAMPLE = samples_dir() / "tavern" / "synthetic_agnai_native_character.json"
@@ -126,8 +128,6 @@ def test_a_malformed_insert_is_written_back_where_it_was(insert: Any) -> None:
 
 
 def test_a_tavern_character_becomes_a_text_persona_with_honest_losses() -> None:
-    from bunzai.model import Asset, Character, RegexScript
-
     ch = Character(name="Sable", description="Tall and quiet.", personality="Wry.",
                    first_mes="Hello.", nickname="Sab", group_only_greetings=["Hi all"],
                    extensions={"depth_prompt": {"prompt": "p", "depth": 4, "role": "system"}},
@@ -148,8 +148,6 @@ def test_a_tavern_character_becomes_a_text_persona_with_honest_losses() -> None:
 
 
 def test_a_card_agnai_wrote_gets_its_structured_persona_back() -> None:
-    from bunzai.model import Character
-
     persona = {"kind": "boostyle", "attributes": {"looks": ["tall"], "mood": ["calm"]}}
     ch = Character(name="Sable", description="Sable + tall + calm",
                    extensions={"agnai": {"persona": persona, "voice": {}}})
@@ -197,28 +195,51 @@ def test_wrong_types_are_tolerated_and_kept() -> None:
 def test_validate_reports_agnai_rules_with_paths() -> None:
     data = native(persona={"kind": "odd", "attributes": {"a": "b"}}, greeting=3,
                   characterBook={"kind": "memory", "name": "b", "entries": [{"entry": 1}]})
-    issues = reg().validate(reg().get(FID), as_input(json.dumps(data).encode(), "c.json"), [])
+    res = read(data)
+    issues = [*res.warnings, *reg().validate(reg().get(FID),
+                                             as_input(json.dumps(data).encode(), "c.json"),
+                                             res.entities)]
     got = {i.path for i in issues}
     assert {"$.persona.kind", "$.persona.attributes['a']", "$.greeting",
             "$.characterBook.entries[0].entry", "$.characterBook.entries[0].keywords"} <= got
 
 
 def test_label_finds_agnai_in_native_files_and_in_card_extensions() -> None:
-    from bunzai.label import label
-    from bunzai.model import Character
-
-    got = label(reg(), as_input(json.dumps(native()).encode(), "c.json"), [])
+    got = label(reg(), native(), "c.json")
     assert got.app == "Agnai"
-    card = Character(name="x", extensions={"agnai": {"voice": {}, "persona": {}}})
-    got = label(reg(), as_input(b"{}", "c.json"), [card])
+    card = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "x", "description": "d", "first_mes": "hi",
+        "extensions": {"agnai": {"voice": {}, "persona": {}}}}}
+    got = label(reg(), card, "c.json")
     assert any(g.app == "Agnai" and "extensions.agnai" in g.evidence[0] for g in got.guesses)
 
 
 def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
     from bunzai.testing.damage import check_damaged_round_trips
-    from bunzai_tavern._stsettings import is_settings
 
     seeds: list[Any] = [json.loads(p.read_bytes()) for p in [SAMPLE] if p.exists()]
     seeds += [native()]
     # a settings.json is written as a backup or an export, not as read
     assert check_damaged_round_trips(reg(), FID, seeds, exact=lambda d: not is_settings(d)) > 30
+
+
+def test_native_keys_agnai_has_no_canonical_field_for_are_app_data() -> None:
+    src = native(culture="en-us", visualType="avatar", userId="u-1",
+                 extensions={"agnai": {"voice": {"old": True}}, "chub": {"id": 9}})
+    c = read(src).entities[0]
+    assert c.app_data[FID] == {"culture": "en-us", "visualType": "avatar",
+                               "extensions.agnai": {"voice": {"old": True}}}
+    assert "userId" not in c.app_data[FID]  # Agnai's database id: layout
+    out = reg().write([c], "sillytavern")
+    dropped = {e.path for e in out.loss if e.action == "dropped"}
+    assert {"app_data.agnai.culture", "app_data.agnai.visualType",
+            "app_data.agnai.extensions.agnai"} <= dropped
+
+
+def test_an_empty_insert_is_nothing_to_report_where_it_cannot_go() -> None:
+    empty = read(native(insert={"prompt": "", "depth": 3})).entities[0]
+    out = reg().write([empty], "pygmalion")  # a format without extensions
+    assert not any("depth_prompt" in e.path for e in out.loss)
+    said = read(native(insert={"prompt": "Wren never hurries.", "depth": 3})).entities[0]
+    out = reg().write([said], "pygmalion")
+    assert any(e.path == "extensions.depth_prompt" for e in out.loss)

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from bunzai import testing
-from bunzai.api import as_input
-from bunzai.errors import MalformedInput
-from bunzai.registry import Registry
+from bunzai.sdk import MalformedInput
 from bunzai.testing import (
+    Registry,
+    as_input,
     conversion_problems,
     corpus_files,
     ids,
@@ -21,6 +21,7 @@ from bunzai.testing import (
     samples_dir,
     uncovered_differences,
 )
+from bunzai_tavern._common.stsettings import is_settings
 
 FID = "agnai-memory"
 FILES = [*corpus_files("agnai"), samples_dir() / "tavern" / "synthetic_agnai_memory_book.json"]
@@ -87,7 +88,8 @@ def test_fields_map_to_the_canonical_entry() -> None:
 
 def test_world_info_to_memory_reports_what_agnai_cannot_hold() -> None:
     wi = {"entries": {"0": {"uid": 0, "key": ["k"], "content": "c", "comment": "Title",
-                            "depth": 4, "sticky": 2, "role": 1, "caseSensitive": True,
+                            "position": 4, "depth": 6, "sticky": 2, "role": 1,
+                            "caseSensitive": True,
                             "extensions": {"x": 1}}}}
     _, res, _ = reg().read(as_input(json.dumps(wi).encode(), "w.json"),
                            format="sillytavern-lorebook")
@@ -98,7 +100,9 @@ def test_world_info_to_memory_reports_what_agnai_cannot_hold() -> None:
     assert doc["entries"][0]["name"] == "Title"  # the comment titles the entry
     paths = {e.path for e in out.loss}
     assert {"entries[0].depth", "entries[0].sticky", "entries[0].role",
-            "entries[0].case_sensitive", "entries[0].extensions", "entries[0].name"} <= paths
+            "entries[0].case_sensitive", "entries[0].extensions.x", "entries[0].name"} <= paths
+    reasons = {e.path: e.reason for e in out.loss}
+    assert "Agnai" in reasons["entries[0].case_sensitive"]
     back = read(out.files[0].data).entities[0]
     assert uncovered_differences(book, back, out.loss) == []
 
@@ -137,20 +141,50 @@ def test_wrong_types_are_tolerated_and_kept() -> None:
     assert json.loads(reg().write(res.entities, FID).files[0].data) == src
 
 
+def findings(obj: Any) -> list[Any]:
+    """What ``bunzai validate --from agnai-memory`` says: the reader's warnings, then the
+    format's own rules."""
+    res = read(obj)
+    inp = as_input(json.dumps(obj).encode(), "m.json")
+    return [*res.warnings, *reg().validate(reg().get(FID), inp, res.entities)]
+
+
 def test_validate_reports_memory_rules_with_paths() -> None:
     data = {"kind": "memory", "name": "b",
             "entries": [{"entry": "e", "keywords": "k", "priority": "1"}, 5]}
-    issues = reg().validate(reg().get(FID), as_input(json.dumps(data).encode(), "m.json"), [])
-    got = {(i.path, i.severity) for i in issues}
+    got = [(i.path, i.severity) for i in findings(data)]
     assert ("$.entries[0].keywords", "error") in got
-    assert ("$.entries[0].priority", "warning") in got
+    assert ("$.entries[0].priority", "warning") in got  # the reader says what it read
     assert ("$.entries[0].weight", "warning") in got
     assert ("$.entries[1]", "error") in got
+    assert len(got) == len(set(got))  # nothing said twice
+
+
+def test_a_rule_broken_by_many_entries_is_said_once() -> None:
+    data = {"kind": "memory", "name": "b",
+            "entries": [{"entry": f"e{i}", "keywords": ["k"], "priority": 1} for i in range(9)]}
+    weight = [i for i in findings(data) if i.path.endswith(".weight")]
+    assert len(weight) == 1 and "9 entries" in weight[0].message
+
+
+def test_what_agnai_ignores_is_app_data() -> None:
+    src = {"kind": "memory", "name": "b", "is_creation": False, "entries": [
+        {"name": "n", "entry": "e", "keywords": ["k"], "priority": 1, "weight": 2,
+         "case_sensitive": True, "extensions": {"depth": 3}}]}
+    book = read(src).entities[0]
+    e = book.entries[0]
+    assert e.case_sensitive is None and e.extensions == {}
+    assert e.app_data == {FID: {"case_sensitive": True, "extensions": {"depth": 3}}}
+    out = reg().write([book], "sillytavern-lorebook")
+    dropped = {x.path for x in out.loss}
+    assert {"entries[0].app_data.agnai-memory.case_sensitive",
+            "entries[0].app_data.agnai-memory.extensions"} <= dropped
+    assert not any("is_creation" in p for p in dropped)  # false: Chub's default
+    assert conversion_problems(reg(), [book], "sillytavern-lorebook") == []
 
 
 def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
     from bunzai.testing.damage import check_damaged_round_trips
-    from bunzai_tavern._stsettings import is_settings
 
     seeds: list[Any] = [json.loads(p.read_bytes()) for p in FILES if p.exists()]
     seeds += [BOOK]

@@ -12,7 +12,7 @@ import pytest
 from bunzai import testing
 from bunzai.sdk import Character, UsageError
 from bunzai.testing import Registry, conversion_problems, corpus_files, ids, load_registry
-from bunzai_tavern._cards.fixtures import sample_card
+from bunzai_tavern.sillytavern.tests.fixtures import sample_card
 
 FID = "pygmalion"
 CORPUS = corpus_files("pygmalion")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bunzai.testing import Registry, as_input, conversion_problems, load_registry
-from bunzai_tavern._cards.fixtures import card_chunk, png_with
+from bunzai_tavern.sillytavern.tests.fixtures import card_chunk, png_with
 
 RC = "rolecall"
 RCP = "rolecall-persona"  # RoleCall personas: see rolecall_persona/tests

@@ -6,21 +6,22 @@ import json
 from functools import cache
 from typing import Any
 
-from bunzai.api import as_input
-from bunzai.containers.png import PngFile
-from bunzai.model import Asset, Persona
-from bunzai.registry import Registry
-from bunzai.testing import conversion_problems, load_registry
-from bunzai_tavern._cards.fixtures import card_chunk, image_png, png_with
+from bunzai.sdk import Asset, Persona
+from bunzai.sdk.png import PngFile
+from bunzai.testing import Registry, as_input, conversion_problems, load_registry
+from bunzai_tavern.sillytavern.tests.fixtures import card_chunk, image_png, png_with
 
 RC = "rolecall"
 RCP = "rolecall-persona"
 
 
 def persona_card() -> dict[str, Any]:
+    """A complete V2 persona card (a card bunzai writes has every key its spec requires)."""
     return {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
         "name": "Ash", "description": "{{user}} is a night-shift ferry pilot.",
         "personality": "", "scenario": "", "first_mes": "", "mes_example": "",
+        "creator_notes": "", "system_prompt": "", "post_history_instructions": "",
+        "alternate_greetings": [], "tags": [], "creator": "", "character_version": "",
         "extensions": {"rolecall": {"type": "persona", "id": "p-9"}}}}
 
 
@@ -87,6 +88,22 @@ def test_persona_from_elsewhere_becomes_a_marked_card() -> None:
     png = PngFile.parse(out.data)
     assert [tc.keyword for tc in png.text_chunks()] == ["chara"]
     assert scores(out.data, "o.png")[RCP] == 1.0
-    for path in ("title", "position", "depth", "extensions.rolecall"):
+    for path in ("title", "position", "extensions.rolecall"):
         assert out.loss.covers(path), path
+    assert not out.loss.covers("depth")  # a depth without an at-depth position does nothing
     assert conversion_problems(reg(), [p], RCP) == []
+
+
+def test_the_rest_of_a_persona_card_is_app_data() -> None:
+    card = persona_card()
+    card["data"]["first_mes"] = "Evening, {{char}}."
+    card["data"]["x_tool"] = {"kept": True}
+    card["create_date"] = "2024-1-1"
+    _, res = read(json.dumps(card).encode(), "p.json")
+    p = res.entities[0]
+    assert p.app_data[RCP] == {"character.first_mes": "Evening, {{char}}.",
+                               "data.x_tool": {"kept": True}, "create_date": "2024-1-1"}
+    out = reg().write([p], RCP)
+    assert not out.loss and json.loads(out.data) == card
+    moved = reg().write([p], "sillytavern-persona")
+    assert "app_data.rolecall-persona.character.first_mes" in {e.path for e in moved.loss}

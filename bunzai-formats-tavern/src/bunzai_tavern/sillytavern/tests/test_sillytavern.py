@@ -40,7 +40,7 @@ from bunzai.testing import (
     validate,
 )
 from bunzai_tavern._cards.avatar import default_avatar
-from bunzai_tavern._cards.fixtures import (
+from bunzai_tavern.sillytavern.tests.fixtures import (
     card_chunk,
     exif_image,
     image_png,

@@ -23,7 +23,7 @@ from bunzai.testing import (
     label,
     load_registry,
 )
-from bunzai_tavern._cards.fixtures import card_chunk, png_with
+from bunzai_tavern.sillytavern.tests.fixtures import card_chunk, png_with
 
 WYVERN = corpus_files("wyvern-png")
 

@@ -10,17 +10,20 @@ from typing import Any
 import pytest
 
 from bunzai import testing
-from bunzai.api import as_input
-from bunzai.errors import MalformedInput
-from bunzai.registry import Registry
+from bunzai.sdk import Lorebook, LorebookEntry, MalformedInput
 from bunzai.testing import (
+    Registry,
+    as_input,
     conversion_problems,
     corpus_dir,
     corpus_files,
     ids,
+    label,
     load_registry,
     uncovered_differences,
+    validate,
 )
+from bunzai_tavern._common.stsettings import is_settings
 
 FID = "sillytavern-lorebook"
 WORLDBOOKS = corpus_files("st-worldbook")
@@ -41,6 +44,14 @@ def write(entity: Any, fmt: str = FID, **options: Any) -> Any:
 
 def detect(obj: Any) -> dict[str, float]:
     return testing.scores(reg(), obj)
+
+
+def findings(obj: Any) -> list[Any]:
+    """What ``bunzai validate --from sillytavern-lorebook`` says: the reader's warnings, then
+    the format's own rules."""
+    res = read(obj)
+    inp = as_input(json.dumps(obj).encode(), "book.json")
+    return [*res.warnings, *reg().validate(reg().get(FID), inp, res.entities)]
 
 
 # -- the corpus ---------------------------------------------------------------------------------
@@ -168,9 +179,63 @@ def test_st_copies_in_extensions_agree_and_leave_canonical_extensions() -> None:
 
 def test_uid_that_differs_from_its_key_is_kept_and_reported() -> None:
     res = read({"entries": {"5": {"uid": 6, "key": ["x"], "content": "y"}}})
-    assert any("does not match" in w.message for w in res.warnings)
+    assert [w.path for w in res.warnings if "does not match" in w.message] == [
+        "$.entries['5'].uid"]
+    assert res.entities[0].entries[0].id == 6  # SillyTavern identifies entries by uid
     out = json.loads(write(res.entities[0]).files[0].data)
     assert list(out["entries"]) == ["5"] and out["entries"]["5"]["uid"] == 6
+
+
+def shifted_world(count: int) -> dict[str, Any]:
+    """A World Info file whose object keys run one ahead of their uids (keys "1".."count",
+    uids 0..count-1), as tools that number from one write it."""
+    return {"entries": {str(i + 1): {"uid": i, "key": [f"isle {i}"], "keysecondary": [],
+                                     "comment": f"Isle {i}", "content": f"Isle {i} has a bell.",
+                                     "constant": False, "selective": True, "order": 100,
+                                     "position": 0, "disable": False, "displayIndex": i}
+                        for i in range(count)}}
+
+
+def test_keys_that_disagree_with_their_uids_follow_the_uid_and_round_trip_exactly() -> None:
+    src = shifted_world(34)
+    data = json.dumps(src, indent=4).encode()
+    res = read(data)
+    book = res.entities[0]
+    assert [e.id for e in book.entries] == list(range(34))
+    out = write(book)
+    assert not out.loss
+    assert out.data == data  # the same file, keys and uids as they were
+    assert conversion_problems(reg(), [book], FID) == []
+
+
+def test_keys_that_disagree_with_their_uids_are_one_warning_with_a_count() -> None:
+    res = read(shifted_world(34))
+    uid_warnings = [w for w in res.warnings if "uid" in w.message]
+    assert len(uid_warnings) == 1
+    (w,) = uid_warnings
+    assert w.path == "$.entries['1'].uid"
+    assert "34 entries" in w.message and "$.entries['2'].uid" in w.message
+    issues = validate(reg(), shifted_world(34), "w.json")
+    assert len([i for i in issues if "uid" in i.message]) == 1  # validate says it once too
+    assert issues == findings(shifted_world(34))
+
+
+def test_repeated_uids_are_kept_where_the_file_had_them() -> None:
+    src = {"entries": {"6": {"uid": 5, "key": ["a"], "content": "A"},
+                       "5": {"uid": 5, "key": ["b"], "content": "B"}}}
+    res = read(src)
+    assert [e.id for e in res.entities[0].entries] == [5, 5]
+    assert any("already" in w.message for w in res.warnings)
+    assert json.loads(write(res.entities[0]).files[0].data) == src
+
+
+def test_a_foreign_book_never_gets_a_uid_twice() -> None:
+    book = Lorebook(entries=[LorebookEntry(id=4, keys=["a"]), LorebookEntry(id=4, keys=["b"]),
+                             LorebookEntry(id="4", keys=["c"])])
+    out = write(book)
+    uids = [e["uid"] for e in json.loads(out.data)["entries"].values()]
+    assert len(set(uids)) == 3 and 4 in uids
+    assert not out.loss  # ids are not user data: a fresh uid loses nothing
 
 
 def test_entries_without_uid_stay_without_uid() -> None:
@@ -281,8 +346,7 @@ def test_a_v2_book_can_be_written_as_world_info_and_v3() -> None:
     assert (entry["key"], entry["position"], entry["depth"], entry["role"]) == (
         ["crown"], 4, 2, 1)
     assert entry["comment"] == "Crown"  # ST's title
-    assert any(e.path == "entries[0].comment" for e in wi.loss)
-    assert any(e.path == "entries[0].id" for e in wi.loss)  # a uid had to be assigned
+    assert [e.path for e in wi.loss] == ["entries[0].comment"]  # a fresh uid is no loss
     for variant in ("worldinfo", "v3"):
         assert conversion_problems(reg(), [book], FID, {"variant": variant}) == []
 
@@ -290,8 +354,6 @@ def test_a_v2_book_can_be_written_as_world_info_and_v3() -> None:
 # -- other formats' books come out as World Info -------------------------------------------------
 
 def test_a_foreign_book_is_written_as_world_info_with_honest_losses() -> None:
-    from bunzai.model import Lorebook, LorebookEntry
-
     book = Lorebook(name="Mixed", entries=[
         LorebookEntry(keys=["a"], content="A", name="First", folder="f1"),
         LorebookEntry(id=3, keys=["b"], content="B", position="risu_custom"),
@@ -301,8 +363,8 @@ def test_a_foreign_book_is_written_as_world_info_with_honest_losses() -> None:
     obj = json.loads(out.files[0].data)
     assert list(obj["entries"]) == ["0", "3", "1"]
     paths = {e.path for e in out.loss}
-    assert {"entries[0].folder", "entries[1].position", "entries[2].is_folder",
-            "entries[2].id", "entries[0].comment"} <= paths
+    assert paths == {"entries[0].folder", "entries[1].position", "entries[2].is_folder",
+                     "entries[0].comment"}
     back = read(out.files[0].data).entities[0]
     assert uncovered_differences(book, back, out.loss) == []
 
@@ -368,44 +430,45 @@ def test_wrong_types_inside_entries_are_read_tolerantly_and_written_back() -> No
 def test_validate_reports_world_info_rules_with_json_paths() -> None:
     data = {"entries": {"0": {"uid": 1, "key": "x", "position": 12},
                         "1": {"key": ["a"], "role": 5}, "2": []}}
-    inp = as_input(json.dumps(data).encode(), "w.json")
-    issues = reg().validate(reg().get(FID), inp, [])
-    got = {(i.path, i.severity) for i in issues}
-    assert ("$.entries['0'].uid", "warning") in got
-    assert ("$.entries['0'].key", "warning") in got
-    assert ("$.entries['0'].position", "warning") in got
-    assert ("$.entries['1'].uid", "warning") in got
-    assert ("$.entries['1'].role", "warning") in got
-    assert ("$.entries['2']", "error") in got
+    got = [(i.path, i.severity) for i in findings(data)]
+    for expected in (("$.entries['0'].uid", "warning"), ("$.entries['0'].key", "warning"),
+                     ("$.entries['0'].position", "warning"), ("$.entries['1'].uid", "warning"),
+                     ("$.entries['1'].role", "warning"), ("$.entries['2']", "warning")):
+        assert got.count(expected) == 1, (expected, got)  # each finding said once
+
+
+def test_a_broken_rule_in_many_entries_is_said_once() -> None:
+    data = {"entries": {str(i): {"key": ["k"], "displayIndex": str(i)} for i in range(12)}}
+    issues = findings(data)
+    missing = [i for i in issues if i.path.endswith(".uid")]
+    assert len(missing) == 1 and "12 entries" in missing[0].message
+    assert len([i for i in issues if i.path.endswith(".displayIndex")]) == 1
 
 
 def test_validate_reports_card_book_rules() -> None:
     data = {"spec": "lorebook_v3", "data": {"entries": [{"keys": "k"}]}}
-    issues = reg().validate(reg().get(FID), as_input(json.dumps(data).encode(), "b.json"), [])
+    issues = validate(reg(), data, "b.json")
     got = {i.path for i in issues}
     assert {"$.data.entries[0].keys", "$.data.entries[0].content",
             "$.data.entries[0].use_regex", "$.data.extensions"} <= got
 
 
 def test_labels_chub_lorebook_and_st_world_info() -> None:
-    from bunzai.label import label
-
     chub = chub_book(chub_entry())
-    got = label(reg(), as_input(json.dumps(chub).encode(), "c.json"), [])
+    got = label(reg(), chub, "c.json")
     chub_guess = next(g for g in got.guesses if g.app == "Chub")
     assert chub_guess.role == "origin"
     assert "book-level extensions.chub" in chub_guess.evidence
     eldoria = corpus_dir() / "st-worldbook" / (
         "st-worldbook__SillyTavern_SillyTavern__Eldoria__bfc2548443.json")
     if eldoria.exists():
-        got = label(reg(), as_input(eldoria), [])
+        got = label(reg(), eldoria)
         st = next(g for g in got.guesses if g.app == "SillyTavern")
         assert st.role == "last_writer"
 
 
 def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
     from bunzai.testing.damage import check_damaged_round_trips
-    from bunzai_tavern._stsettings import is_settings
 
     seeds: list[Any] = [json.loads(p.read_bytes()) for p in WORLDBOOKS[:6] if p.exists()]
     seeds += [{"entries": {"7": FULL_ENTRY}}, chub_book(chub_entry()), V3_BOOK]
@@ -414,8 +477,6 @@ def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
 
 
 def test_text_ids_from_other_formats_become_numeric_uids() -> None:
-    from bunzai.model import Lorebook, LorebookEntry
-
     book = Lorebook(entries=[
         LorebookEntry(id="9b2e1c", keys=["quay"], content="Stone steps."),
         LorebookEntry(id="7", keys=["tide"], content="Six o'clock."),
@@ -430,3 +491,29 @@ def test_text_ids_from_other_formats_become_numeric_uids() -> None:
         assert all(isinstance(i, int) for i in ids), (variant, ids)
         assert len(set(ids)) == 3 and 7 in ids and 0 in ids
         assert not uncovered_differences(book, read(out.data).entities[0], out.loss), variant
+
+
+# -- what is user data and what is layout ---------------------------------------------------------
+
+def test_unknown_keys_are_app_data_and_layout_is_not() -> None:
+    src = {"entries": {"0": {"uid": 0, "key": ["k"], "content": "c", "addMemo": True,
+                             "someFutureFlag": {"x": 1}}},
+           "originalData": {"name": "Coast", "entries": []}}
+    book = read(json.dumps(src, indent=2).encode()).entities[0]
+    assert book.app_data == {FID: {"originalData": {"name": "Coast", "entries": []}}}
+    assert book.entries[0].app_data == {FID: {"addMemo": True, "someFutureFlag": {"x": 1}}}
+    out = reg().write([book], "agnai-memory")
+    dropped = {e.path for e in out.loss if e.action == "dropped"}
+    assert "app_data.sillytavern-lorebook.originalData" in dropped
+    assert "entries[0].app_data.sillytavern-lorebook.someFutureFlag" in dropped
+    assert not any("addMemo" in p for p in dropped)  # the editor's memo toggle: not data
+    assert conversion_problems(reg(), [book], "agnai-memory") == []
+
+
+def test_a_lorebook_v3_files_own_keys_are_app_data() -> None:
+    book = read(V3_BOOK).entities[0]
+    assert book.app_data[FID] == {"lorebook_v3.x_tool": "kept"}
+    out = write(book, variant="worldinfo")
+    assert [e.path for e in out.loss if e.action == "dropped"] == [
+        "app_data.sillytavern-lorebook.lorebook_v3.x_tool"]
+    assert conversion_problems(reg(), [book], FID, {"variant": "worldinfo"}) == []

@@ -9,18 +9,20 @@ from typing import Any
 
 import pytest
 
-from bunzai import testing
-from bunzai.api import as_input
-from bunzai.errors import MalformedInput
-from bunzai.registry import Registry
+from bunzai import LossReport, testing
+from bunzai.sdk import Asset, MalformedInput, Persona
 from bunzai.testing import (
+    Registry,
+    as_input,
     conversion_problems,
     corpus_files,
     ids,
+    label,
     load_registry,
     samples_dir,
     uncovered_differences,
 )
+from bunzai_tavern._common.stsettings import is_settings
 
 FID = "sillytavern-persona"
 SETTINGS_FILES = corpus_files("st-persona")
@@ -69,8 +71,11 @@ def test_settings_json_routes_here_and_its_user_becomes_a_backup(path: Path) -> 
     p: Any
     (p,) = res.entities
     assert (p.name, p.avatar_id) == (settings["username"], settings["user_avatar"])
+    assert p.app_data[FID] == {"active_user": True}
     out = reg().write(res.entities, FID)
-    assert not out.loss
+    # a backup cannot say which persona is selected: the one line a user loses
+    assert [(e.action, e.path) for e in out.loss] == [
+        ("dropped", "app_data.sillytavern-persona.active_user")]
     backup = json.loads(out.files[0].data)
     assert set(backup) == {"personas", "persona_descriptions", "default_persona"}
     assert conversion_problems(reg(), res.entities, FID) == []
@@ -107,11 +112,10 @@ def test_the_backup_is_rewritten_exactly() -> None:
 
 
 def test_several_foreign_personas_go_into_one_backup_with_honest_losses() -> None:
-    from bunzai.model import Asset, Persona
-
     ps = [Persona(name="Ann", description="a", is_default=True, note="private",
                   avatar=Asset(data=b"\x89PNG\r\n\x1a\n")),
-          Persona(name="Ann", description="b", is_default=True, extensions={"risu": {}}),
+          Persona(name="Ann", description="b", is_default=True,
+                  extensions={"risu": {"x": 1}}),
           Persona(name="Bo", avatar_id="bo.png", description="c", position=9)]
     out = reg().write(ps, FID)
     assert len(out.files) == 1
@@ -120,12 +124,11 @@ def test_several_foreign_personas_go_into_one_backup_with_honest_losses() -> Non
     assert doc["default_persona"] == "Ann.png"
     assert doc["persona_descriptions"]["bo.png"] == {"description": "c", "position": 9}
     paths = {e.path for e in out.loss}
-    assert {"[0].avatar_id", "[1].avatar_id", "[1].is_default", "[0].note", "[0].avatar",
-            "[1].extensions"} <= paths
+    # avatar file names are ids, not user data: giving one is no loss
+    assert paths == {"[1].is_default", "[0].note", "[0].avatar", "[1].extensions.risu"}
     back = read(out.files[0].data).entities
     for i, (a, b) in enumerate(zip(ps, back, strict=True)):
         sub = [e for e in out.loss if e.path.startswith(f"[{i}].")]
-        from bunzai.loss import LossReport
         rep = LossReport()
         for e in sub:
             rep.add(e.path[len(f"[{i}]."):], e.action, e.reason)
@@ -143,7 +146,11 @@ def test_personas_in_settings_json_are_read_with_the_rest_left_alone() -> None:
     assert scores[FID] == 0.8 and scores.get("sillytavern-regex", 0.0) == 0.0
     res = read(settings)
     assert [(p.name, p.is_default) for p in res.entities] == [("Ann", False), ("Bo", True)]
-    doc = json.loads(reg().write(res.entities, FID).files[0].data)
+    assert [p.app_data.get(FID) for p in res.entities] == [{"active_user": True}, None]
+    out = reg().write(res.entities, FID)
+    assert [e.path for e in out.loss] == ["[0].app_data.sillytavern-persona.active_user"]
+    assert conversion_problems(reg(), res.entities, FID) == []
+    doc = json.loads(out.files[0].data)
     assert doc == {"personas": {"ann.png": "Ann", "bo.png": "Bo"},
                    "persona_descriptions": {"ann.png": {"description": "x"},
                                             "bo.png": {"description": "y"}},
@@ -193,7 +200,10 @@ def test_validate_reports_persona_rules_with_paths() -> None:
     data = {"personas": {"a.png": 1},
             "persona_descriptions": {"a.png": {"description": [], "role": 7}, "z.png": "t"},
             "default_persona": "q.png"}
-    issues = reg().validate(reg().get(FID), as_input(json.dumps(data).encode(), "p.json"), [])
+    res = read(data)
+    issues = [*res.warnings, *reg().validate(reg().get(FID),
+                                             as_input(json.dumps(data).encode(), "p.json"),
+                                             res.entities)]
     got = {i.path for i in issues}
     assert {"$.personas['a.png']", "$.persona_descriptions['a.png'].description",
             "$.persona_descriptions['a.png'].role", "$.persona_descriptions['z.png']",
@@ -201,16 +211,23 @@ def test_validate_reports_persona_rules_with_paths() -> None:
 
 
 def test_label_names_sillytavern() -> None:
-    from bunzai.label import label
-    got = label(reg(), as_input(json.dumps(BACKUP).encode(), "p.json"), [])
+    got = label(reg(), BACKUP, "p.json")
     assert got.app == "SillyTavern"
 
 
 def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
     from bunzai.testing.damage import check_damaged_round_trips
-    from bunzai_tavern._stsettings import is_settings
 
     seeds: list[Any] = [json.loads(p.read_bytes()) for p in [SAMPLE] if p.exists()]
     seeds += [BACKUP]
     # a settings.json is written as a backup or an export, not as read
     assert check_damaged_round_trips(reg(), FID, seeds, exact=lambda d: not is_settings(d)) > 30
+
+
+def test_unknown_descriptor_and_root_keys_are_app_data() -> None:
+    mara = read(BACKUP).entities[0]
+    assert mara.app_data[FID] == {"customFlag": True, "backup.backup_note": "kept"}
+    out = reg().write([mara], "rolecall-persona")
+    dropped = {e.path for e in out.loss if e.action == "dropped"}
+    assert {"app_data.sillytavern-persona.customFlag",
+            "app_data.sillytavern-persona.backup.backup_note"} <= dropped

@@ -10,17 +10,19 @@ from typing import Any
 import pytest
 
 from bunzai import testing
-from bunzai.api import as_input
-from bunzai.errors import MalformedInput
-from bunzai.registry import Registry
+from bunzai.sdk import MalformedInput, RegexScript
 from bunzai.testing import (
+    Registry,
+    as_input,
     conversion_problems,
     corpus_files,
     ids,
+    label,
     load_registry,
     samples_dir,
     uncovered_differences,
 )
+from bunzai_tavern._common.stsettings import is_settings
 
 FID = "sillytavern-regex"
 FILES = corpus_files("st-regex") + sorted((samples_dir() / "tavern").glob("st_regex_*.json"))
@@ -159,19 +161,20 @@ def test_wrong_types_are_read_with_warnings_and_restored() -> None:
 
 
 def test_a_foreign_script_reports_what_st_cannot_hold() -> None:
-    from bunzai.model import RegexScript
-
     s = RegexScript(name="x", pattern="a+", flags="g", placement=["display", "custom_place"],
                     extensions={"risu": {"type": "editdisplay"}})
     out = reg().write([s], FID)
     back = read(out.files[0].data).entities[0]
-    assert {"placement", "extensions"} <= {e.path for e in out.loss}
+    assert {"placement", "extensions.risu"} <= {e.path for e in out.loss}
     assert uncovered_differences(s, back, out.loss) == []
 
 
 def test_validate_reports_regex_rules_with_paths() -> None:
     data = [{"scriptName": "a", "placement": "2"}, {"findRegex": 4, "disabled": "no"}]
-    issues = reg().validate(reg().get(FID), as_input(json.dumps(data).encode(), "r.json"), [])
+    res = read(data)
+    issues = [*res.warnings, *reg().validate(reg().get(FID),
+                                             as_input(json.dumps(data).encode(), "r.json"),
+                                             res.entities)]
     got = {(i.path, i.severity) for i in issues}
     assert ("$[0].findRegex", "error") in got
     assert ("$[0].placement", "warning") in got
@@ -181,17 +184,16 @@ def test_validate_reports_regex_rules_with_paths() -> None:
 
 
 def test_label_names_sillytavern_and_tavernhelper() -> None:
-    from bunzai.label import label
-
-    got = label(reg(), as_input(json.dumps(SCRIPT).encode(), "r.json"), [])
-    assert got.app == "SillyTavern"
+    assert label(reg(), SCRIPT, "r.json").app == "SillyTavern"
+    # TavernHelper's scripts are no format of their own: read with --from sillytavern-regex,
+    # the labeler still names their origin
     th = [{"script_name": "n", "find_regex": "/a/"}]
-    assert label(reg(), as_input(json.dumps(th).encode(), "t.json"), []).app == "TavernHelper"
+    rules = {r.name: r for _, r in reg().label_rules()}
+    assert rules["tavernhelper-regex"].test(as_input(json.dumps(th).encode(), "t.json"), [])
 
 
 def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
     from bunzai.testing.damage import check_damaged_round_trips
-    from bunzai_tavern._stsettings import is_settings
 
     seeds: list[Any] = [json.loads(p.read_bytes()) for p in FILES[:4] if p.exists()]
     seeds += [SCRIPT, [SCRIPT, SCRIPT], SETTINGS]

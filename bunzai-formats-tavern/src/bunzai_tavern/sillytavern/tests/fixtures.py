@@ -9,8 +9,8 @@ import struct
 import zlib
 from typing import Any
 
-from bunzai.containers.exif import build_exif_user_comment
-from bunzai.containers.png import PNG_SIGNATURE, make_chunk, make_text_chunk
+from bunzai.sdk.exif import build_exif_user_comment
+from bunzai.sdk.png import PNG_SIGNATURE, make_chunk, make_text_chunk
 
 __all__ = ["card_chunk", "exif_image", "image_png", "png_with", "sample_card"]
 

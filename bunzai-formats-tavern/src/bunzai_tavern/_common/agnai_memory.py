@@ -5,20 +5,17 @@ Agnai's own names come first (``entry``, ``keywords``, ``weight``); the V2 names
 write beside them (``content``, ``keys``, ``insertion_order``) are second spellings, regenerated
 when they agree and kept as they were when not.  Fields Agnai keeps for V2 round trips
 (``id``, ``comment``, ``secondaryKeys``, ``constant``, ``position``, ``probability`` …) map to
-their canonical fields; everything else a canonical entry can hold is reported as lost.
+their canonical fields.  An entry's ``case_sensitive`` and ``extensions`` are ignored by Agnai
+(its import drops them), so they are the entry's app data, not canonical fields: another
+format reports them, this one writes them back where they were.
 """
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any
 
-from bunzai.errors import MalformedInput
-from bunzai.loss import LossReport
-from bunzai.model.lorebook import POSITIONS, SELECTIVE_LOGIC
-from bunzai.types import Issue
-
-from .._fieldmap import (
+from bunzai.sdk import POSITIONS, SELECTIVE_LOGIC, Issue, MalformedInput
+from bunzai.sdk.fields import (
     BOOL,
     DICT,
     ID,
@@ -31,16 +28,20 @@ from .._fieldmap import (
     enum,
     field,
     is_int,
+    jcopy,
     slot,
     type_name,
-    unwritable,
 )
 
 if TYPE_CHECKING:
-    from bunzai.model import Lorebook
+    from bunzai.sdk import Lorebook, LossReport
 
-MEMORY = "memory"
-"""Key of the memory-book record inside ``passthrough[<format id>]``."""
+BOOK_MARK = "memory"
+"""Layout key saying the book was read as a memory book (its entries' shapes are Agnai's)."""
+
+IDS = ("_id", "userId")
+"""Agnai's database ids, present when a book was saved from its database rather than
+downloaded: layout, kept for a byte-faithful rewrite."""
 
 
 def _position(x: Any) -> str:
@@ -51,7 +52,7 @@ def _position(x: Any) -> str:
     raise Bad(f"unknown position {x!r}")
 
 
-POSITION = Conv("position", _position)
+POSITION = Conv("position", _position, jcopy, lambda x: type(x) is str)
 
 ENTRY = Table((
     field("name"),
@@ -60,6 +61,8 @@ ENTRY = Table((
     field("priority", conv=NUM),
     field("insertion_order", "weight", "insertion_order", conv=NUM),
     field("enabled", conv=BOOL, absent=True),
+    slot("extensions"),
+    slot("case_sensitive"),
     field("id", conv=ID),
     field("comment"),
     field("secondary_keys", "secondaryKeys", "secondary_keys", conv=STRLIST, absent=[],
@@ -71,80 +74,85 @@ ENTRY = Table((
     field("selective", conv=BOOL),
     field("selective_logic", "selectiveLogic", conv=enum(SELECTIVE_LOGIC, "selectiveLogic")),
     field("exclude_recursion", "excludeRecursion", conv=BOOL),
-    field("case_sensitive", conv=BOOL, foreign=False),
-    field("extensions", conv=DICT, absent={}, foreign=False),
 ))
-"""One memory entry; ``case_sensitive`` and ``extensions`` are written only when the source
-had them (Agnai drops both)."""
+"""One memory entry."""
 
 BOOK = Table((
-    slot("kind"),
-    slot("_id"),
     field("name"),
     field("description"),
-    slot("userId"),
     field("scan_depth", "scanDepth", "scan_depth", conv=INT),
     field("token_budget", "tokenBudget", "token_budget", conv=INT),
     field("recursive_scanning", "recursiveScanning", "recursive_scanning", conv=BOOL),
     field("extensions", conv=DICT, absent={}, omit_empty=True),
 ))
 
-
 def read_memory_book(obj: dict[str, Any], *, format_id: str, warnings: list[Issue],
                      path: str = "$") -> Lorebook:
-    from bunzai.model import Lorebook, LorebookEntry
+    """The book of a memory-book object; ``obj`` is the reader's own parse (not copied)."""
+    from bunzai.sdk import Lorebook, LorebookEntry
 
     entries_raw = obj.get("entries")
     if not isinstance(entries_raw, list):
         raise MalformedInput(f"{path}.entries is {type_name(entries_raw)}; a memory book "
                              "needs an array of entries")
-    values, rec = BOOK.read(obj, path, warnings, skip=("entries",))
+    values, layout, data = BOOK.read(obj, path, warnings, skip=("entries", "kind", *IDS),
+                                     owned=True)
+    layout[BOOK_MARK] = True
+    if "kind" not in obj:
+        layout["kind_absent"] = True
+    elif obj["kind"] != "memory":
+        layout["kind"] = obj["kind"]
+    ids = {k: obj[k] for k in IDS if k in obj}
+    if ids:
+        layout["ids"] = ids
     entries = []
     strays = []
     for i, raw in enumerate(entries_raw):
         epath = f"{path}.entries[{i}]"
         if not isinstance(raw, dict):
             warnings.append(Issue(epath, f"{type_name(raw)} is not an entry; kept as it was"))
-            strays.append([i, copy.deepcopy(raw)])
+            strays.append([i, raw])
             continue
-        evals, erec = ENTRY.read(raw, epath, warnings)
-        entries.append(LorebookEntry(**evals, passthrough={format_id: {MEMORY: erec}}
-                                     if erec else {}))
+        evals, elayout, edata = ENTRY.read(raw, epath, warnings, owned=True)
+        entries.append(LorebookEntry(**evals, passthrough={format_id: elayout} if elayout else {},
+                                     app_data={format_id: edata} if edata else {}))
     if strays:
-        rec["strays"] = strays
-    return Lorebook(**values, entries=entries, passthrough={format_id: {MEMORY: rec}})
-
-
-def _record(obj: Any, format_id: str) -> dict[str, Any] | None:
-    mine = obj.passthrough.get(format_id)
-    if isinstance(mine, dict) and isinstance(mine.get(MEMORY), dict):
-        return mine[MEMORY]  # type: ignore[no-any-return]
-    return None
+        layout["strays"] = strays  # no app reads them; kept for a byte-faithful rewrite
+    return Lorebook(**values, entries=entries, passthrough={format_id: layout},
+                    app_data={format_id: data} if data else {})
 
 
 def write_memory_book(book: Lorebook, *, format_id: str, loss: LossReport,
                       path: str = "") -> dict[str, Any]:
     """The memory book object; ``path`` prefixes loss paths (``lorebook`` when embedded)."""
-    rec = _record(book, format_id)
+    got = book.passthrough.get(format_id)
+    layout: dict[str, Any] = got if isinstance(got, dict) else {}
+    from_agnai = bool(layout.get(BOOK_MARK))
     entries: list[Any] = []
     for i, entry in enumerate(book.entries):
         epath = f"{path}.entries[{i}]" if path else f"entries[{i}]"
-        erec = _record(entry, format_id)
+        elayout = entry.passthrough.get(format_id)
         overrides: dict[str, Any] = {}
-        if erec is None and entry.name is None and entry.comment is not None:
+        if not from_agnai and entry.name is None and entry.comment:
             overrides["name"] = entry.comment  # Agnai titles entries by name
             loss.approximated(f"{epath}.name", "Agnai entries are titled by name; the comment "
                                                "is written as the name")
-        for attr in unwritable(ENTRY, entry, erec, skip=("passthrough",)):
-            loss.dropped(f"{epath}.{attr}", f"Agnai memory entries have no {attr}")
 
         def get(attr: str, entry: Any = entry, overrides: dict[str, Any] = overrides) -> Any:
             return overrides[attr] if attr in overrides else getattr(entry, attr)
 
-        entries.append(ENTRY.write(get, erec, loss, epath))
-    for pos, value in (rec or {}).get("strays") or ():
-        entries.insert(min(int(pos), len(entries)), copy.deepcopy(value))
-    out = BOOK.write(lambda a: getattr(book, a), rec, loss, path, tail={"entries": entries})
-    if rec is None:
-        out = {"kind": "memory", **out}
+        entries.append(ENTRY.write(get, elayout if isinstance(elayout, dict) else None,
+                                   entry.app_data.get(format_id), loss, epath))
+    for pos, value in layout.get("strays") or ():
+        entries.insert(min(int(pos), len(entries)), jcopy(value))
+    tail: dict[str, Any] = {}
+    if not layout.get("kind_absent"):
+        tail["kind"] = jcopy(layout.get("kind", "memory"))
+    for key, value in (layout.get("ids") or {}).items():
+        tail[key] = jcopy(value)
+    tail["entries"] = entries
+    out = BOOK.write(lambda a: getattr(book, a), layout, book.app_data.get(format_id), loss,
+                     path, tail=tail)
+    if not from_agnai and "kind" in out:
+        out = {"kind": out.pop("kind"), **out}  # where Agnai's download puts it
     return out

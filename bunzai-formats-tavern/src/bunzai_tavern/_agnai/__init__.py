@@ -1,1 +1,0 @@
-"""Agnaistic pieces shared by ``agnai`` (characters) and ``agnai-memory`` (memory books)."""

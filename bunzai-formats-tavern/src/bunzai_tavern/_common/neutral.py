@@ -1,0 +1,47 @@
+"""Values of SillyTavern's own keys that ask nothing of an app (``FormatAdapter.neutral``).
+
+Every Tavern adapter whose reader can produce these keys declares the tuple that covers them,
+so a conversion that drops them reports nothing whichever adapters are installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+_PROMPT_KEYS = frozenset({"prompt", "depth", "role"})
+
+
+def _any_value(value: Any, owner: Any) -> bool:
+    return True
+
+
+def _without_prompt(value: Any, owner: Any) -> bool:
+    """A depth prompt with nothing to insert: its depth and role do nothing."""
+    return isinstance(value, Mapping) and not value.get("prompt") and set(value) <= _PROMPT_KEYS
+
+
+ST_NEUTRAL: tuple[tuple[str, Any], ...] = (
+    ("extensions.talkativeness", ("0.5", 0.5)),
+    ("extensions.fav", (False,)),
+    ("extensions.world", ("",)),
+    ("extensions.depth_prompt", _without_prompt),
+    ("extensions.depth_prompt.prompt", ("",)),
+    ("extensions.depth_prompt.depth", (4,)),
+    ("extensions.depth_prompt.role", ("system",)),
+)
+"""SillyTavern's own card settings at the values it gives every new card (group-chat
+talkativeness 0.5, not a favourite, no linked World Info, no depth prompt: a depth prompt with
+nothing to insert does nothing at any depth): dropping them loses nothing."""
+
+_WI = "app_data.sillytavern-lorebook"
+
+WORLD_INFO: tuple[tuple[str, Any], ...] = tuple(
+    (f"{prefix}{pattern}", rule)
+    for prefix in ("", "lorebook.")
+    for pattern, rule in (
+        (f"entries[*].{_WI}.addMemo", _any_value),  # whether the editor shows the title
+        (f"{_WI}.is_creation", (False,)),  # Chub: the book is not one of the user's creations
+    ))
+"""World Info's keys that only steer SillyTavern's editor or Chub's library, on a standalone
+book and on one embedded in a character."""
