@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 SETTINGS = ("model", "minP", "minPEnabled", "temperature", "repeatPenalty", "repeatLastN",
             "topK", "topP", "promptTemplate", "grammar", "canDeleteExampleMessages")
-"""A scenario's model settings: Backyard's own data on the extracted chat."""
+"""A scenario's model settings: the extracted chat's app data (another chat format reports
+each it cannot hold)."""
 
 
 def _chats(ch: Any, fmt: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
@@ -80,16 +81,14 @@ def scenario_chats(ch: Character, fmt: str) -> list[Chat] | None:
         title = own.get("title")
         settings = {k: own[k] for k in SETTINGS if k in own}
         path = records[index].get("path") if index < len(records) else None
-        record_pt: dict[str, Any] = {"scenario": path}
-        if settings:
-            record_pt["extra"] = settings
         messages = own.get("messages")
         chat = Chat(title=title if isinstance(title, str) and title else None,
                     participants=[Participant(name=ch.name, role="character",
                                               id=layout.get("cid"))] if ch.name else [],
                     messages=messages_from_byaf(messages if isinstance(messages, list) else [],
                                                 fmt),
-                    passthrough={fmt: record_pt},
+                    app_data={fmt: settings} if settings else {},
+                    passthrough={fmt: {"scenario": path}},
                     **{k: v for k, v in fields.items() if v})
         out.append(chat)
     return out
@@ -207,10 +206,9 @@ def embed(ch: Character, chat: Chat, fmt: str) -> Character:
                            if k not in ("messages", "title")}
     if chat.title:
         own["title"] = chat.title
-    extra = (chat.passthrough.get(fmt) or {}).get("extra") if isinstance(
-        chat.passthrough.get(fmt), dict) else None
-    if isinstance(extra, Mapping):
-        own.update({k: copy.deepcopy(v) for k, v in extra.items() if k in SETTINGS})
+    settings = chat.app_data.get(fmt)
+    if isinstance(settings, Mapping):
+        own.update({k: copy.deepcopy(v) for k, v in settings.items() if k in SETTINGS})
     cid = str(layout.get("cid") or "character")
     if chat.scenario is not None and chat.scenario != (ch.scenario or None):
         own["narrative"] = to_backyard(chat.scenario)
