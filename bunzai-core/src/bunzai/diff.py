@@ -2,7 +2,9 @@
 
 Fields are compared by canonical path; lorebook entries are matched by id, then by keys, so a
 reordered book is not reported as rewritten; assets are compared by the hash of their bytes.
-Format-specific passthrough is not compared: two files that say the same thing are equal.
+Format-specific passthrough is not compared, and a key one side leaves out while the other
+gives it a neutral value (``false``, ``""``, a default) is not a change: two files that say the
+same thing are equal, by the same rules the loss report uses.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
+
+from .neutral import Neutrality, pattern_of
 
 _SKIP = {"passthrough", "schema_version"}
 
@@ -84,9 +88,11 @@ def _around_change(a: str, b: str, width: int = SHORT) -> tuple[str, str]:
     return cut(a), cut(b)
 
 
-def diff_all(a: Sequence[Any], b: Sequence[Any]) -> list[Change]:
+def diff_all(a: Sequence[Any], b: Sequence[Any], neutral: Neutrality | None = None
+             ) -> list[Change]:
     """Every difference between the entities of two files, paired by position; paths get an
-    ``[i].`` prefix when a file holds several (persona backups, regex arrays)."""
+    ``[i].`` prefix when a file holds several (persona backups, regex arrays). ``neutral``
+    (core's rules by default; a registry's adds its formats') says which values are defaults."""
     n = max(len(a), len(b))
     out: list[Change] = []
     for i in range(n):
@@ -97,7 +103,7 @@ def diff_all(a: Sequence[Any], b: Sequence[Any]) -> list[Change]:
             out.append(Change(f"[{i}]", "removed", getattr(a[i], "name", None), None))
         else:
             out.extend(Change(prefix + c.path, c.change, c.a, c.b)
-                       for c in diff_entities(a[i], b[i]))
+                       for c in diff_entities(a[i], b[i], neutral))
     return out
 
 
@@ -111,11 +117,17 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def diff_entities(a: Any, b: Any) -> list[Change]:
+def diff_entities(a: Any, b: Any, neutral: Neutrality | None = None) -> list[Change]:
     """Every difference between two canonical entities, by path."""
     out: list[Change] = []
     _diff(a, b, "", out)
-    return out
+    rules = neutral or Neutrality()
+    kind = getattr(a, "kind", None)
+
+    def default(path: str, value: Any) -> bool:
+        return value is None or rules.neutral(pattern_of(path), value, kind=kind)
+
+    return [c for c in out if not (default(c.path, c.a) and default(c.path, c.b))]
 
 
 def _diff(a: Any, b: Any, path: str, out: list[Change]) -> None:

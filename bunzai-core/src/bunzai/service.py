@@ -597,7 +597,7 @@ def diff_files(a: Source, b: Source, *, registry: Registry | None = None) -> Dif
             found.error = UsageError(f"cannot diff a {ra.kind} against a {rb.kind}",
                                      path=ra.path)
         else:
-            found.changes = diff_all(ra.entities, rb.entities)
+            found.changes = diff_all(ra.entities, rb.entities, reg.neutrality)
     ra.input = rb.input = None
     return found
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import MalformedInput
 from ..loss import LossReport
-from ..neutral import is_empty
 from ..sdk.fields import (
     DICT,
     INT,
@@ -48,6 +48,7 @@ from .regex import build_st_regex, parse_st_regex
 
 if TYPE_CHECKING:
     from ..model import Asset, Character
+    from ..neutral import Neutrality
 
 __all__ = [
     "COMPLETED_KEYS",
@@ -616,6 +617,12 @@ def _spec_typed(conv: Conv, value: Any) -> bool:
     return True
 
 
+@cache
+def _neutral() -> Neutrality:
+    from ..neutral import Neutrality
+    return Neutrality()
+
+
 def _write_assets(character: Character, w: ObjectWriter, spec: Spec,
                   layout: Mapping[str, Any], loss: LossReport, present: set[str],
                   format_id: str) -> None:
@@ -646,7 +653,7 @@ def _write_assets(character: Character, w: ObjectWriter, spec: Spec,
             ext = sniff_media(asset.data)[1] if asset.data else "unknown"
         aw.put("ext", ext, STR)
         for key, value in asset.extensions.items():  # each key is a piece of data
-            if not is_empty(value):
+            if not _neutral().neutral(f"assets[*].extensions.{key}", value):
                 loss.dropped(f"assets[{i}].extensions.{key}", "CCv3 assets have no extensions")
         out.append(aw.finish(_ASSET_KEYS))
     # assets that were not objects in the source come back where they were

@@ -43,9 +43,9 @@ if TYPE_CHECKING:
 
 _EMBEDDED = (ASSET_URI_PREFIX, "embeded://", "embedded://")
 _NO_BYTES = "no bytes to embed: RisuAI refuses a card whose embedded asset is missing"
-_LEGACY_GONE = ("written as RisuAI's current PNG card: what was read from the RisuAI 0.6 "
-                "risuai chunk changed, so that chunk (and the chat history it holds, which "
-                "bunzai does not read) is not written")
+_LEGACY_GONE = ("written as RisuAI writes cards today, without the RisuAI 0.6 risuai chunk "
+                "(and the chat history it holds, which bunzai does not read): what was read "
+                "from it changed, or the card is not written as a PNG")
 
 
 def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteResult:
@@ -54,17 +54,15 @@ def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteRe
     raw = entity.passthrough.get(format_id)
     record: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     container = str(options.get("container") or record.get("container") or "png")
-    if container == "json":
-        return _write_json(entity, record)
     legacy = record.get("legacy")
+    if container == "png" and isinstance(legacy, Mapping) and "spec" in record and \
+            record["spec"] is None and _legacy_assets_only(entity) and \
+            legacy.get("fp") == legacy_fingerprint(entity):
+        return _write_legacy(entity, record, legacy)
+    result = _write_json(entity, record) if container == "json" else _write_png(entity, record)
     if isinstance(legacy, Mapping):
-        if ("spec" in record and record["spec"] is None and _legacy_assets_only(entity)
-                and legacy.get("fp") == legacy_fingerprint(entity)):
-            return _write_legacy(entity, record, legacy)
-        result = _write_png(entity, record)
         result.warnings.append(_LEGACY_GONE)
-        return result
-    return _write_png(entity, record)
+    return result
 
 
 def _ensure_risuai(ch: Character) -> Character:

@@ -14,12 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.adapter import FormatAdapter
-from bunzai.types import Detection, LabelRule, WriteResult
+from bunzai.sdk import Detection, FormatAdapter, LabelRule
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Entity
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "risu-chat"
 TYPES = ("risuChat", "risuAllChats")
@@ -72,14 +70,8 @@ class RisuChatAdapter(FormatAdapter):
         s, why = score(input.json)
         return Detection(s, why)
 
-    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> Any:
-        from .io import read_export
-        return read_export(input)
-
-    def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]
-                   ) -> WriteResult:
-        from .io import write_export
-        return write_export(entities)
+    reader = "io:read"
+    writer = "io:write"
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("RisuAI", 0.95, _evidence, "origin", "risu-chat-export")]

@@ -6,19 +6,23 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.chats import chat_fields_only, extra_of, layout_of, report_messages, report_unkept
-from bunzai.chattime import parse_time, restore
-from bunzai.errors import MalformedInput
-from bunzai.loss import LossReport
-from bunzai.types import Issue, OutputFile, ReadResult, WriteResult
+from bunzai.sdk import Issue, LossReport, MalformedInput, OutputFile, ReadResult, WriteResult
+from bunzai.sdk.chats import (
+    chat_fields_only,
+    extra_of,
+    layout_of,
+    parse_time,
+    report_messages,
+    report_unkept,
+    restore,
+)
 
 from .._common import lore
 from .._common.jsonfmt import dump, layout
 from . import FORMAT_ID
 
 if TYPE_CHECKING:
-    from bunzai.input import AdapterInput
-    from bunzai.model import Chat, ChatMessage, Entity
+    from bunzai.sdk import AdapterInput, Chat, ChatMessage, Entity
 
 CHAT_KEYS = ("message", "note", "name", "localLore", "bookmarks", "bookmarkNames")
 LAYOUT_KEYS = ("id", "lastDate", "isStreaming")
@@ -40,7 +44,7 @@ REASONS = {
 APPROXIMATED = frozenset({"role", "time"})
 
 
-def read_export(input: AdapterInput) -> ReadResult:
+def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
     doc = input.json_mutable()
     if not isinstance(doc, dict) or doc.get("type") not in ("risuChat", "risuAllChats"):
         raise MalformedInput("not a RisuAI chat export (type risuChat or risuAllChats)")
@@ -72,7 +76,7 @@ def read_export(input: AdapterInput) -> ReadResult:
 
 
 def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
-    from bunzai.model import Chat, Lorebook
+    from bunzai.sdk import Chat, Lorebook
 
     record: dict[str, Any] = {"order": list(obj)}
     fields: dict[str, Any] = {}
@@ -118,7 +122,7 @@ def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
 
 
 def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
-    from bunzai.model import ChatMessage
+    from bunzai.sdk import ChatMessage
 
     if not isinstance(obj, dict):
         raise MalformedInput(f"{path}: expected a message object")
@@ -195,7 +199,7 @@ def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
                                               "lorebook.entries")
         if loss is not None:
             lore.report_unheld(chat.lorebook.entries, FORMAT_ID, loss, "lorebook.")
-            from bunzai.model import Lorebook
+            from bunzai.sdk import Lorebook
             report_unkept(loss, "lorebook.", chat.lorebook.model_copy(update={"entries": []}),
                           Lorebook(), default="a RisuAI chat's lorebook is a list of entries")
     else:
@@ -296,7 +300,8 @@ def _ordered(obj: dict[str, Any], order: Any) -> dict[str, Any]:
     return out
 
 
-def write_export(entities: Sequence[Entity]) -> WriteResult:
+def write(entities: Sequence[Entity], options: Mapping[str, Any], format_id: str
+          ) -> WriteResult:
     chats: list[Chat] = list(entities)  # type: ignore[arg-type]
     loss = LossReport()
     many = len(chats) > 1

@@ -6,10 +6,9 @@ import json
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from bunzai.api import as_input
-from bunzai.model import Chat, ChatMessage, Participant
-from bunzai.registry import Registry
+from bunzai.sdk import AdapterInput, Chat, ChatMessage, Participant
 from bunzai.testing import conversion_problems, load_registry
 
 FID = "risu-chat"
@@ -17,12 +16,12 @@ SAMPLES = Path(__file__).parent / "samples"
 
 
 @cache
-def reg() -> Registry:
+def reg() -> Any:
     return load_registry()
 
 
 def read(path: Path) -> list[Chat]:
-    handle, res, _ = reg().read(as_input(path))
+    handle, res, _ = reg().read(AdapterInput.from_path(path))
     assert handle.id == FID
     return list(res.entities)  # type: ignore[arg-type]
 
@@ -51,7 +50,7 @@ def test_several_chats_are_one_all_chats_export() -> None:
     doc = json.loads(out.files[0].data)
     assert doc["type"] == "risuAllChats" and [c["name"] for c in doc["data"]] == [
         "Storm night", "Old chat"]
-    _, res, _ = reg().read(as_input(out.files[0].data, "all.json"))
+    _, res, _ = reg().read(AdapterInput(out.files[0].data, "all.json"))
     assert [c.title for c in res.entities] == ["Storm night", "Old chat"]  # type: ignore[attr-defined]
 
 
