@@ -26,7 +26,7 @@ from .tables import LORE_ITEM, Keys, reads_as
 from .util import ABSENT, now_seconds
 
 if TYPE_CHECKING:
-    from bunzai.sdk import Character, Lorebook, LorebookEntry, LossReport
+    from bunzai.sdk import Character, Lorebook, LorebookEntry, LossReport, Neutrality
 
 MACRO_CLASH = ("the text already spells {character}/{user} (or #{…}:), which Backyard reads as "
                "its own macros")
@@ -195,8 +195,8 @@ def read_lore(raw: Any, fmt: str, where: str, warnings: list[Issue]) -> Lorebook
     return Lorebook(entries=entries, app_data={fmt: junk} if junk else {})
 
 
-def write_lore(book: Lorebook | None, fmt: str, loss: LossReport, path: str = "lorebook"
-               ) -> list[Any]:
+def write_lore(book: Lorebook | None, fmt: str, loss: LossReport, neutral: Neutrality,
+               path: str = "lorebook") -> list[Any]:
     """Lore items: enabled entries only (Backyard has no switch), keys joined with ``, ``.
 
     Reports what reads back differently: dropped entries, the entries after them (they move
@@ -216,7 +216,7 @@ def write_lore(book: Lorebook | None, fmt: str, loss: LossReport, path: str = "l
             loss.approximated(f"{path}.entries[{i}]", f"now lore item {len(items)}: the "
                               "dropped entries before it left gaps")
         items.append(_lore_item(entry, fmt, loss, f"{path}.entries[{i}]"))
-    if not items and not junk and not _book_is_neutral(book, fmt):
+    if not items and not junk and not neutral.neutral(path, book):
         why = ("Backyard lore has no book settings" if not book.entries else
                "Backyard lore items are always active: disabled entries and folders are "
                "dropped, and with them the book")
@@ -256,11 +256,3 @@ def _lore_item(entry: LorebookEntry, fmt: str, loss: LossReport, path: str) -> d
     return item
 
 
-def _book_is_neutral(book: Lorebook, fmt: str) -> bool:
-    """A book with nothing a user set (no entries, name, settings or data): dropping it loses
-    nothing."""
-    if book.entries or book.name or book.description or book.recursive_scanning:
-        return False
-    if book.scan_depth is not None or book.token_budget is not None or book.extensions:
-        return False
-    return not any(v for k, v in book.app_data.items() if k != fmt)

@@ -72,12 +72,14 @@ class BackyardArchiveAdapter(FormatAdapter):
                "alternate_greetings", "creator", "assets[*].type", "assets[*].name",
                "assets[*].data", "assets[*].uri")
     reasons = REASONS
-    neutral = tuple((f"app_data.backyard-byaf.scenarios[*].{key}", (value,))
+    neutral = tuple((f"app_data.backyard-byaf.{where}{key}", (value,))
+                    for where in ("scenarios[*].", "")
                     for key, value in (("minP", 0.1), ("minPEnabled", True),
                                        ("temperature", 1.2), ("repeatPenalty", 1.05),
                                        ("repeatLastN", 256), ("topK", 30), ("topP", 0.9),
                                        ("canDeleteExampleMessages", True)))
-    """Backyard's settings for a new character's chat (the writer's ``NEW_CHAT``)."""
+    """Backyard's settings for a new character's chat (the writer's ``NEW_CHAT``), on a
+    character's scenarios and on a chat extracted from one."""
     reader = "read:read_archive"
     writer = "write:write_archive"
     validator = "validate:validate_archive"

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 SETTINGS = ("model", "minP", "minPEnabled", "temperature", "repeatPenalty", "repeatLastN",
             "topK", "topP", "promptTemplate", "grammar", "canDeleteExampleMessages")
-"""A scenario's model settings: Backyard's own data on the extracted chat."""
+"""A scenario's model settings: the extracted chat's app data (another chat format reports
+each it cannot hold)."""
 
 
 def _chats(ch: Any, fmt: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
@@ -80,14 +81,14 @@ def scenario_chats(ch: Character, fmt: str) -> list[Chat] | None:
         title = own.get("title")
         settings = {k: own[k] for k in SETTINGS if k in own}
         path = records[index].get("path") if index < len(records) else None
-        record_pt: dict[str, Any] = {"scenario": path}
         messages = own.get("messages")
         chat = Chat(title=title if isinstance(title, str) and title else None,
                     participants=[Participant(name=ch.name, role="character",
                                               id=layout.get("cid"))] if ch.name else [],
                     messages=messages_from_byaf(messages if isinstance(messages, list) else [],
                                                 fmt),
-                    passthrough={fmt: record_pt}, app_data={fmt: settings} if settings else {},
+                    app_data={fmt: settings} if settings else {},
+                    passthrough={fmt: {"scenario": path}},
                     **{k: v for k, v in fields.items() if v})
         out.append(chat)
     return out

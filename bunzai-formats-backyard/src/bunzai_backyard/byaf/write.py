@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult, dumps, sniff_media
@@ -62,7 +63,7 @@ from .read import (
 )
 
 if TYPE_CHECKING:
-    from bunzai.sdk import Asset, Character
+    from bunzai.sdk import Asset, Character, Neutrality
 
 SUFFIX = ".byaf"
 MANIFEST_ORDER = ("schemaVersion", "createdAt", "author", "characters", "scenarios")
@@ -85,7 +86,7 @@ NEW_CHAT: dict[str, Any] = {
     "grammar": None,
     "messages": [],
 }
-"""Backyard's settings for a new character's chat (as Ginger mirrors them): neutral values."""
+"""Backyard's settings for a new character's chat (as Ginger mirrors them), declared neutral."""
 NEW_SCENARIO = {"schemaVersion": 1, **NEW_CHAT}
 IMAGE_EXT = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif"}
 _CLONE_DROPS = ("messages", "title")
@@ -112,16 +113,13 @@ def write_archive(entities: Sequence[Character], options: Mapping[str, Any], for
     return WriteResult(files, loss, warnings)
 
 
-def neutral_chat_value(key: str, value: Any) -> bool:
-    """Whether a chat setting asks nothing of Backyard: empty, or a new chat's default."""
-    if value is None or value == "" or (type(value) in (list, dict) and not value):
-        return True
-    default = NEW_CHAT.get(key, ABSENT)
-    return default is not ABSENT and type(default) is type(value) and default == value
+@cache
+def neutral_values() -> Neutrality:
+    """Core's neutral values and this format's own (Backyard's settings for a new chat)."""
+    from bunzai.sdk import Neutrality
 
-
-def _neutral_chat(chat: Mapping[str, Any]) -> bool:
-    return all(neutral_chat_value(k, v) for k, v in chat.items())
+    from . import BackyardArchiveAdapter
+    return Neutrality(BackyardArchiveAdapter.neutral)
 
 
 class _Builder:
@@ -262,7 +260,7 @@ class _Builder:
         if layout and layout.get("cid") != cid:
             tail["id"] = cid
         tail = {k: v for k, v in tail.items() if v is not ABSENT}
-        lore = write_lore(ch.lorebook, self.fmt, loss)
+        lore = write_lore(ch.lorebook, self.fmt, loss, neutral_values())
         if ch.lorebook is not None or not ("loreItems" in own or "loreItems" in missing):
             tail["loreItems"] = lore
         items, entries = self._images(i, ch, path)
@@ -549,12 +547,17 @@ class _Builder:
         before = [c if isinstance(c, dict) else {} for c in raw] if isinstance(raw, list) \
             else []
         base = f"app_data.{self.fmt}.{SCENARIOS}"
+        neutral = neutral_values()
+
+        def empty(key: str, value: Any) -> bool:
+            return neutral.neutral(f"{base}[*].{key}", value)
+
         for k in range(max(len(before), len(chats))):
             a = before[k] if k < len(before) else None
             b = chats[k] if k < len(chats) else None
             if a is None or b is None:
                 present = a if b is None else b
-                if present is not None and not _neutral_chat(present):
+                if present is not None and not neutral.neutral(f"{base}[*]", present):
                     if b is None:
                         loss.dropped(f"{base}[{k}]", "its greeting is no longer among the "
                                      "alternate greetings, so its Backyard chat is left out")
@@ -565,9 +568,9 @@ class _Builder:
             for key in sorted(set(a) | set(b)):
                 x, y = a.get(key, ABSENT), b.get(key, ABSENT)
                 if x is ABSENT or y is ABSENT:
-                    if neutral_chat_value(key, y if x is ABSENT else x):
+                    if empty(key, y if x is ABSENT else x):
                         continue
-                elif same(x, y) or (neutral_chat_value(key, x) and neutral_chat_value(key, y)):
+                elif same(x, y) or (empty(key, x) and empty(key, y)):
                     continue
                 if key == "messages" and self.settings["chats"] == "drop":
                     loss.dropped(f"{base}[{k}].{key}", "chats=drop empties the chat logs")

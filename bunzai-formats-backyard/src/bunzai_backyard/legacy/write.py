@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Mapping
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import BunzaiError, LossReport, OutputFile, WriteResult, dumps, sniff_media
@@ -28,7 +29,7 @@ from .._common.util import ordered, record, stable_id
 from .read import CARD_SHAPES, LAYOUT_KEYS, SHAPE_KEYS, sha, table_of
 
 if TYPE_CHECKING:
-    from bunzai.sdk import Asset, Character
+    from bunzai.sdk import Asset, Character, Neutrality
 
 NEW_CHARACTER: dict[str, Any] = {
     "Chat": [],
@@ -50,6 +51,15 @@ CHARACTER_ORDER = ("id", "aiDisplayName", "aiName", "aiPersona", "scenario", "ba
                    "isNSFW", "model", "repeatLastN", "repeatPenalty", "temperature", "topK",
                    "minP", "minPEnabled", "topP", "promptTemplate", "canDeleteCustomDialogue",
                    "loreItems")
+
+
+@cache
+def neutral_values() -> Neutrality:
+    """Core's neutral values and this format's own (Backyard's settings for a new character)."""
+    from bunzai.sdk import Neutrality
+
+    from . import BackyardLegacyAdapter
+    return Neutrality(BackyardLegacyAdapter.neutral)
 
 
 def write_legacy(ch: Character, options: Mapping[str, Any], format_id: str) -> WriteResult:
@@ -111,7 +121,7 @@ def _inner(ch: Character, shape: str, layout: Mapping[str, Any], data: Mapping[s
         tail["id"] = stable_id(ch.name, ch.description)
         new = NEW_CHARACTER if legacy else {"schemaVersion": 1}
         tail.update((k, v) for k, v in new.items() if k not in own)
-    lore = write_lore(ch.lorebook, fmt, loss)
+    lore = write_lore(ch.lorebook, fmt, loss, neutral_values())
     if ch.lorebook is not None or not (keys.lore in own or keys.lore in missing):
         tail[keys.lore] = lore
     obj = table.write(values.get, layout, own, tail=tail)

@@ -37,7 +37,7 @@ from .util import (
 )
 
 if TYPE_CHECKING:
-    from bunzai.sdk import Lorebook, LorebookEntry, LossReport
+    from bunzai.sdk import Lorebook, LorebookEntry, LossReport, Neutrality
 
 BOOK_ORDER = ("$type", "PackageId", "ExplicitContent", "Creator", "Description", "Items", "Name",
               "Version", "DateCreated", "DateModified", "Id")
@@ -70,11 +70,6 @@ def split_rest(obj: Mapping[str, Any], mapped: frozenset[str] | set[str],
     return rest, extra
 
 
-def neutral_value(key: str, value: Any, defaults: Mapping[str, Any]) -> bool:
-    """Empty, or the default a Voxta object has without it."""
-    if value is None or value == "" or (type(value) in (list, dict) and not value):
-        return True
-    return key in defaults and type(defaults[key]) is type(value) and defaults[key] == value
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -207,24 +202,17 @@ def _data(obj: Any, fmt: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _book_is_neutral(book: Lorebook, fmt: str) -> bool:
-    """A book with nothing a user set: writing no memory book for it loses nothing."""
-    if book.entries or book.name or book.description or book.recursive_scanning:
-        return False
-    if book.scan_depth is not None or book.token_budget is not None or book.extensions:
-        return False
-    if any(v for k, v in book.app_data.items() if k != fmt):
-        return False
-    return all(neutral_value(k, v, BOOK_NEUTRAL) for k, v in _data(book, fmt).items()
-               if not is_member(k))
 
 
 class BookWriter:
     """Turns lorebooks into ``book.json`` objects, reusing each book's id, layout and key order."""
 
-    def __init__(self, package_id: str | None, warnings: list[str], fmt: str) -> None:
+    def __init__(self, package_id: str | None, warnings: list[str], fmt: str,
+                 neutral: Neutrality) -> None:
         self.package_id = package_id
         self.fmt = fmt
+        self.neutral = neutral
+        """Neutral values: a lorebook that holds only these is no loss when not written."""
         self.warnings = warnings
         self.books: dict[str, tuple[dict[str, Any], str, str]] = {}
         """Book id -> (object, style, member path), in the order first written."""
@@ -239,7 +227,7 @@ class BookWriter:
         records = [r for r in layout.get("books", []) if isinstance(r, dict)
                    and isinstance(r.get("id"), str) and r["id"]]
         if not records and not book.entries and path:
-            if not _book_is_neutral(book, self.fmt):
+            if not self.neutral.neutral(path, book):
                 loss.dropped(path, "a Voxta memory book holds items: a lorebook without "
                              "entries is written as no book, so its name and settings go")
             return []

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult, sniff_media
@@ -54,7 +55,7 @@ from .._common.util import ABSENT, format_time, lookup, new_id, ordered, parse_t
 from .read import character_data, rebuild_date, rebuild_list, rebuild_text, rebuild_visual
 
 if TYPE_CHECKING:
-    from bunzai.sdk import Asset, Character
+    from bunzai.sdk import Asset, Character, Neutrality
 
 SUFFIX = ".voxpkg"
 MACROS = ("the text spells a macro Voxta writes differently ({{ char }}, {{ user }}), so it "
@@ -65,6 +66,15 @@ MEDIA_EXT = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "ima
              "video/webm": "webm", "video/mp4": "mp4", "audio/mpeg": "mp3", "audio/wav": "wav",
              "audio/x-wav": "wav", "audio/ogg": "ogg"}
 _UNSAFE = re.compile(r"[^\w .-]+")
+@cache
+def neutral_values() -> Neutrality:
+    """Core's neutral values and this format's own (Voxta's settings for a new character)."""
+    from bunzai.sdk import Neutrality
+
+    from . import VoxtaAdapter
+    return Neutrality(VoxtaAdapter.neutral)
+
+
 def _layout(ch: Any, fmt: str) -> dict[str, Any]:
     value = ch.passthrough.get(fmt)
     return value if isinstance(value, dict) else {}
@@ -123,7 +133,8 @@ class _Builder:
             package_id = raw_id if isinstance(raw_id, str) else None
         elif new_package:
             package_id = new_id()
-        books = BookWriter(package_id if new_package else None, self.warnings, self.fmt)
+        books = BookWriter(package_id if new_package else None, self.warnings, self.fmt,
+                           neutral_values())
         characters: list[tuple[str, bytes, list[tuple[str, bytes]]]] = []
         thumbs: list[bool] = []
         for i, (ch, cid) in enumerate(zip(self.entities, ids, strict=True)):

@@ -52,7 +52,12 @@ def write_book_package(entities: Sequence[Lorebook], options: Mapping[str, Any],
     warnings: list[str] = []
     losses = [LossReport() for _ in books]
     package_id = None if source is not None else new_id()
-    writer = BookWriter(package_id if shared is None else None, warnings, format_id)
+    from bunzai.sdk import Neutrality
+
+    from . import VoxtaLorebookAdapter
+
+    writer = BookWriter(package_id if shared is None else None, warnings, format_id,
+                        Neutrality(VoxtaLorebookAdapter.neutral))
     written = [writer.write(book, loss, "") for book, loss in zip(books, losses, strict=True)]
     linked = [i for ids in written for i in ids]
     produced: dict[str, bytes] = {}

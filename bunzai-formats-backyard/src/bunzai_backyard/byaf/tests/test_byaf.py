@@ -222,6 +222,80 @@ def test_chats_drop_option_empties_the_logs(registry: Any, kit: Any) -> None:
     out = write(registry, read(registry, kit.rich_archive()), chats="drop")
     files = kit.members(out.data)
     assert all(files[p]["messages"] == [] for p in files["manifest.json"]["scenarios"])
+    assert [(e.path, e.action) for e in out.loss] == [
+        (f"app_data.{FMT}.scenarios[0].messages", "dropped")]
+
+
+# -- user data and layout --------------------------------------------------------------------
+
+
+def test_what_a_card_cannot_hold_is_app_data_and_the_rest_layout(registry: Any,
+                                                                 kit: Any) -> None:
+    (ch,) = read(registry, kit.rich_archive())
+    data = ch.app_data[FMT]
+    chats = data["scenarios"]
+    assert [c.get("title") for c in chats] == ["Arrival", "Quiet watch", None]
+    assert chats[0]["model"] == "slate-13b.Q4_K_M.gguf" and len(chats[0]["messages"]) == 2
+    assert chats[2]["topK"] == 5 and chats[2]["narrative"] == "A storm has hit the light."
+    assert "narrative" not in chats[1]  # the first scenario's, so the card's scenario
+    assert data["author.backyardURL"] == "https://backyard.ai/hub/user/slatewright"
+    assert data["images[0].label"] == "portrait"  # the portrait is the main icon
+    assert "images[1].label" not in data  # that label is the asset's name
+    layout = ch.passthrough[FMT]
+    assert layout["cid"] == "keeper-01" and layout["keep"]["id"] == "keeper-01"
+    assert "Is the lamp lit?" not in json.dumps(layout)  # the chat log is user data
+
+
+def test_another_format_reports_backyard_data_by_key_and_no_defaults(registry: Any,
+                                                                     kit: Any) -> None:
+    (rich,) = read(registry, kit.rich_archive())
+    (plain,) = read(registry, kit.archive(
+        {"schemaVersion": 1, "createdAt": kit.STAMP, "characters": ["characters/a/character.json"],
+         "scenarios": ["scenarios/s.json"]},
+        {"characters/a/character.json": kit.character("a", "A", "A"),
+         "scenarios/s.json": {**kit.scenario("a", greeting="Hi."), "temperature": 1.2,
+                              "topK": 30, "topP": 0.9, "minP": 0.1, "minPEnabled": True,
+                              "repeatPenalty": 1.05, "repeatLastN": 256}}))
+    # vaud-json carries everything; a target that carries no Backyard data reports it
+    target = "voxta" if "voxta" in registry.adapters else None
+    if target is None:
+        pytest.skip("no other character format installed")
+    reported = {e.path for e in registry.write([rich], target).loss}
+    assert {f"app_data.{FMT}.scenarios", f"app_data.{FMT}.author.backyardURL",
+            f"app_data.{FMT}.images[0].label"} <= reported
+    # a chat with Backyard's settings for a new character and no log asks nothing
+    assert not [p for p in (e.path for e in registry.write([plain], target).loss)
+                if p.startswith("app_data.")]
+
+
+def test_each_scenario_keeps_its_own_data_when_greetings_change(registry: Any,
+                                                                kit: Any) -> None:
+    (ch,) = read(registry, kit.rich_archive())
+    ch.alternate_greetings = []  # the storm scenario goes with its greeting
+    out = write(registry, [ch])
+    assert f"app_data.{FMT}.scenarios[2]" in {e.path for e in out.loss}
+    (back,) = read(registry, out.data)
+    assert [c.get("title") for c in back.app_data[FMT]["scenarios"]] == ["Arrival",
+                                                                          "Quiet watch"]
+    assert uncovered_differences(ch, back, out.loss, registry) == []
+
+
+def test_a_second_character_without_a_greeting_keeps_its_scenario(registry: Any) -> None:
+    a = Character(name="Ash", first_mes="Hello.", creation_date=1, modification_date=1)
+    b = Character(name="Birch", scenario="A birch wood at dusk.",  # no greeting, no examples
+                  creation_date=1, modification_date=1)
+    out = write(registry, [a, b], valid=False)
+    back = read(registry, out.data)
+    assert back[1].scenario == "A birch wood at dusk." and back[0].scenario == ""
+    assert not out.loss
+
+
+def test_an_empty_alternate_greeting_keeps_its_place(registry: Any) -> None:
+    ch = Character(name="Ash", first_mes="Hello.", alternate_greetings=["Hi.", "", "Yo."],
+                   creation_date=1, modification_date=1)
+    out = write(registry, [ch])
+    (back,) = read(registry, out.data)
+    assert back.alternate_greetings == ["Hi.", "", "Yo."] and not out.loss
 
 
 # -- canonical -> BYAF ---------------------------------------------------------------------------

@@ -37,7 +37,7 @@ def test_every_scenario_comes_out_as_a_chat_with_its_log() -> None:
     assert chat.title == "Test Scenario" and chat.greeting == card.first_mes
     assert chat.scenario == card.scenario and chat.system_prompt == card.system_prompt
     assert len(chat.messages) == 100 and chat.messages[0].role == "user"
-    assert chat.app_data["backyard-byaf"]["temperature"] == 0.7  # the scenario's settings
+    assert chat.app_data["backyard-byaf"]["temperature"] == 0.7  # user data, not layout
     for target in ("sillytavern-chat", "backyard-chat", "vaud-json"):
         assert reg().write(found, target).files
 

@@ -103,3 +103,23 @@ def test_cards_from_other_formats_become_valid_archives(registry: Any, kit: Any)
         done += 1
     if not done:
         pytest.skip("no other character adapter is installed")
+
+
+def test_a_sillytavern_card_reports_only_user_data(registry: Any) -> None:
+    """SillyTavern's default Seraphina into BYAF: the report names what the card says and
+    Backyard cannot hold, and neither its layout nor values that ask nothing of Backyard."""
+    need(registry, "sillytavern")
+    from bunzai.testing import corpus_files
+
+    found = [p for p in corpus_files("png-both") if "default_Seraphina" in p.name]
+    if not found:
+        pytest.skip("Seraphina is not in the corpus")
+    card = read_one(registry, found[0].read_bytes(), "seraphina.png", None)
+    out = registry.write([card], FMT)
+    paths = [e.path for e in out.loss]
+    assert conversion_problems(registry, [card], FMT) == []
+    assert not [p for p in paths if "passthrough" in p or p.endswith((".id", ".position",
+                                                                      ".depth", ".role"))]
+    assert "lorebook.name" in paths and "creator_notes" in paths
+    assert {e.reason for e in out.loss if e.path.startswith("lorebook.entries[")} == {
+        "Backyard lore items hold only keys and text"}

@@ -254,6 +254,25 @@ def test_a_card_without_a_png_image_gets_a_blank_one(registry: Any) -> None:
 # -- privacy and hostile input -------------------------------------------------------------------
 
 
+def test_samplers_and_chats_are_app_data_reported_unless_backyards_defaults(
+        registry: Any, kit: Any) -> None:
+    ch = read(registry, kit.card_png(kit.card(kit.inner_v1(), 1)))
+    data = ch.app_data[FMT]
+    assert data["temperature"] == 0.6 and data["Chat"][0]["name"] == ""
+    assert "id" not in data and ch.passthrough[FMT]["keep"]["id"] == kit.inner_v1()["id"]
+    lore = read(registry, kit.card_png(kit.card(kit.inner_v4(), 4))).lorebook
+    assert lore is not None and not lore.entries[0].app_data  # ids, order and dates: layout
+    out = registry.write([ch], "backyard-byaf")
+    reported = {e.path for e in out.loss if e.path.startswith(f"app_data.{FMT}.")}
+    assert {f"app_data.{FMT}.{k}" for k in ("temperature", "topK", "model", "Chat")} <= reported
+    assert f"app_data.{FMT}.grammar" not in reported  # null: nothing to lose
+    assert f"app_data.{FMT}.mirostatLearningRate" not in reported  # mirostat is off
+    fresh = read(registry, registry.write([Character(name="New")], FMT).data)
+    assert fresh.app_data[FMT]["temperature"] == 1.2  # Backyard's setting for a new character
+    again = registry.write([fresh], "backyard-byaf")
+    assert not [e.path for e in again.loss if e.path.startswith("app_data.")]
+
+
 @cache
 def _character_targets() -> list[str]:
     reg = load_registry()
