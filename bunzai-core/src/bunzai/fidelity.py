@@ -341,11 +341,12 @@ def _is_app_data(pattern: str) -> bool:
 
 
 def report_changes(before: Any, after: Any, neutral: Neutrality, loss: LossReport,
-                   reasons: Sequence[tuple[str, str]], default: str, *,
+                   reasons: Sequence[tuple[str, str]], default: str | tuple[str, str], *,
                    prefix: str = "") -> list[str]:
     """Add to ``loss`` each change from ``before`` to ``after`` it does not name yet: dropped
     where ``after`` holds nothing, approximated otherwise, with the most specific of
-    ``reasons``.  Returns the paths added (``prefix`` + path).
+    ``reasons`` (else ``default``, or its (dropped, approximated) pair).  Returns the paths
+    added (``prefix`` + path).
 
     This is core's one read-back rule: verification (``--verify``, the kit, the matrix) and
     formats that declare nothing they carry use it on an output read back.
@@ -355,8 +356,10 @@ def report_changes(before: Any, after: Any, neutral: Neutrality, loss: LossRepor
         full = prefix + path
         if loss.covers(full, stashed=True):
             continue
-        why = reason_for(path, reasons, default)
-        if is_empty(value_at(after, path)):
+        gone = is_empty(value_at(after, path))
+        fallback = default if isinstance(default, str) else default[0 if gone else 1]
+        why = reason_for(path, reasons, fallback)
+        if gone:
             loss.dropped(full, why)
         else:
             loss.approximated(full, why)

@@ -95,7 +95,14 @@ _ENTRY: dict[str, Rule] = {
 _BOOK: dict[str, Rule] = {
     "recursive_scanning": (False,),
 }
+def _main_icon(v: Any, owner: Any) -> bool:
+    # CCv3 names the card's main picture "main"; writers that hold one picture give it that
+    # name, so an icon named "main" says nothing a nameless one does not
+    return v == "main" and getattr(owner, "type", None) == "icon"
+
+
 _ASSET: dict[str, Rule] = {
+    "name": _main_icon,
     "uri": _embedded_uri,
     "ext": ALWAYS,
     "media_type": ALWAYS,

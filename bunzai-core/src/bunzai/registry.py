@@ -474,7 +474,8 @@ class Registry:
                 for j, (before, after) in enumerate(zip(group, back, strict=True)):
                     p = prefix or (f"[{j}]." if len(group) > 1 else "")
                     found = report_changes(before, after, neutral, loss, info.reasons,
-                                           f"{info.id} changed it", prefix=p)
+                                           (f"{info.id} did not keep it",
+                                            f"{info.id} wrote it differently"), prefix=p)
                     if carried is not None:
                         warnings += [f"{full}: changed when written as {info.id}, found only "
                                      "by reading the output back" for full in found]

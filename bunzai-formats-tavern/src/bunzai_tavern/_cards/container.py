@@ -616,8 +616,10 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mappi
     for i, asset in enumerate(work.assets):
         uri = asset.uri or ""
         if i == icon:
-            if asset.uri is not None and not uri.startswith("ccdefault:"):
-                asset.uri = "ccdefault:"  # the avatar is the PNG itself
+            # the avatar is the PNG itself; a named one is listed so that its name is kept
+            if (asset.uri is not None and not uri.startswith("ccdefault:")) or (
+                    asset.uri is None and asset.name not in ("", "main")):
+                asset.uri = "ccdefault:"
             continue
         if uri.startswith("ccdefault:") or asset.data is None or uri.startswith("data:"):
             continue
@@ -666,7 +668,15 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mappi
         chunks = opts.chunks or "both"
         if chunks in ("both", "chara"):
             chara_loss = loss if chunks == "chara" else LossReport()
-            chara = build_card(work, spec="v2", format_id=format_id, loss=chara_loss,
+            v2 = work
+            if icon is not None and chunks == "chara":
+                # the picture itself is the avatar: a V2 card loses its record, so its name
+                v2 = work.model_copy(update={"assets": list(work.assets)})
+                v2.assets[icon] = v2.assets[icon].model_copy(update={"uri": None})
+                if v2.assets[icon].name not in ("", "main"):
+                    loss.dropped(f"assets[{icon}].name", "a V2 card has no asset list; the "
+                                 "avatar is the picture itself, without its name")
+            chara = build_card(v2, spec="v2", format_id=format_id, loss=chara_loss,
                                root_duplicates=True)
             tail.append(make_text_chunk("chara", card_text(chara, "base64")))
         if chunks in ("both", "ccv3"):

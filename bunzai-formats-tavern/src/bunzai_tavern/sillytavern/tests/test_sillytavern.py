@@ -308,6 +308,19 @@ def test_asset_chunks_become_assets_and_come_back() -> None:
     assert rewritten_faithfully(data, write(ch).data)
 
 
+def test_a_named_avatar_keeps_its_name_in_v3_and_a_v2_card_says_it_is_lost() -> None:
+    pic = image_png(2, 2, (0, 0, 255))
+    ch = Character(name="Mira", first_mes="hi", assets=[Asset(type="icon", name="portrait",
+                                                              data=pic)])
+    res = reg().write([ch], FID)
+    assert not res.loss
+    back = read(res.files[0].data).entities[0]
+    assert [(a.type, a.name, a.data) for a in back.assets] == [("icon", "portrait", pic)]
+    res = reg().write([ch], FID, {"spec": "v2", "chunks": "chara"})
+    assert [(e.path, e.action) for e in res.loss.entries] == [("assets[0].name", "dropped")]
+    assert read(res.files[0].data).entities[0].assets[0].data == pic  # the picture stays
+
+
 def _with_big_assets() -> Character:
     blob = bytes(range(256)) * 5000  # 1.28 MB: more than one piece of base64
     return Character(name="Mira", first_mes="hi", assets=[
