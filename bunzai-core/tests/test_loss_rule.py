@@ -117,3 +117,16 @@ def test_convert_verify_on_the_command_line(reg: Registry, tmp_path: Any) -> Non
     assert plain.exit_code == 0 and checked.exit_code == 0, checked.output
     assert json.loads(plain.stdout)["loss"] == []
     assert [e["path"] for e in json.loads(checked.stdout)["loss"]] == ["description"]
+
+
+def test_a_date_stamped_where_there_was_none_is_not_a_change() -> None:
+    from bunzai.fidelity import changes
+    from bunzai.neutral import Neutrality
+
+    rules = Neutrality()
+    assert changes(Character(name="A"), Character(name="A", creation_date=1700000000),
+                   rules) == []
+    assert changes(Character(name="A", creation_date=1), Character(name="A", creation_date=2),
+                   rules) == ["creation_date"]
+    assert changes(Character(name="A", modification_date=1), Character(name="A"),
+                   rules) == ["modification_date"]

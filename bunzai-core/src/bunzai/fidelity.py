@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .neutral import Neutrality, is_empty, pattern_of
+from .neutral import STAMPED, Neutrality, is_empty, pattern_of
 
 if TYPE_CHECKING:
     from .loss import LossReport
@@ -293,6 +293,8 @@ def _diff(a: Any, b: Any, path: str, pattern: str, neutral: Neutrality, kind: st
         _diff_items(a, b, path, pattern, neutral, kind, out)
         return
     if neutral.neutral(pattern, a, owner_a, kind) and neutral.neutral(pattern, b, owner_b, kind):
+        return
+    if a is None and pattern in STAMPED:
         return
     if isinstance(a, list) and isinstance(b, list):
         _diff_items(a, b, path, pattern, neutral, kind, out)

@@ -247,6 +247,12 @@ class Neutrality:
         return False
 
 
+STAMPED = frozenset({"creation_date", "modification_date"})
+"""A card's dates: a target that requires them stamps the conversion time where the source had
+none, as the apps do on import.  A date appearing where there was none loses nothing; a date
+that changes or goes is still a change."""
+
+
 def pattern_of(path: str) -> str:
     """``lorebook.entries[3].depth`` -> ``lorebook.entries[*].depth``."""
     if "[" not in path:

@@ -130,9 +130,10 @@ def report_character(ch: Character, table: Table, keys: Keys, written: Mapping[s
         if attr == "description" and appended:
             loss.approximated(attr, f"{keys.persona} also holds the personality")
         elif attr in ("creation_date", "modification_date"):
-            why = ("Backyard requires a timestamp; the conversion time was written"
-                   if getattr(ch, attr) is None else "Backyard cannot write this date")
-            loss.approximated(attr, why)
+            # a date the source did not have is filled in (Backyard requires one): nothing
+            # of the user's is lost
+            if getattr(ch, attr) is not None:
+                loss.approximated(attr, "Backyard cannot write this date")
         elif attr == "mes_example":
             loss.approximated(attr, "Backyard keeps one example dialogue text: example blocks "
                               "are joined and <START> markers dropped")
