@@ -48,3 +48,22 @@ def test_entities_of_a_fanned_out_write_group_by_position() -> None:
     r.dropped("[0].avatar", "no images")
     r.dropped("[1].avatar", "no images")
     assert r.lines()[1] == "dropped [*].avatar (2 items): no images"
+
+
+def test_fields_of_one_object_lost_for_one_reason_share_a_line() -> None:
+    r = LossReport()
+    for key in ("avatar", "chat", "create_date"):
+        r.dropped(f"app_data.sillytavern.{key}", "kept only for SillyTavern")
+    r.dropped("creator", "no author")
+    for i in range(4):
+        r.dropped(f"lorebook.entries[{i}].use_regex", "keys and text only")
+        r.dropped(f"lorebook.entries[{i}].sticky", "keys and text only")
+    r.dropped("lorebook.entries[9].delay", "keys and text only")
+    assert r.lines() == [
+        "13 dropped",
+        "dropped app_data.sillytavern.{avatar, chat, create_date}: kept only for SillyTavern",
+        "dropped creator: no author",
+        "dropped lorebook.entries[*].{use_regex, sticky} (4 entries): keys and text only",
+        "dropped lorebook.entries[9].delay: keys and text only",
+    ]
+    assert len(r.lines(verbose=True)) == 14 and len(r.groups()) == 7  # --json stays complete

@@ -121,7 +121,7 @@ class LossReport:
         ``verbose``).  ``--json`` output carries :meth:`to_list` instead: every entry."""
         if verbose:
             return [self.summary(), *(f"{e.action} {e.path}: {e.reason}" for e in self.entries)]
-        return [self.summary(), *(g.line() for g in self.groups())]
+        return [self.summary(), *_merged_lines(self.groups())]
 
     def to_summary(self) -> dict[str, Any]:
         """The summary and the groups as JSON (the studio shows them as the CLI does)."""
@@ -163,3 +163,37 @@ class LossGroup:
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "action": self.action, "reason": self.reason,
                 "count": self.count, "paths": list(self.paths)}
+
+
+def _merged_lines(groups: list[LossGroup]) -> list[str]:
+    """One line per reason and parent: the fields of one object that go for one reason are
+    named together (``dropped app_data.sillytavern.{avatar, chat}: ...``), at the place the
+    first of them is reported."""
+    merged: dict[tuple[str, str, str], list[LossGroup]] = {}
+    order: list[tuple[str, str, str] | LossGroup] = []
+    for g in groups:
+        parent, dot, name = g.path.rpartition(".")
+        if not dot or "[" in name:
+            order.append(g)
+            continue
+        key = (g.action, g.reason, parent)
+        if key not in merged:
+            merged[key] = []
+            order.append(key)
+        merged[key].append(g)
+    out: list[str] = []
+    for item in order:
+        if isinstance(item, LossGroup):
+            out.append(item.line())
+            continue
+        same = merged[item]
+        if len(same) == 1:
+            out.append(same[0].line())
+            continue
+        action, reason, parent = item
+        names = ", ".join(g.path.rpartition(".")[2] for g in same)
+        owners = {p.rpartition(".")[0] for g in same for p in g.paths}
+        many = f" ({len(owners)} {same[0].noun})" if "[*]" in parent else ""
+        out.append(f"{action} {parent}.{{{names}}}{many}: {reason}")
+    return out
+
