@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
@@ -281,6 +281,23 @@ class PluginHost:
         if impl is None:
             return None
         return impl.function(*[kwargs[a] for a in impl.argnames])
+
+    def caller(self, plugin: Any, hook_name: str, arg: str) -> Callable[[Any], Any]:
+        """``plugin``'s implementation of a hook whose one argument is ``arg``, as a function
+        of that argument: what :meth:`call` does, with the lookup done once.  A plugin
+        without the hook gets a function raising ``NotImplementedError``."""
+        impl = self.impl(plugin, hook_name)
+        if impl is None:
+            def missing(value: Any) -> Any:
+                raise NotImplementedError(hook_name)
+            return missing
+        function: Callable[..., Any] = impl.function
+        names = tuple(impl.argnames)
+        if names == (arg,):
+            return function
+        if not names:
+            return lambda value: function()
+        return lambda value: function(*[{arg: value}[a] for a in names])
 
     def retire(self, record: PluginRecord, reason: str) -> None:
         """Move a loaded plugin to the broken list (a hook failed after loading)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -159,6 +159,8 @@ class AdapterHandle:
     host: PluginHost
     _carried: dict[tuple[str, ...], Carried] = field(default_factory=dict, init=False,
                                                      repr=False)
+    _detector: Callable[[AdapterInput], Any] | None = field(default=None, init=False,
+                                                            repr=False)
 
     @property
     def id(self) -> str:
@@ -180,6 +182,16 @@ class AdapterHandle:
     def has(self, hook: str) -> bool:
         return self.host.impl(self.record.plugin, hook) is not None
 
+    @property
+    def detector(self) -> Callable[[AdapterInput], Any]:
+        """``bunzai_detect`` of this adapter as a one-argument function, resolved once:
+        detection asks every adapter for every file, so the hook lookup is not repeated."""
+        found = self._detector
+        if found is None:
+            found = self._detector = self.host.caller(self.record.plugin, "bunzai_detect",
+                                                      "input")
+        return found
+
     def carried_for(self, carries: tuple[str, ...] | None) -> Carried | None:
         """The trie of paths a write held: ``carries`` when the write said (it depended on
         the options), else what the adapter declares; None when neither says."""
@@ -195,6 +207,10 @@ class AdapterHandle:
 
 def _normalize_score(raw: Any) -> tuple[float, str]:
     """A detector's answer as (score, reason); anything but a Detection in 0..1 is a fault."""
+    if type(raw) is Detection:
+        score = raw.score
+        if type(score) is float and 0.0 <= score <= 1.0:  # the usual answer (not NaN)
+            return score, raw.reason
     if raw is None:
         return 0.0, ""
     if not isinstance(raw, Detection):
@@ -280,19 +296,21 @@ class Registry:
         faults: list[Fault] = []
         slow: list[SlowAdapter] = []
         budget = detect_budget()
+        clock = time.perf_counter
         handles = (self.adapters.values() if formats is None
                    else [self.get(f) for f in formats])
         for h in handles:
             signature = h.info.signature
             if signature is not None and not input.matches(signature):
                 continue  # the file shows none of the marks the adapter needs: it scores 0
-            t0 = time.perf_counter()
+            detector = h.detector
+            t0 = clock()
             try:
-                score, reason = _normalize_score(h.call("bunzai_detect", input=input))
+                score, reason = _normalize_score(detector(input))
             except (Exception, SystemExit) as exc:  # a detector never ends the run
                 faults.append(Fault(h.id, f"{type(exc).__name__}: {exc}"))
                 score, reason = 0.0, ""
-            dt = time.perf_counter() - t0
+            dt = clock() - t0
             if dt > budget:
                 slow.append(SlowAdapter(h.id, dt))
             if score > 0:
