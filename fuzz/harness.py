@@ -22,6 +22,7 @@ from bunzai.input import AdapterInput
 from bunzai.registry import Registry
 
 _REGISTRY: Registry | None = None
+_UNSIGNED: Registry | None = None
 _TARGETS: dict[str, list[str]] = {}
 
 
@@ -80,6 +81,21 @@ def _masked(exc: BunzaiError) -> BaseException | None:
     return None
 
 
+def _same_without_signatures(report: Any, data: bytes) -> None:
+    """A declared signature may only spare calls: asking every adapter must find the same."""
+    global _UNSIGNED
+    from bunzai.testing import detection_outline, without_signatures
+
+    if _UNSIGNED is None:
+        _UNSIGNED = without_signatures(registry())
+    ours = detection_outline(report)
+    theirs = detection_outline(_UNSIGNED.detect(AdapterInput(data, "fuzz-input")))
+    if ours != theirs:
+        raise Escape("signature", AssertionError(
+            f"with signatures {ours[1]} (winner {ours[3]}), asking every adapter {theirs[1]} "
+            f"(winner {theirs[3]})"))
+
+
 @dataclass
 class Outcome:
     """What one input did: how far it got (for campaign statistics)."""
@@ -108,6 +124,7 @@ def one_input(data: bytes) -> Outcome:
     if report.faults:
         fault = report.faults[0]
         raise Escape(f"detect[{fault.format}]", RuntimeError(fault.message))
+    _same_without_signatures(report, data)
     try:
         winner = report.raise_for_status("fuzz-input")
     except BunzaiError:

@@ -38,6 +38,8 @@ class VaudJsonAdapter(FormatAdapter):
     multi = True
     aliases = ("vaud", "native")
     carries_passthrough = True
+    # any JSON document scores (0.1 for one that is not canonical); nothing else does
+    signature = {"json": ()}
     detection = (
         ("a canonical entity or bundle (kind + schema_version)", 1.0),
         ("any other parseable JSON", 0.1),

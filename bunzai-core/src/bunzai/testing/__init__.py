@@ -16,7 +16,7 @@ from typing import Any
 from ..api import as_input, set_registry
 from ..compare import diff_paths as diff_paths
 from ..limits import get_limits, set_limits
-from ..registry import Registry
+from ..registry import DetectionReport, Registry
 from ..types import ReadResult
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
@@ -91,6 +91,28 @@ def corpus_files(*classes: str) -> list[Path]:
 def load_registry(*extra: tuple[str, Any], autoload: bool = True) -> Registry:
     """A fresh registry: installed plugins (unless ``autoload=False``) plus in-process ones."""
     return Registry.load(autoload=autoload, extra=extra)
+
+
+def without_signatures(registry: Registry) -> Registry:
+    """``registry`` with every adapter's declared signature set aside: detection asks every
+    adapter about every file.  A signature may only spare calls, so detection must find the
+    same candidates either way."""
+    from dataclasses import replace
+
+    from ..registry import AdapterHandle
+
+    out = Registry(registry.host)
+    out.adapters = {fid: AdapterHandle(replace(h.info, signature=None), h.record, h.host)
+                    for fid, h in registry.adapters.items()}
+    return out
+
+
+def detection_outline(report: DetectionReport) -> tuple[Any, ...]:
+    """What a detection report says, as comparable values: the container, every candidate
+    (format, score, reason), the faults, the winner and a tie."""
+    return (report.container, [(c.format, c.score, c.reason) for c in report.candidates],
+            [(f.format, f.message) for f in report.faults],
+            report.winner.format if report.winner else None, report.tied)
 
 
 def route(registry: Registry, path: Path | str | bytes, filename: str | None = None) -> str | None:

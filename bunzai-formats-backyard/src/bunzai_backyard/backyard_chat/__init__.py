@@ -75,6 +75,7 @@ class BackyardChatAdapter(FormatAdapter):
     aliases = ("faraday-chat",)
     carries = CARRIES
     reasons = REASONS
+    signature = {"json": ("chat",)}
     detection = (
         ("chat.ChatItems array and a numeric version", 0.95),
         ("chat.ChatItems array without a version", 0.8),

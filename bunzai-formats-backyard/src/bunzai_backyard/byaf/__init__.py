@@ -47,6 +47,7 @@ class BackyardArchiveAdapter(FormatAdapter):
         Option("personality", choices=("append", "drop"), default="append",
                help="where a card's personality goes, since Backyard has no such field"),
     )
+    signature = {"zip": ("manifest.json",), "jpeg+zip": ("manifest.json",)}
     detection = (
         ("zip whose manifest.json has schemaVersion 1 and BYAF character/scenario paths", 0.95),
         ("zip with a manifest.json listing …/character.json paths, not fully BYAF (read then "

@@ -157,6 +157,10 @@ class BackyardLegacyAdapter(FormatAdapter):
         Option("personality", choices=("append", "drop"), default="append",
                help="where a card's personality goes, since Backyard has no such field"),
     )
+    # an image scores only on its EXIF (a PNG's eXIf chunk), JSON only with a character
+    # object or a persona string at the top
+    signature = {"png": ("exif",), "apng": ("exif",), "jpeg": (), "webp": (),
+                 "json": ("character", "aiPersona", "persona")}
     detection = (
         ("PNG/JPEG/WebP whose EXIF UserComment holds {character, version 1..4}", 0.9),
         ("JSON file {character: {aiName, aiPersona, …}, version 1..4}", 0.9),

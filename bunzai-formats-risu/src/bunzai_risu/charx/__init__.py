@@ -41,6 +41,7 @@ class RisuCharxAdapter(FormatAdapter):
                help="zip (a plain .charx; charx says the same) or jpeg: the same as "
                     "jpeg=false/true"),
     )
+    signature = {"zip": (), "jpeg+zip": ()}  # any archive: a refused one naming card.json too
     detection = (
         ("zip or JPEG+zip with a root card.json whose spec is chara_card_v3", 1.0),
         ("zip with a root card.json holding another card (V2, no spec)", 0.9),

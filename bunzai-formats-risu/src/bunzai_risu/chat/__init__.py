@@ -91,6 +91,7 @@ class RisuChatAdapter(FormatAdapter):
     carries = CARRIES
     reasons = REASONS
     neutral = NEUTRAL
+    signature = {"json": ("type",)}
     detection = (
         ("type risuChat with a chat (message list) in data", 0.95),
         ("type risuAllChats with a list of chats in data", 0.95),

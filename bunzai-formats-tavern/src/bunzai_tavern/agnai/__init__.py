@@ -39,6 +39,7 @@ class AgnaiAdapter(FormatAdapter):
     suffix = ".json"
     aliases = ("agnaistic",)
     options = (indent_option(2, "JSON indent; 0 is compact"),)
+    signature = {"json": ("persona", "greeting", "sampleChat")}  # every rule needs one
     detection = (
         ("kind 'character' with persona/greeting/sampleChat", 0.95),
         ("no kind, all of name, persona, greeting, scenario, sampleChat", 0.9),

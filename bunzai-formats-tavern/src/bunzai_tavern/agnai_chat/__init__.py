@@ -82,6 +82,7 @@ class AgnaiChatAdapter(FormatAdapter):
     aliases = ("agnaistic-chat",)
     carries = CARRIES
     reasons = REASONS
+    signature = {"json": ("messages",)}
     detection = (
         ("messages[].msg with name, greeting, sampleChat and scenario texts", 0.95),
         ("messages[].msg with userId / characterId on every message", 0.7),

@@ -48,6 +48,7 @@ class AgnaiMemoryAdapter(FormatAdapter):
     suffix = ".json"
     aliases = ("memory", "agnai-book")
     options = (indent_option(2, "JSON indent; 0 is compact"),)
+    signature = {"json": ("entries",)}
     detection = (
         ("object with kind 'memory' and an entries array", 0.95),
         ("no kind, entries with entry text and a keywords list", 0.7),

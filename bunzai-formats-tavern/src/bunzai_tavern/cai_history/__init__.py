@@ -44,6 +44,7 @@ class CAIHistoryAdapter(FormatAdapter):
     label = "Character.AI history dump (CAI Tools)"
     suffix = ".json"
     aliases = ("cai", "caitools")
+    signature = {"json": ("histories",)}
     detection = (
         ("histories.histories: a list of histories with msgs lists", 0.95),
         ("histories.histories whose items are not histories (read says why)", 0.6),

@@ -54,6 +54,7 @@ class KoboldAILiteAdapter(FormatAdapter):
     label = "KoboldAI Lite save"
     suffix = ".json"
     aliases = ("kobold-lite", "kobold")
+    signature = {"json": ("prompt",)}
     detection = (
         ("prompt, actions, memory and a savedsettings object (Lite)", 0.95),
         ("prompt, actions, memory, gamestarted and worldinfo (KoboldAI saves)", 0.85),

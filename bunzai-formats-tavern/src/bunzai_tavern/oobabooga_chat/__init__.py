@@ -83,6 +83,7 @@ class OobaboogaChatAdapter(FormatAdapter):
     aliases = ("ooba", "textgen-chat")
     carries = CARRIES
     reasons = REASONS
+    signature = {"json": ("internal", "data")}
     detection = (
         ("internal and visible lists of [user, reply] rows", 0.95),
         ("data and data_visible lists of rows (before July 2023)", 0.9),

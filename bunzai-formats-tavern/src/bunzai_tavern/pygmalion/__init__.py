@@ -35,6 +35,7 @@ class PygmalionAdapter(FormatAdapter):
                help="textgen (the five keys) or chat (pygmalion.chat: {character: V2 card})"),
         indent_option(4, "JSON indent; 0 is compact"),
     )
+    signature = {"json": ("char_name", "character", "card")}  # its keys, or a wrapped card
     detection = (
         ("JSON with char_name and char_persona or char_greeting", 0.9),
         ("JSON {character: card} or {card: card} wrapping a V2/V3 card (pygmalion.chat)", 0.9),

@@ -38,6 +38,9 @@ class RoleCallAdapter(FormatAdapter):
                help="JSON only: the card spec"),
         indent_option(4, "JSON only: indent; 0 is compact"),
     )
+    # a card whose extensions (the root's for V1, data's for V2/V3) hold a rolecall block
+    signature = {"json": ("data", "extensions"), "png": ("chara", "ccv3"),
+                 "apng": ("chara", "ccv3"), "jpeg": (), "webp": ()}
     detection = (
         ("a card (JSON, PNG chunk or flat PNG payload) with data.extensions.rolecall that is "
          "not a persona", 1.0),

@@ -35,6 +35,10 @@ class RoleCallPersonaAdapter(FormatAdapter):
                help="card (a V2 lookalike with extensions.rolecall.type persona) or rcpersona "
                     "({spec: rolecall_persona, data})"),
     )
+    # a card (also one wrapped in a pygmalion.chat export) or a rolecall_persona document
+    signature = {"json": ("data", "extensions", "spec", "character", "card"),
+                 "png": ("chara", "ccv3", "rcpersona"), "apng": ("chara", "ccv3", "rcpersona"),
+                 "jpeg": (), "webp": ()}
     detection = (
         ("a card whose data.extensions.rolecall.type is \"persona\" (JSON or PNG)", 1.0),
         ("a PNG rcpersona chunk or JSON with spec rolecall_persona", 1.0),

@@ -40,6 +40,9 @@ class SillyTavernAdapter(FormatAdapter):
                help="JSON only: the card spec; v1 writes a flat card"),
         indent_option(4, "JSON only: indent (SillyTavern's export uses 4); 0 is compact"),
     )
+    # a V1 card has a name, a V2/V3 card a spec; images hold it in card chunks or EXIF
+    signature = {"json": ("name", "spec"), "png": ("chara", "ccv3"),
+                 "apng": ("chara", "ccv3"), "jpeg": (), "webp": ()}
     detection = (
         ("a Character Card V1 (flat, with a character field), V2 or V3 as JSON", 0.9),
         ("a PNG/APNG with a readable chara or ccv3 text chunk (tEXt, zTXt, iTXt)", 0.9),

@@ -147,6 +147,8 @@ class SillyTavernChatAdapter(FormatAdapter):
     carries = CARRIES
     reasons = REASONS
     neutral = NEUTRAL
+    # a header (JSON or the first line) or, in JSON Lines, a message first
+    signature = {"json": HEADER_KEYS, "jsonl": (*HEADER_KEYS, "mes", "is_user")}
     detection = (
         ("header line with a chat_metadata object", 0.95),
         ("no header line; first message has is_group (group chats up to 1.13)", 0.9),

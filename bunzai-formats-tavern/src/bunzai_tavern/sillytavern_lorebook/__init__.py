@@ -119,6 +119,7 @@ class SillyTavernLorebookAdapter(FormatAdapter):
                     "worldinfo (wi), v2 (bare character_book) or v3 (spec lorebook_v3)"),
         indent_option(4, "JSON indent (SillyTavern saves worlds with 4); 0 is compact"),
     )
+    signature = {"json": ("entries", "spec")}
     detection = (
         ("World Info: entries object whose values have a key list and uid/content", 0.9),
         ("Chub lorebook: is_creation and an entries object", 0.9),

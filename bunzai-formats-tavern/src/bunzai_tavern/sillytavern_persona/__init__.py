@@ -43,6 +43,7 @@ class SillyTavernPersonaAdapter(FormatAdapter):
     multi = True
     aliases = ("persona", "json")
     options = (indent_option(2, "JSON indent (as SillyTavern's backup); 0 is compact"),)
+    signature = {"json": ("personas", "power_user", "extension_settings")}
     detection = (
         ("object with personas and persona_descriptions objects (a backup)", 0.9),
         ("SillyTavern settings.json (power_user / extension_settings and ST's top-level "

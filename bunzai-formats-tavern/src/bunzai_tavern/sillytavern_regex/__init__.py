@@ -65,6 +65,7 @@ class SillyTavernRegexAdapter(FormatAdapter):
                     "an array when there are several scripts"),
         indent_option(4, "JSON indent (as SillyTavern exports); 0 is compact"),
     )
+    signature = {"json": ("scriptName", "[]")}
     detection = (
         ("object with scriptName and a string findRegex", 0.9),
         ("array whose items all have scriptName and findRegex", 0.9),

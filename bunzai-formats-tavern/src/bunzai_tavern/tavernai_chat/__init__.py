@@ -138,6 +138,8 @@ class TavernAIChatAdapter(FormatAdapter):
     carries = CARRIES
     reasons = REASONS
     neutral = NEUTRAL
+    # every header rule needs a user_name; the oldest chats are an array of lines
+    signature = {"json": ("[]", "user_name"), "jsonl": ("user_name",)}
     detection = (
         ("header with character_names[] (a room), no chat_metadata", 0.9),
         ("header with notes / notes_type / mode (TavernAI 1.5)", 0.9),

@@ -32,6 +32,7 @@ class VoxtaAdapter(FormatAdapter):
     suffix = ".voxpkg"
     multi = True
     aliases = ("voxpkg",)
+    signature = {"zip": ("Characters/", "Scenarios/"), "jpeg+zip": ("Characters/", "Scenarios/")}
     detection = (
         ("zip with Characters/<id>/character.json whose $type is character", 0.95),
         ("zip holding Voxta scenarios and no character or memory book (read refuses it: the "

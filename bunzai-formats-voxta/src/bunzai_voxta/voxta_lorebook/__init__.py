@@ -30,6 +30,7 @@ class VoxtaLorebookAdapter(FormatAdapter):
     suffix = ".voxpkg"
     multi = True
     aliases = ("voxta-book", "voxta-books")
+    signature = {"zip": ("Books/", "MemoryBooks/"), "jpeg+zip": ("Books/", "MemoryBooks/")}
     detection = (
         ("zip with Books/<id>/book.json whose $type is book and no character", 0.95),
         ("zip with Books/<id>/book.json holding Items, without Voxta's $type", 0.7),

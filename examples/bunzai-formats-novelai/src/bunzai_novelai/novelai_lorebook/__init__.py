@@ -77,6 +77,8 @@ class NovelaiLorebookAdapter(FormatAdapter):
         Option("container", choices=("json", "png"), default="as read, else json",
                help="json (a .lorebook file) or png (the book in a naidata chunk)"),
     )
+    # what detection may skip: JSON without lorebookVersion, PNGs without a naidata chunk
+    signature = {"json": ("lorebookVersion",), "png": (PNG_KEYWORD,)}
     detection = (
         ("JSON with a numeric lorebookVersion and an entries list", 0.95),
         ("PNG whose naidata chunk holds such a lorebook", 0.95),
