@@ -9,6 +9,7 @@ implementing the hooks itself works just as well (see ``docs/architecture.md``).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -30,6 +31,12 @@ if TYPE_CHECKING:
     from .input import AdapterInput
     from .model import Entity
     from .types import ReadResult
+
+
+_NAMED_MODULES: dict[tuple[str, str], str] = {}
+"""(adapter module, relative module name) -> the module's full name, resolved once: a read
+or write names its function on every call, and resolving a relative import costs more than the
+lookup in ``sys.modules``."""
 
 
 class FormatAdapter:
@@ -72,14 +79,20 @@ class FormatAdapter:
     @classmethod
     def _named(cls, spec: str) -> Any:
         """The function ``spec`` names, imported relative to the adapter's package."""
-        import sys
-        from importlib import import_module
-
         module, _, name = spec.partition(":")
-        home = sys.modules[cls.__module__]
-        anchor = cls.__module__ if hasattr(home, "__path__") else home.__package__
-        # "read" is the adapter's own module; "._common.read" one in the package above
-        return getattr(import_module(f".{module}", anchor), name)
+        key = (cls.__module__, module)
+        full = _NAMED_MODULES.get(key)
+        mod = sys.modules.get(full) if full is not None else None
+        if mod is None:  # first use (or the module was dropped from sys.modules): import it
+            from importlib import import_module
+
+            home = sys.modules[cls.__module__]
+            anchor = cls.__module__ if hasattr(home, "__path__") else home.__package__
+            # "read" is the adapter's own module; "._common.read" one in the package above
+            mod = import_module(f".{module}", anchor)
+            _NAMED_MODULES[key] = mod.__name__
+        # looked up on every call, so a replaced function (a test's monkeypatch) is seen
+        return getattr(mod, name)
 
     # -- what authors implement ----------------------------------------------------------------
 

@@ -320,8 +320,8 @@ class AdapterInput:
             return False
         assert first is not None
         text = first.rstrip(b"\r\n").lstrip(b"\xef\xbb\xbf").strip()
-        if not text.startswith(b"{"):
-            return False
+        if not text.startswith(b"{") or not text.endswith(b"}"):
+            return False  # an object ends with its brace (a pretty-printed file's "{" line)
         from .jsonio import loads
         try:
             loads(text, limits=self.limits)
