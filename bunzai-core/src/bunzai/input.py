@@ -261,7 +261,7 @@ class AdapterInput:
         if container == "json":
             doc = self.json
             if isinstance(doc, Mapping):
-                return {str(k) for k in doc}
+                return set(doc)  # JSON object keys are strings
             return {"[]"} if isinstance(doc, Sequence) and not isinstance(doc, str) else set()
         if container == "jsonl":
             head = self.jsonl_head
@@ -275,7 +275,7 @@ class AdapterInput:
             for tc in png.text_chunks():
                 kw = tc.keyword.lower()
                 out.add(ASSET_PREFIX if kw.startswith(ASSET_PREFIX) else kw)
-            if any(c.type == "eXIf" for c in png.chunks):
+            if png.has_chunk("eXIf"):
                 out.add("exif")
             return out
         if container in ("zip", "jpeg+zip"):

@@ -161,6 +161,7 @@ class AdapterHandle:
                                                      repr=False)
     _detector: Callable[[AdapterInput], Any] | None = field(default=None, init=False,
                                                             repr=False)
+    _marks: dict[str, frozenset[str]] | None = field(default=None, init=False, repr=False)
 
     @property
     def id(self) -> str:
@@ -191,6 +192,14 @@ class AdapterHandle:
             found = self._detector = self.host.caller(self.record.plugin, "bunzai_detect",
                                                       "input")
         return found
+
+    @property
+    def marks(self) -> dict[str, frozenset[str]] | None:
+        """The declared signature as container -> marks (empty: any file of that container),
+        or None when the adapter declares none (it is asked about every file)."""
+        if self._marks is None and self.info.signature is not None:
+            self._marks = {c: frozenset(m) for c, m in self.info.signature.items()}
+        return self._marks
 
     def carried_for(self, carries: tuple[str, ...] | None) -> Carried | None:
         """The trie of paths a write held: ``carries`` when the write said (it depended on
@@ -299,10 +308,19 @@ class Registry:
         clock = time.perf_counter
         handles = (self.adapters.values() if formats is None
                    else [self.get(f) for f in formats])
+        container = input.container
+        signs: frozenset[str] | None = None
         for h in handles:
-            signature = h.info.signature
-            if signature is not None and not input.matches(signature):
-                continue  # the file shows none of the marks the adapter needs: it scores 0
+            declared = h.marks
+            if declared is not None:  # what AdapterInput.matches says, without the calls
+                marks = declared.get(container)
+                if marks is None:
+                    continue  # a container the adapter does not read: it scores 0
+                if marks:
+                    if signs is None:
+                        signs = input.signs
+                    if signs.isdisjoint(marks):
+                        continue  # none of the marks the adapter needs: it scores 0
             detector = h.detector
             t0 = clock()
             try:

@@ -352,6 +352,10 @@ class PngFile:
         """Chunk types in file order, without building :class:`Chunk` objects."""
         return [_type_name(t) for t in self._types]
 
+    def has_chunk(self, type: str | bytes) -> bool:
+        """Whether a chunk of this type is present (no :class:`Chunk` is built)."""
+        return (type.encode("latin-1") if isinstance(type, str) else type) in self._types
+
     def chunks_of(self, type: str | bytes) -> list[Chunk]:
         """Chunks of one type, in file order."""
         want = type.encode("latin-1") if isinstance(type, str) else type
