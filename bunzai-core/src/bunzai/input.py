@@ -492,7 +492,7 @@ def _memory_lines(data: bytes) -> Iterator[bytes]:
 
 
 def _decode_chunk(tc: TextChunk, limits: Limits) -> ChunkPayload:
-    from .containers.base64util import decode_base64, looks_like_base64
+    from .containers.base64util import decode_base64, looks_like_base64, strict_base64
     from .jsonio import loads
 
     try:
@@ -505,10 +505,12 @@ def _decode_chunk(tc: TextChunk, limits: Limits) -> ChunkPayload:
             return ChunkPayload(tc, freeze(loads(stripped, limits=limits)), None, "raw")
         except BunzaiError as exc:
             return ChunkPayload(tc, None, exc.message, "raw")
-    if not looks_like_base64(stripped):
-        return ChunkPayload(tc, None, "neither base64 nor JSON", "unknown")
+    decoded = strict_base64(stripped, limits=limits)  # what writers produce: no guessing
     try:
-        decoded = decode_base64(stripped, limits=limits)
+        if decoded is None:
+            if not looks_like_base64(stripped):
+                return ChunkPayload(tc, None, "neither base64 nor JSON", "unknown")
+            decoded = decode_base64(stripped, limits=limits)
         return ChunkPayload(tc, freeze(loads(decoded, limits=limits)), None, "base64")
     except BunzaiError as exc:
         return ChunkPayload(tc, None, exc.message, "base64")

@@ -76,3 +76,40 @@ def test_limit_checked_before_decoding() -> None:
 ])
 def test_looks_like_base64(value: bytes | str, expected: bool) -> None:
     assert looks_like_base64(value) is expected
+
+
+_QUARTET_SOUP = b"QUJDRA+/=-_ \n"
+
+
+@pytest.mark.parametrize("accelerated", [True, False])
+def test_strict_base64_answers_only_where_the_careful_path_agrees(
+        accelerated: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever strict_base64 decodes, looks_like_base64 accepts and decode_base64 decodes to
+    the same bytes (with pybase64 and with the standard library), so a reader may try it
+    first without changing what it finds."""
+    import random
+
+    from bunzai.containers import base64util
+
+    if not accelerated:
+        monkeypatch.setattr(base64util, "_pybase64", None)
+    rng = random.Random(18)
+    decoded = 0
+    for _ in range(20000):
+        text = bytes(rng.choice(_QUARTET_SOUP) for _ in range(rng.randint(0, 14))).strip()
+        got = base64util.strict_base64(text)
+        if got is not None:
+            decoded += 1
+            assert looks_like_base64(text) and decode_base64(text) == got, text
+    assert decoded > 100  # the soup does hold valid base64
+
+
+def test_strict_base64_leaves_the_rest_to_the_careful_path() -> None:
+    from bunzai.containers.base64util import strict_base64
+
+    encoded = base64.b64encode(RAW)
+    assert strict_base64(encoded) == RAW
+    for other in (base64.encodebytes(RAW), base64.b64encode(RAW).rstrip(b"="),
+                  base64.urlsafe_b64encode(RAW), b"QUI", b"QUJD====", b"{}"):
+        assert strict_base64(other) is None, other
+    assert strict_base64(encoded, limits=Limits(max_base64=len(encoded) - 1)) is None

@@ -15,7 +15,8 @@ from typing import Any
 from bunzai.errors import LimitExceeded, MalformedInput
 from bunzai.limits import Limits, get_limits, setting_hint
 
-__all__ = ["check_base64_length", "decode_base64", "encode_base64", "looks_like_base64"]
+__all__ = ["check_base64_length", "decode_base64", "encode_base64", "looks_like_base64",
+           "strict_base64"]
 
 try:  # optional accelerator; same semantics with validate=True
     _pybase64: Any = importlib.import_module("pybase64")
@@ -73,6 +74,23 @@ def decode_base64(text: str | bytes | memoryview, *, limits: Limits | None = Non
     except (binascii.Error, ValueError, TypeError):
         pass
     return _tolerant(bytes(raw))
+
+
+def strict_base64(data: bytes, *, limits: Limits | None = None) -> bytes | None:
+    """The decoded bytes when ``data`` is standard base64 as writers produce it (no
+    whitespace, padded, at least 4 characters, within ``limits.max_base64``), else None.
+
+    For such data :func:`looks_like_base64` is true and :func:`decode_base64` returns the
+    same bytes, so a caller deciding between base64 and raw JSON can try this first and fall
+    back to those two (which also explain a refusal) only when it answers None.
+    """
+    n = len(data)
+    if n < 4 or n % 4 or data.find(b"=", 0, n - 2) >= 0 or n > (limits or get_limits()).max_base64:
+        return None  # not whole quartets, or padding before the end: the careful path decides
+    try:
+        return _strict(data)
+    except (binascii.Error, ValueError, TypeError):
+        return None
 
 
 def _tolerant(raw: bytes) -> bytes:
