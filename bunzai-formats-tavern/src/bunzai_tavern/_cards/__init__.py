@@ -65,18 +65,29 @@ class Found:
     rcpersona: Any = None
     """A RoleCall ``rcpersona`` chunk's JSON (``{spec: "rolecall_persona", data}``)."""
     notes: list[str] = field(default_factory=list)
+    _looked: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What :attr:`body` and :func:`rolecall_block` found (several detectors ask)."""
 
     @property
     def body(self) -> Mapping[str, Any] | None:
-        return card_body(self.card, embedded=self.source != "json")
+        try:
+            return self._looked["body"]  # type: ignore[no-any-return]
+        except KeyError:
+            body = self._looked["body"] = card_body(self.card, embedded=self.source != "json")
+            return body
 
 
 def rolecall_block(found: Found) -> Mapping[str, Any] | None:
     """The card's ``extensions.rolecall`` object, if any."""
+    try:
+        return found._looked["rolecall"]  # type: ignore[no-any-return]
+    except KeyError:
+        pass
     body = found.body
     ext = body.get("extensions") if body is not None else None
     block = ext.get("rolecall") if isinstance(ext, Mapping) else None
-    return block if isinstance(block, Mapping) else None
+    found._looked["rolecall"] = block = block if isinstance(block, Mapping) else None
+    return block
 
 
 def find_card(input: AdapterInput) -> Found:
