@@ -33,6 +33,21 @@ def thaw(value: Any) -> Any:
     return _thaw_other(value)
 
 
+def unfrozen(value: Any) -> Any:
+    """The parsed JSON a read-only view wraps, itself (no copy); other values as they are.
+
+    For code that only reads (compares, hashes, or copies what it keeps): the value is shared
+    with every other reader of the input, so nothing may change it.  :func:`thaw` is the copy
+    for code that changes what it gets.
+    """
+    t = type(value)
+    if t is FrozenDict:
+        return value._d
+    if t is FrozenList:
+        return value._l
+    return value
+
+
 def _thaw_other(value: Any) -> Any:
     if isinstance(value, FrozenDict):
         value = value._d

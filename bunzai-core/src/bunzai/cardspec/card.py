@@ -26,6 +26,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import MalformedInput
+from ..frozen import unfrozen
 from ..loss import LossReport
 from ..sdk.fields import (
     DICT,
@@ -339,7 +340,7 @@ def _read_root(obj: Mapping[str, Any], body: Mapping[str, Any], layout: dict[str
             continue
         value = copies[key] = jcopy(v)
         source = _at(body, path)
-        if source is not _NOTHING and same(jcopy(source), value):
+        if source is not _NOTHING and same(unfrozen(source), value):
             mirrored.append(key)
             continue
         if warnings is None or key not in _CONTENT_ROOT_KEYS or value == OBSOLESCENCE_NOTICE:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
         UsageError,
     )
     from ..fidelity import Carried, reason_for, unheld
-    from ..frozen import freeze, thaw
+    from ..frozen import freeze, thaw, unfrozen
     from ..hookspecs import hookimpl
     from ..input import AdapterInput, ChunkPayload
     from ..jsonio import dumps, loads
@@ -92,7 +92,8 @@ _LAZY = {
     "Chat": "model", "ChatMessage": "model", "Participant": "model", "Alternative": "model",
     "Attachment": "model",
     "field_defaults": "model",
-    "dumps": "jsonio", "loads": "jsonio", "thaw": "frozen", "freeze": "frozen",
+    "dumps": "jsonio", "loads": "jsonio",
+    "thaw": "frozen", "freeze": "frozen", "unfrozen": "frozen",
     "json_equal": "compare",
     "Limits": "limits", "get_limits": "limits", "setting_hint": "limits",
     "sniff_media": "containers.media", "ext_is_plausible": "containers.media",
@@ -154,6 +155,7 @@ __all__ = [
     "setting_hint",
     "sniff_media",
     "thaw",
+    "unfrozen",
     "unheld",
 ]
 

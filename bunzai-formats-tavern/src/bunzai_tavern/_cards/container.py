@@ -40,6 +40,7 @@ from bunzai.sdk import (
     setting_hint,
     sniff_media,
     thaw,
+    unfrozen,
 )
 from bunzai.sdk.base64 import decode_base64, encode_base64
 from bunzai.sdk.cards import (
@@ -139,8 +140,8 @@ def read_found(input: AdapterInput, found: Found, format_id: str, *,
         raise MalformedInput(found.problem or "no character card found in this "
                              f"{input.container} file")
     warnings: list[Issue] = []
-    card = thaw(found.card)
-    character = parse_card(card, format_id=format_id, warnings=warnings)
+    card = unfrozen(found.card)  # the parse detection shares: read here, never changed
+    character = parse_card(card, format_id=format_id, warnings=warnings)  # copies what it keeps
     layout = character.passthrough[format_id]
     if book_in_extensions:
         _lift_extension_book(character, layout, format_id, warnings)
@@ -247,11 +248,12 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
                                   f"from the {winner.keyword!r} chunk and the broken chunk is "
                                   "not written back"))
         else:
-            other = p.mutable()
+            other = unfrozen(p.value)  # shared like the card: copied only where it is kept
             if json_equal(_without_spec(other), _without_spec(card)) and isinstance(other,
                                                                                   dict):
                 item["role"] = "mirror"
-                item["set"] = {k: other[k] for k in ("spec", "spec_version") if k in other}
+                item["set"] = {k: thaw(other[k]) for k in ("spec", "spec_version")
+                               if k in other}
                 item["drop"] = [k for k in ("spec", "spec_version")
                                 if k in card and k not in other]
             elif (shaped := _backfill_kind(other, p.keyword, winner.keyword, character,
@@ -260,7 +262,7 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
                 item["shaped"] = shaped
             else:
                 item["role"] = "other"
-                item["json"] = other
+                item["json"] = thaw(other)
                 diff = _first_difference(other, card)
                 same_kind = p.keyword.lower() == winner.keyword.lower()
                 what = (f"two different {p.keyword!r} chunks: the first is read"
