@@ -146,32 +146,45 @@ def completed_digest(obj: Mapping[str, Any]) -> str:
     """:func:`card_digest` of the card as :func:`build_card` writes it back unchanged: with
     each key its spec requires that the card lacked, at the value the writer gives it.  A
     writer compares it with the card it builds to tell "unchanged since read"."""
-    card = jcopy(obj)
+    card: Any = unfrozen(obj)
     version = card_version(card)
     if version is None:
         return card_digest(card)
     spec: Spec = version
+    # The card is shared (a reader's input): only the objects that get keys are copied,
+    # shallowly, along the path to them.
+    card = dict(card)
     body = card if spec == "v1" else card.get("data")
     if spec != "v1":
         card.setdefault("spec_version", _SPEC_VERSION[spec])
+        if isinstance(body, dict):
+            body = card["data"] = dict(body)
     if isinstance(body, dict):
         for key, _attr, _conv, empty, first in _FIELDS:
-            if _RANK[first] <= _RANK[spec] and key not in _OPTIONAL:
-                body.setdefault(key, jcopy(empty))
+            if _RANK[first] <= _RANK[spec] and key not in _OPTIONAL and key not in body:
+                body[key] = jcopy(empty)
         if spec != "v1":
             body.setdefault("extensions", {})
         book = body.get("character_book")
         if isinstance(book, dict):
+            book = body["character_book"] = dict(book)
             book.setdefault("extensions", {})
-            book.setdefault("entries", [])
-            for entry in book["entries"] if isinstance(book["entries"], list) else ():
-                if isinstance(entry, dict):
-                    for key, value in (("keys", []), ("content", ""), ("extensions", {}),
-                                       ("enabled", True), ("insertion_order", 100)):
-                        entry.setdefault(key, jcopy(value))
-                    if spec == "v3":
-                        entry.setdefault("use_regex", False)
+            entries = book.setdefault("entries", [])
+            if isinstance(entries, list):
+                book["entries"] = [_completed_entry(e, spec) if isinstance(e, dict) else e
+                                   for e in entries]
     return card_digest(card)
+
+
+def _completed_entry(entry: dict[str, Any], spec: Spec) -> dict[str, Any]:
+    entry = dict(entry)
+    for key, value in (("keys", []), ("content", ""), ("extensions", {}),
+                       ("enabled", True), ("insertion_order", 100)):
+        if key not in entry:
+            entry[key] = jcopy(value)
+    if spec == "v3":
+        entry.setdefault("use_regex", False)
+    return entry
 
 
 def card_digest(obj: Any) -> str:
