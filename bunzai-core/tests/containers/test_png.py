@@ -416,3 +416,30 @@ def test_splice_parts_is_what_splice_joins() -> None:
                           insert_before_iend=[b"".join(asset)])
     (text,) = PngFile.parse(flat).find_text("chara-ext-asset_:1")
     assert base64.b64decode(text.value_bytes()) == b"bytes of an asset"
+
+
+def test_drop_by_offset_splices_as_remove_does() -> None:
+    """``drop`` (offsets) is ``remove`` without a Chunk per chunk: the same bytes, also for a
+    file cut before IEND (a new IEND) and for chunks and bytes after IEND."""
+    base = minimal_png(3, 3)
+    card = make_text_chunk("chara", "e30=")
+    other = make_text_chunk("Comment", "hello")
+    iend = base.index(b"IEND") - 4
+    files = [
+        base[:iend] + card + other + base[iend:],
+        base[:iend] + card + other,  # no IEND
+        base + card + b"trailing bytes",  # a chunk after IEND, then bytes that are none
+    ]
+    for data in files:
+        png = PngFile.parse(data)
+        texts = [c.offset for c in png.chunks if c.type == "tEXt"]
+        for gone in ([], texts, texts[:1]):
+            by_chunk = splice(png, remove=lambda c, g=gone: c.offset in g)
+            assert splice(png, drop=set(gone)) == by_chunk
+            assert splice_parts(png, drop=set(gone))[0] == PNG_SIGNATURE
+
+
+def test_table_lists_every_chunk_as_the_chunks_do() -> None:
+    data = minimal_png(2, 2)
+    png = PngFile.parse(data)
+    assert png.table() == [(c.type, c.offset, c.length, c.crc) for c in png.chunks]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -347,6 +347,15 @@ class PngFile:
             self._chunks = [self._chunk(i) for i in range(len(self._types))]
         return self._chunks
 
+    def table(self) -> list[tuple[str, int, int, int]]:
+        """(type, offset, length, stored CRC) of every chunk in file order, read from the walk
+        without building :class:`Chunk` objects (an image has dozens of IDAT chunks)."""
+        buf: bytes | memoryview = self.data if isinstance(self.data, bytes) else self._view
+        crc = _U32.unpack_from
+        return [(_type_name(t), off, length, crc(buf, off + 8 + length)[0])
+                for t, off, length in zip(self._types, self._offsets, self._lengths,
+                                          strict=True)]
+
     @property
     def chunk_types(self) -> list[str]:
         """Chunk types in file order, without building :class:`Chunk` objects."""
@@ -519,14 +528,18 @@ def splice(
     *,
     remove: Callable[[Chunk], bool] = lambda c: False,
     insert_before_iend: Sequence[bytes] = (),
+    drop: Collection[int] | None = None,
 ) -> bytes:
     """Rebuild ``png`` keeping every chunk ``remove`` rejects, byte for byte.
 
     ``insert_before_iend`` (complete chunks, see :func:`make_chunk`) go right before IEND, or
     at the end followed by a new IEND when the source had none.  IEND itself is never removed;
     bytes after IEND (chunks or not) are kept after it.  The output is allocated once.
+    ``drop`` (chunk offsets) removes the chunks that start there instead of asking ``remove``,
+    without building a :class:`Chunk` for each chunk of the file.
     """
-    return b"".join(splice_parts(png, remove=remove, insert_before_iend=insert_before_iend))
+    return b"".join(splice_parts(png, remove=remove, insert_before_iend=insert_before_iend,
+                                 drop=drop))
 
 
 _P = TypeVar("_P", bound=Part)
@@ -537,6 +550,7 @@ def splice_parts(
     *,
     remove: Callable[[Chunk], bool] = lambda c: False,
     insert_before_iend: Sequence[_P] = (),
+    drop: Collection[int] | None = None,
 ) -> list[bytes | memoryview | _P]:
     """What :func:`splice` joins: views of the kept runs of ``png`` and the inserted parts
     (chunks, or producers such as :class:`Base64TextChunk`), for an output written in parts."""
@@ -544,20 +558,22 @@ def splice_parts(
     parts: list[bytes | memoryview | _P] = [PNG_SIGNATURE]
     run_start: int | None = None  # coalesce consecutive kept chunks into one slice
     run_end = 0
-    for i, chunk in enumerate(png.chunks):
+    chunks = png.chunks if drop is None else None
+    gone = drop if drop is not None else ()
+    for i, (offset, length) in enumerate(zip(png._offsets, png._lengths, strict=True)):
         is_iend = i == png.iend_index
         if is_iend:
             if run_start is not None:
                 parts.append(view[run_start:run_end])
                 run_start = None
             parts.extend(insert_before_iend)
-        if is_iend or not remove(chunk):
+        if is_iend or (not remove(chunks[i]) if chunks is not None else offset not in gone):
             if run_start is None:
-                run_start = chunk.offset
-            elif run_end != chunk.offset:
+                run_start = offset
+            elif run_end != offset:
                 parts.append(view[run_start:run_end])
-                run_start = chunk.offset
-            run_end = chunk.end
+                run_start = offset
+            run_end = offset + 12 + length
         elif run_start is not None:
             parts.append(view[run_start:run_end])
             run_start = None

@@ -20,6 +20,7 @@ so a large card never exists as one more copy next to its assets.
 from __future__ import annotations
 
 import hashlib
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -297,16 +298,17 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
                 chunk_assets[key] = data
         removed[chunk.offset] = item
 
-    stripped = splice(png, remove=lambda c: c.offset in removed)
+    stripped = splice(png, drop=removed)
     kept = 0
-    for chunk in png.chunks:
-        if chunk.offset in removed:
-            removed[chunk.offset]["at"] = kept
+    table = png.table()
+    for _type, offset, _length, _crc in table:
+        if offset in removed:
+            removed[offset]["at"] = kept
         else:
             kept += 1
     layout["png"] = {
         "layout": [removed[o] for o in sorted(removed)],
-        "image": image_fingerprint(stripped),
+        "image": _fingerprint_kept(png, table, removed),
         "digest": completed_digest(card),
     }
 
@@ -365,6 +367,23 @@ def image_fingerprint(image: bytes) -> str:
                        .encode("latin-1"))
     h.update(b"\x00")
     h.update(image[png.trailing_offset:])
+    return _FINGERPRINT + h.hexdigest()
+
+
+def _fingerprint_kept(png: PngFile, table: Sequence[tuple[str, int, int, int]],
+                     removed: Mapping[int, Any]) -> str:
+    """:func:`image_fingerprint` of ``splice(png, drop=removed)``, from ``png``'s own chunk
+    table: the splice keeps every other chunk byte for byte (IEND always, a new one when the
+    file had none) and the bytes after IEND, so parsing its output finds the same chunks."""
+    rows = [f"{t}:{length}:{crc}" for t, offset, length, crc in table if offset not in removed]
+    if png.iend_index is None:
+        rows.append(f"IEND:0:{zlib.crc32(b'IEND')}")
+        tail: bytes | memoryview = b""
+    else:
+        tail = memoryview(png.data)[png.trailing_offset:]
+    h = hashlib.sha256(";".join(rows).encode("latin-1"))
+    h.update(b"\x00")
+    h.update(tail)
     return _FINGERPRINT + h.hexdigest()
 
 

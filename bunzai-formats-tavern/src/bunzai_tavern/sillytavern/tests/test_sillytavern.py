@@ -144,6 +144,20 @@ def test_png_card_round_trip_keeps_every_chunk(path: Path) -> None:
     assert rewritten_faithfully(original, out.data)
 
 
+@pytest.mark.skipif(not PNG_CARDS, reason="corpus not available")
+@pytest.mark.parametrize("path", PNG_CARDS, ids=ids(PNG_CARDS))
+def test_the_recorded_image_is_the_avatar_kept(path: Path) -> None:
+    """What the reader records of the image (to tell "unchanged" on re-write) is what the
+    writer computes from the avatar asset the reader kept."""
+    from bunzai_tavern._cards.container import image_unchanged, main_icon
+
+    character = read(path).entities[0]
+    icon = main_icon(character.assets)
+    assert icon is not None
+    recorded = character.passthrough[FID]["png"]["image"]
+    assert image_unchanged(recorded, character.assets[icon].data)
+
+
 @pytest.mark.skipif(not WEBP, reason="corpus not available")
 @pytest.mark.parametrize("path", WEBP, ids=ids(WEBP))
 def test_tavernai_webp_reads_and_unchanged_round_trip_is_the_same_file(path: Path) -> None:
