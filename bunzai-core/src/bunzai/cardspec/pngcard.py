@@ -26,6 +26,7 @@ __all__ = [
     "REALM_KEY",
     "asset_key",
     "asset_keyword",
+    "card_or_asset_offsets",
     "chunk_keyword",
     "has_encrypted_card",
     "is_card_or_asset_chunk",
@@ -72,6 +73,22 @@ def is_card_or_asset_chunk(chunk: Chunk) -> bool:
     if kw is None:
         return False
     return kw.lower() in CARD_KEYWORDS or kw.lower().startswith(ASSET_PREFIX)
+
+
+def card_or_asset_offsets(png: PngFile) -> set[int]:
+    """Offsets of the chunks :func:`is_card_or_asset_chunk` accepts, read from the chunk table
+    and each text chunk's keyword only (no :class:`Chunk` per chunk of the image)."""
+    data = png.data
+    out = set()
+    for ctype, offset, length, _crc in png.table():
+        if ctype in ("tEXt", "zTXt", "iTXt"):
+            head = bytes(data[offset + 8:offset + 8 + min(length, 80)])
+            nul = head.find(b"\x00")
+            if nul >= 0:
+                kw = head[:nul].decode("latin-1").lower()
+                if kw in CARD_KEYWORDS or kw.startswith(ASSET_PREFIX):
+                    out.add(offset)
+    return out
 
 
 def has_encrypted_card(png: PngFile | None) -> bool:

@@ -50,9 +50,9 @@ from bunzai.sdk.cards import (
     asset_keyword,
     build_book,
     build_card,
+    card_or_asset_offsets,
     completed_digest,
     digest_matches,
-    is_card_or_asset_chunk,
     parse_book,
     parse_card,
 )
@@ -363,37 +363,43 @@ def image_fingerprint(image: bytes) -> str:
         png = PngFile.parse(image)
     except BunzaiError:
         return hashlib.sha256(image).hexdigest()
-    h = hashlib.sha256(";".join(f"{c.type}:{c.length}:{c.crc}" for c in png.chunks)
-                       .encode("latin-1"))
-    h.update(b"\x00")
-    h.update(image[png.trailing_offset:])
-    return _FINGERPRINT + h.hexdigest()
+    return _parsed_fingerprint(png)
+
+
+def _parsed_fingerprint(png: PngFile) -> str:
+    """:func:`image_fingerprint` of the image ``png`` was parsed from."""
+    return _fingerprint([f"{t}:{length}:{crc}" for t, _offset, length, crc in png.table()],
+                        memoryview(png.data)[png.trailing_offset:])
 
 
 def _fingerprint_kept(png: PngFile, table: Sequence[tuple[str, int, int, int]],
-                     removed: Mapping[int, Any]) -> str:
+                      removed: Mapping[int, Any]) -> str:
     """:func:`image_fingerprint` of ``splice(png, drop=removed)``, from ``png``'s own chunk
     table: the splice keeps every other chunk byte for byte (IEND always, a new one when the
     file had none) and the bytes after IEND, so parsing its output finds the same chunks."""
     rows = [f"{t}:{length}:{crc}" for t, offset, length, crc in table if offset not in removed]
     if png.iend_index is None:
         rows.append(f"IEND:0:{zlib.crc32(b'IEND')}")
-        tail: bytes | memoryview = b""
-    else:
-        tail = memoryview(png.data)[png.trailing_offset:]
+        return _fingerprint(rows, b"")
+    return _fingerprint(rows, memoryview(png.data)[png.trailing_offset:])
+
+
+def _fingerprint(rows: list[str], tail: bytes | memoryview) -> str:
     h = hashlib.sha256(";".join(rows).encode("latin-1"))
     h.update(b"\x00")
     h.update(tail)
     return _FINGERPRINT + h.hexdigest()
 
 
-def image_unchanged(recorded: Any, image: bytes) -> bool:
+def image_unchanged(recorded: Any, image: bytes, png: PngFile | None = None) -> bool:
     """Whether ``image`` is the one a reader recorded (a fingerprint, or the SHA-256 of the
-    whole image that earlier versions stored in passthrough)."""
+    whole image that earlier versions stored in passthrough); ``png``: ``image`` already
+    parsed."""
     if not isinstance(recorded, str):
         return False
     if recorded.startswith(_FINGERPRINT):
-        return recorded == image_fingerprint(image)
+        return recorded == (image_fingerprint(image) if png is None
+                            else _parsed_fingerprint(png))
     return recorded == hashlib.sha256(image).hexdigest()
 
 
@@ -438,10 +444,11 @@ def main_icon(assets: Sequence[Asset]) -> int | None:
 
 
 def _image(character: Character, icon: int | None, loss: LossReport,
-           warnings: list[str]) -> bytes:
-    """The PNG the card is written onto (its own card chunks removed)."""
+           warnings: list[str]) -> tuple[bytes, PngFile]:
+    """The PNG the card is written onto (its own card chunks removed), with its chunk table
+    (parsed once for everything the writer asks of the image)."""
     if icon is None:
-        return default_avatar()
+        return _walked(default_avatar())
     asset = character.assets[icon]
     data = asset.data or b""
     if sniff_media(data)[0] != "image/png":
@@ -451,18 +458,23 @@ def _image(character: Character, icon: int | None, loss: LossReport,
                          "converted to PNG (not an image Pillow reads, or Pillow is not "
                          "installed); a placeholder image was used")
             warnings.append("the avatar could not be converted to PNG; a placeholder was used")
-            return default_avatar()
+            return _walked(default_avatar())
         loss.approximated(f"assets[{icon}]", f"converted from {sniff_media(data)[0]} to PNG to "
                           "carry the card")
-        return converted
+        return _walked(converted)
     try:
         png = PngFile.parse(data)
     except MalformedInput:
         loss.dropped(f"assets[{icon}]", "the avatar is a broken PNG; a placeholder was used")
-        return default_avatar()
-    if any(is_card_or_asset_chunk(c) for c in png.chunks):
-        return splice(png, remove=is_card_or_asset_chunk)
-    return data
+        return _walked(default_avatar())
+    cards = card_or_asset_offsets(png)
+    if cards:
+        return _walked(splice(png, drop=cards))
+    return data, png
+
+
+def _walked(image: bytes) -> tuple[bytes, PngFile]:
+    return image, PngFile.parse(image)
 
 
 def json_style(raw: bytes) -> dict[str, Any]:
@@ -626,7 +638,7 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mappi
                loss: LossReport, warnings: list[str]) -> list[PngPart]:
     png_layout = layout.get("png") if isinstance(layout.get("png"), Mapping) else None
     icon = main_icon(work.assets)
-    image = _image(work, icon, loss, warnings)
+    image, png = _image(work, icon, loss, warnings)
 
     # Assets with bytes travel as chara-ext-asset_ chunks, addressed by __asset:<key>.
     limits = get_limits()
@@ -661,7 +673,7 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mappi
                          f"reading limit allows ({setting_hint('max_base64')}); written, but "
                          "skipped when read back with these limits")
 
-    usable = _usable_layout(work, format_id, opts, layout, png_layout, image)
+    usable = _usable_layout(work, format_id, opts, layout, png_layout, image, png)
     if usable is None and _spec_of(layout) == "v1" and opts.chunks is None and _v1_cannot_hold(
             work, format_id):
         warnings.append(_UPGRADED + " (chara) with its V3 copy (ccv3)")
@@ -705,7 +717,7 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mappi
             tail.append(make_text_chunk("ccv3", card_text(ccv3, "base64")))
         for key, data in chunk_assets.items():
             tail.append(_asset_chunk(asset_keyword(key), data))
-    return _assemble(image, placed, tail)
+    return _assemble(image, png, placed, tail)
 
 
 def _base64_length(size: int) -> int:
@@ -727,13 +739,14 @@ def _v1_cannot_hold(work: Character, format_id: str) -> bool:
 
 
 def _usable_layout(work: Character, format_id: str, opts: CardOptions, layout: Mapping[str, Any],
-                   png_layout: Mapping[str, Any] | None, image: bytes
+                   png_layout: Mapping[str, Any] | None, image: bytes, png: PngFile
                    ) -> tuple[list[Any], dict[str, Any]] | None:
     """The recorded chunk layout and the card as read, when nothing has changed since."""
     if png_layout is None or opts.chunks is not None:
         return None
     chunks = png_layout.get("layout")
-    if not isinstance(chunks, list) or not image_unchanged(png_layout.get("image"), image):
+    if not isinstance(chunks, list) or not image_unchanged(png_layout.get("image"), image,
+                                                             png):
         return None
     spec = _spec_of(layout) or "v3"
     lost = LossReport()
@@ -785,24 +798,25 @@ def _layout_chunk(item: Any, winner: dict[str, Any],
                                            else None), kind)
 
 
-def _assemble(image: bytes, placed: Mapping[int, list[PngPart]],
+def _assemble(image: bytes, png: PngFile, placed: Mapping[int, list[PngPart]],
               tail: list[PngPart]) -> list[PngPart]:
-    """``image`` with ``placed`` chunks before the kept chunk at each index and ``tail`` before
-    IEND, as parts: every chunk of the image is a view of it, kept byte for byte."""
-    png = PngFile.parse(image)
+    """``image`` (parsed as ``png``) with ``placed`` chunks before the kept chunk at each index
+    and ``tail`` before IEND, as parts: every chunk of the image is a view of it, kept byte
+    for byte."""
+    cards = card_or_asset_offsets(png)
     if not placed:
-        return splice_parts(png, remove=is_card_or_asset_chunk, insert_before_iend=tail)
+        return splice_parts(png, drop=cards, insert_before_iend=tail)
     view = memoryview(image)
     parts: list[PngPart] = [view[:8]]
     kept = 0
     late: list[PngPart] = []
-    for i, chunk in enumerate(png.chunks):
-        if is_card_or_asset_chunk(chunk):
+    for i, (_type, offset, length, _crc) in enumerate(png.table()):
+        if offset in cards:
             continue
         parts.extend(placed.get(kept, ()))
         if i == png.iend_index:
             parts.extend(tail)
-        parts.append(chunk.raw)
+        parts.append(view[offset:offset + 12 + length])
         kept += 1
     for at, chunks in placed.items():
         if at >= kept:
