@@ -442,4 +442,5 @@ def test_drop_by_offset_splices_as_remove_does() -> None:
 def test_table_lists_every_chunk_as_the_chunks_do() -> None:
     data = minimal_png(2, 2)
     png = PngFile.parse(data)
-    assert png.table() == [(c.type, c.offset, c.length, c.crc) for c in png.chunks]
+    assert png.table() == tuple((c.type, c.offset, c.length, c.crc) for c in png.chunks)
+    assert png.table() is png.table()  # built once

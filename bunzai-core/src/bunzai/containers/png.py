@@ -220,7 +220,8 @@ class PngFile:
     """
 
     __slots__ = (
-        "_chunks", "_lengths", "_offsets", "_text", "_types", "_view", "data", "iend_index",
+        "_chunks", "_lengths", "_offsets", "_table", "_text", "_types", "_view", "data",
+        "iend_index",
         "is_apng", "limits", "problems", "trailing", "trailing_offset", "truncated",
     )
 
@@ -240,6 +241,7 @@ class PngFile:
     _offsets: list[int]
     _lengths: list[int]
     _chunks: list[Chunk] | None
+    _table: tuple[tuple[str, int, int, int], ...] | None
     _text: list[TextChunk] | None
 
     def __init__(self) -> None:
@@ -297,6 +299,7 @@ class PngFile:
         self._offsets = offsets
         self._lengths = lengths
         self._chunks = None
+        self._table = None
         self._text = None
         self.problems = problems
         self.trailing_offset = pos
@@ -347,14 +350,18 @@ class PngFile:
             self._chunks = [self._chunk(i) for i in range(len(self._types))]
         return self._chunks
 
-    def table(self) -> list[tuple[str, int, int, int]]:
+    def table(self) -> tuple[tuple[str, int, int, int], ...]:
         """(type, offset, length, stored CRC) of every chunk in file order, read from the walk
-        without building :class:`Chunk` objects (an image has dozens of IDAT chunks)."""
-        buf: bytes | memoryview = self.data if isinstance(self.data, bytes) else self._view
-        crc = _U32.unpack_from
-        return [(_type_name(t), off, length, crc(buf, off + 8 + length)[0])
+        without building :class:`Chunk` objects (an image has dozens of IDAT chunks); built
+        once."""
+        if self._table is None:
+            buf: bytes | memoryview = self.data if isinstance(self.data, bytes) else self._view
+            crc = _U32.unpack_from
+            self._table = tuple([
+                (_type_name(t), off, length, crc(buf, off + 8 + length)[0])
                 for t, off, length in zip(self._types, self._offsets, self._lengths,
-                                          strict=True)]
+                                          strict=True)])
+        return self._table
 
     @property
     def chunk_types(self) -> list[str]:
