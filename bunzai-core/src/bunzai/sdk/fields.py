@@ -736,6 +736,18 @@ class ObjectWriter:
         if value is None and required is not _MISSING and not self.faithful:
             self.out[key] = required
             return
+        if key not in self.raw and key not in self.absent and key not in self.data:
+            # nothing recorded for the key: what _write_one does then, converting once
+            if value is None:
+                if null:
+                    self.out[key] = None
+                return
+            try:
+                self.out[key] = conv.source(value)
+            except Unrepresentable as exc:
+                if self.loss is not None:
+                    self.loss.dropped(_join(self.loss_path, key), str(exc))
+            return
         f = _field_for(key, conv, absent, null, False)
         w = _write_one(f, key, conv, value, self.raw, self.absent, self.data, False,
                        self.loss, self.loss_path)

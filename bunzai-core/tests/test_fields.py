@@ -1,0 +1,85 @@
+"""ObjectWriter.put writes what the field rules say, through its shortcut for unrecorded keys
+as through the general path (every writer of every format goes through it)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bunzai.loss import LossReport
+from bunzai.sdk.fields import (
+    BOOL,
+    DICT,
+    ID,
+    INT,
+    NUM,
+    OMIT,
+    STR,
+    STRLIST,
+    Conv,
+    ObjectWriter,
+    Unrepresentable,
+    enum,
+)
+from bunzai.sdk.fields import _field_for as field_for
+from bunzai.sdk.fields import _write_one as write_one
+
+_MISSING: Any = object()
+CODES = enum(("a", "b", "c"), "code")
+NO_X = Conv("no x", STR.canon, lambda v: _refuse_x(v))
+CONVS = (STR, INT, NUM, BOOL, ID, STRLIST, DICT, CODES, NO_X)
+VALUES = (None, "", "x", "text", 0, 1, 2, 1.5, True, False, [], ["k"], {}, {"a": 1}, "b")
+
+
+def _refuse_x(v: Any) -> Any:
+    if v == "x":
+        raise Unrepresentable("no place for x")
+    return v
+
+
+def _general(w: ObjectWriter, key: str, value: Any, conv: Conv, absent: Any, null: bool,
+             required: Any) -> None:
+    """ObjectWriter.put as the rule is written: the field, then _write_one."""
+    if value is None and required is not _MISSING and not w.faithful:
+        w.out[key] = required
+        return
+    f = field_for(key, conv, absent, null, False)
+    got = write_one(f, key, conv, value, w.raw, w.absent, w.data, False, w.loss, w.loss_path)
+    if got is not OMIT:
+        w.out[key] = got
+
+
+def test_put_writes_as_the_general_rule_does() -> None:
+    rng = random.Random(18)
+    for _ in range(20000):
+        key = rng.choice(("k", "m"))
+        conv = rng.choice(CONVS)
+        value = rng.choice(VALUES)
+        absent = rng.choice((None, "", [], {}, True, 100))
+        null = rng.random() < 0.3
+        required = rng.choice((_MISSING, _MISSING, {}, ""))
+        layout: dict[str, Any] = {}
+        if rng.random() < 0.5:
+            layout["raw"] = {rng.choice(("k", "n")): rng.choice(VALUES)}
+        if rng.random() < 0.3:
+            layout["absent"] = [rng.choice(("k", "n"))]
+        data = {rng.choice(("k", "n")): rng.choice(VALUES)} if rng.random() < 0.3 else None
+        writers = []
+        for _ in range(2):
+            w = ObjectWriter(layout or None, data, LossReport(), "$.x")
+            writers.append(w)
+        kwargs: dict[str, Any] = {} if required is _MISSING else {"required": required}
+        writers[0].put(key, value, conv, absent, null=null, **kwargs)
+        _general(writers[1], key, value, conv, absent, null, required)
+        fast, slow = writers
+        assert fast.out == slow.out and [type(v) for v in fast.out.values()] == [
+            type(v) for v in slow.out.values()], (key, value, conv.name, absent, null, layout,
+                                                  data)
+        assert [str(e) for e in fast.loss.entries] == [str(e) for e in slow.loss.entries]
+
+
+def test_put_copies_what_it_writes() -> None:
+    value = {"a": [1]}
+    w = ObjectWriter()
+    w.put("k", value, DICT)
+    assert w.out["k"] == value and w.out["k"] is not value
