@@ -34,10 +34,19 @@ BAGS = frozenset({"extensions", "app_data"})
 """Object fields whose keys are separate pieces of data, each reported on its own."""
 
 _SCALARS = (str, int, float, bool, bytes, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
+
+
+_NOT_ITEMS = frozenset({str, int, float, bool, bytes, type(None), dict, tuple})
 
 
 def _is_items(value: Any) -> bool:
     """A list, or a lazy sequence of canonical items (a streamed chat's messages)."""
+    t = type(value)
+    if t is list:
+        return True
+    if t in _NOT_ITEMS:  # the usual values, told apart without the ABC checks
+        return False
     return isinstance(value, list) or _is_lazy(value)
 
 
@@ -67,6 +76,9 @@ class Carried:
     full: bool = False
     children: dict[str, Carried] = field(default_factory=dict)
     app_data: frozenset[str] = frozenset()
+    plans: dict[type, tuple[tuple[str, Carried | None, bool], ...]] = field(
+        default_factory=dict, repr=False, compare=False)
+    """How the walk visits each model class's fields under this node (see ``_plan``)."""
 
     @classmethod
     def of(cls, patterns: Iterable[str]) -> Carried:
@@ -174,20 +186,36 @@ def _nested_fields(cls: type) -> tuple[str, ...]:
     return found
 
 
+def _plan(cls: type, node: Carried) -> tuple[tuple[str, Carried | None, bool], ...]:
+    """(field, its node, carried whole) for every field of a model but ``passthrough``, worked
+    out once per model class and trie node."""
+    found = node.plans.get(cls)
+    if found is None:
+        rows = []
+        for name in cls.model_fields:  # type: ignore[attr-defined]
+            if name != "passthrough":
+                child = node.child(name)
+                rows.append((name, child, child is not None and child.full))
+        found = node.plans[cls] = tuple(rows)
+    return found
+
+
 def _walk_model(obj: Any, node: Carried, path: str, pattern: str, neutral: Neutrality,
                 kind: str | None, own: frozenset[str], out: list[str]) -> None:
-    for name in type(obj).model_fields:
-        if name == "passthrough":
-            continue
+    for name, child, full in _plan(type(obj), node):
         value = getattr(obj, name)
-        child = node.child(name)
-        p, pat = _join(path, name), _join(pattern, name)
-        if child is not None and child.full:
-            if _is_items(value) or hasattr(type(value), "model_fields"):
-                _walk_app_data(value, None, p, pat, neutral, kind, own, out)
+        if full:
+            t = type(value)
+            if t in _SCALAR_TYPES:
+                continue  # a carried scalar: nothing below it to report
+            if _is_items(value) or hasattr(t, "model_fields"):
+                _walk_app_data(value, None, _join(path, name), _join(pattern, name), neutral,
+                               kind, own, out)
             elif name == "app_data" and isinstance(value, Mapping):
-                _walk_bag(name, value, None, p, pat, neutral, kind, own, obj, out)
+                _walk_bag(name, value, None, _join(path, name), _join(pattern, name), neutral,
+                          kind, own, obj, out)
             continue
+        p, pat = _join(path, name), _join(pattern, name)
         if name in BAGS and isinstance(value, Mapping):
             _walk_bag(name, value, child, p, pat, neutral, kind, own, obj, out)
         elif child is None:
