@@ -506,7 +506,7 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
         present.add("creator_notes")
 
     for key, attr, conv, empty, first in _FIELDS:
-        value = jcopy(getattr(character, attr))
+        value = getattr(character, attr)  # the entity's own: put writes a copy, so does this
         if not allowed(key, first):
             if key == "group_only_greetings" and spec == "v2" and value:
                 pass  # SillyTavern writes group-only greetings into V2 data as well
@@ -516,17 +516,17 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
                 continue
         if key == "creator_notes" and alias is not None:
             if value or alias in present:
-                w.out[alias] = value
+                w.out[alias] = jcopy(value)
             continue
         if key in _OPTIONAL:
             w.put(key, value, conv)
         elif key == "group_only_greetings" and spec == "v2" and not faithful:
             if value:
-                w.out[key] = value
+                w.out[key] = jcopy(value)
         else:
             w.put(key, value, conv, empty, required=empty)
             if key not in w.out and complete:
-                w.out[key] = value
+                w.out[key] = jcopy(value)
 
     _write_extensions(character, w, spec, format_id, loss, present, not complete)
     _write_book(character, w, spec, format_id, loss, present, clean)
@@ -549,9 +549,10 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
 
 def _write_extensions(character: Character, w: ObjectWriter, spec: Spec, format_id: str,
                       loss: LossReport, present: set[str], faithful: bool) -> None:
-    ext = jcopy(character.extensions)
+    ext = character.extensions  # the entity's own: copied where it is changed or written
     regex_at = w.layout.get("regex_at")
     if character.regex_scripts or isinstance(regex_at, int):
+        ext = jcopy(ext)
         if "regex_scripts" in ext:
             loss.dropped("extensions.regex_scripts",
                          "replaced by the character's canonical regex scripts")
@@ -570,7 +571,7 @@ def _write_extensions(character: Character, w: ObjectWriter, spec: Spec, format_
         return
     w.put("extensions", ext, DICT, {}, required={})
     if "extensions" not in w.out and (ext or not faithful):
-        w.out["extensions"] = ext
+        w.out["extensions"] = jcopy(ext)
 
 
 def _write_book(character: Character, w: ObjectWriter, spec: Spec, format_id: str,

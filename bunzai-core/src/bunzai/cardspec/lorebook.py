@@ -196,6 +196,9 @@ ST_ENTRY_EXTENSIONS: tuple[tuple[str, str, Callable[[Any], tuple[bool, Any]],
 order SillyTavern writes them."""
 
 _EXT_BY_KEY = {k: (attr, check, back) for k, attr, check, back in ST_ENTRY_EXTENSIONS}
+_MAY_REFUSE = tuple((attr, back) for k, attr, _check, back in ST_ENTRY_EXTENSIONS
+                    if back is not _same and k != "position")
+"""The ST settings whose writer mapping can find no ST value (the coded ones but position)."""
 
 _WYVERN_LOGIC = tuple(v.upper() for v in _LOGIC)
 
@@ -389,7 +392,7 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
     ext_null_raw = w.layout.get("ext_null")
     ext_null = set(ext_null_raw) if isinstance(ext_null_raw, list) else set()
 
-    w.put("keys", list(entry.keys), STRLIST, [])
+    w.put("keys", entry.keys, STRLIST, [])  # put writes a copy
     w.put("content", entry.content, STR, "")
     # extensions are added below
     w.put("enabled", entry.enabled, BOOL, True)
@@ -419,7 +422,7 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
         w.put("id", entry.id, ID)
     w.put("comment", entry.comment, STR)
     w.put("selective", entry.selective, BOOL)
-    w.put("secondary_keys", list(entry.secondary_keys), STRLIST, [])
+    w.put("secondary_keys", entry.secondary_keys, STRLIST, [])
     w.put("constant", entry.constant, BOOL)
     w.put("folder", entry.folder, STR)
 
@@ -496,9 +499,9 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
                              f"the canonical field replaces extensions.{key}")
             ext[key] = value
     if loss is not None:
-        for key, attr, _check, back in ST_ENTRY_EXTENSIONS:
+        for attr, back in _MAY_REFUSE:
             value = getattr(entry, attr)
-            if value is not None and key != "position" and back(value) is None:
+            if value is not None and back(value) is None:
                 loss.dropped(f"{path}.{attr}", f"SillyTavern has no {attr} {value!r}")
     if text_id is not None:
         ext["risu_id"] = text_id
