@@ -244,3 +244,61 @@ def test_raw_hooks_must_return_the_declared_types(site: Path) -> None:
     from bunzai.model import RegexScript
     with pytest.raises(ConversionRefused, match="returned bytes, not a WriteResult"):
         reg.write([RegexScript(name="x")], "loose")
+
+
+def test_the_host_finds_the_hooks_pluggy_finds() -> None:
+    """The host answers pluggy's per-attribute question from the class namespace; on every
+    installed plugin and on plugins built in unusual ways the answer is pluggy's own."""
+    import types
+
+    import pluggy
+
+    from bunzai.hookspecs import PROJECT, hookimpl
+    from bunzai.plugins import PluginHost
+
+    class Base:
+        @hookimpl
+        def bunzai_detect(self, input: object) -> None:
+            return None
+
+    class Odd(Base):
+        __slots__ = ("slot",)
+
+        @hookimpl(specname="bunzai_format_info")
+        def info(self) -> None:
+            return None
+
+        @classmethod
+        @hookimpl
+        def bunzai_validate(cls, input: object, entities: object) -> None:
+            return None
+
+        @staticmethod
+        @hookimpl
+        def bunzai_label_rules() -> None:
+            return None
+
+        plain = 3
+
+    class WithInstanceHook(Base):
+        def __init__(self) -> None:
+            self.bunzai_chats_in = hookimpl(lambda entity: None)
+
+    class Meta(type):
+        pass
+
+    class WithMeta(Base, metaclass=Meta):
+        pass
+
+    module = types.ModuleType("raw_plugin")
+    module.bunzai_detect = hookimpl(lambda input: None)  # type: ignore[attr-defined]
+
+    odd = Odd()
+    odd.slot = hookimpl(lambda: None)
+    installed = [rec.plugin for rec in PluginHost().load().loaded]
+    ours = PluginHost().pm
+    theirs = pluggy.PluginManager(PROJECT)
+    for plugin in [*installed, odd, WithInstanceHook(), WithMeta(), Base(), module]:
+        for name in dir(plugin):
+            assert ours.parse_hookimpl_opts(plugin, name) == theirs.parse_hookimpl_opts(
+                plugin, name), (type(plugin).__name__, name)

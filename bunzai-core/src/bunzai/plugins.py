@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import import_module
+from types import FunctionType, GetSetDescriptorType, MemberDescriptorType, MethodType
 from typing import Any
 
 import pluggy
@@ -122,11 +123,76 @@ def _entry_point_candidates(allow: set[str] | None) -> list[_Candidate]:
     return unique
 
 
+_MISSING = object()
+
+
+class _Manager(pluggy.PluginManager):
+    """pluggy's manager with a cheap first look at each attribute of a plugin instance.
+
+    ``register`` asks :meth:`parse_hookimpl_opts` about every name in ``dir(plugin)``, and pluggy
+    answers each with ``inspect.getattr_static``: about 75 names per adapter (``object``'s
+    dunders, class constants, helper methods), for every adapter on every start.  For an
+    instance of an ordinary class the class-level value answers nearly every name: a plain
+    function is a hook exactly when it carries the hookimpl marker (read here as pluggy reads
+    it), and anything but a classmethod, staticmethod, bound method or slot is none.  Only those
+    few, instance attributes, and instances of unusual classes go to pluggy's own lookup.
+    """
+
+    def __init__(self, project_name: str) -> None:
+        super().__init__(project_name)
+        self._marker = f"{project_name}_impl"
+        self._class_attrs: dict[type, dict[str, Any] | None] = {}
+
+    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+        cls = type(plugin)
+        if cls not in self._class_attrs:
+            self._class_attrs[cls] = _class_namespace(cls)
+        attrs = self._class_attrs[cls]
+        if attrs is not None and name not in _instance_dict(plugin):
+            value = attrs.get(name, _MISSING)
+            if value is _MISSING:
+                return None
+            if type(value) is FunctionType:  # pluggy reads the marker off the function too
+                opts = getattr(value, self._marker, None)
+                return opts if isinstance(opts, dict) else None
+            if not isinstance(value, _HOOKABLE):
+                return None
+        return super().parse_hookimpl_opts(plugin, name)
+
+
+def _class_namespace(cls: type) -> dict[str, Any] | None:
+    """Every attribute the class and its bases define, as ``getattr_static`` finds it; None for
+    classes that static lookup treats specially (a metaclass, a shadowed ``__dict__``), which
+    keep pluggy's own lookup."""
+    if type(cls) is not type or issubclass(cls, type):
+        return None
+    attrs: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        own = klass.__dict__.get("__dict__")
+        if own is not None and not (type(own) is GetSetDescriptorType
+                                    and own.__objclass__ is klass):
+            return None
+        attrs.update(klass.__dict__)
+    return attrs
+
+
+_HOOKABLE = (FunctionType, classmethod, staticmethod, MethodType, MemberDescriptorType)
+"""What pluggy can take a hook from (a slot is read to see what it holds)."""
+
+
+def _instance_dict(obj: object) -> dict[str, Any]:
+    try:
+        found = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 class PluginHost:
     """Owns the pluggy manager; produces loaded and broken plugin records."""
 
     def __init__(self) -> None:
-        self.pm = pluggy.PluginManager(PROJECT)
+        self.pm = _Manager(PROJECT)
         self.pm.add_hookspecs(hookspecs)
         self.loaded: list[PluginRecord] = []
         self.broken: list[BrokenPlugin] = []
