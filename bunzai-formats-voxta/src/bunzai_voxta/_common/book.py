@@ -21,6 +21,7 @@ from bunzai.sdk import Issue
 
 from .jsonfmt import DOTNET
 from .macros import card_survives, to_card, to_voxta
+from .neutral import BOOK_NEUTRAL as BOOK_NEUTRAL
 from .package import BOOK_JSON, JsonMember, is_member, where
 from .util import (
     ABSENT,
@@ -46,8 +47,6 @@ ITEM_ORDER = ("Id", "Keywords", "Text", "Weight", "Deleted", "CreatedAt", "LastU
 BOOK_LAYOUT = frozenset({"$type", "Id", "PackageId", "Version", "DateCreated", "DateModified"})
 ITEM_LAYOUT = frozenset({"Id", "CreatedAt", "LastUpdated", "DeletedAt"})
 """An item's id and its record dates: Voxta's bookkeeping, not something a user wrote."""
-BOOK_NEUTRAL: dict[str, Any] = {"ExplicitContent": False}
-"""Book settings that ask nothing of an app (declared neutral by both adapters)."""
 
 
 def later_book(book_id: str) -> str:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from bunzai.sdk import Detection, FormatAdapter
 
-from .._common.book import BOOK_NEUTRAL
 from .._common.character import DEFAULTS
+from .._common.neutral import BOOK_NEUTRAL
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from bunzai.sdk import Detection, FormatAdapter
 
-from .._common.book import BOOK_NEUTRAL
+from .._common.neutral import BOOK_NEUTRAL
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
