@@ -214,6 +214,23 @@ class AdapterHandle:
         return found
 
 
+def _askable(handles: Sequence[AdapterHandle], container: str
+             ) -> list[tuple[AdapterHandle, frozenset[str] | None,
+                             Callable[[AdapterInput], Any]]]:
+    """``handles`` whose signature takes ``container`` (all without one), with their marks."""
+    out: list[tuple[AdapterHandle, frozenset[str] | None, Callable[[AdapterInput], Any]]] = []
+    for h in handles:
+        declared = h.marks
+        marks: frozenset[str] | None = None
+        if declared is not None:
+            found = declared.get(container)
+            if found is None:
+                continue  # a container the adapter does not read: it scores 0
+            marks = found or None  # no marks: every file of the container
+        out.append((h, marks, h.detector))
+    return out
+
+
 def _normalize_score(raw: Any) -> tuple[float, str]:
     """A detector's answer as (score, reason); anything but a Detection in 0..1 is a fault."""
     if type(raw) is Detection:
@@ -240,6 +257,8 @@ class Registry:
     def __init__(self, host: PluginHost) -> None:
         self.host = host
         self._neutrality: Neutrality | None = None
+        self._asked: dict[str, tuple[dict[str, AdapterHandle], int, list[tuple[
+            AdapterHandle, frozenset[str] | None, Callable[[AdapterInput], Any]]]]] = {}
         self.adapters: dict[str, AdapterHandle] = {}
         for rec in host.loaded:
             if rec.info is not None:
@@ -298,6 +317,20 @@ class Registry:
 
     # -- detection ------------------------------------------------------------------------------
 
+    def _askable(self, container: str) -> list[tuple[AdapterHandle, frozenset[str] | None,
+                                                       Callable[[AdapterInput], Any]]]:
+        """The adapters detection asks about a file of ``container``, in registry order, with
+        the marks one of which the file must show (None: every such file); worked out once
+        per container for the adapters the registry holds."""
+        adapters = self.adapters
+        entry = self._asked.get(container)
+        if entry is None or entry[0] is not adapters or entry[1] != len(adapters):
+            if len(self._asked) > 64:  # containers are a handful; stay bounded all the same
+                self._asked.clear()
+            entry = self._asked[container] = (adapters, len(adapters),
+                                              _askable(list(adapters.values()), container))
+        return entry[2]
+
     def detect(self, input: AdapterInput, *, formats: Iterable[str] | None = None
                ) -> DetectionReport:
         """Score every adapter; keep >= 0.5; the single highest wins, a tie is ambiguous."""
@@ -306,22 +339,16 @@ class Registry:
         slow: list[SlowAdapter] = []
         budget = detect_budget()
         clock = time.perf_counter
-        handles = (self.adapters.values() if formats is None
-                   else [self.get(f) for f in formats])
         container = input.container
+        asked = (self._askable(container) if formats is None
+                 else _askable([self.get(f) for f in formats], container))
         signs: frozenset[str] | None = None
-        for h in handles:
-            declared = h.marks
-            if declared is not None:  # what AdapterInput.matches says, without the calls
-                marks = declared.get(container)
-                if marks is None:
-                    continue  # a container the adapter does not read: it scores 0
-                if marks:
-                    if signs is None:
-                        signs = input.signs
-                    if signs.isdisjoint(marks):
-                        continue  # none of the marks the adapter needs: it scores 0
-            detector = h.detector
+        for h, marks, detector in asked:
+            if marks is not None:  # what AdapterInput.matches says, without the calls
+                if signs is None:
+                    signs = input.signs
+                if signs.isdisjoint(marks):
+                    continue  # none of the marks the adapter needs: it scores 0
             t0 = clock()
             try:
                 score, reason = _normalize_score(detector(input))
