@@ -83,3 +83,31 @@ def test_put_copies_what_it_writes() -> None:
     w = ObjectWriter()
     w.put("k", value, DICT)
     assert w.out["k"] == value and w.out["k"] is not value
+
+
+def test_get_all_reads_as_get_does() -> None:
+    """get_all is get key after key: the same values, warnings, layout and data."""
+    from bunzai.sdk.fields import ObjectReader
+    from bunzai.types import Issue
+
+    rng = random.Random(7)
+    specs = [("a", "a", STR, ""), ("b", "b", INT, None), ("c", "c", STRLIST, []),
+             ("d", "d", BOOL, True), ("e", "e", NUM, None), ("f", "f", DICT, {})]
+    for _ in range(5000):
+        obj = {k: rng.choice((*VALUES, "3", 2.0, [1], "x")) for k, *_r in specs
+               if rng.random() < 0.7}
+        if rng.random() < 0.3:
+            obj["extra"] = "kept"
+        quiet = rng.random() < 0.5
+        w1: list[Issue] = []
+        w2: list[Issue] = []
+        one = ObjectReader(dict(obj), "$", w1, owned=rng.random() < 0.5)
+        two = ObjectReader(dict(obj), "$", w2, owned=one.owned)
+        got: dict[str, Any] = {}
+        one.get_all(specs, got, quiet_whole_floats=quiet)
+        want = {attr: two.get(key, conv, absent, quiet=quiet and conv is INT
+                              and isinstance(obj.get(key), float) and obj[key].is_integer())
+                for key, attr, conv, absent in specs}
+        assert got == want and [type(v) for v in got.values()] == [
+            type(v) for v in want.values()]
+        assert one.finish(("a", "b")) == two.finish(("a", "b")) and w1 == w2

@@ -95,6 +95,10 @@ _FIELDS: tuple[tuple[str, str, Conv, Any, Spec], ...] = (
 )
 _OPTIONAL = {"nickname", "creator_notes_multilingual", "source", "creation_date",
              "modification_date"}
+_READ_ALL = tuple((key, attr, conv, empty) for key, attr, conv, empty, _first in _FIELDS)
+"""The fields as ObjectReader.get_all reads them (key, attribute, converter, absent value)."""
+_NOTES_AT = [key for key, *_rest in _READ_ALL].index("creator_notes")
+_READ_BEFORE_NOTES, _READ_AFTER_NOTES = _READ_ALL[:_NOTES_AT], _READ_ALL[_NOTES_AT + 1:]
 
 DATA_KEYS = (
     "name", "description", "personality", "scenario", "first_mes", "mes_example",
@@ -284,13 +288,13 @@ def parse_card(obj: Mapping[str, Any], *, format_id: str,
     r = ObjectReader(body, base, warnings)
     body = r.src
     values: dict[str, Any] = {}
-    for key, attr, conv, empty, _first in _FIELDS:
-        if key == "creator_notes" and alias is not None:
-            values[attr] = body[alias]
-            r.consume(alias)
-            continue
-        quiet = conv is INT and isinstance(raw := body.get(key), float) and raw.is_integer()
-        values[attr] = r.get(key, conv, empty, quiet=quiet)
+    if alias is None:
+        r.get_all(_READ_ALL, values, quiet_whole_floats=True)
+    else:
+        r.get_all(_READ_BEFORE_NOTES, values, quiet_whole_floats=True)
+        values["creator_notes"] = body[alias]
+        r.consume(alias)
+        r.get_all(_READ_AFTER_NOTES, values, quiet_whole_floats=True)
     if alias is not None:
         r.layout["alias"] = {"creator_notes": alias}
         r.absent.append("creator_notes")

@@ -264,6 +264,16 @@ def st_extensions_from_entry(entry: LorebookEntry) -> dict[str, Any]:
 # -- entries --------------------------------------------------------------------------------------
 
 
+_ENTRY_READ: tuple[tuple[str, str, Conv, Any], ...] = tuple(
+    (key, key, conv, absent) for key, conv, absent in (
+    ("keys", STRLIST, []), ("content", STR, ""), ("enabled", BOOL, True),
+    ("insertion_order", NUM, None), ("case_sensitive", BOOL, None), ("use_regex", BOOL, None),
+    ("name", STR, None), ("priority", NUM, None), ("id", ID, None), ("comment", STR, None),
+    ("selective", BOOL, None), ("secondary_keys", STRLIST, []), ("constant", BOOL, None),
+    ("folder", STR, None)))
+"""The spec's entry fields, as entry_from_v2 reads them (key, attribute, converter, absent)."""
+
+
 def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
                   warnings: list[Issue] | None = None, path: str = "$",
                   owned: bool = False) -> LorebookEntry:
@@ -277,22 +287,8 @@ def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
 
     r = ObjectReader(obj, path, warnings, owned=owned)
     src = r.src
-    values: dict[str, Any] = {
-        "keys": r.get("keys", STRLIST, []),
-        "content": r.get("content", STR, ""),
-        "enabled": r.get("enabled", BOOL, True),
-        "insertion_order": r.get("insertion_order", NUM),
-        "case_sensitive": r.get("case_sensitive", BOOL),
-        "use_regex": r.get("use_regex", BOOL),
-        "name": r.get("name", STR),
-        "priority": r.get("priority", NUM),
-        "id": r.get("id", ID),
-        "comment": r.get("comment", STR),
-        "selective": r.get("selective", BOOL),
-        "secondary_keys": r.get("secondary_keys", STRLIST, []),
-        "constant": r.get("constant", BOOL),
-        "folder": r.get("folder", STR),
-    }
+    values: dict[str, Any] = {}
+    r.get_all(_ENTRY_READ, values)
     top_position = r.get("position", TOP_POSITION)
     mode = src.get("mode")
     if mode in ("folder", "normal"):  # RisuAI's folder marker: the canonical is_folder
