@@ -55,15 +55,16 @@ def test_fields_of_one_object_lost_for_one_reason_share_a_line() -> None:
     for key in ("avatar", "chat", "create_date"):
         r.dropped(f"app_data.sillytavern.{key}", "kept only for SillyTavern")
     r.dropped("creator", "no author")
+    r.dropped("source", "no author")
     for i in range(4):
         r.dropped(f"lorebook.entries[{i}].use_regex", "keys and text only")
         r.dropped(f"lorebook.entries[{i}].sticky", "keys and text only")
     r.dropped("lorebook.entries[9].delay", "keys and text only")
     assert r.lines() == [
-        "13 dropped",
+        "14 dropped",
         "dropped app_data.sillytavern.{avatar, chat, create_date}: kept only for SillyTavern",
-        "dropped creator: no author",
+        "dropped creator, source: no author",
         "dropped lorebook.entries[*].{use_regex, sticky} (4 entries): keys and text only",
         "dropped lorebook.entries[9].delay: keys and text only",
     ]
-    assert len(r.lines(verbose=True)) == 14 and len(r.groups()) == 7  # --json stays complete
+    assert len(r.lines(verbose=True)) == 15 and len(r.groups()) == 8  # --json stays complete

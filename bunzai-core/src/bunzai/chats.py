@@ -68,9 +68,9 @@ def _owner(registry: Registry, entity: Any) -> tuple[AdapterHandle, list[Chat]]:
     """The adapter that read ``entity`` and can reach chats in it, with those chats."""
     if getattr(entity, "kind", None) == "chat":
         raise UsageError("this file is a chat already")
-    pt = getattr(entity, "passthrough", None) or {}
+    layout = getattr(entity, "passthrough", None) or {}
     data = getattr(entity, "app_data", None) or {}
-    for fmt in dict.fromkeys([*pt, *data]):  # a chat log is user data: app data
+    for fmt in dict.fromkeys([*layout, *data]):  # a chat log is user data: app data
         handle = registry.adapters.get(fmt)
         if handle is None or not handle.has("bunzai_chats_in"):
             continue

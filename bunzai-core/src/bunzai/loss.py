@@ -167,13 +167,13 @@ class LossGroup:
 
 def _merged_lines(groups: list[LossGroup]) -> list[str]:
     """One line per reason and parent: the fields of one object that go for one reason are
-    named together (``dropped app_data.sillytavern.{avatar, chat}: ...``), at the place the
-    first of them is reported."""
+    named together (``dropped app_data.sillytavern.{avatar, chat}: ...``, ``dropped creator,
+    source: ...``), at the place the first of them is reported."""
     merged: dict[tuple[str, str, str], list[LossGroup]] = {}
     order: list[tuple[str, str, str] | LossGroup] = []
     for g in groups:
-        parent, dot, name = g.path.rpartition(".")
-        if not dot or "[" in name:
+        parent, _, name = g.path.rpartition(".")
+        if "[" in name:
             order.append(g)
             continue
         key = (g.action, g.reason, parent)
@@ -194,6 +194,7 @@ def _merged_lines(groups: list[LossGroup]) -> list[str]:
         names = ", ".join(g.path.rpartition(".")[2] for g in same)
         owners = {p.rpartition(".")[0] for g in same for p in g.paths}
         many = f" ({len(owners)} {same[0].noun})" if "[*]" in parent else ""
-        out.append(f"{action} {parent}.{{{names}}}{many}: {reason}")
+        where = f"{parent}.{{{names}}}" if parent else names
+        out.append(f"{action} {where}{many}: {reason}")
     return out
 

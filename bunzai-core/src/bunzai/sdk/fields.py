@@ -409,6 +409,12 @@ class Table:
         """The canonical attributes this table carries (for ``FormatInfo.carries``)."""
         return tuple(f.attr for f in self.fields if f.attr is not None)
 
+    def reads_as(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """The canonical values a reader of this table gets from ``obj``: how a writer learns
+        what an object it built will read back as (and so what to report) without writing a
+        file and reading it."""
+        return self.read(obj, "").values
+
     def read(self, obj: Mapping[str, Any], path: str, warnings: list[Issue] | None = None,
              *, skip: Sequence[str] = (), owned: bool = False) -> Reading:
         """Canonical values, layout and data of ``obj``.

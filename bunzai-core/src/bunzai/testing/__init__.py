@@ -19,12 +19,29 @@ from ..limits import get_limits, set_limits
 from ..registry import DetectionReport, Registry
 from ..types import ReadResult
 
-REPO_ROOT = Path(__file__).resolve().parents[4]
-"""The checkout root when bunzai-core is installed from the repository (editable)."""
+ROUTES = Path("tests") / "corpus_routes.py"
+"""Where a bunzai checkout keeps its routing table, relative to its root."""
+
+
+@cache
+def repo_root() -> Path | None:
+    """The bunzai checkout the tests run in: the nearest folder holding :data:`ROUTES` above
+    the working directory, or above this package (an editable install).  None when bunzai is
+    installed from a wheel and used by a plugin's own tests."""
+    for start in (Path.cwd(), Path(__file__).resolve().parent):
+        for folder in (start, *start.parents):
+            if (folder / ROUTES).is_file():
+                return folder
+    return None
 
 
 def shared_dir() -> Path:
-    return Path(os.environ.get("BUNZAI_SHARED", REPO_ROOT.parent / "shared"))
+    """The shared reference folder (``BUNZAI_SHARED``; default: ``shared`` beside the
+    checkout, or beside the working directory)."""
+    env = os.environ.get("BUNZAI_SHARED")
+    if env:
+        return Path(env)
+    return (repo_root() or Path.cwd()).parent / "shared"
 
 
 def corpus_dir() -> Path:

@@ -16,10 +16,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar
 
-from . import REPO_ROOT, corpus_rows, samples_dir
+from . import ROUTES, corpus_rows, repo_root, samples_dir
 from .kit import AdapterConformance, PathLike
-
-ROUTES_FILE = REPO_ROOT / "tests" / "corpus_routes.py"
 
 
 def _load(path: Path) -> ModuleType | None:
@@ -62,7 +60,12 @@ class Routes:
 
 def load_routes(table: Path | None = None) -> Routes:
     """Read the routing table; an absent table or corpus gives empty routes."""
-    module = _load(table or ROUTES_FILE)
+    if table is None:
+        root = repo_root()
+        if root is None:  # an installed bunzai: a plugin lists its samples itself
+            return Routes()
+        table = root / ROUTES
+    module = _load(table)
     if module is None:
         return Routes()
     class_routes: dict[str, str | None] = getattr(module, "CLASS_ROUTES", {})
@@ -136,4 +139,4 @@ class RoutedConformance(AdapterConformance):
                 setattr(cls, name, value)
 
 
-__all__ = ["ROUTES_FILE", "RoutedConformance", "Routes", "load_routes", "spread"]
+__all__ = ["RoutedConformance", "Routes", "load_routes", "spread"]

@@ -22,7 +22,7 @@ from bunzai.sdk import Issue
 from bunzai.sdk.fields import Table, same, type_name
 
 from .declared import DISPLAY_NAME
-from .tables import LORE_ITEM, Keys, reads_as
+from .tables import LORE_ITEM, Keys
 from .util import ABSENT, now_seconds
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def _stamp(value: int | None, attr: str, key: str, layout: Mapping[str, Any] | N
 def report_character(ch: Character, table: Table, keys: Keys, written: Mapping[str, Any],
                      loss: LossReport, personality: str) -> None:
     """Report what ``written`` (the object ``table`` wrote) reads back as, where that differs."""
-    back = reads_as(table, written)
+    back = table.reads_as(written)
     _report_names(ch, back["short"], back["display"], loss, keys)
     if ch.tags != (["nsfw"] if back["nsfw"] else []):
         loss.approximated("tags", "Backyard keeps only an NSFW flag (tag 'nsfw')")
@@ -248,7 +248,7 @@ def _lore_item(entry: LorebookEntry, fmt: str, loss: LossReport, path: str) -> d
     keep = layout.get("keep") if layout else None
     item = LORE_ITEM.write(lambda attr: getattr(entry, attr), layout, data,
                            tail=keep if isinstance(keep, dict) else None)
-    back = reads_as(LORE_ITEM, item)
+    back = LORE_ITEM.reads_as(item)
     if back["keys"] != entry.keys:
         loss.approximated(f"{path}.keys", "Backyard keeps one comma-separated key text: keys "
                           "are trimmed and split at commas")

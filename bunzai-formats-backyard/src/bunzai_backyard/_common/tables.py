@@ -7,14 +7,12 @@ timestamps.  A table keeps a value's original spelling (``storm,gale``, ``{Chara
 ``+02:00`` offset) as layout and restores it while the canonical value still reads the same, so
 an untouched file is written back as it was and an edit wins.
 
-:func:`reads_as` says what the canonical values of an object the writer built are: the same
+``Table.reads_as`` says what the canonical values of an object the writer built are: the same
 converters, applied to what was written, so a writer knows which values it changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -115,22 +113,3 @@ SCENARIO = Table((
 """The text fields of a BYAF scenario that a card holds (the first scenario's)."""
 
 
-def reads_as(table: Table, obj: Mapping[str, Any]) -> dict[str, Any]:
-    """The canonical values ``table`` reads from ``obj`` (an object a writer built)."""
-    out: dict[str, Any] = {}
-    for f in table.fields:
-        if f.attr is None:
-            continue
-        value = list(f.absent) if isinstance(f.absent, list) else f.absent
-        for name, conv in f.names:
-            if name not in obj:
-                continue
-            raw = obj[name]
-            if raw is None and f.absent is None:
-                value = None
-            else:
-                with suppress(Bad):
-                    value = conv.canon(raw)
-            break
-        out[f.attr] = value
-    return out

@@ -29,6 +29,9 @@ ST_NEUTRAL: tuple[tuple[str, Any], ...] = (
     ("extensions.depth_prompt.prompt", ("",)),
     ("extensions.depth_prompt.depth", (4,)),
     ("extensions.depth_prompt.role", ("system",)),
+    # SillyTavern's exports put World Info's uid on a card book's entries: the entry's id
+    # under SillyTavern's name, which the canonical id already is (ids are never data)
+    ("lorebook.entries[*].app_data.sillytavern.uid", _any_value),
 )
 """SillyTavern's own card settings at the values it gives every new card (group-chat
 talkativeness 0.5, not a favourite, no linked World Info, no depth prompt: a depth prompt with

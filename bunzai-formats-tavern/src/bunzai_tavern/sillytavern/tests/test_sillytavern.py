@@ -25,7 +25,6 @@ from bunzai.sdk.base64 import decode_base64
 from bunzai.sdk.cards import COMPLETED_KEYS
 from bunzai.sdk.png import PngFile, make_chunk
 from bunzai.testing import (
-    REPO_ROOT,
     Registry,
     as_input,
     conversion_problems,
@@ -580,7 +579,7 @@ def test_image_fingerprint_tells_a_changed_image_and_accepts_older_sha256_record
 
 # -- the project's sample card -----------------------------------------------------------------
 
-SAMPLE = REPO_ROOT / "examples" / "cards" / "bunzai-sample.png"
+SAMPLE = Path(__file__).resolve().parents[5] / "examples" / "cards" / "bunzai-sample.png"
 
 
 @pytest.mark.skipif(not SAMPLE.exists(), reason="not run from a checkout")
