@@ -35,3 +35,24 @@ def test_refused_with_a_reason(raw: bytes, why: str) -> None:
 def test_dumps_keeps_unicode_and_indents() -> None:
     assert dumps({"a": "ü"}) == '{"a":"ü"}'.encode()
     assert dumps({"a": 1}, indent=4) == b'{\n    "a": 1\n}'
+
+
+def test_the_digit_run_scan_finds_exactly_the_runs_of_nineteen() -> None:
+    """Texts that route big integers to the standard library are found by their digit runs;
+    the sampled scan of large texts answers as a plain search for 19 digits does."""
+    import random
+    import re
+
+    from bunzai.jsonio import _has_digit_run
+
+    rng = random.Random(19)
+    for _ in range(2000):
+        n = rng.choice((100, 2047, 2048, 5000, 20000))
+        dense = rng.random()
+        text = bytearray(rng.choice(b"0123456789") if rng.random() < dense
+                         else rng.choice(b'ab :,"') for _ in range(n))
+        if rng.random() < 0.3:  # one run of 18 to 20 digits somewhere
+            at = rng.randrange(n)
+            text[at:at] = b"7" * rng.choice((18, 19, 20))
+        data = bytes(text)
+        assert _has_digit_run(data) == bool(re.search(rb"[0-9]{19}", data))
