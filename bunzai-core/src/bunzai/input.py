@@ -396,6 +396,9 @@ class AdapterInput:
     @property
     def png(self) -> PngFile | None:
         """The PNG chunk table (no pixels decoded), or ``None`` for non-PNG input."""
+        hit = self._memo.get("png")
+        if hit is not None:  # every PNG detector asks: the walk's answer, as remembered
+            return hit[0]  # type: ignore[no-any-return]
         if self.container not in ("png", "apng"):
             return None
         from .containers.png import PngFile
@@ -416,6 +419,9 @@ class AdapterInput:
         that is neither is returned with ``error`` set, never hidden.
         """
         key = "png_json:" + keyword.lower()
+        found: list[ChunkPayload] | None = self._memo.get(key)
+        if found is not None:
+            return found
 
         def build() -> list[ChunkPayload]:
             png = self.png
