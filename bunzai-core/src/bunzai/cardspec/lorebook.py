@@ -477,12 +477,19 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
             mapped = back(value)
             if mapped is not None:
                 ext[key] = jcopy(mapped)
-        # canonical fields set since the read (or never lifted): ST names too
-        for key, value in st_extensions_from_entry(entry).items():
-            if key not in lifted and key not in ext and key not in ("case_sensitive",
-                                                                       "position") \
-                    and _EXT_BY_KEY[key][0] not in top_attrs:
-                ext[key] = value
+        # canonical fields set since the read (or never lifted): ST names too (what
+        # st_extensions_from_entry gives, for the keys not lifted, not in ext, not top-level)
+        was_lifted = set(lifted)
+        for key, attr, _check, back in ST_ENTRY_EXTENSIONS:
+            if key in was_lifted or key in ext or key in ("case_sensitive", "position") \
+                    or attr in top_attrs:
+                continue
+            value = getattr(entry, attr)
+            if value is None:
+                continue
+            mapped = back(value)
+            if mapped is not None:
+                ext[key] = jcopy(mapped)
         if "position" not in lifted and ext_position is not None and "position" not in ext:
             ext["position"] = ext_position
         order_raw = w.layout.get("ext_order")
