@@ -321,13 +321,18 @@ class Reading(NamedTuple):
     data: dict[str, Any]
 
 
-def _default_emit(f: Field, conv: Conv, value: Any, *, forced: bool) -> Any:
+def _default_emit(f: Field, conv: Conv, value: Any, *, forced: bool,
+                  converted: Any = OMIT) -> Any:
+    """What the key holds for ``value`` by the field's rules (``converted``: ``value``
+    already converted back by the caller, so it is not converted twice)."""
     if not (forced or f.foreign):
         return OMIT
     if value is None:
         return None if f.null else OMIT
     if f.omit_empty and not forced and same(value, f.absent):
         return OMIT
+    if converted is not OMIT:
+        return converted
     try:
         return conv.source(value)
     except Unrepresentable:
@@ -395,11 +400,14 @@ class Table:
     fields: tuple[Field, ...]
     _known: frozenset[str] = dc_field(init=False, repr=False, compare=False)
     _plan: tuple[tuple[Any, ...], ...] = dc_field(init=False, repr=False, compare=False)
+    _convs: tuple[dict[str, Conv], ...] = dc_field(init=False, repr=False, compare=False)
+    """Each field's spellings -> converter (what write looks up per key), in field order."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_known",
                            frozenset(n for f in self.fields for n, _ in f.names))
         object.__setattr__(self, "_plan", tuple(_step(f) for f in self.fields))
+        object.__setattr__(self, "_convs", tuple(dict(f.names) for f in self.fields))
 
     def known(self) -> frozenset[str]:
         """Every key the table maps (all spellings, slots included)."""
@@ -565,7 +573,7 @@ class Table:
         alias = rec.get("alias") or {}
         kept = data or {}
         out: dict[str, Any] = {}
-        for f in self.fields:
+        for f, convs in zip(self.fields, self._convs, strict=True):
             if f.attr is None:
                 name = f.names[0][0]
                 if name in kept:
@@ -574,8 +582,7 @@ class Table:
             value = get(f.attr)
             if f.attr in absent and same(value, f.absent):
                 continue
-            names = alias.get(f.attr) or [f.names[0][0]]
-            convs = dict(f.names)
+            names = alias.get(f.attr) or (f.names[0][0],)
             for n in names:
                 w = _write_one(f, n, convs.get(n, f.names[0][1]), value, raw, (), kept, False,
                                loss, loss_path)
@@ -613,14 +620,15 @@ def _write_one(f: Field, name: str, conv: Conv, value: Any, raw: Mapping[str, An
         if same(back, value):
             return jcopy(r)
         forced = True
+    converted: Any = OMIT
     if value is not None:
         try:
-            conv.source(value)
+            converted = conv.source(value)
         except Unrepresentable as exc:
             if loss is not None:
                 loss.dropped(_join(loss_path, f.attr or name), str(exc))
             return OMIT
-    return _default_emit(f, conv, value, forced=forced)
+    return _default_emit(f, conv, value, forced=forced, converted=converted)
 
 
 def _keep(value: Any) -> Any:
