@@ -10,7 +10,7 @@ name) raises :class:`~bunzai.errors.UsageError` before any file is read.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -658,28 +658,38 @@ def embed_lorebook(card: Source, book: Source, *, to: str | None = None,
     card's own format)."""
     from .lorebooks import embed
 
+    def put(ch: Any, rb: Reading) -> tuple[Any, dict[str, Any]]:
+        return embed(ch, rb.entities[0]), {"book": rb.path, "book_format": rb.format,
+                                           "replaced_existing_book": ch.lorebook is not None}
+
+    found = _embed_into(card, book, "lorebook", put, to, registry)
+    _refuse_a_card_without_its_book(found)
+    return found
+
+
+def _embed_into(card: Source, other: Source, kind: str,
+                put: Callable[[Any, Reading], tuple[Any, dict[str, Any]]], to: str | None,
+                registry: Registry | None) -> Conversion:
+    """Read ``card`` and ``other`` (which must be a ``kind``), let ``put`` make the new card
+    and say what it did, and write it as ``to`` (by default the card's own format)."""
     reg = _registry(registry)
     if to is not None:
         check_target(to, reg)
     found = Conversion.of(read_file(card, registry=reg), to=to)
     found.input = None
-    rb = read_file(book, registry=reg)
-    found.error = found.error or rb.error
+    ro = read_file(other, registry=reg)
+    found.error = found.error or ro.error
     if found.ok:
         try:
-            if rb.kind != "lorebook":
-                raise UsageError(f"{rb.path} is a {rb.kind}, not a lorebook", path=rb.path)
-            ch = found.entities[0]
-            new = embed(ch, rb.entities[0])
-            found.extra = {"book": rb.path, "book_format": rb.format,
-                           "replaced_existing_book": ch.lorebook is not None}
+            if ro.kind != kind:
+                raise UsageError(f"{ro.path} is a {ro.kind}, not a {kind}", path=ro.path)
+            new, found.extra = put(found.entities[0], ro)
         except BunzaiError as exc:
             found.error = exc.with_path(found.path)
         else:
             assert found.handle is not None
             found.to = to or found.handle.id
             _write(reg, found, [new], found.to, None)
-            _refuse_a_card_without_its_book(found)
     return found
 
 
@@ -759,26 +769,12 @@ def embed_chat(card: Source, chat: Source, *, to: str | None = None,
     from .chats import embed
 
     reg = _registry(registry)
-    if to is not None:
-        check_target(to, reg)
-    found = Conversion.of(read_file(card, registry=reg), to=to)
-    found.input = None
-    rc = read_file(chat, registry=reg)
-    found.error = found.error or rc.error
-    if found.ok:
-        try:
-            if rc.kind != "chat":
-                raise UsageError(f"{rc.path} is a {rc.kind}, not a chat", path=rc.path)
-            new, lost = embed(reg, found.entities[0], rc.entities[0])
-            found.extra = {"chat": rc.path, "chat_format": rc.format,
-                           "chat_loss": lost.to_list()}
-        except BunzaiError as exc:
-            found.error = exc.with_path(found.path)
-        else:
-            assert found.handle is not None
-            found.to = to or found.handle.id
-            _write(reg, found, [new], found.to, None)
-    return found
+
+    def put(ch: Any, rc: Reading) -> tuple[Any, dict[str, Any]]:
+        new, lost = embed(reg, ch, rc.entities[0])
+        return new, {"chat": rc.path, "chat_format": rc.format, "chat_loss": lost.to_list()}
+
+    return _embed_into(card, chat, "chat", put, to, reg)
 
 
 # -- many files ------------------------------------------------------------------------------------
