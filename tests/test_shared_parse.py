@@ -40,12 +40,11 @@ def test_a_read_leaves_the_shared_views_as_the_file_says(registry: Registry, pat
     data = path.read_bytes()
     inp = AdapterInput(data, path.name)
     report = registry.detect(inp)
-    if report.winner is None:
-        pytest.skip("not recognised")
     before = _views(inp)
-    try:
-        _, result, _ = registry.read(inp, format=report.winner.format)
-        registry.validate(registry.adapters[report.winner.format], inp, result.entities)
-    except BunzaiError:
-        pass
+    if report.winner is not None:  # a file nobody claims is only detected
+        try:
+            _, result, _ = registry.read(inp, format=report.winner.format)
+            registry.validate(registry.adapters[report.winner.format], inp, result.entities)
+        except BunzaiError:
+            pass
     assert _views(inp) == before == _views(AdapterInput(data, path.name))
