@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 _SCALARS = (str, int, float, bool, bytes, type(None))
+_LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -23,6 +24,8 @@ def json_equal(a: Any, b: Any) -> bool:
     path: ``==`` rejects most differences at C speed, and equal serializations prove equality.
     """
     ta = type(a)
+    if ta in _LEAVES:  # most calls compare two strings or numbers: no container checks
+        return ta is type(b) and bool(a == b)
     if ta is type(b) and (ta is dict or ta is list):
         if a != b:  # json_equal implies ==, so this difference is final
             return False
