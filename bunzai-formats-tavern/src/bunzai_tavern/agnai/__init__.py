@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Detection, FormatAdapter
 
 from .._common.neutral import ST_NEUTRAL
+from .._common.options import indent_option
 from .._common.paths import MEMORY_ENTRY_FIELDS, book, memory_neutral
-from .._options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput

@@ -25,7 +25,7 @@ from bunzai.sdk.fields import type_name
 
 from .._common.agnai_memory import read_memory_book
 from .._common.agnai_persona import render
-from .._options import sniff_layout
+from .._common.options import sniff_layout
 from .fields import AGNAI_BLOCK, CHARACTER, SKIP
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from bunzai.sdk.fields import jcopy
 
 from .._common.agnai_memory import write_memory_book
 from .._common.agnai_persona import render, text_persona
-from .._options import layout_of
+from .._common.options import layout_of
 from .fields import AGNAI_BLOCK, CHARACTER
 from .read import SHADOW
 

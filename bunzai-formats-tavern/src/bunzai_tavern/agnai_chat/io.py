@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import LossReport, MalformedInput, OutputFile, ReadResult, WriteResult, dumps
 from bunzai.sdk.chats import parse_time, stored
 
-from .._chat import data_of, layout_of, lone_alternative, ordered, record
-from .._options import layout_of as json_layout
-from .._options import sniff_layout
+from .._common.chat import data_of, layout_of, lone_alternative, ordered, record
+from .._common.options import layout_of as json_layout
+from .._common.options import sniff_layout
 from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from bunzai.sdk import Issue, MalformedInput, ReadResult
 from bunzai.sdk.fields import type_name
 
 from .._common.agnai_memory import read_memory_book
-from .._options import sniff_layout
+from .._common.options import sniff_layout
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps
 
 from .._common.agnai_memory import write_memory_book
-from .._options import layout_of
+from .._common.options import layout_of
 
 if TYPE_CHECKING:
     from bunzai.sdk import Entity

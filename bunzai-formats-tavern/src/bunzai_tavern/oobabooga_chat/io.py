@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import LossReport, MalformedInput, OutputFile, ReadResult, WriteResult
 from bunzai.sdk.chats import parse_time, stored
 
-from .._chat import data_of, layout_of, lone_alternative, ordered
+from .._common.chat import data_of, layout_of, lone_alternative, ordered
 from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:

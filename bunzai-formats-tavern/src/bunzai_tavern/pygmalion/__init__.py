@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from bunzai.sdk import Detection, FormatAdapter, Option
 
-from .._cards import CARD_REASONS, find_card
-from .._options import indent_option
+from .._common.cards import CARD_REASONS, find_card
+from .._common.options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput

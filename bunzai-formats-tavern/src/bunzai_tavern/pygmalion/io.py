@@ -19,8 +19,8 @@ from bunzai.sdk import (
 from bunzai.sdk.cards import build_card, parse_card, validate_card
 from bunzai.sdk.fields import STR, ObjectReader, ObjectWriter, same
 
-from .._cards import CARD_CARRIES, find_card
-from .._options import layout_of, sniff_layout
+from .._common.cards import CARD_CARRIES, find_card
+from .._common.options import layout_of, sniff_layout
 
 if TYPE_CHECKING:
     from bunzai.sdk import Character

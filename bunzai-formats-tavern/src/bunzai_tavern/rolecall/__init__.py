@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from bunzai.sdk import Detection, FormatAdapter, Option
 
-from .._cards import CARD_CARRIES, CARD_REASONS, find_card, rolecall_block
-from .._options import indent_option
+from .._common.cards import CARD_CARRIES, CARD_REASONS, find_card, rolecall_block
+from .._common.options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -56,7 +56,7 @@ class RoleCallAdapter(FormatAdapter):
     reasons = CARD_REASONS
     reader = "io:read_rolecall"
     writer = "io:write_rolecall"
-    validator = "._cards.checks:validate_card_input"
+    validator = "._common.cards.checks:validate_card_input"
 
     def detect(self, input: AdapterInput) -> Detection:
         found = find_card(input)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._cards.container import read_character, write_character
+from .._common.cards.container import read_character, write_character
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Character, ReadResult, WriteResult

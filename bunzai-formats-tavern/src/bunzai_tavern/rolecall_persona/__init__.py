@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from bunzai.sdk import Detection, FormatAdapter, Option
 
-from .._cards import find_card, rolecall_block
+from .._common.cards import find_card, rolecall_block
 from .._common.neutral import ST_NEUTRAL
 
 if TYPE_CHECKING:

@@ -31,10 +31,10 @@ from bunzai.sdk.base64 import decode_base64
 from bunzai.sdk.fields import Table, field, jcopy, keep, kept
 from bunzai.sdk.png import PngFile, is_text_chunk_with_keyword, make_text_chunk, splice
 
-from .._cards import find_card
-from .._cards.avatar import default_avatar, is_default_avatar, to_png
-from .._cards.container import card_text, json_style, main_icon, read_found, write_character
-from .._options import layout_of, sniff_layout
+from .._common.cards import find_card
+from .._common.cards.avatar import default_avatar, is_default_avatar, to_png
+from .._common.cards.container import card_text, json_style, main_icon, read_found, write_character
+from .._common.options import layout_of, sniff_layout
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Asset, Character, Persona

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from bunzai.sdk import Detection, FormatAdapter, Option
 
-from .._cards import CARD_CARRIES, CARD_REASONS, find_card, rolecall_block
+from .._common.cards import CARD_CARRIES, CARD_REASONS, find_card, rolecall_block
 from .._common.neutral import ST_NEUTRAL
-from .._options import indent_option
+from .._common.options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -67,10 +67,10 @@ class SillyTavernAdapter(FormatAdapter):
     carries = CARD_CARRIES
     reasons = CARD_REASONS
     neutral = ST_NEUTRAL
-    reader = "._cards.container:read_card"
-    writer = "._cards.container:write_card"
-    validator = "._cards.checks:validate_card_input"
-    labeler = "._cards.labels:rules"
+    reader = "._common.cards.container:read_card"
+    writer = "._common.cards.container:write_card"
+    validator = "._common.cards.checks:validate_card_input"
+    labeler = "._common.cards.labels:rules"
 
     def detect(self, input: AdapterInput) -> Detection:
         found = find_card(input)

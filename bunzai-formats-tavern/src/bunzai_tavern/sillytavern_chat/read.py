@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Issue, MalformedInput, ReadResult
 from bunzai.sdk.chats import parse_time
 
-from .._chat import ABSENT, Line, Messages, finish, lazy_or_list, read_common, scan_head
+from .._common.chat import ABSENT, Line, Messages, finish, lazy_or_list, read_common, scan_head
 from . import FORMAT_ID, is_header
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import LossReport, OutputFile, WriteResult
 from bunzai.sdk.chats import exact_in, stored
 
-from .._chat import (
+from .._common.chat import (
     Lines,
     data_of,
     dumps_js,

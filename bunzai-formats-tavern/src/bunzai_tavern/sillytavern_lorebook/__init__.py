@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._common.neutral import WORLD_INFO
+from .._common.options import indent_option
 from .._common.paths import ENTRY_FIELDS, book
-from .._options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Issue, MalformedInput, ReadResult
 from bunzai.sdk.fields import type_name
 
-from .._options import sniff_layout
+from .._common.options import sniff_layout
 from .books import read_array_book, read_v3_book
 from .worldinfo import read_worldinfo
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps
 
-from .._options import layout_of
+from .._common.options import layout_of
 from .books import write_array_book, write_v3_book
 from .worldinfo import WI, write_worldinfo
 

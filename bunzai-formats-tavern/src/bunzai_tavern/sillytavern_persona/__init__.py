@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Detection, FormatAdapter
 
+from .._common.options import indent_option
 from .._common.stsettings import is_settings
-from .._options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput

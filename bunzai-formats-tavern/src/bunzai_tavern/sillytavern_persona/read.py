@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Issue, MalformedInput, ReadResult
 from bunzai.sdk.fields import STR, Bad, same, type_name
 
+from .._common.options import sniff_layout
 from .._common.stsettings import is_settings
-from .._options import sniff_layout
 from .fields import DESCRIPTOR
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps
 from bunzai.sdk.fields import STR, Bad, jcopy, same
 
-from .._options import layout_of
+from .._common.options import layout_of
 from .fields import DESCRIPTOR, DESCRIPTOR_ATTRS
 from .read import ACTIVE, ROOT_DATA
 

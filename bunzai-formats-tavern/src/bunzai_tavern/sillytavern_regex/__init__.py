@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Detection, FormatAdapter, Option
 
-from .._options import indent_option
+from .._common.options import indent_option
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput

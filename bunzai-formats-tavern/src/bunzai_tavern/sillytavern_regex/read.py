@@ -9,8 +9,8 @@ from bunzai.sdk import Issue, MalformedInput, ReadResult
 from bunzai.sdk.cards import parse_st_regex
 from bunzai.sdk.fields import type_name
 
+from .._common.options import sniff_layout
 from .._common.stsettings import is_settings, settings_regex
-from .._options import sniff_layout
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, RegexScript

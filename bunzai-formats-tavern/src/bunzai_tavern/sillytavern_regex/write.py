@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps
 from bunzai.sdk.cards import build_st_regex
 
-from .._options import layout_of
+from .._common.options import layout_of
 from .read import CONTAINER
 
 if TYPE_CHECKING:

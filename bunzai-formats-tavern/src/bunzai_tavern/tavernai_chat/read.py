@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Issue, MalformedInput, ReadResult
 from bunzai.sdk.chats import parse_time
 
-from .._chat import Line, Messages, finish, lazy_or_list, read_common, scan_head
+from .._common.chat import Line, Messages, finish, lazy_or_list, read_common, scan_head
 from ..sillytavern_chat import is_header
 from . import FORMAT_ID, LEGACY_LINE
 

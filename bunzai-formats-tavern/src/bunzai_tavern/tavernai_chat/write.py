@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import LossReport, OutputFile, WriteResult
 from bunzai.sdk.chats import stored, to_epoch_ms
 
-from .._chat import (
+from .._common.chat import (
     Lines,
     data_of,
     dumps_js,

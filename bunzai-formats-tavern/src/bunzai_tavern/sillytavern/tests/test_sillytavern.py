@@ -40,7 +40,7 @@ from bunzai.testing import (
     validate,
     without_completed,
 )
-from bunzai_tavern._cards.avatar import default_avatar
+from bunzai_tavern._common.cards.avatar import default_avatar
 from bunzai_tavern.sillytavern.tests.fixtures import (
     card_chunk,
     exif_image,
@@ -556,7 +556,7 @@ def test_round_trip_through_canonical_json_is_lossless() -> None:
 def test_image_fingerprint_tells_a_changed_image_and_accepts_older_sha256_records() -> None:
     import hashlib
 
-    from bunzai_tavern._cards.container import image_fingerprint, image_unchanged
+    from bunzai_tavern._common.cards.container import image_fingerprint, image_unchanged
 
     data = png_with(before_iend=[card_chunk("chara", V2), card_chunk("ccv3", V3_REAL)])
     ch = read(data).entities[0]

@@ -65,7 +65,7 @@ from bunzai.sdk.png import (
     splice_parts,
 )
 
-from .._options import layout_of, sniff_layout
+from ..options import layout_of, sniff_layout
 from . import Found, find_card
 from .avatar import default_avatar, is_default_avatar, to_png
 

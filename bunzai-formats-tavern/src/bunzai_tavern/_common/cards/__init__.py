@@ -3,7 +3,7 @@
 Shared by the ``sillytavern``, ``rolecall``, ``rolecall-persona`` and ``pygmalion`` adapters
 so the card is located once per input (memoized on the input) and every detector scores the
 same finding.  Import-light: no pydantic here; reading and writing live in
-:mod:`bunzai_tavern._cards.container`.
+:mod:`bunzai_tavern._common.cards.container`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ CARD_REASONS: tuple[tuple[str, str], ...] = (
     ("regex_scripts[*].extensions", "SillyTavern regex scripts have no extensions"),
 )
 
-_MEMO_KEY = "bunzai_tavern._cards.find"
+_MEMO_KEY = "bunzai_tavern._common.cards.find"
 _EXIF_CONTAINERS = ("webp", "jpeg")
 
 @dataclass
