@@ -148,7 +148,7 @@ def test_png_card_round_trip_keeps_every_chunk(path: Path) -> None:
 def test_the_recorded_image_is_the_avatar_kept(path: Path) -> None:
     """What the reader records of the image (to tell "unchanged" on re-write) is what the
     writer computes from the avatar asset the reader kept."""
-    from bunzai_tavern._cards.container import image_unchanged, main_icon
+    from bunzai_tavern._common.cards.container import image_unchanged, main_icon
 
     character = read(path).entities[0]
     icon = main_icon(character.assets)
