@@ -132,16 +132,17 @@ class _Manager(pluggy.PluginManager):
     ``register`` asks :meth:`parse_hookimpl_opts` about every name in ``dir(plugin)``, and pluggy
     answers each with ``inspect.getattr_static``: about 75 names per adapter (``object``'s
     dunders, class constants, helper methods), for every adapter on every start.  For an
-    instance of an ordinary class the class-level value answers nearly every name: a plain
-    function is a hook exactly when it carries the hookimpl marker (read here as pluggy reads
-    it), and anything but a classmethod, staticmethod, bound method or slot is none.  Only those
-    few, instance attributes, and instances of unusual classes go to pluggy's own lookup.
+    instance of an ordinary class the class-level value settles most names without that lookup:
+    anything but a function, classmethod, staticmethod, bound method or slot is no hook, and a
+    function gets the answer pluggy gave for it the first time.  The rest, instance attributes,
+    and instances of unusual classes go to pluggy's own lookup, so which functions are hooks is
+    decided by pluggy alone.
     """
 
     def __init__(self, project_name: str) -> None:
         super().__init__(project_name)
-        self._marker = f"{project_name}_impl"
         self._class_attrs: dict[type, dict[str, Any] | None] = {}
+        self._answers: dict[FunctionType, Any] = {}
 
     def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
         cls = type(plugin)
@@ -152,9 +153,12 @@ class _Manager(pluggy.PluginManager):
             value = attrs.get(name, _MISSING)
             if value is _MISSING:
                 return None
-            if type(value) is FunctionType:  # pluggy reads the marker off the function too
-                opts = getattr(value, self._marker, None)
-                return opts if isinstance(opts, dict) else None
+            if type(value) is FunctionType:
+                # pluggy's answer for a plain function depends on the function alone, and most
+                # adapters inherit their hooks and helpers from one base class: ask once each
+                if value not in self._answers:
+                    self._answers[value] = super().parse_hookimpl_opts(plugin, name)
+                return self._answers[value]
             if not isinstance(value, _HOOKABLE):
                 return None
         return super().parse_hookimpl_opts(plugin, name)
