@@ -10,8 +10,8 @@ and ``--force`` can replace only a file that existed before the batch.
 Each worker loads the plugin registry once and writes its outputs atomically; the parent only
 receives small result records, so memory stays flat however large the batch.
 
-Outputs are written without a per-file ``fsync`` (an fsync per file made ``-j 1`` twice as slow
-and kept ``-j 2`` from scaling); the batch flushes the file system once when it ends.  A crash
+Outputs are written without a per-file ``fsync`` (one per file serializes parallel workers on the
+file system journal); the batch flushes the file system once when it ends.  A crash
 of bunzai still never leaves a partial output; a power loss before that flush may.
 """
 

@@ -154,7 +154,7 @@ def write_atomic(path: Path, data: Payload, *, force: bool = False,
 
     ``durable=False`` skips the per-file ``fsync`` (still atomic: a crashed process leaves no
     partial output, but a power loss may).  Batches use it and flush once at the end, as one
-    fsync per file cost 3-10 ms and serialized parallel workers on the file system journal.
+    fsync per file serializes parallel workers on the file system journal.
     """
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():

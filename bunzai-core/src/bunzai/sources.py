@@ -42,8 +42,8 @@ class RealPaths:
     """``os.path.realpath`` for many files in a few folders, as a batch plans them.
 
     Each folder is resolved once; a file adds one ``lstat`` to see whether its own name is a
-    link (only then is it resolved whole).  Resolving every path from the root walked each
-    component again: planning a 2 000-file batch took ~0.3 s before a worker started.
+    link (only then is it resolved whole), so a folder of thousands of files is not walked from
+    the root once per file before a worker starts.
     """
 
     def __init__(self) -> None:
