@@ -18,7 +18,9 @@ Character Foundry      every file whose container it reads (PNG, card JSON, Char
                        its strict zod schemas; the fields and the main image.  Every lorebook
                        file: ``parseLorebook`` accepts it and its result passes the strict book
                        schema; the entries where it reads the shape (World Info, card books,
-                       Agnai memory).
+                       Agnai memory).  Every Voxta package: ``readVoxta`` accepts it; each
+                       character's fields as ``voxtaToCCv3`` converts them, its linked books'
+                       entries and its thumbnail; a books-only package's entries.
 =====================  ============================================================================
 
 The fields each library parsed are compared with ``bunzai.read`` of the source; every
@@ -80,6 +82,7 @@ CHARACTER_VARIANTS = (
     Variant("risu-charx", (("container", "zip"),)),
     Variant("risu-charx", (("container", "jpeg"),)),
     Variant("pygmalion", (("shape", "chat"),)),
+    Variant("voxta"),
 )
 """Every character writer whose output one of the libraries reads.  ``agnai``, ``backyard``,
 ``backyard-byaf`` and Pygmalion's five-key shape are containers none of them reads."""
@@ -91,6 +94,7 @@ LOREBOOK_VARIANTS = (
     Variant("risu-lorebook", ()),
     Variant("risu-lorebook", (("array", "true"),)),
     Variant("agnai-memory", ()),
+    Variant("voxta-lorebook"),
 )
 """Every lorebook writer whose output one of the libraries reads (NovelAI's is not)."""
 
@@ -203,6 +207,26 @@ def expected_check(obj: Any) -> str:
     """The answer ``CCardLib.character.check`` must give: the spec the object declares."""
     spec = obj.get("spec") if isinstance(obj, dict) else None
     return SPEC_OF.get(spec, "v1") if spec is None or spec in SPEC_OF else f"spec {spec!r}"
+
+
+VOXTA_TARGETS = ("voxta", "voxta-lorebook")
+"""Outputs Character Foundry reads with its Voxta package reader, not ``parseCard``."""
+
+VOXTA_DEFAULTS = {"name": "Unknown", "character_version": "1.0"}
+"""What ``voxtaToCCv3`` puts in a card field the package leaves empty."""
+
+VOXTA_BOOK_FIELDS = ("keys", "content", "enabled")
+"""The entry fields a Voxta book item holds (keywords, text, deleted)."""
+
+
+def voxta_view(view: Mapping[str, Any], entity: Any) -> dict[str, Any]:
+    """Character Foundry's card fields with the values it fills in for an empty field taken
+    back to empty where the source's own field is empty."""
+    out = dict(view)
+    for name, filled in VOXTA_DEFAULTS.items():
+        if out.get(name) == filled and not getattr(entity, name):
+            out[name] = ""
+    return out
 
 
 def cf_reads(inp_container: str, target: str) -> bool:

@@ -8,6 +8,9 @@
 //                                         (the main image it extracts is written to Q)
 //   {"op": "book_json", "book": OBJ, "spec": "v2"|"v3"}  ccardlib's lorebook conversion
 //   {"op": "book_file", "path": P}        Character Foundry's parseLorebook on the file's bytes
+//   {"op": "voxta_file", "path": P, "icon": Q}  Character Foundry's readVoxta on a .voxpkg, each
+//                                         character as its voxtaToCCv3 card (the first
+//                                         character's thumbnail is written to Q) and every book
 // Every result says what the library made of the input: accepted or the error, and the fields a
 // user sees as the library parsed them.
 'use strict';
@@ -23,6 +26,7 @@ const { CCardLib } = req('@risuai/ccardlib');
 const CCU = req('character-card-utils');
 const { parseCard, parseLorebook } = req('@character-foundry/character-foundry/loader');
 const schemas = req('@character-foundry/character-foundry/schemas');
+const { readVoxta, voxtaToCCv3, voxtaToStandard } = req('@character-foundry/character-foundry/voxta');
 
 const CARD_FIELDS = ['name', 'description', 'personality', 'scenario', 'first_mes',
   'mes_example', 'creator_notes', 'system_prompt', 'post_history_instructions',
@@ -184,6 +188,34 @@ function bookFile(item) {
   };
 }
 
+function voxtaFile(item) {
+  const data = new Uint8Array(fs.readFileSync(item.path));
+  let pkg;
+  try {
+    pkg = readVoxta(data);
+  } catch (err) {
+    return { cf_error: message(err) };
+  }
+  const characters = pkg.characters.map((c, i) => {
+    // the character's linked books, as Character Foundry's own conversion picks them
+    const linked = new Set(c.data.MemoryBooks || []);
+    const books = pkg.books.filter((b) => linked.has(b.id)).map((b) => b.data);
+    const card = voxtaToCCv3(c.data, books);
+    if (i === 0 && item.icon && c.thumbnail && c.thumbnail.length) {
+      fs.writeFileSync(item.icon, c.thumbnail);
+    }
+    return { cf: fields(card.data), thumbnail: c.thumbnail ? c.thumbnail.length : 0 };
+  });
+  // entries as Character Foundry's own conversion reads book items (Voxta macros made standard)
+  const books = pkg.books.map((b) => ({
+    name: b.data.Name,
+    entries: entries((b.data.Items || []).map((it) => ({
+      keys: it.Keywords || [], content: voxtaToStandard(it.Text || ''), enabled: it.Deleted !== true,
+    }))),
+  }));
+  return { cf_export_type: pkg.exportType || null, cf_characters: characters, cf_books: books };
+}
+
 function run(item) {
   try {
     switch (item.op) {
@@ -191,6 +223,7 @@ function run(item) {
       case 'card_file': return cardFile(item);
       case 'book_json': return bookJson(item);
       case 'book_file': return bookFile(item);
+      case 'voxta_file': return voxtaFile(item);
       default: return { error: 'unknown op ' + item.op };
     }
   } catch (err) {

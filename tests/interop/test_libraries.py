@@ -33,6 +33,7 @@ CCU = "character-card-utils safeParseToV2"
 CF_CARD = "@character-foundry/character-foundry parseCard"
 CF_BOOK = "@character-foundry/character-foundry parseLorebook"
 CF_SCHEMA = "@character-foundry/character-foundry strict schemas"
+CF_VOXTA = "@character-foundry/character-foundry readVoxta"
 
 CASES = [pytest.param(p, f, v, id=i) for p, f, v, i in C.cases()]
 
@@ -117,7 +118,9 @@ def test_the_libraries_open_it_and_see_the_source(path: Path, fmt: str, variant:
     data = out.data
     loss = result.loss
     judge = Judge(variant.target == fmt)
-    if entity.kind == "character":
+    if variant.target in C.VOXTA_TARGETS:
+        _check_voxta(entity, data, loss, checker, tmp_path, judge)
+    elif entity.kind == "character":
         _check_character(path, fmt, variant, entity, data, out.suffix, loss, checker, tmp_path,
                          judge)
     else:
@@ -288,3 +291,38 @@ def _check_lorebook(path: Path, variant: C.Variant, entity: Any, data: bytes, su
         judge.verdict(CF_SCHEMA, _schema_problem(b.get("cf_book_schema"), "the book"),
                       src_b and _schema_problem(src_b.get("cf_book_schema"), "the book"),
                       src_b is not None)
+
+
+def _check_voxta(entity: Any, data: bytes, loss: Any, checker: Checker, tmp_path: Path,
+                 judge: Judge) -> None:
+    target = tmp_path / "out.voxpkg"
+    target.write_bytes(data)
+    icon = tmp_path / "icon"
+    r = checker.run([{"op": "voxta_file", "path": str(target), "icon": str(icon)}])[0]
+    error = r.get("cf_error") or r.get("error")
+    if not judge.verdict(CF_VOXTA, error and f"readVoxta refuses the package: {error}"):
+        return
+    if entity.kind == "lorebook":
+        books = r.get("cf_books") or []
+        got = [e for b in books for e in (b.get("entries") or [])]
+        judge.problems += C.compare_entries(got, entity.entries, loss, "", "readVoxta",
+                                            names=C.VOXTA_BOOK_FIELDS)
+        return
+    characters = r.get("cf_characters") or []
+    if len(characters) != 1:
+        judge.problems.append(f"readVoxta finds {len(characters)} characters, not 1")
+        return
+    view = C.voxta_view(characters[0]["cf"], entity)
+    judge.problems += C.compare_fields(view, entity, loss, "readVoxta + voxtaToCCv3")
+    judge.problems += C.compare_entries(view.get("book"), entity.lorebook.entries
+                                        if entity.lorebook else [], loss, "lorebook.",
+                                        "readVoxta + voxtaToCCv3", names=C.VOXTA_BOOK_FIELDS)
+    source = C.source_icon(entity)
+    if source is not None:
+        index, size = source
+        got = C.image_size(icon.read_bytes()) if icon.exists() else None
+        if got != size and not (loss.covers(f"assets[{index}]") or loss.covers("assets")):
+            what = "no thumbnail that decodes" if got is None else f"a {got[0]}x{got[1]} one"
+            judge.problems.append(f"readVoxta: the source's {size[0]}x{size[1]} avatar "
+                                  f"(assets[{index}]) came out as {what}, and the loss report "
+                                  "does not say so")
