@@ -98,6 +98,7 @@ REASONS: tuple[tuple[str, str], ...] = (
     (M + "attachments", "TavernAI messages have no attachments"),
     (M + "time", "a legacy TavernAI chat has no dates"),
     (M + "alternatives", "TavernAI keeps swipes only when there are two or more"),
+    (M + "alternatives[*]", "a TavernAI swipe is its text alone"),
     (M + "alternatives[*].time", "TavernAI swipes have no dates"),
     (M + "alternatives[*].reasoning", "TavernAI keeps no reasoning"),
     (M + "chosen", "a legacy TavernAI chat has no swipes"),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bunzai.sdk import Chat, ChatMessage, Participant
+from bunzai.sdk import Alternative, Chat, ChatMessage, Participant
 from bunzai.testing import (
     Registry,
     as_input,
@@ -94,6 +94,23 @@ def test_a_sillytavern_chat_loses_what_tavernai_cannot_hold() -> None:
     assert all(isinstance(m["send_date"], int) for m in rest)
     assert header == {"user_name": "Ada", "character_name": "Wren", "notes": "",
                       "notes_type": "discr"}
+
+
+def test_a_swipes_app_data_is_dropped_for_the_true_reason() -> None:
+    """Two swipes are kept as texts: what goes is each swipe's own data, and the report says
+    so, never that TavernAI "keeps swipes only when there are two or more"."""
+    st = {"sillytavern-chat": {"extra.api": "openai", "extra.model": "gpt-4o"}}
+    chat = Chat(messages=[ChatMessage(
+        role="character", speaker="Wren", text="B", chosen=1,
+        time=datetime(2024, 1, 1, tzinfo=UTC),
+        alternatives=[Alternative(text="A", app_data=st), Alternative(text="B", app_data=st)])])
+    out = reg().write([chat], FID)
+    why = {e.path: e.reason for e in out.loss}
+    for j in range(2):
+        for key in ("api", "model"):
+            assert why[f"messages[0].alternatives[{j}].app_data.sillytavern-chat.extra.{key}"] \
+                == "a TavernAI swipe is its text alone"
+    assert conversion_problems(reg(), [chat], FID) == []
 
 
 CAI = [{"user_name": "You", "character_name": "Wren", "create_date": 1700000000000},
