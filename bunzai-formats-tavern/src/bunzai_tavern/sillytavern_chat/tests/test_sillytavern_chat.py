@@ -189,6 +189,23 @@ def test_a_chat_from_another_app_is_written_as_sillytavern_saves_one() -> None:
     assert conversion_problems(reg(), [chat], FID) == []
 
 
+def test_a_chat_naming_no_one_gets_the_header_sillytavern_writes_today() -> None:
+    """SillyTavern 1.15 (and its importers) write ``chat_metadata`` first with "unused" names
+    and no ``create_date``; SillyTavern only keeps ``create_date`` to save it again."""
+    chat = Chat(notes="Loud storm.", messages=[ChatMessage(role="user", text="Hi")])
+    out = reg().write([chat], FID)
+    header = json.loads(out.files[0].data.splitlines()[0])
+    assert list(header) == ["chat_metadata", "user_name", "character_name"]
+    assert header == {"chat_metadata": {"note_prompt": "Loud storm."},
+                      "user_name": "unused", "character_name": "unused"}
+    named = Chat(participants=[Participant(name="Ada", role="user")],
+                 messages=[ChatMessage(role="user", text="Hi")])
+    header = json.loads(reg().write([named], FID).files[0].data.splitlines()[0])
+    assert header == {"user_name": "Ada", "character_name": "unused", "chat_metadata": {}}
+    for c in (chat, named):
+        assert conversion_problems(reg(), [c], FID) == []
+
+
 def test_a_headerless_group_chat_stays_headerless() -> None:
     first = dict(NARRATOR, is_group=True, original_avatar="Wren.png")
     data = jsonl(first, USER)
