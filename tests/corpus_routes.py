@@ -50,8 +50,8 @@ FILE_ROUTES: dict[str, str | None] = {
     ".lorebook": "novelai-lorebook",
     "nai-lorebook__grahamwaters_lorebook_generator_for_novelai__Ripple_Mon_Oct_17_2022__260219df47"
     ".lorebook": None,
-    # a 0-byte chat backup SillyTavern left behind: no content, refused as an empty file
-    # (exit 4); read as an empty chat only with --from sillytavern-chat
+    # a 0-byte chat backup SillyTavern left behind: no content to recognise, refused as an
+    # empty file (exit 3, see EXITS); read as an empty chat only with --from sillytavern-chat
     "st-chat__seoulrebel_ST_Codex__chat_2025_04_24_06h00m54s_20250424_06005__e3b0c44298.jsonl":
         None,
 }
@@ -87,6 +87,12 @@ UNREADABLE: set[str] = {
 }
 """Files (sample paths or corpus names) that route to their format but must be refused on read
 (exit 4): the adapter recognises the format and names the problem."""
+
+EXITS: dict[str, int] = {
+    "st-chat__seoulrebel_ST_Codex__chat_2025_04_24_06h00m54s_20250424_06005__e3b0c44298.jsonl": 3,
+}
+"""Files routed to no format whose exit code is known: 3 (nothing recognised it, an empty file
+among them) or 4 (recognised as unreadable).  Other negatives may give either."""
 
 READ_ONLY_SHAPES: dict[str, str] = {
     "st-persona__Mersidler_silly__settings__43b39926b7.json":
