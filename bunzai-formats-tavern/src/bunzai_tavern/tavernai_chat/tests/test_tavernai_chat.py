@@ -1,4 +1,4 @@
-"""tavernai-chat: TavernAI 1.3-1.5 logs, rooms and legacy arrays; CAI Tools' Tavern export."""
+"""tavernai-chat: TavernAI 1.2-1.5 logs, rooms and legacy arrays; CAI Tools' Tavern export."""
 
 from __future__ import annotations
 
@@ -126,3 +126,41 @@ def test_the_labeler_tells_cai_tools_exports_from_tavernai() -> None:
     later = [dict(CAI[0]), dict(CAI[1], send_date=1700000900000),
              dict(CAI[2], send_date=1700000950000)]
     assert "CAI Tools" not in [g.app for g in label(reg(), lines(*later), "x.jsonl").guesses]
+
+
+ERAS = {  # corpus file stem -> (app, a phrase of the evidence)
+    "tavernai-chat__moving333_yjg__1673323621108": ("TavernAI", "TavernAI 1.2 to 1.3"),
+    "tavernai-chat__aldozulhaq_TavernAI__1689442566015": ("TavernAI", "TavernAI 1.5"),
+    "tavernai-legacy-chat__SillyTavern_SillyTavern__1673181146000": ("TavernAI", "1.1 or earlier"),
+}
+
+
+@pytest.mark.skipif(not FILES, reason="chat corpus not available")
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_the_labeler_names_the_tavernai_that_wrote_each_real_chat(path: Path) -> None:
+    app, phrase = ERAS[path.name.rsplit("__", 1)[0]]
+    result = label(reg(), path)
+    assert result.app == app, result.to_dict()
+    assert any(phrase in e for e in result.guesses[0].evidence), result.to_dict()
+
+
+PLAIN = [{"user_name": "You", "character_name": "Wren", "create_date": 1674559900991},
+         {"name": "Wren", "is_user": False, "is_name": True, "send_date": 1674563153854,
+          "mes": "The lamp is lit."},
+         {"name": "You", "is_user": True, "is_name": True, "send_date": 1674563201130,
+          "mes": "Good."},
+         {"name": "Wren", "is_user": False, "is_name": True, "send_date": 1674563244002,
+          "mes": "Mind the stairs.", "swipes": ["Careful.", "Mind the stairs."], "swipe_id": 1}]
+
+
+def test_tavernai_1_2_and_1_3_chats_are_named_from_their_shape() -> None:
+    """TavernAI's JSONL before ``chid``: a chat typed over minutes, the last reply with swipes
+    (1.3); not CAI Tools, whose export stamps every line at one moment."""
+    guesses = label(reg(), lines(*PLAIN), "x.jsonl").guesses
+    assert [g.app for g in guesses] == ["TavernAI"]
+    assert "TavernAI 1.2 to 1.3" in guesses[0].evidence[0]
+    one = label(reg(), lines(*PLAIN[:2]), "x.jsonl").guesses  # a lone greeting
+    assert [g.app for g in one] == ["TavernAI"]
+    later = [PLAIN[0], dict(PLAIN[1], chid=0)]  # chid: a later TavernAI
+    assert "TavernAI 1.2 to 1.3" not in " ".join(label(reg(), lines(*later), "x.jsonl")
+                                               .guesses[0].evidence)
