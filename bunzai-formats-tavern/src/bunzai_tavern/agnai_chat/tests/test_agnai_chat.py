@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 from bunzai.sdk import Alternative, Chat, ChatMessage
-from bunzai.testing import Registry, as_input, conversion_problems, load_registry
+from bunzai.testing import Registry, as_input, conversion_problems, label, load_registry
 
 FID = "agnai-chat"
 SAMPLES = Path(__file__).parent / "samples"
@@ -91,3 +91,15 @@ def test_a_reordered_reply_names_what_each_swipe_loses() -> None:
                 (f"{alt}[{j}].app_data.sillytavern-chat.extra.api", "dropped"),
                 (f"{alt}[{j}].app_data.sillytavern-chat.extra.model", "dropped")} <= got
     assert conversion_problems(reg(), [chat], FID) == []
+
+
+def test_the_labeler_names_agnai_on_its_exports_and_on_ours() -> None:
+    """Agnai's export (our samples, as ``ChatExport.tsx`` writes it) and a chat bunzai writes
+    for Agnai both carry Agnai's evidence: the chat's four texts and ``characterId``
+    "imported"."""
+    written = reg().write([Chat(messages=[ChatMessage(role="character", text="Hello.")])],
+                          FID).files[0].data
+    for source in [*sorted(SAMPLES.glob("*.json")), written]:
+        result = label(reg(), source, "chat.json")
+        assert result.app == "Agnai", result.to_dict()
+        assert any('characterId "imported"' in e for e in result.guesses[0].evidence)
