@@ -76,6 +76,25 @@ SAMPLE_ROUTES: dict[str, str | None] = {
 }
 """Sample path (relative to the samples folder) -> format id."""
 
+_TAVERN = "bunzai-formats-tavern/src/bunzai_tavern/"
+_RISU = "bunzai-formats-risu/src/bunzai_risu/"
+
+REPO_ROUTES: dict[str, str | None] = {
+    # our own files, written to each app's writer for formats with no public file; paths from
+    # the repository root, each format's page names the source version its samples follow
+    _TAVERN + "agnai_chat/tests/samples/agnai-chat-export.json": "agnai-chat",
+    _TAVERN + "agnai_chat/tests/samples/agnai-chat-messages.json": "agnai-chat",
+    _TAVERN + "oobabooga_chat/tests/samples/oobabooga-history.json": "oobabooga-chat",
+    _TAVERN + "oobabooga_chat/tests/samples/oobabooga-history-2023.json": "oobabooga-chat",
+    _TAVERN + "cai_history/tests/samples/cai-history-dump.json": "cai-history",
+    _TAVERN + "koboldai_lite/tests/samples/kobold-lite-chat-mode.json": "koboldai-lite",
+    _TAVERN + "koboldai_lite/tests/samples/kobold-lite-instruct-mode.json": "koboldai-lite",
+    _RISU + "chat/tests/samples/risu-chat-export.json": "risu-chat",
+    _RISU + "chat/tests/samples/risu-chat-export-v1.json": "risu-chat",
+}
+"""Repository file (relative to the repository root) -> format id: the matrix converts them
+and the conformance kit uses them as it does the corpus."""
+
 UNREADABLE: set[str] = {
     "risu/gen_malformed_version1.risum",
     # a scenario-only Voxta package: its scenario casts characters the package does not include
