@@ -82,6 +82,8 @@ _RISU = "bunzai-formats-risu/src/bunzai_risu/"
 REPO_ROUTES: dict[str, str | None] = {
     # our own files, written to each app's writer for formats with no public file; paths from
     # the repository root, each format's page names the source version its samples follow
+    _TAVERN + "tavernai_chat/tests/samples/tavernai-room-chat.jsonl": "tavernai-chat",
+    _TAVERN + "tavernai_chat/tests/samples/caitools-tavern-chat.jsonl": "tavernai-chat",
     _TAVERN + "agnai_chat/tests/samples/agnai-chat-export.json": "agnai-chat",
     _TAVERN + "agnai_chat/tests/samples/agnai-chat-messages.json": "agnai-chat",
     _TAVERN + "oobabooga_chat/tests/samples/oobabooga-history.json": "oobabooga-chat",

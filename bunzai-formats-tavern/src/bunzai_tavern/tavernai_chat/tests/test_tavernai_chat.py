@@ -164,3 +164,38 @@ def test_tavernai_1_2_and_1_3_chats_are_named_from_their_shape() -> None:
     later = [PLAIN[0], dict(PLAIN[1], chid=0)]  # chid: a later TavernAI
     assert "TavernAI 1.2 to 1.3" not in " ".join(label(reg(), lines(*later), "x.jsonl")
                                                .guesses[0].evidence)
+
+
+SAMPLES = Path(__file__).parent / "samples"
+
+
+@pytest.mark.parametrize("name", ["tavernai-room-chat.jsonl", "caitools-tavern-chat.jsonl"])
+def test_our_samples_round_trip_byte_for_byte(name: str) -> None:
+    path = SAMPLES / name
+    _, res, report = reg().read(as_input(path))
+    assert report is not None and report.winner is not None and report.winner.format == FID
+    out = reg().write(res.entities, FID)
+    assert not out.loss and out.files[0].data == path.read_bytes()
+
+
+def test_the_room_sample_reads_as_tavernai_1_5_saves_a_room() -> None:
+    chat = read((SAMPLES / "tavernai-room-chat.jsonl").read_bytes())
+    assert [(p.name, p.role) for p in chat.participants] == [
+        ("You", "user"), ("Wren", "character"), ("Ada", "character")]
+    assert chat.notes and chat.scenario == (
+        "Two keepers share the Gull Point light through a winter storm.")
+    assert [m.speaker for m in chat.messages] == ["Wren", "Ada", "You", "Wren", "You", "Ada"]
+    *earlier, last = chat.messages
+    assert last.chosen == 1 and len(last.alternatives) == 2  # swipes kept on the last reply
+    assert not any(m.alternatives for m in earlier)
+    assert label(reg(), SAMPLES / "tavernai-room-chat.jsonl").app == "TavernAI"
+
+
+def test_the_cai_tools_sample_is_named_cai_tools_and_keeps_merged_turns() -> None:
+    """CAI Tools joins a speaker's consecutive messages with a blank line and stamps every
+    line with the moment of the download."""
+    chat = read((SAMPLES / "caitools-tavern-chat.jsonl").read_bytes())
+    assert [m.role for m in chat.messages] == ["character", "user"] * 2 + ["character"]
+    assert "\n\n" in chat.messages[2].text
+    result = label(reg(), SAMPLES / "caitools-tavern-chat.jsonl")
+    assert result.app == "CAI Tools", result.to_dict()
