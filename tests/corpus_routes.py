@@ -78,6 +78,7 @@ SAMPLE_ROUTES: dict[str, str | None] = {
 
 _TAVERN = "bunzai-formats-tavern/src/bunzai_tavern/"
 _RISU = "bunzai-formats-risu/src/bunzai_risu/"
+_BACKYARD = "bunzai-formats-backyard/src/bunzai_backyard/"
 
 REPO_ROUTES: dict[str, str | None] = {
     # our own files, written to each app's writer for formats with no public file; paths from
@@ -93,6 +94,7 @@ REPO_ROUTES: dict[str, str | None] = {
     _TAVERN + "koboldai_lite/tests/samples/kobold-lite-instruct-mode.json": "koboldai-lite",
     _RISU + "chat/tests/samples/risu-chat-export.json": "risu-chat",
     _RISU + "chat/tests/samples/risu-chat-export-v1.json": "risu-chat",
+    _BACKYARD + "byaf/tests/samples/byaf-chat-regenerated-replies.byaf": "backyard-byaf",
 }
 """Repository file (relative to the repository root) -> format id: the matrix converts them
 and the conformance kit uses them as it does the corpus."""
