@@ -50,8 +50,8 @@ FILE_ROUTES: dict[str, str | None] = {
     ".lorebook": "novelai-lorebook",
     "nai-lorebook__grahamwaters_lorebook_generator_for_novelai__Ripple_Mon_Oct_17_2022__260219df47"
     ".lorebook": None,
-    # a 0-byte chat backup SillyTavern left behind: no content, refused as an empty file
-    # (exit 4); read as an empty chat only with --from sillytavern-chat
+    # a 0-byte chat backup SillyTavern left behind: no content to recognise, refused as an
+    # empty file (exit 3, see EXITS); read as an empty chat only with --from sillytavern-chat
     "st-chat__seoulrebel_ST_Codex__chat_2025_04_24_06h00m54s_20250424_06005__e3b0c44298.jsonl":
         None,
 }
@@ -76,6 +76,29 @@ SAMPLE_ROUTES: dict[str, str | None] = {
 }
 """Sample path (relative to the samples folder) -> format id."""
 
+_TAVERN = "bunzai-formats-tavern/src/bunzai_tavern/"
+_RISU = "bunzai-formats-risu/src/bunzai_risu/"
+_BACKYARD = "bunzai-formats-backyard/src/bunzai_backyard/"
+
+REPO_ROUTES: dict[str, str | None] = {
+    # our own files, written to each app's writer for formats with no public file; paths from
+    # the repository root, each format's page names the source version its samples follow
+    _TAVERN + "tavernai_chat/tests/samples/tavernai-room-chat.jsonl": "tavernai-chat",
+    _TAVERN + "tavernai_chat/tests/samples/caitools-tavern-chat.jsonl": "tavernai-chat",
+    _TAVERN + "agnai_chat/tests/samples/agnai-chat-export.json": "agnai-chat",
+    _TAVERN + "agnai_chat/tests/samples/agnai-chat-messages.json": "agnai-chat",
+    _TAVERN + "oobabooga_chat/tests/samples/oobabooga-history.json": "oobabooga-chat",
+    _TAVERN + "oobabooga_chat/tests/samples/oobabooga-history-2023.json": "oobabooga-chat",
+    _TAVERN + "cai_history/tests/samples/cai-history-dump.json": "cai-history",
+    _TAVERN + "koboldai_lite/tests/samples/kobold-lite-chat-mode.json": "koboldai-lite",
+    _TAVERN + "koboldai_lite/tests/samples/kobold-lite-instruct-mode.json": "koboldai-lite",
+    _RISU + "chat/tests/samples/risu-chat-export.json": "risu-chat",
+    _RISU + "chat/tests/samples/risu-chat-export-v1.json": "risu-chat",
+    _BACKYARD + "byaf/tests/samples/byaf-chat-regenerated-replies.byaf": "backyard-byaf",
+}
+"""Repository file (relative to the repository root) -> format id: the matrix converts them
+and the conformance kit uses them as it does the corpus."""
+
 UNREADABLE: set[str] = {
     "risu/gen_malformed_version1.risum",
     # a scenario-only Voxta package: its scenario casts characters the package does not include
@@ -87,6 +110,12 @@ UNREADABLE: set[str] = {
 }
 """Files (sample paths or corpus names) that route to their format but must be refused on read
 (exit 4): the adapter recognises the format and names the problem."""
+
+EXITS: dict[str, int] = {
+    "st-chat__seoulrebel_ST_Codex__chat_2025_04_24_06h00m54s_20250424_06005__e3b0c44298.jsonl": 3,
+}
+"""Files routed to no format whose exit code is known: 3 (nothing recognised it, an empty file
+among them) or 4 (recognised as unreadable).  Other negatives may give either."""
 
 READ_ONLY_SHAPES: dict[str, str] = {
     "st-persona__Mersidler_silly__settings__43b39926b7.json":

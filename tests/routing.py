@@ -10,13 +10,17 @@ from .corpus_routes import (
     CLASS_ROUTES,
     FILE_ROUTES,
     READ_ONLY_SHAPES,
+    REPO_ROUTES,
     SAMPLE_ROUTES,
     UNREADABLE,
 )
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def routed_files() -> list[tuple[Path, str | None]]:
-    """(path, expected format id or None) for every corpus file and every routed sample."""
+    """(path, expected format id or None) for every corpus file and every routed sample,
+    shared or in the repository."""
     out: list[tuple[Path, str | None]] = []
     for path, row in corpus_rows():
         if path.name in FILE_ROUTES:
@@ -27,6 +31,8 @@ def routed_files() -> list[tuple[Path, str | None]]:
             raise AssertionError(f"corpus file {row['file']} has no route in corpus_routes.py")
     for rel, fmt in sorted(SAMPLE_ROUTES.items()):
         out.append((samples_dir() / rel, fmt))
+    for rel, fmt in sorted(REPO_ROUTES.items()):
+        out.append((ROOT / rel, fmt))
     return out
 
 

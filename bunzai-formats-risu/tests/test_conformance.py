@@ -8,8 +8,6 @@ sample it must not claim.  An adapter that is not installed yet is skipped with 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from bunzai.sdk.cards import COMPLETED_KEYS
 from bunzai.testing import require_corpus
 from bunzai.testing.routes import RoutedConformance
@@ -59,8 +57,6 @@ class TestRisuPersona(RoutedConformance):
 
 class TestRisuChat(RoutedConformance):
     format_id = "risu-chat"
-    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_risu" / "chat" / "tests"
-                            / "samples").glob("*.json"))
     sample_waivers = {"test_passthrough_is_layout_only": {
         "risu-chat-export.json": "bunzai writes a message's name only where the source had "
                                  "one (RisuAI names the user and the character itself); "

@@ -1,10 +1,10 @@
 """The conformance kit on every bunzai-formats-tavern adapter (dogfood).
 
 Each class takes its samples from the repository's routing table (``tests/corpus_routes.py``):
-the real corpus files and generated samples routed to that format, read in place; every other
-routed file is a foreign sample it must not claim.  RoleCall has no public export, so its two
-adapters use the small cards in ``samples/`` written for these tests.  An adapter that is not
-installed yet is skipped with the reason.
+the real corpus files, the generated samples and our own samples in the repository routed to
+that format, read in place; every other routed file is a foreign sample it must not claim.
+RoleCall has no public export, so its two adapters use the small cards in ``samples/`` written
+for these tests.  An adapter that is not installed yet is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -92,12 +92,8 @@ class TestTavernAIChat(RoutedConformance):
     }}
 
 
-KOBOLD = Path(__file__).parents[1] / "src" / "bunzai_tavern" / "koboldai_lite" / "tests" / "samples"
-
-
 class TestKoboldAILite(RoutedConformance):
     format_id = "koboldai-lite"
-    extra_samples = sorted(KOBOLD.glob("*.json"))
 
 
 class TestAgnaiChat(RoutedConformance):
@@ -107,17 +103,11 @@ class TestAgnaiChat(RoutedConformance):
                                     "own export, written without that layout, has none "
                                     "(its importer dates messages itself: reported)",
     }}
-    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern" / "agnai_chat"
-                            / "tests" / "samples").glob("*.json"))
 
 
 class TestOobaboogaChat(RoutedConformance):
     format_id = "oobabooga-chat"
-    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern"
-                            / "oobabooga_chat" / "tests" / "samples").glob("*.json"))
 
 
 class TestCAIHistory(RoutedConformance):
     format_id = "cai-history"
-    extra_samples = sorted((Path(__file__).parents[1] / "src" / "bunzai_tavern" / "cai_history"
-                            / "tests" / "samples").glob("*.json"))

@@ -71,6 +71,7 @@ def load_routes(table: Path | None = None) -> Routes:
     class_routes: dict[str, str | None] = getattr(module, "CLASS_ROUTES", {})
     file_routes: dict[str, str | None] = getattr(module, "FILE_ROUTES", {})
     sample_routes: dict[str, str | None] = getattr(module, "SAMPLE_ROUTES", {})
+    repo_routes: dict[str, str | None] = getattr(module, "REPO_ROUTES", {})
     routes = Routes(unreadable=set(getattr(module, "UNREADABLE", set())))
     for path, row in corpus_rows():
         name = path.name
@@ -83,6 +84,9 @@ def load_routes(table: Path | None = None) -> Routes:
     if (samples_dir()).is_dir():
         for rel, fmt in sorted(sample_routes.items()):
             routes.files.append((samples_dir() / rel, fmt))
+    root = table.resolve().parents[1]  # the table lives in <repository>/tests
+    for rel, fmt in sorted(repo_routes.items()):
+        routes.files.append((root / rel, fmt))
     return routes
 
 
@@ -127,7 +131,9 @@ class RoutedConformance(AdapterConformance):
         if not cls.format_id:
             return
         routes = _repo_routes()
-        own = [*routes.samples_of(cls.format_id), *map(Path, cls.extra_samples)]
+        # a routed file may be listed as an extra sample too: each is checked once
+        own = list(dict.fromkeys([*routes.samples_of(cls.format_id),
+                                  *(Path(p).resolve() for p in cls.extra_samples)]))
         defaults: dict[str, Any] = {
             "samples": own,
             "malformed_samples": routes.malformed_of(cls.format_id),

@@ -91,8 +91,8 @@ class AgnaiChatAdapter(FormatAdapter):
     losses = (
         ("messages[].time", "dropped: Agnai's export carries no dates"),
         ("messages[].speaker of characters", "dropped: Agnai names the chat's character"),
-        ("messages[].alternatives order", "approximated: the shown reply first, the others as "
-                                          "retries"),
+        ("messages[].alternatives[].text order", "approximated: the shown reply first, the "
+                                                  "others as retries"),
         ("messages[].reasoning, model, bookmark, attachments", "dropped"),
         ("participants, created, notes, memory, system_prompt, branch_of, lorebook",
          "dropped: an Agnai export holds the chat's texts and messages only"),

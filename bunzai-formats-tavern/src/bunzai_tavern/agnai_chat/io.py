@@ -177,8 +177,12 @@ def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
             m.alternatives) else 0
         retries = [a.text for i, a in enumerate(m.alternatives) if i != chosen]
         if loss is not None:
-            if [a.text for a in m.alternatives] != [m.text, *retries]:
-                loss.approximated(f"{path}alternatives", WHY["alternatives"])
+            # Only the texts move (the shown one first): each alternative's date and app
+            # data stay unreported here, so the loss rule names them one by one.
+            for j, (was, now) in enumerate(zip(m.alternatives, [m.text, *retries],
+                                               strict=True)):
+                if was.text != now:
+                    loss.approximated(f"{path}alternatives[{j}].text", WHY["alternatives"])
             if m.chosen != 0:
                 loss.approximated(f"{path}chosen", WHY["chosen"])
     elif loss is not None and lone_alternative(m):

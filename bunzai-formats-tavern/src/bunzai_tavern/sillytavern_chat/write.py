@@ -3,8 +3,11 @@
 A chat read from SillyTavern comes back byte for byte: key order, the original date text, the
 ``extra`` object as it was, line endings and even blank lines are restored from passthrough
 while the canonical values still match them.  A chat from another app is written the way
-SillyTavern 1.13 saves one (header with ``chat_metadata``, messages with ``is_system`` and
-``extra``), with epoch-millisecond dates, which every SillyTavern version parses exactly.
+SillyTavern saves one: a header naming the chat's user and character as 1.13 does (1.15's
+header, ``chat_metadata`` first and ``"unused"`` names, when the chat names no one), with
+``create_date`` only when the chat has a start date (SillyTavern just keeps it, and 1.15 writes
+none), then messages with ``is_system`` and ``extra`` and epoch-millisecond dates, which every
+SillyTavern version parses exactly.
 
 What the file cannot hold is declared by the adapter (``carries``); the writer reports only
 what it writes differently (a name a message lacks, a time rounded to the millisecond, an
@@ -42,6 +45,9 @@ FALLBACK_NAMES = {"user": "User", "character": "Assistant", "narrator": "System"
                   "system": "System"}
 """Names for messages without a speaker in a chat that declares no user or character."""
 NATURAL = ["name", "is_user", "is_system", "send_date", "mes", "extra"]
+NAMELESS_HEADER = ["chat_metadata", "user_name", "character_name"]
+"""SillyTavern 1.15's header (``public/script.js`` ``saveChat``, and its importers in
+``src/endpoints/chats.js``): ``chat_metadata`` first, ``"unused"`` for both names."""
 WHY = WRITER_REASONS
 
 
@@ -126,7 +132,10 @@ def _header_obj(chat: Chat, names: Mapping[str, str], fmt: str,
     meta = _metadata(chat, layout, data)
     if meta is not None:
         out["chat_metadata"] = meta
-    return ordered(out, layout.get("header_order"))
+    order = layout.get("header_order")
+    if order is None and not names:
+        order = NAMELESS_HEADER  # no one to name: the header SillyTavern writes today
+    return ordered(out, order)
 
 
 def _metadata(chat: Chat, layout: Mapping[str, Any], data: Mapping[str, Any]) -> Any:

@@ -1,11 +1,12 @@
-"""``tavernai-chat``: TavernAI chats: 1.3-1.5 ``.jsonl`` logs and rooms, and the legacy array.
+"""``tavernai-chat``: TavernAI chats: 1.2-1.5 ``.jsonl`` logs and rooms, and the legacy array.
 
-TavernAI 1.3-1.5 (``server.js`` ``/savechat``, ``/savechatroom``) writes a header line
+TavernAI 1.2-1.5 (``server.js`` ``/savechat``, ``/savechatroom``) writes a header line
 (``user_name``, ``character_name`` or a room's ``character_names[]``, epoch-millisecond
 ``create_date``; 1.5 adds ``notes``, ``notes_type``, ``mode``, rooms a ``scenario``) and one
-message per line (``name``, ``is_user``, ``is_name``, epoch-ms ``send_date``, ``mes``, ``chid``,
-``swipes``/``swipe_id``).  TavernAI up to 1.2 kept a chat as a JSON array of ``"Name: text"``
-strings.  CAI Tools' "Download as Tavern chat" writes the same lines (see the labeler).
+message per line (``name``, ``is_user``, ``is_name``, epoch-ms ``send_date``, ``mes``; 1.3
+``swipes``/``swipe_id``, 1.5 ``chid``).  TavernAI up to 1.1 kept a chat as a JSON array of
+``"Name: text"`` strings.  CAI Tools' "Download as Tavern chat" writes the same lines (see
+the labeler).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def score(input: AdapterInput) -> tuple[float, str]:
     from ..sillytavern_chat import is_header, is_message, st_marks
 
     if input.container == "json" and _is_legacy(input.json):
-        return 0.75, "JSON array of \"Name: text\" lines (TavernAI up to 1.2)"
+        return 0.75, "JSON array of \"Name: text\" lines (TavernAI up to 1.1)"
     recs = _records(input)
     if not recs or not is_header(recs[0]):
         return 0.0, ""
@@ -98,6 +99,7 @@ REASONS: tuple[tuple[str, str], ...] = (
     (M + "attachments", "TavernAI messages have no attachments"),
     (M + "time", "a legacy TavernAI chat has no dates"),
     (M + "alternatives", "TavernAI keeps swipes only when there are two or more"),
+    (M + "alternatives[*]", "a TavernAI swipe is its text alone"),
     (M + "alternatives[*].time", "TavernAI swipes have no dates"),
     (M + "alternatives[*].reasoning", "TavernAI keeps no reasoning"),
     (M + "chosen", "a legacy TavernAI chat has no swipes"),
@@ -144,7 +146,7 @@ class TavernAIChatAdapter(FormatAdapter):
         ("header with character_names[] (a room), no chat_metadata", 0.9),
         ("header with notes / notes_type / mode (TavernAI 1.5)", 0.9),
         ("header with an epoch-ms create_date, no chat_metadata, plain messages", 0.85),
-        ("JSON array of \"Name: text\" strings (TavernAI up to 1.2)", 0.75),
+        ("JSON array of \"Name: text\" strings (TavernAI up to 1.1)", 0.75),
         ("SillyTavern files (chat_metadata, or SillyTavern-shaped messages)", 0.0),
     )
     losses = (

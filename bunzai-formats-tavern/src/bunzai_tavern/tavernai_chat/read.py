@@ -1,4 +1,4 @@
-"""Reading TavernAI chats: JSONL logs and rooms (1.3-1.5) and legacy arrays (up to 1.2).
+"""Reading TavernAI chats: JSONL logs and rooms (1.2-1.5) and legacy arrays (up to 1.1).
 
 Keys bunzai has no field for (a 1.5 header's ``notes_type`` and ``mode``, keys other tools
 add) are the chat's or the message's app data; ``chid`` (the character's place in TavernAI's

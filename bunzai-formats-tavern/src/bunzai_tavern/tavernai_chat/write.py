@@ -63,7 +63,7 @@ def _report_participants(chat: Chat, loss: LossReport) -> None:
 
 
 def _write_legacy(chat: Chat, loss: LossReport) -> WriteResult:
-    """The array of ``"Name: text"`` lines a chat from TavernAI up to 1.2 was read from.
+    """The array of ``"Name: text"`` lines a chat from TavernAI up to 1.1 was read from.
 
     Reading such a line takes the name up to the first ``": "``; the user is ``You``, every
     other name a character, listed as the chat's participants in order of appearance."""

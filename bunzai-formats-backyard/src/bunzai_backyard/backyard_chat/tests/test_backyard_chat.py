@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from bunzai.sdk import Chat, ChatMessage
-from bunzai.testing import Registry, as_input, conversion_problems, corpus_files, ids, load_registry
+from bunzai.testing import (
+    Registry,
+    as_input,
+    conversion_problems,
+    corpus_files,
+    ids,
+    label,
+    load_registry,
+)
 
 FID = "backyard-chat"
 FILES = corpus_files("backyard-chat")
@@ -79,3 +87,19 @@ def test_an_empty_reply_after_the_user_has_no_place_and_the_rest_move_up() -> No
     out = reg().write([chat], FID)
     assert {(e.path, e.action) for e in out.loss} == {("messages[1]", "dropped")}
     assert conversion_problems(reg(), [chat], FID) == []
+
+
+@pytest.mark.skipif(not FILES, reason="chat corpus not available")
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_the_labeler_names_backyard_on_real_exports(path: Path) -> None:
+    result = label(reg(), path)
+    assert result.app == "Backyard AI", result.to_dict()
+    assert "version 2" in result.guesses[0].evidence[0]
+
+
+def test_the_labeler_names_backyard_on_both_export_versions() -> None:
+    for version, when in ((1, "2023-12-18T23:32:00.000Z"), (2, 1702942320000)):
+        data = _export({"input": "Hi", "output": "Hello", "createdAt": when}, version=version)
+        result = label(reg(), data, "chat.json")
+        assert result.app == "Backyard AI", result.to_dict()
+        assert f"version {version}" in result.guesses[0].evidence[0]

@@ -84,3 +84,28 @@ def test_a_faraday_cards_chat_history_comes_out_too() -> None:
                                                                     ("character", "Hello", 1)]
     with pytest.raises(UsageError, match="cannot take"):
         chats.embed(reg(), card, chat)
+
+
+def test_the_committed_sample_is_what_its_builder_makes() -> None:
+    from .sample_archive import SAMPLE, build
+
+    assert SAMPLE.read_bytes() == build(), "run python -m bunzai_backyard.byaf.tests.sample_archive"
+
+
+def test_regenerated_replies_come_out_as_alternatives_with_the_shown_one_chosen() -> None:
+    """Backyard shows the output with the latest activeTimestamp, whatever its place."""
+    from .sample_archive import SAMPLE
+
+    _, res, _ = reg().read(as_input(SAMPLE))
+    (chat,) = chats.extract(reg(), res.entities[0])
+    assert [m.role for m in chat.messages] == ["user", "character"] * 3
+    turns = [(len(m.alternatives), m.chosen, m.text) for m in chat.messages[1::2]]
+    assert turns == [(3, 1, "*Wren grins.* It's meant to be heard past the reef."),
+                     (0, None, "Not before the tide turns. Sit by the stove."),
+                     (2, 0, "*Wren taps the chart.* Three rocks, one name each, and all of "
+                            "them hungry.")]
+    assert chat.title == "Storm night" and chat.app_data["backyard-byaf"]["topK"] == 30
+    out = reg().write([chat], "sillytavern-chat")
+    back = reg().read(as_input(out.files[0].data, "chat.jsonl"))[1].entities[0]
+    assert [(len(m.alternatives), m.chosen) for m in back.messages[1::2]] == [
+        (3, 1), (0, None), (2, 0)]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bunzai.sdk import AdapterInput, Chat, ChatMessage, Participant
-from bunzai.testing import conversion_problems, load_registry
+from bunzai.testing import conversion_problems, label, load_registry
 
 FID = "risu-chat"
 SAMPLES = Path(__file__).parent / "samples"
@@ -75,3 +75,11 @@ def test_a_chat_from_another_app_is_written_as_risu_imports_it() -> None:
         ("participants", "dropped"), ("messages[0].role", "approximated"),
         ("messages[1].speaker", "dropped")}
     assert conversion_problems(reg(), [chat], FID) == []
+
+
+def test_the_labeler_names_risuai_and_the_export_version() -> None:
+    for name, version in (("risu-chat-export.json", "ver 2"),
+                          ("risu-chat-export-v1.json", "ver 1")):
+        result = label(reg(), SAMPLES / name)
+        assert result.app == "RisuAI", result.to_dict()
+        assert any(version in e for e in result.guesses[0].evidence), result.to_dict()

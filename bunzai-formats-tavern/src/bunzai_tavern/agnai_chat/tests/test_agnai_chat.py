@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 from bunzai.sdk import Alternative, Chat, ChatMessage
-from bunzai.testing import Registry, as_input, conversion_problems, load_registry
+from bunzai.testing import Registry, as_input, conversion_problems, label, load_registry
 
 FID = "agnai-chat"
 SAMPLES = Path(__file__).parent / "samples"
@@ -65,3 +65,41 @@ def test_a_chat_from_another_app_is_written_as_agnai_imports_it() -> None:
     assert {("messages[0].speaker", "dropped"), ("messages[0].time", "dropped"),
             ("messages[0].chosen", "approximated")} <= got
     assert conversion_problems(reg(), [chat], FID) == []
+
+
+def test_a_reordered_reply_names_what_each_swipe_loses() -> None:
+    """Moving the shown reply first changes swipe texts only: every swipe's date and other
+    app's data is still named on its own path, not hidden under one "alternatives" entry."""
+    when = datetime(2025, 8, 5, 21, 59, tzinfo=UTC)
+    st = {"sillytavern-chat": {"extra.api": "openai", "extra.model": "gpt-4o"}}
+    chat = Chat(messages=[
+        ChatMessage(role="user", speaker="Ada", text="Knock knock."),
+        ChatMessage(role="character", speaker="Wren", text="Who's there?", chosen=1,
+                    alternatives=[Alternative(text="Go away.", time=when, app_data=st),
+                                  Alternative(text="Who's there?", time=when, app_data=st),
+                                  Alternative(text="Mind the stairs.", time=when,
+                                              app_data=st)])])
+    out = reg().write([chat], FID)
+    got = {(e.path, e.action) for e in out.loss}
+    alt = "messages[1].alternatives"
+    assert (alt, "approximated") not in got
+    assert {(f"{alt}[0].text", "approximated"), (f"{alt}[1].text", "approximated"),
+            ("messages[1].chosen", "approximated")} <= got
+    assert (f"{alt}[2].text", "approximated") not in got  # still the third reply
+    for j in range(3):
+        assert {(f"{alt}[{j}].time", "dropped"),
+                (f"{alt}[{j}].app_data.sillytavern-chat.extra.api", "dropped"),
+                (f"{alt}[{j}].app_data.sillytavern-chat.extra.model", "dropped")} <= got
+    assert conversion_problems(reg(), [chat], FID) == []
+
+
+def test_the_labeler_names_agnai_on_its_exports_and_on_ours() -> None:
+    """Agnai's export (our samples, as ``ChatExport.tsx`` writes it) and a chat bunzai writes
+    for Agnai both carry Agnai's evidence: the chat's four texts and ``characterId``
+    "imported"."""
+    written = reg().write([Chat(messages=[ChatMessage(role="character", text="Hello.")])],
+                          FID).files[0].data
+    for source in [*sorted(SAMPLES.glob("*.json")), written]:
+        result = label(reg(), source, "chat.json")
+        assert result.app == "Agnai", result.to_dict()
+        assert any('characterId "imported"' in e for e in result.guesses[0].evidence)

@@ -9,7 +9,14 @@ import pytest
 
 from bunzai import lorebooks
 from bunzai.sdk import Chat
-from bunzai.testing import Registry, as_input, conversion_problems, corpus_files, load_registry
+from bunzai.testing import (
+    Registry,
+    as_input,
+    conversion_problems,
+    corpus_files,
+    label,
+    load_registry,
+)
 
 FID = "koboldai-lite"
 SAMPLES = Path(__file__).parent / "samples"
@@ -71,3 +78,13 @@ def test_world_info_comes_out_as_a_lorebook() -> None:
         ["oil"], False, 80, "light")
     out = reg().write([book], "sillytavern-lorebook")
     assert out.files
+
+
+def test_the_labeler_names_kobold_lite_and_its_mode() -> None:
+    cases = [(SAMPLES / "kobold-lite-chat-mode.json", "chat mode"),
+             (SAMPLES / "kobold-lite-instruct-mode.json", "instruct mode"),
+             *((path, "instruct mode") for path in REAL)]  # the real save is in instruct mode
+    for path, mode in cases:
+        result = label(reg(), path)
+        assert result.app == "KoboldAI", result.to_dict()
+        assert any(f"{mode}: KoboldAI Lite" in e for e in result.guesses[0].evidence), path.name

@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 from bunzai.sdk import Alternative, Chat, ChatMessage
-from bunzai.testing import Registry, as_input, conversion_problems, load_registry
+from bunzai.testing import Registry, as_input, conversion_problems, label, load_registry
 
 FID = "oobabooga-chat"
 SAMPLES = Path(__file__).parent / "samples"
@@ -62,3 +62,11 @@ def test_a_chat_from_another_app_is_written_as_the_webui_saves_one() -> None:
     assert {("messages[0].speaker", "dropped"), ("messages[0].time", "approximated"),
             ("messages[1].hidden", "dropped")} <= got
     assert conversion_problems(reg(), [chat], FID) == []
+
+
+def test_the_labeler_names_the_webui_and_its_history_era() -> None:
+    for name, era in (("oobabooga-history.json", "(internal, visible)"),
+                      ("oobabooga-history-2023.json", "before July 2023")):
+        result = label(reg(), SAMPLES / name)
+        assert result.app == "oobabooga text-generation-webui", result.to_dict()
+        assert any(era in e for e in result.guesses[0].evidence), result.to_dict()

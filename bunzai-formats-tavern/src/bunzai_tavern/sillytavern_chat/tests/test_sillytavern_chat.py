@@ -11,7 +11,15 @@ from typing import Any
 import pytest
 
 from bunzai.sdk import Alternative, Attachment, BunzaiError, Chat, ChatMessage, Participant
-from bunzai.testing import Registry, as_input, conversion_problems, corpus_files, ids, load_registry
+from bunzai.testing import (
+    Registry,
+    as_input,
+    conversion_problems,
+    corpus_files,
+    ids,
+    label,
+    load_registry,
+)
 
 FID = "sillytavern-chat"
 FILES = [p for p in corpus_files("st-chat", "st-group-chat") if p.stat().st_size]
@@ -189,9 +197,85 @@ def test_a_chat_from_another_app_is_written_as_sillytavern_saves_one() -> None:
     assert conversion_problems(reg(), [chat], FID) == []
 
 
+def test_a_chat_naming_no_one_gets_the_header_sillytavern_writes_today() -> None:
+    """SillyTavern 1.15 (and its importers) write ``chat_metadata`` first with "unused" names
+    and no ``create_date``; SillyTavern only keeps ``create_date`` to save it again."""
+    chat = Chat(notes="Loud storm.", messages=[ChatMessage(role="user", text="Hi")])
+    out = reg().write([chat], FID)
+    header = json.loads(out.files[0].data.splitlines()[0])
+    assert list(header) == ["chat_metadata", "user_name", "character_name"]
+    assert header == {"chat_metadata": {"note_prompt": "Loud storm."},
+                      "user_name": "unused", "character_name": "unused"}
+    named = Chat(participants=[Participant(name="Ada", role="user")],
+                 messages=[ChatMessage(role="user", text="Hi")])
+    header = json.loads(reg().write([named], FID).files[0].data.splitlines()[0])
+    assert header == {"user_name": "Ada", "character_name": "unused", "chat_metadata": {}}
+    for c in (chat, named):
+        assert conversion_problems(reg(), [c], FID) == []
+
+
 def test_a_headerless_group_chat_stays_headerless() -> None:
     first = dict(NARRATOR, is_group=True, original_avatar="Wren.png")
     data = jsonl(first, USER)
     chat = read(data)
     assert chat.participants == [] and len(chat.messages) == 2
     assert reg().write([chat], FID).files[0].data == data
+
+
+MERIDIEM, INTEGRITY = "from mid-2023 to 1.14", "1.12 or later"
+ERAS = {  # corpus file stem -> phrases of the evidence (the version its repository shows)
+    "st-chat__seoulrebel_ST_Codex__Simulator_2025_05_25_02h36m00s": (MERIDIEM, INTEGRITY),
+    "st-chat__seoulrebel_ST_Codex__chat_erykah_20250520_043447": (MERIDIEM, INTEGRITY),
+    "st-chat__Mrjwj34_chatBots__chat_default_assistant_20250724_123651": (MERIDIEM, INTEGRITY),
+    "st-chat__Trenttouch_stupidbar__chat_20250805_151805": (MERIDIEM, INTEGRITY),  # 1.13.2
+    "st-chat__amnesiavon_huggstory__Mori_2025_04_26_16h40m30s": (MERIDIEM, INTEGRITY),
+    "st-chat__2208096_sillytavern_saves__Branch_19_2025_07_01_18h08m30s": (MERIDIEM,),
+    "st-chat__glxiang369_sillytavern_saves__2025_04_28_23h18m07s": (MERIDIEM,),  # 1.12.9
+    "st-chat__SevenvxCN_nini__chat_default_seraphina_20260111_195406": ("1.15 or later",),
+    "st-chat__moving333_yjg__1673323621108": ("early-mid 2023",),  # April 2023
+    "st-chat__aldozulhaq_TavernAI__1677261616514": ("early-mid 2023",),  # April 2023
+    "st-group-chat__seoulrebel_ST_Codex__chat_2025_05_21_05h22m05s_20250521_05590":
+        ("up to 1.13",),
+    "st-group-chat__seoulrebel_ST_Codex__2025_05_29_09h15m12s": ("up to 1.13",),
+    "st-group-chat__boahancuck_xiaoxie__chat_2025_03_24_18h28m28s_20250324_10315":
+        ("up to 1.13",),  # 1.12.12
+}
+
+
+def _evidence(source: Any) -> tuple[str | None, str]:
+    result = label(reg(), source, "chat.jsonl")
+    return result.app, " | ".join(e for g in result.guesses for e in g.evidence)
+
+
+@pytest.mark.skipif(not FILES, reason="chat corpus not available")
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_the_labeler_names_the_sillytavern_era_of_each_real_chat(path: Path) -> None:
+    app, evidence = _evidence(path)
+    assert app == "SillyTavern", evidence
+    for phrase in ERAS[path.name.rsplit("__", 1)[0]]:
+        assert phrase in evidence, evidence
+
+
+def test_the_labeler_names_each_era_of_our_own_chats() -> None:
+    """The same eras on chats written here: one per shape SillyTavern has saved."""
+    eras = {
+        jsonl(HEADER, GREETING, USER): ("header with chat_metadata", MERIDIEM, INTEGRITY),
+        jsonl({"chat_metadata": {"integrity": "5b0c"}, "user_name": "unused",
+               "character_name": "unused"}, dict(USER, send_date="2024-11-03T21:06:40.000Z")):
+            ("1.15 or later",),
+        jsonl(dict(NARRATOR, is_group=True, original_avatar="Wren.png"), USER): ("up to 1.13",),
+        jsonl({"user_name": "You", "character_name": "Wren",
+               "create_date": "2023-3-20 @10h 31m 12s 164ms"},
+              {"name": "Wren", "is_user": False, "is_name": True,
+               "send_date": "2023-3-20 @10h 31m 12s 164ms", "mes": "Hello.", "extra": {}}):
+            ("before 1.4",),
+        jsonl({"user_name": "You", "character_name": "Wren",
+               "create_date": "2023-4-20 @10h 31m 12s 164ms", "chat_metadata": {}},
+              {"name": "Wren", "is_user": False, "is_name": True,
+               "send_date": "2023-4-20 @10h 31m 12s 164ms", "mes": "Hello."}):
+            ("early-mid 2023",),
+    }
+    for data, phrases in eras.items():
+        app, evidence = _evidence(data)
+        assert app == "SillyTavern", evidence
+        assert all(p in evidence for p in phrases), (phrases, evidence)

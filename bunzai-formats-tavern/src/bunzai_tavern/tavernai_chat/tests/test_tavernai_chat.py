@@ -1,4 +1,4 @@
-"""tavernai-chat: TavernAI 1.3-1.5 logs, rooms and legacy arrays; CAI Tools' Tavern export."""
+"""tavernai-chat: TavernAI 1.2-1.5 logs, rooms and legacy arrays; CAI Tools' Tavern export."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bunzai.sdk import Chat, ChatMessage, Participant
+from bunzai.sdk import Alternative, Chat, ChatMessage, Participant
 from bunzai.testing import (
     Registry,
     as_input,
@@ -96,6 +96,23 @@ def test_a_sillytavern_chat_loses_what_tavernai_cannot_hold() -> None:
                       "notes_type": "discr"}
 
 
+def test_a_swipes_app_data_is_dropped_for_the_true_reason() -> None:
+    """Two swipes are kept as texts: what goes is each swipe's own data, and the report says
+    so, never that TavernAI "keeps swipes only when there are two or more"."""
+    st = {"sillytavern-chat": {"extra.api": "openai", "extra.model": "gpt-4o"}}
+    chat = Chat(messages=[ChatMessage(
+        role="character", speaker="Wren", text="B", chosen=1,
+        time=datetime(2024, 1, 1, tzinfo=UTC),
+        alternatives=[Alternative(text="A", app_data=st), Alternative(text="B", app_data=st)])])
+    out = reg().write([chat], FID)
+    why = {e.path: e.reason for e in out.loss}
+    for j in range(2):
+        for key in ("api", "model"):
+            assert why[f"messages[0].alternatives[{j}].app_data.sillytavern-chat.extra.{key}"] \
+                == "a TavernAI swipe is its text alone"
+    assert conversion_problems(reg(), [chat], FID) == []
+
+
 CAI = [{"user_name": "You", "character_name": "Wren", "create_date": 1700000000000},
        {"name": "Wren", "is_user": False, "is_name": True, "send_date": 1700000000001,
         "mes": "Hello."},
@@ -109,3 +126,76 @@ def test_the_labeler_tells_cai_tools_exports_from_tavernai() -> None:
     later = [dict(CAI[0]), dict(CAI[1], send_date=1700000900000),
              dict(CAI[2], send_date=1700000950000)]
     assert "CAI Tools" not in [g.app for g in label(reg(), lines(*later), "x.jsonl").guesses]
+
+
+ERAS = {  # corpus file stem -> (app, a phrase of the evidence)
+    "tavernai-chat__moving333_yjg__1673323621108": ("TavernAI", "TavernAI 1.2 to 1.3"),
+    "tavernai-chat__aldozulhaq_TavernAI__1689442566015": ("TavernAI", "TavernAI 1.5"),
+    "tavernai-legacy-chat__SillyTavern_SillyTavern__1673181146000": ("TavernAI", "1.1 or earlier"),
+}
+
+
+@pytest.mark.skipif(not FILES, reason="chat corpus not available")
+@pytest.mark.parametrize("path", FILES, ids=ids(FILES))
+def test_the_labeler_names_the_tavernai_that_wrote_each_real_chat(path: Path) -> None:
+    app, phrase = ERAS[path.name.rsplit("__", 1)[0]]
+    result = label(reg(), path)
+    assert result.app == app, result.to_dict()
+    assert any(phrase in e for e in result.guesses[0].evidence), result.to_dict()
+
+
+PLAIN = [{"user_name": "You", "character_name": "Wren", "create_date": 1674559900991},
+         {"name": "Wren", "is_user": False, "is_name": True, "send_date": 1674563153854,
+          "mes": "The lamp is lit."},
+         {"name": "You", "is_user": True, "is_name": True, "send_date": 1674563201130,
+          "mes": "Good."},
+         {"name": "Wren", "is_user": False, "is_name": True, "send_date": 1674563244002,
+          "mes": "Mind the stairs.", "swipes": ["Careful.", "Mind the stairs."], "swipe_id": 1}]
+
+
+def test_tavernai_1_2_and_1_3_chats_are_named_from_their_shape() -> None:
+    """TavernAI's JSONL before ``chid``: a chat typed over minutes, the last reply with swipes
+    (1.3); not CAI Tools, whose export stamps every line at one moment."""
+    guesses = label(reg(), lines(*PLAIN), "x.jsonl").guesses
+    assert [g.app for g in guesses] == ["TavernAI"]
+    assert "TavernAI 1.2 to 1.3" in guesses[0].evidence[0]
+    one = label(reg(), lines(*PLAIN[:2]), "x.jsonl").guesses  # a lone greeting
+    assert [g.app for g in one] == ["TavernAI"]
+    later = [PLAIN[0], dict(PLAIN[1], chid=0)]  # chid: a later TavernAI
+    assert "TavernAI 1.2 to 1.3" not in " ".join(label(reg(), lines(*later), "x.jsonl")
+                                               .guesses[0].evidence)
+
+
+SAMPLES = Path(__file__).parent / "samples"
+
+
+@pytest.mark.parametrize("name", ["tavernai-room-chat.jsonl", "caitools-tavern-chat.jsonl"])
+def test_our_samples_round_trip_byte_for_byte(name: str) -> None:
+    path = SAMPLES / name
+    _, res, report = reg().read(as_input(path))
+    assert report is not None and report.winner is not None and report.winner.format == FID
+    out = reg().write(res.entities, FID)
+    assert not out.loss and out.files[0].data == path.read_bytes()
+
+
+def test_the_room_sample_reads_as_tavernai_1_5_saves_a_room() -> None:
+    chat = read((SAMPLES / "tavernai-room-chat.jsonl").read_bytes())
+    assert [(p.name, p.role) for p in chat.participants] == [
+        ("You", "user"), ("Wren", "character"), ("Ada", "character")]
+    assert chat.notes and chat.scenario == (
+        "Two keepers share the Gull Point light through a winter storm.")
+    assert [m.speaker for m in chat.messages] == ["Wren", "Ada", "You", "Wren", "You", "Ada"]
+    *earlier, last = chat.messages
+    assert last.chosen == 1 and len(last.alternatives) == 2  # swipes kept on the last reply
+    assert not any(m.alternatives for m in earlier)
+    assert label(reg(), SAMPLES / "tavernai-room-chat.jsonl").app == "TavernAI"
+
+
+def test_the_cai_tools_sample_is_named_cai_tools_and_keeps_merged_turns() -> None:
+    """CAI Tools joins a speaker's consecutive messages with a blank line and stamps every
+    line with the moment of the download."""
+    chat = read((SAMPLES / "caitools-tavern-chat.jsonl").read_bytes())
+    assert [m.role for m in chat.messages] == ["character", "user"] * 2 + ["character"]
+    assert "\n\n" in chat.messages[2].text
+    result = label(reg(), SAMPLES / "caitools-tavern-chat.jsonl")
+    assert result.app == "CAI Tools", result.to_dict()
