@@ -7,8 +7,10 @@ them ``STEM-<name>`` after its planned stem, as a single conversion does; the pa
 worker the batch's planned stems and sources once, and a worker only takes a name that it owns
 (see :class:`Reserved`), so no two outputs of a batch and no output and source ever share a name,
 and ``--force`` can replace only a file that existed before the batch.
-Each worker loads the plugin registry once and writes its outputs atomically; the parent only
-receives small result records, so memory stays flat however large the batch.
+Each worker starts with its parent's plugin registry and writes its outputs atomically; the parent
+only receives small results (:class:`~bunzai.service.BatchFile`), so memory stays flat however
+large the batch.  What a batch is (its rules, its plan, its totals) is
+:func:`bunzai.service.convert_batch`; this module is the machinery that runs it.
 
 Outputs are written without a per-file ``fsync`` (one per file serializes parallel workers on the
 file system journal); the batch flushes the file system once when it ends.  A crash
@@ -28,6 +30,8 @@ from .sources import RealPaths
 from .sources import expand_sources as expand_sources  # where batches have always had it
 
 if TYPE_CHECKING:
+    from .registry import Registry
+    from .service import BatchFile
     from .types import OutputFile
 
 
@@ -164,70 +168,75 @@ _worker_reserved: Reserved | None = None
 
 
 def _init_worker(reserved: Reserved | None = None) -> None:
+    """A worker process's start: the registry its parent forked with (loaded anew where
+    processes are spawned), and the batch's reserved names."""
     global _worker_registry, _worker_reserved
-    from .api import get_registry
-    _worker_registry = get_registry()
+    if _worker_registry is None:
+        from .api import get_registry
+        _worker_registry = get_registry()
     _worker_reserved = reserved
 
 
-def _pooled_job(job: Job) -> dict[str, Any]:
+def _pooled_job(job: Job) -> BatchFile:
     assert _worker_reserved is not None  # set by the pool's initializer
-    return convert_job(job, _worker_reserved)
+    return convert_job(job, _worker_reserved, _worker_registry)
 
 
-def convert_job(job: Job, reserved: Reserved) -> dict[str, Any]:
-    """Convert one file; never raises for a bad input (the error becomes the record).
+def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) -> BatchFile:
+    """Convert one file; never raises for a bad input (the error becomes the result).
 
-    The record is the conversion's own JSON (:meth:`~bunzai.service.Conversion.to_dict`) plus
-    ``status`` (converted, skipped, failed), the outputs, and for a skipped file the ``reason``.
     Every target is checked before the first is written, so a source whose output exists
     (without ``--force``) is skipped whole, not half written; that is a refused conversion,
     exit code 5, as for a single file."""
     from .outputs import write_atomic
-    from .service import convert_file
+    from .service import BatchFile, convert_file
 
-    reg = _worker_registry
-    if reg is None:
-        _init_worker(reserved)
-        reg = _worker_registry
-    record: dict[str, Any] = {"path": job.src, "output": None, "status": "failed"}
+    found = BatchFile(job.src)
     try:
         conv = convert_file(job.src, job.to, from_format=job.from_format,
-                            options=dict(job.options), registry=reg, verify=job.verify)
-        record.update(conv.to_dict())
-        if conv.error is not None or conv.written is None:
-            return record
+                            options=dict(job.options), registry=registry, verify=job.verify)
+        facts = conv.to_dict()
+        for key in ("path", "error", "exit_code"):
+            facts.pop(key, None)
+        found.facts = facts
+        if conv.error is not None:
+            found.error, found.exit_code = conv.error.message, conv.error.exit_code
+            return found
         written = conv.written
+        assert written is not None  # a conversion without an error has written
         targets = _targets(job, written.files, reserved)
         if not job.force:
             for target in targets:
                 if target.exists():
-                    record.update({"status": "skipped", "exit_code": 5,
-                                   "reason": f"{target} exists (use --force to replace it, "
-                                             "or another --out-dir)"})
-                    return record
-        outputs: list[str] = []
-        record["outputs"] = outputs  # a failed write still says what was written before it
+                    found.status, found.exit_code = "skipped", 5
+                    found.reason = (f"{target} exists (use --force to replace it, or another "
+                                    "--out-dir)")
+                    return found
+        found.outputs = []  # a failed write still says what was written before it
         for target, f in zip(targets, written.files, strict=True):
             write_atomic(target, f.parts, force=job.force, durable=False)
-            outputs.append(str(target))
-        record.update({"status": "converted", "output": outputs[0]})
+            found.outputs.append(str(target))
+        found.status = "converted"
     except BunzaiError as exc:
-        record.update({"error": exc.message, "exit_code": exc.exit_code})
+        found.error, found.exit_code = exc.message, exc.exit_code
     except Exception as exc:  # one bad file never stops a batch
-        record.update({"error": f"internal error: {type(exc).__name__}: {exc}",
-                       "exit_code": 4})
-    return record
+        found.error, found.exit_code = f"internal error: {type(exc).__name__}: {exc}", 4
+    return found
 
 
-def run(jobs: list[Job], workers: int, suffixes: Iterable[str] = ()
-        ) -> Iterator[dict[str, Any]]:
-    """Yield one record per job, in order, using ``workers`` processes (1: in-process).
-    ``suffixes``: every suffix the installed writers use (see :class:`Reserved`)."""
+def run(jobs: list[Job], workers: int, suffixes: Iterable[str] = (),
+        registry: Registry | None = None) -> Iterator[BatchFile]:
+    """Yield one result per job, in order, using ``workers`` processes (1: in-process) that
+    read with ``registry`` (by default the process-wide one).  ``suffixes``: every suffix the
+    installed writers use (see :class:`Reserved`)."""
+    global _worker_registry
+    from .api import get_registry
+
+    reg = registry if registry is not None else get_registry()
     reserved = Reserved.of(jobs, suffixes)
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
-            yield convert_job(job, reserved)
+            yield convert_job(job, reserved, reg)
         _flush_to_disk()
         return
     from concurrent.futures import ProcessPoolExecutor  # the pool's machinery, only for -j 2+
@@ -236,10 +245,14 @@ def run(jobs: list[Job], workers: int, suffixes: Iterable[str] = ()
     if os.name == "posix":
         import multiprocessing
         ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                             initargs=(reserved,), mp_context=ctx) as pool:
-        chunk = max(1, min(32, len(jobs) // (workers * 8)))
-        yield from pool.map(_pooled_job, jobs, chunksize=chunk)
+    _worker_registry = reg  # what forked workers start with
+    try:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
+                                 initargs=(reserved,), mp_context=ctx) as pool:
+            chunk = max(1, min(32, len(jobs) // (workers * 8)))
+            yield from pool.map(_pooled_job, jobs, chunksize=chunk)
+    finally:
+        _worker_registry = None
     _flush_to_disk()
 
 
