@@ -6,7 +6,9 @@ A source that fans out into several files (a persona backup written one file per
 them ``STEM-<name>`` after its planned stem, as a single conversion does; the parent hands every
 worker the batch's planned stems and sources once, and a worker only takes a name that it owns
 (see :class:`Reserved`), so no two outputs of a batch and no output and source ever share a name,
-and ``--force`` can replace only a file that existed before the batch.
+and ``--force`` can replace only a file that existed before the batch.  A file already in the
+folder that holds another format's output (a second ``--to`` into the same ``--out-dir``) is left
+alone and the job's files are named after their target instead (see :func:`_place`).
 Each worker starts with its parent's plugin registry and writes its outputs atomically; the parent
 only receives small results (:class:`~bunzai.service.BatchFile`), so memory stays flat however
 large the batch.  What a batch is (its rules, its plan, its totals) is
@@ -134,18 +136,20 @@ def plan(sources: list[Path], out_dir: Path, suffix: str) -> list[Path]:
     return paths
 
 
-def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved) -> list[Path]:
+def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved,
+             tag: str | None = None) -> list[Path]:
     """Where the files of one job go.  One file: ``STEM + suffix`` (its own suffix), or
     ``STEM-2`` (``-3``...) when the job does not own that name (a source of the batch, or what
     another job may write).  Several: the names a single conversion gives
     (:func:`~bunzai.outputs.output_names`), each one the job does not own becoming
     ``STEM-<name>_2`` (``_3``...) with the name's dashes made ``_``, so that no longer planned
-    stem can start it."""
+    stem can start it.  With ``tag`` (the target format, see :func:`_place`) every name is
+    ``STEM-<tag>`` plus the rest, and one the job does not own ``STEM-<tag>_2`` (...)."""
     from .outputs import output_names
 
     folder = Path(job.out).parent
     stem = job.stem
-    names = output_names(stem, files)
+    names = output_names(stem if tag is None else f"{stem}-{tag}", files)
     used = {n.casefold() for n in names}
     paths = []
     for name, f in zip(names, files, strict=True):
@@ -154,13 +158,50 @@ def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved) -> list[
             n = 2
             # Each name tried differs in its number, so every planned stem, source and name of
             # this job rules out at most one: the loop ends.
-            while ((name := (f"{stem}-{n}{f.suffix}" if len(files) == 1
+            while ((name := (f"{stem}-{n}{f.suffix}" if len(files) == 1 and tag is None
                              else f"{stem}-{label}_{n}{f.suffix}")).casefold() in used
                    or not reserved.owns(stem, name, folder)):
                 n += 1
             used.add(name.casefold())
         paths.append(folder / name)
     return paths
+
+
+def _place(job: Job, files: Sequence[OutputFile], reserved: Reserved, target: str,
+           registry: Registry) -> list[Path]:
+    """Where the files of one job go, given what the output folder already holds.
+
+    When a planned name is taken by another format's output (a second ``--to`` into the same
+    ``--out-dir``: Pygmalion and Agnai both write ``.json``; RisuAI, RoleCall and Backyard
+    ``.png``), that file stays and this job's files are named after their target
+    (``STEM-<target>``), with or without ``--force``: both outputs are kept.  A file of the
+    same format (this conversion, run before) or one bunzai does not recognise is in the way
+    of the planned name: the job is skipped, or with ``--force`` replaces it."""
+    planned = _targets(job, files, reserved)
+    for path, f in zip(planned, files, strict=True):
+        if path.exists() and _another_format(path, f, target, registry):
+            return _targets(job, files, reserved, tag=target)
+    return planned
+
+
+def _another_format(path: Path, ours: OutputFile, target: str, registry: Registry) -> bool:
+    """Whether the file at ``path`` is recognised as a format other than the one ``ours`` is
+    (detection on both, so a writer whose output detection names otherwise still matches its
+    earlier output).  Run only when a name is taken, so a batch into a fresh folder pays
+    nothing for it."""
+    from .input import AdapterInput
+
+    def winner(inp: AdapterInput) -> str | None:
+        w = registry.detect(inp).winner
+        return w.format if w is not None else None
+
+    try:
+        theirs = winner(AdapterInput.from_path(path))
+    except (BunzaiError, OSError):
+        return False  # not a file bunzai reads (a folder, an unreadable file): in the way
+    if theirs is None or theirs == target:
+        return False
+    return theirs != winner(AdapterInput(ours.data, path.name))
 
 
 _worker_registry: Any = None
@@ -172,9 +213,13 @@ def _init_worker(reserved: Reserved | None = None) -> None:
     processes are spawned), and the batch's reserved names."""
     global _worker_registry, _worker_reserved
     if _worker_registry is None:
-        from .api import get_registry
-        _worker_registry = get_registry()
+        _worker_registry = _load_registry()
     _worker_reserved = reserved
+
+
+def _load_registry() -> Registry:
+    from .api import get_registry
+    return get_registry()
 
 
 def _pooled_job(job: Job) -> BatchFile:
@@ -192,9 +237,10 @@ def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) 
     from .service import BatchFile, convert_file
 
     found = BatchFile(job.src)
+    reg = registry if registry is not None else _load_registry()
     try:
         conv = convert_file(job.src, job.to, from_format=job.from_format,
-                            options=dict(job.options), registry=registry, verify=job.verify)
+                            options=dict(job.options), registry=reg, verify=job.verify)
         facts = conv.to_dict()
         for key in ("path", "error", "exit_code"):
             facts.pop(key, None)
@@ -202,9 +248,9 @@ def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) 
         if conv.error is not None:
             found.error, found.exit_code = conv.error.message, conv.error.exit_code
             return found
-        written = conv.written
-        assert written is not None  # a conversion without an error has written
-        targets = _targets(job, written.files, reserved)
+        written, handle = conv.written, conv.target
+        assert written is not None and handle is not None  # no error: it has written
+        targets = _place(job, written.files, reserved, handle.id, reg)
         if not job.force:
             for target in targets:
                 if target.exists():
@@ -230,9 +276,8 @@ def run(jobs: list[Job], workers: int, suffixes: Iterable[str] = (),
     read with ``registry`` (by default the process-wide one).  ``suffixes``: every suffix the
     installed writers use (see :class:`Reserved`)."""
     global _worker_registry
-    from .api import get_registry
 
-    reg = registry if registry is not None else get_registry()
+    reg = registry if registry is not None else _load_registry()
     reserved = Reserved.of(jobs, suffixes)
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
