@@ -13,6 +13,7 @@ import pytest
 
 from bunzai.testing import corpus_files, require_corpus
 
+from .hostile.cases import card_v2, png_card
 from .plugin_env import PluginEnv, plugin_env
 
 require_corpus()
@@ -130,12 +131,41 @@ def test_to_json_in_a_batch_picks_each_kinds_json_format(tmp_path: Path) -> None
     assert json.loads(card_out.read_text())["data"]["name"] == "Seraphina"
 
 
-def test_a_second_target_in_the_same_folder_says_why_it_wrote_nothing(tmp_path: Path) -> None:
+def _formats(folder: Path) -> dict[str, object]:
+    """What each file in ``folder`` reads as."""
+    res = bunzai("inspect", folder, "--json")
+    return {Path(str(r["path"])).name: r.get("format") for r in lines(res.stdout)}
+
+
+def test_a_second_target_in_the_same_folder_keeps_both_outputs(tmp_path: Path) -> None:
+    """Pygmalion and Agnai both write ``.json``, RisuAI and RoleCall ``.png``: a second --to
+    into the same --out-dir writes its own files, named after the target, and the first
+    target's files stay as they were, even with --force."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "pier.png").write_bytes(png_card(json.dumps(card_v2(name="Pier")).encode()))
+    (src / "slate.json").write_text(json.dumps(card_v2(name="Slate")))
     out = tmp_path / "out"
-    assert bunzai("convert", PNG, "--to", "risu", "-d", out).returncode == 0
-    res = bunzai("convert", PNG, "--to", "rolecall", "-d", out)
-    assert res.returncode == 5
-    assert "exists (use --force to replace it, or another --out-dir)" in res.stderr
+    assert bunzai("convert", src, "--to", "pygmalion", "-d", out).returncode == 0
+    first = {p.name: p.read_bytes() for p in out.iterdir()}
+    res = bunzai("convert", src, "--to", "agnai", "-d", out, "--json")
+    assert res.returncode == 0, res.stderr
+    assert sorted(Path(str(r["output"])).name for r in lines(res.stdout)) == [
+        "pier-agnai.json", "slate-agnai.json"]
+    assert {p: (out / p).read_bytes() for p in first} == first
+    assert _formats(out) == {"pier.json": "pygmalion", "slate.json": "pygmalion",
+                             "pier-agnai.json": "agnai", "slate-agnai.json": "agnai"}
+    res = bunzai("convert", src, "--to", "agnai", "-d", out)  # the same target again
+    assert res.returncode == 5 and "0 converted, 2 skipped" in res.stdout
+    assert f"skipped: {out / 'pier-agnai.json'} exists (use --force" in res.stderr
+
+    pngs = tmp_path / "pngs"
+    assert bunzai("convert", src / "pier.png", "--to", "risu", "-d", pngs).returncode == 0
+    risu = (pngs / "pier.png").read_bytes()
+    res = bunzai("convert", src / "pier.png", "--to", "rolecall", "-d", pngs, "--force")
+    assert res.returncode == 0 and f"-> {pngs / 'pier-rolecall.png'} " in res.stdout
+    assert (pngs / "pier.png").read_bytes() == risu
+    assert _formats(pngs) == {"pier.png": "risu", "pier-rolecall.png": "rolecall"}
 
 
 # -- 5-6. quiet scripts and pipes ------------------------------------------------------------------

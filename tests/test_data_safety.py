@@ -47,12 +47,10 @@ def _sha(path: Path) -> str:
 
 def _cli(registry: Registry, *args: str | Path) -> Any:
     set_registry(registry)
-    batch._worker_registry = registry  # an in-process batch keeps the first registry it saw
     try:
         return CliRunner().invoke(app, [str(a) for a in args])
     finally:
         set_registry(None)
-        batch._worker_registry = None
 
 
 def _card_json(name: str = "Tidewatcher", **data: Any) -> bytes:

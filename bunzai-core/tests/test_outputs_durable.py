@@ -48,6 +48,6 @@ def test_single_writes_are_durable_and_batch_writes_flush_once(
     jobs = [batch.Job(str(s), str(t), "vaud-json", None, False) for s, t in
             zip(sources, targets, strict=True)]
     records = list(batch.run(jobs, 1))
-    assert [r["status"] for r in records] == ["converted"] * 3, records
+    assert [r.status for r in records] == ["converted"] * 3, records
     assert len(calls) == 1 and syncs == [True]
-    assert all(Path(r["output"]).stat().st_size > 0 for r in records)
+    assert all(Path(r.to_dict()["output"]).stat().st_size > 0 for r in records)

@@ -6,9 +6,13 @@ A source that fans out into several files (a persona backup written one file per
 them ``STEM-<name>`` after its planned stem, as a single conversion does; the parent hands every
 worker the batch's planned stems and sources once, and a worker only takes a name that it owns
 (see :class:`Reserved`), so no two outputs of a batch and no output and source ever share a name,
-and ``--force`` can replace only a file that existed before the batch.
-Each worker loads the plugin registry once and writes its outputs atomically; the parent only
-receives small result records, so memory stays flat however large the batch.
+and ``--force`` can replace only a file that existed before the batch.  A file already in the
+folder that holds another format's output (a second ``--to`` into the same ``--out-dir``) is left
+alone and the job's files are named after their target instead (see :func:`_place`).
+Each worker starts with its parent's plugin registry and writes its outputs atomically; the parent
+only receives small results (:class:`~bunzai.service.BatchFile`), so memory stays flat however
+large the batch.  What a batch is (its rules, its plan, its totals) is
+:func:`bunzai.service.convert_batch`; this module is the machinery that runs it.
 
 Outputs are written without a per-file ``fsync`` (one per file serializes parallel workers on the
 file system journal); the batch flushes the file system once when it ends.  A crash
@@ -28,6 +32,8 @@ from .sources import RealPaths
 from .sources import expand_sources as expand_sources  # where batches have always had it
 
 if TYPE_CHECKING:
+    from .registry import Registry
+    from .service import BatchFile
     from .types import OutputFile
 
 
@@ -130,18 +136,20 @@ def plan(sources: list[Path], out_dir: Path, suffix: str) -> list[Path]:
     return paths
 
 
-def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved) -> list[Path]:
+def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved,
+             tag: str | None = None) -> list[Path]:
     """Where the files of one job go.  One file: ``STEM + suffix`` (its own suffix), or
     ``STEM-2`` (``-3``...) when the job does not own that name (a source of the batch, or what
     another job may write).  Several: the names a single conversion gives
     (:func:`~bunzai.outputs.output_names`), each one the job does not own becoming
     ``STEM-<name>_2`` (``_3``...) with the name's dashes made ``_``, so that no longer planned
-    stem can start it."""
+    stem can start it.  With ``tag`` (the target format, see :func:`_place`) every name is
+    ``STEM-<tag>`` plus the rest, and one the job does not own ``STEM-<tag>_2`` (...)."""
     from .outputs import output_names
 
     folder = Path(job.out).parent
     stem = job.stem
-    names = output_names(stem, files)
+    names = output_names(stem if tag is None else f"{stem}-{tag}", files)
     used = {n.casefold() for n in names}
     paths = []
     for name, f in zip(names, files, strict=True):
@@ -150,7 +158,7 @@ def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved) -> list[
             n = 2
             # Each name tried differs in its number, so every planned stem, source and name of
             # this job rules out at most one: the loop ends.
-            while ((name := (f"{stem}-{n}{f.suffix}" if len(files) == 1
+            while ((name := (f"{stem}-{n}{f.suffix}" if len(files) == 1 and tag is None
                              else f"{stem}-{label}_{n}{f.suffix}")).casefold() in used
                    or not reserved.owns(stem, name, folder)):
                 n += 1
@@ -159,75 +167,121 @@ def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved) -> list[
     return paths
 
 
+def _place(job: Job, files: Sequence[OutputFile], reserved: Reserved, target: str,
+           registry: Registry) -> list[Path]:
+    """Where the files of one job go, given what the output folder already holds.
+
+    When a planned name is taken by another format's output (a second ``--to`` into the same
+    ``--out-dir``: Pygmalion and Agnai both write ``.json``; RisuAI, RoleCall and Backyard
+    ``.png``), that file stays and this job's files are named after their target
+    (``STEM-<target>``), with or without ``--force``: both outputs are kept.  A file of the
+    same format (this conversion, run before) or one bunzai does not recognise is in the way
+    of the planned name: the job is skipped, or with ``--force`` replaces it."""
+    planned = _targets(job, files, reserved)
+    for path, f in zip(planned, files, strict=True):
+        if path.exists() and _another_format(path, f, target, registry):
+            return _targets(job, files, reserved, tag=target)
+    return planned
+
+
+def _another_format(path: Path, ours: OutputFile, target: str, registry: Registry) -> bool:
+    """Whether the file at ``path`` is recognised as a format other than the one ``ours`` is
+    (detection on both, so a writer whose output detection names otherwise still matches its
+    earlier output).  Run only when a name is taken, so a batch into a fresh folder pays
+    nothing for it."""
+    from .input import AdapterInput
+
+    def winner(inp: AdapterInput) -> str | None:
+        w = registry.detect(inp).winner
+        return w.format if w is not None else None
+
+    try:
+        theirs = winner(AdapterInput.from_path(path))
+    except (BunzaiError, OSError):
+        return False  # not a file bunzai reads (a folder, an unreadable file): in the way
+    if theirs is None or theirs == target:
+        return False
+    return theirs != winner(AdapterInput(ours.data, path.name))
+
+
 _worker_registry: Any = None
 _worker_reserved: Reserved | None = None
 
 
 def _init_worker(reserved: Reserved | None = None) -> None:
+    """A worker process's start: the registry its parent forked with (loaded anew where
+    processes are spawned), and the batch's reserved names."""
     global _worker_registry, _worker_reserved
-    from .api import get_registry
-    _worker_registry = get_registry()
+    if _worker_registry is None:
+        _worker_registry = _load_registry()
     _worker_reserved = reserved
 
 
-def _pooled_job(job: Job) -> dict[str, Any]:
+def _load_registry() -> Registry:
+    from .api import get_registry
+    return get_registry()
+
+
+def _pooled_job(job: Job) -> BatchFile:
     assert _worker_reserved is not None  # set by the pool's initializer
-    return convert_job(job, _worker_reserved)
+    return convert_job(job, _worker_reserved, _worker_registry)
 
 
-def convert_job(job: Job, reserved: Reserved) -> dict[str, Any]:
-    """Convert one file; never raises for a bad input (the error becomes the record).
+def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) -> BatchFile:
+    """Convert one file; never raises for a bad input (the error becomes the result).
 
-    The record is the conversion's own JSON (:meth:`~bunzai.service.Conversion.to_dict`) plus
-    ``status`` (converted, skipped, failed), the outputs, and for a skipped file the ``reason``.
     Every target is checked before the first is written, so a source whose output exists
     (without ``--force``) is skipped whole, not half written; that is a refused conversion,
     exit code 5, as for a single file."""
     from .outputs import write_atomic
-    from .service import convert_file
+    from .service import BatchFile, convert_file
 
-    reg = _worker_registry
-    if reg is None:
-        _init_worker(reserved)
-        reg = _worker_registry
-    record: dict[str, Any] = {"path": job.src, "output": None, "status": "failed"}
+    found = BatchFile(job.src)
+    reg = registry if registry is not None else _load_registry()
     try:
         conv = convert_file(job.src, job.to, from_format=job.from_format,
                             options=dict(job.options), registry=reg, verify=job.verify)
-        record.update(conv.to_dict())
-        if conv.error is not None or conv.written is None:
-            return record
-        written = conv.written
-        targets = _targets(job, written.files, reserved)
+        facts = conv.to_dict()
+        for key in ("path", "error", "exit_code"):
+            facts.pop(key, None)
+        found.facts = facts
+        if conv.error is not None:
+            found.error, found.exit_code = conv.error.message, conv.error.exit_code
+            return found
+        written, handle = conv.written, conv.target
+        assert written is not None and handle is not None  # no error: it has written
+        targets = _place(job, written.files, reserved, handle.id, reg)
         if not job.force:
             for target in targets:
                 if target.exists():
-                    record.update({"status": "skipped", "exit_code": 5,
-                                   "reason": f"{target} exists (use --force to replace it, "
-                                             "or another --out-dir)"})
-                    return record
-        outputs: list[str] = []
-        record["outputs"] = outputs  # a failed write still says what was written before it
+                    found.status, found.exit_code = "skipped", 5
+                    found.reason = (f"{target} exists (use --force to replace it, or another "
+                                    "--out-dir)")
+                    return found
+        found.outputs = []  # a failed write still says what was written before it
         for target, f in zip(targets, written.files, strict=True):
             write_atomic(target, f.parts, force=job.force, durable=False)
-            outputs.append(str(target))
-        record.update({"status": "converted", "output": outputs[0]})
+            found.outputs.append(str(target))
+        found.status = "converted"
     except BunzaiError as exc:
-        record.update({"error": exc.message, "exit_code": exc.exit_code})
+        found.error, found.exit_code = exc.message, exc.exit_code
     except Exception as exc:  # one bad file never stops a batch
-        record.update({"error": f"internal error: {type(exc).__name__}: {exc}",
-                       "exit_code": 4})
-    return record
+        found.error, found.exit_code = f"internal error: {type(exc).__name__}: {exc}", 4
+    return found
 
 
-def run(jobs: list[Job], workers: int, suffixes: Iterable[str] = ()
-        ) -> Iterator[dict[str, Any]]:
-    """Yield one record per job, in order, using ``workers`` processes (1: in-process).
-    ``suffixes``: every suffix the installed writers use (see :class:`Reserved`)."""
+def run(jobs: list[Job], workers: int, suffixes: Iterable[str] = (),
+        registry: Registry | None = None) -> Iterator[BatchFile]:
+    """Yield one result per job, in order, using ``workers`` processes (1: in-process) that
+    read with ``registry`` (by default the process-wide one).  ``suffixes``: every suffix the
+    installed writers use (see :class:`Reserved`)."""
+    global _worker_registry
+
+    reg = registry if registry is not None else _load_registry()
     reserved = Reserved.of(jobs, suffixes)
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
-            yield convert_job(job, reserved)
+            yield convert_job(job, reserved, reg)
         _flush_to_disk()
         return
     from concurrent.futures import ProcessPoolExecutor  # the pool's machinery, only for -j 2+
@@ -236,10 +290,14 @@ def run(jobs: list[Job], workers: int, suffixes: Iterable[str] = ()
     if os.name == "posix":
         import multiprocessing
         ctx = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                             initargs=(reserved,), mp_context=ctx) as pool:
-        chunk = max(1, min(32, len(jobs) // (workers * 8)))
-        yield from pool.map(_pooled_job, jobs, chunksize=chunk)
+    _worker_registry = reg  # what forked workers start with
+    try:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
+                                 initargs=(reserved,), mp_context=ctx) as pool:
+            chunk = max(1, min(32, len(jobs) // (workers * 8)))
+            yield from pool.map(_pooled_job, jobs, chunksize=chunk)
+    finally:
+        _worker_registry = None
     _flush_to_disk()
 
 

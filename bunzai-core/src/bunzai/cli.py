@@ -34,7 +34,15 @@ from .errors import BunzaiError, UsageError
 
 if TYPE_CHECKING:
     from .registry import Registry
-    from .service import Conversion, Difference, Inspection, Labelling, Outcome, Validation
+    from .service import (
+        BatchFile,
+        Conversion,
+        Difference,
+        Inspection,
+        Labelling,
+        Outcome,
+        Validation,
+    )
 
 _SETTINGS: dict[str, Any] = {"add_completion": False, "rich_markup_mode": None,
                              "pretty_exceptions_enable": False}
@@ -575,10 +583,8 @@ def convert_command(
     file is named with the reason, and the exit code is that of the worst file.
     """
     from .api import parse_options
-    from .service import check_source_format, check_target
+    from .service import check_source_format, check_target, makes_batch
 
-    batch = len(srcs) > 1 or out_dir is not None or any(
-        p.is_dir() or any(ch in str(p) for ch in "*?[") for p in srcs)
     try:
         _apply_limits(max_size)
         reg = _registry()
@@ -587,7 +593,7 @@ def convert_command(
         check_target(to, reg, opts)
     except BunzaiError as exc:
         _fail(exc, as_json)
-    if batch:
+    if makes_batch(srcs, out_dir):
         _convert_batch(reg, srcs, to, out_dir, jobs, from_, force, opts, as_json, out, verify)
         return
     _convert_one(reg, srcs[0], to, out, from_, force, opts, as_json, verify)
@@ -616,71 +622,47 @@ def _convert_one(reg: Registry, src: Path, to: str, out: Path | None, from_: str
 def _convert_batch(reg: Registry, srcs: list[Path], to: str, out_dir: Path | None, jobs: int,
                    from_: str | None, force: bool, opts: Mapping[str, Any], as_json: bool,
                    out: Path | None, verify: bool) -> None:
-    from . import batch
-    from .outputs import make_folder
+    from .service import convert_batch
 
     try:
-        folder = next((s for s in srcs if s.is_dir()), None)
-        if out is not None:
-            if folder is not None:
-                raise UsageError("is a folder: converting a folder is a batch; use --out-dir "
-                                 "instead of --out", path=str(folder))
-            raise UsageError("--out names one file; use --out-dir for several sources")
-        if out_dir is None:
-            if folder is not None:
-                raise UsageError("is a folder: converting a folder is a batch; give --out-dir",
-                                 path=str(folder))
-            raise UsageError("converting several files needs --out-dir")
-        if jobs < 1:
-            raise UsageError("--jobs must be at least 1")
-        sources = _files(srcs)
-        make_folder(out_dir)
+        work = convert_batch(srcs, to, out_dir=out_dir, out=out, jobs=jobs, from_format=from_,
+                             options=opts, force=force, verify=verify, registry=reg)
     except BunzaiError as exc:
         _fail(exc, as_json)
-    stems = batch.plan(sources, out_dir, "")
-    work = [batch.Job(str(s), str(o), to, from_, force, tuple(opts.items()), "", verify)
-            for s, o in zip(sources, stems, strict=True)]
-    suffixes = {i.suffix for i in reg.formats()}
     show_progress = sys.stderr.isatty() and not QUIET and not as_json
-    counts = {"converted": 0, "skipped": 0, "failed": 0}
-    worst = 0
-    for i, rec in enumerate(batch.run(work, jobs, suffixes), 1):
-        counts[rec["status"]] += 1
-        if rec["status"] != "converted":
-            worst = max(worst, rec.get("exit_code", 4))
+    for found in work.run():
         if show_progress:
             sys.stderr.write("\r\x1b[K")
         if as_json:
-            _emit_json(rec)
+            _emit_json(found.to_dict())
         else:
-            _show_record(rec)
+            _show_batch_file(found)
         if show_progress:
-            sys.stderr.write(f"[{i}/{len(work)}] converted {counts['converted']}, skipped "
-                             f"{counts['skipped']}, failed {counts['failed']}")
+            sys.stderr.write(f"[{work.done}/{work.size}] converted {work.converted}, skipped "
+                             f"{work.skipped}, failed {work.failed}")
             sys.stderr.flush()
     if show_progress:
         sys.stderr.write("\r\x1b[K")
         sys.stderr.flush()
     if not as_json:
-        _say(f"{len(work)} file(s): {counts['converted']} converted, {counts['skipped']} "
-             f"skipped, {counts['failed']} failed")
-    _done(worst)
+        _say(f"{work.size} file(s): {work.converted} converted, {work.skipped} skipped, "
+             f"{work.failed} failed")
+    _done(work.exit_code)
 
 
-def _show_record(rec: dict[str, Any]) -> None:
+def _show_batch_file(found: BatchFile) -> None:
     """One batch file: converted with its loss summary (every entry with --verbose), or the
     reason it was skipped or failed (on stderr, like any error)."""
-    if rec["status"] == "converted":
-        outs = rec.get("outputs") or [rec.get("output")]
-        _say(f"converted {rec['path']} -> {', '.join(map(str, outs))} ({rec.get('format')} -> "
-             f"{rec.get('to')}): {rec.get('loss_summary', 'nothing lost')}")
+    if found.status == "converted":
+        _say(f"converted {found.path} -> {', '.join(found.outputs or ())} ({found.format} -> "
+             f"{found.to}): {found.loss_summary}")
         if VERBOSE:
-            for e in rec.get("loss", []):
+            for e in found.loss:
                 _say(f"    {e['action']} {e['path']}: {e['reason']}")
-    elif rec["status"] == "skipped":
-        _error(f"{rec['path']}: skipped: {rec.get('reason')}")
+    elif found.status == "skipped":
+        _error(f"{found.path}: skipped: {found.reason}")
     else:
-        _error(f"{rec['path']}: {rec.get('error')}")
+        _error(f"{found.path}: {found.error}")
 
 
 # -- diff ------------------------------------------------------------------------------------------
