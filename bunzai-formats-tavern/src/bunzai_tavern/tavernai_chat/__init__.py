@@ -114,6 +114,8 @@ WRITER_REASONS = {
     "created": "TavernAI dates are epoch milliseconds",
     "role": "TavernAI has only user and character messages",
     "alternatives": "TavernAI keeps swipes only when there are two or more",
+    "earlier_swipes": "TavernAI keeps swipes only on the chat's last message (it deletes them "
+                      "from earlier replies when it saves): the shown reply is kept",
     "legacy": "a legacy TavernAI chat line is \"Name: text\", with no colon in the name",
     "legacy_speaker": "a legacy TavernAI chat line names its speaker",
     "legacy_role": "in a legacy TavernAI chat the user is \"You\" and every other name a "

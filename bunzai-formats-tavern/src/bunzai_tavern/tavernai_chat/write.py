@@ -45,9 +45,30 @@ def write_chat(chat: Chat, options: Any = None, format_id: str = FORMAT_ID) -> W
     _report_participants(chat, loss)
     header_obj(chat, loss)
     clock = Clock(chat)
+    count = 0
     for i, m in enumerate(chat.iter_messages()):
-        message_obj(m, names, clock, loss, f"messages[{i}].")
-    return WriteResult([OutputFile([Lines(lambda: _produce(chat))], ".jsonl")], loss)
+        count += 1
+        message_obj(m, names, clock, loss, f"messages[{i}].", last=None)
+    last = count - 1
+    if last >= 0:  # the report's pass did not know which message is the last one
+        _report_earlier_swipes(chat, last, loss)
+    return WriteResult([OutputFile([Lines(lambda: _produce(chat, last))], ".jsonl")], loss)
+
+
+def _report_earlier_swipes(chat: Chat, last: int, loss: LossReport) -> None:
+    for i, m in enumerate(chat.iter_messages()):
+        if i != last and _swipes_left_out(m, False):
+            loss.dropped(f"messages[{i}].alternatives", WHY["earlier_swipes"])
+            if m.chosen is not None:
+                loss.dropped(f"messages[{i}].chosen", WHY["earlier_swipes"])
+
+
+def _swipes_left_out(m: ChatMessage, last: bool) -> bool:
+    """TavernAI keeps a reply's swipes only on the chat's last message (its ``saveChat`` deletes
+    them from every earlier reply), so earlier replies are written with their shown text alone;
+    a message that carried swipes in a TavernAI file keeps them, as the file had them."""
+    return (not last and len(m.alternatives) >= 2 and m.role != "user"
+            and "swipes" not in (layout_of(m, FORMAT_ID).get("order") or ()))
 
 
 def _report_participants(chat: Chat, loss: LossReport) -> None:
@@ -110,10 +131,12 @@ def _names(chat: Chat) -> dict[str, str]:
     return out
 
 
-def _produce(chat: Chat) -> Iterator[bytes]:
+def _produce(chat: Chat, last: int) -> Iterator[bytes]:
     names = _names(chat)
     clock = Clock(chat)
-    return produce(chat, FORMAT_ID, header_obj(chat), lambda m: message_obj(m, names, clock))
+    index = iter(range(last + 1))
+    return produce(chat, FORMAT_ID, header_obj(chat),
+                   lambda m: message_obj(m, names, clock, last=next(index) == last))
 
 
 def header_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
@@ -173,7 +196,10 @@ class Clock:
 
 
 def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
-                loss: LossReport | None = None, path: str = "") -> dict[str, Any]:
+                loss: LossReport | None = None, path: str = "", *,
+                last: bool | None = True) -> dict[str, Any]:
+    """One message line; ``last`` says whether it ends the chat (None: not known, in the
+    report's pass, which reports earlier replies' swipes after it)."""
     out, layout, raw, absent = write_common(m, FORMAT_ID, names, {"user": DEFAULT_USER,
                                                              "character": "Character"},
                                             loss, path, WHY)
@@ -189,7 +215,9 @@ def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
         out["is_name"] = raw["is_name"]
     elif "is_name" not in absent:
         out["is_name"] = True
-    if len(m.alternatives) >= 2:
+    if len(m.alternatives) >= 2 and last is not None and _swipes_left_out(m, last):
+        pass  # an earlier reply: its shown text alone (reported by write_chat)
+    elif len(m.alternatives) >= 2:
         out["swipes"] = [a.text for a in m.alternatives]
         if m.chosen is not None:
             out["swipe_id"] = m.chosen

@@ -113,6 +113,29 @@ def test_a_swipes_app_data_is_dropped_for_the_true_reason() -> None:
     assert conversion_problems(reg(), [chat], FID) == []
 
 
+def test_only_the_last_reply_keeps_its_swipes_as_tavernai_saves_them() -> None:
+    """TavernAI's saveChat deletes the swipes of every reply but the chat's last: an earlier
+    reply is written with its shown text and its other replies are reported dropped, so the
+    file says what TavernAI keeps and the report says what goes."""
+    t = datetime(2024, 1, 1, tzinfo=UTC)
+
+    def reply(*texts: str) -> ChatMessage:
+        return ChatMessage(role="character", speaker="Wren", text=texts[1], chosen=1, time=t,
+                           alternatives=[Alternative(text=x) for x in texts])
+
+    chat = Chat(messages=[reply("A", "B"), ChatMessage(role="user", speaker="Ada", text="Hi",
+                                                        time=t), reply("C", "D")])
+    out = reg().write([chat], FID)
+    lines = [json.loads(x) for x in out.files[0].data.splitlines()][1:]
+    assert "swipes" not in lines[0] and lines[0]["mes"] == "B"
+    assert lines[2]["swipes"] == ["C", "D"] and lines[2]["swipe_id"] == 1
+    why = {e.path: (e.action, e.reason) for e in out.loss}
+    assert why["messages[0].alternatives"][0] == "dropped"
+    assert "last message" in why["messages[0].alternatives"][1]
+    assert "messages[2].alternatives" not in why
+    assert conversion_problems(reg(), [chat], FID) == []
+
+
 CAI = [{"user_name": "You", "character_name": "Wren", "create_date": 1700000000000},
        {"name": "Wren", "is_user": False, "is_name": True, "send_date": 1700000000001,
         "mes": "Hello."},
