@@ -11,7 +11,7 @@ from bunzai.sdk import Option
 def indent_option(default: int, help: str) -> Option:
     """The ``indent`` writer option of a SillyTavern-family JSON writer (0 is compact)."""
     return Option("indent", int, choices=(0, 2, 4), default=f"as read, else {default}",
-                  help=help)
+                  help=help, layout=True)
 
 
 def sniff_layout(data: bytes, default_indent: int = 4) -> dict[str, Any]:
