@@ -591,12 +591,18 @@ class Registry:
 
 
 def _remember_source(input: AdapterInput, format_id: str, entities: Sequence[Entity]) -> None:
-    """Remember the JSON text ``entities`` were read from (in memory, see :mod:`.asread`), so
-    that writing them unchanged as the same format gives back the file."""
+    """Remember the JSON text ``entities`` were read from, or the zip archive's structure and
+    JSON members (in memory, see :mod:`.asread`), so that writing them unchanged as the same
+    format gives back the file."""
     container = input.container
     if container == "json" and not input.streamed:
         from .asread import remember_file
         remember_file(entities, format_id, input.data)
+    elif container in ("zip", "jpeg+zip") and input.zip is not None:
+        from .asread import ZIP, remember
+        source = input.zip.source()
+        for entity in entities:
+            remember(entity, ZIP, source)
 
 
 def _as_read(files: list[OutputFile], group: Sequence[Entity], format_id: str) -> None:

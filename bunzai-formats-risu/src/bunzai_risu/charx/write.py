@@ -148,7 +148,7 @@ def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteRe
     stored = {n for n, b in files.items() if _is_media(b)}
     prefix = _cover(ch, record) if jpeg else b""
     out = write_zip([(n, files[n]) for n in names], compress=lambda n: n not in stored,
-                    prefix=prefix)
+                    prefix=prefix, like=entity)
     suffix = ".jpeg" if jpeg else ".charx"
     return WriteResult([OutputFile(out, suffix)], loss, warnings)
 
