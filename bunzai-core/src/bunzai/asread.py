@@ -107,6 +107,13 @@ def same_json(out: bytes, source: bytes | None) -> bytes:
     return source if same else out
 
 
+def remember_json(entity: object, slot: str, text: bytes) -> None:
+    """Keep the JSON ``text`` a reader found for ``entity`` in a place of its own choosing
+    (``slot``: a PNG chunk, a member), for :func:`json_as_read` when it is written again.
+    Core already does this for a JSON file and a zip archive's JSON members."""
+    remember(entity, slot, bytes(text))
+
+
 def json_as_read(entity: object, slot: str, out: bytes) -> bytes:
     """``out``, or the text remembered for ``entity`` under ``slot`` when it holds the same
     JSON value (see :func:`same_json`)."""
@@ -115,4 +122,4 @@ def json_as_read(entity: object, slot: str, out: bytes) -> bytes:
 
 
 __all__ = ["FILE", "ZIP", "file_text", "json_as_read", "recall", "remember", "remember_file",
-           "same_json", "shared"]
+           "remember_json", "same_json", "shared"]

@@ -6,7 +6,8 @@ contract a third-party author reads:
 
 ``bunzai.sdk``          the adapter base class and hook marker, the data passed between core
                         and adapters, the errors, the canonical model, the loss rule (neutral
-                        values, what a list of carried paths leaves out), JSON and limit helpers
+                        values, what a list of carried paths leaves out), JSON and limit helpers,
+                        the text an unchanged JSON document was read from (``json_as_read``)
 ``bunzai.sdk.fields``   field tables: keys <-> canonical attributes, layout and app data kept
 ``bunzai.sdk.cards``    Character Card V1/V2/V3 JSON and the PNG card conventions
 ``bunzai.sdk.png``      PNG chunks: walk, text chunks, byte-exact splicing
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..adapter import FormatAdapter
+    from ..asread import json_as_read, remember_json, same_json
     from ..compare import json_equal
     from ..containers.media import ext_is_plausible, sniff_media
     from ..errors import (
@@ -95,6 +97,7 @@ _LAZY = {
     "dumps": "jsonio", "loads": "jsonio",
     "thaw": "frozen", "freeze": "frozen", "unfrozen": "frozen",
     "json_equal": "compare",
+    "json_as_read": "asread", "remember_json": "asread", "same_json": "asread",
     "Limits": "limits", "get_limits": "limits", "setting_hint": "limits",
     "sniff_media": "containers.media", "ext_is_plausible": "containers.media",
     "KINDS": "kinds", "ANY_KIND": "kinds",
@@ -149,9 +152,12 @@ __all__ = [
     "freeze",
     "get_limits",
     "hookimpl",
+    "json_as_read",
     "json_equal",
     "loads",
     "reason_for",
+    "remember_json",
+    "same_json",
     "setting_hint",
     "sniff_media",
     "thaw",

@@ -485,6 +485,18 @@ def test_an_explicit_indent_is_obeyed_on_an_unchanged_card() -> None:
                                  ensure_ascii=False).encode() + b"\n"
 
 
+def test_a_png_card_with_hand_laid_chunk_json_is_rewritten_byte_for_byte() -> None:
+    card = json.loads(_hand_laid_card())
+    source = png_with(before_iend=[card_chunk("ccv3", hand_laid(card))])
+    ch = read(source).entities[0]
+    out = write(ch)
+    assert out.data == source and not out.loss
+    ch.tags = ["bees"]
+    changed = write(ch).data
+    assert changed != source
+    assert read(changed).entities[0].tags == ["bees"]
+
+
 def test_png_card_converted_to_json_reports_the_avatar() -> None:
     data = png_with(before_iend=[card_chunk("chara", V2)])
     ch = read(data).entities[0]
