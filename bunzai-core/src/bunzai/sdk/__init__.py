@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from ..frozen import freeze, thaw, unfrozen
     from ..hookspecs import hookimpl
     from ..input import AdapterInput, ChunkPayload
-    from ..jsonio import dumps, loads
+    from ..jsonio import dumps, dumps_layout, loads, sniff_layout
     from ..kinds import ANY_KIND, KINDS
     from ..limits import Limits, get_limits, setting_hint
     from ..loss import LossEntry, LossReport
@@ -94,7 +94,7 @@ _LAZY = {
     "Chat": "model", "ChatMessage": "model", "Participant": "model", "Alternative": "model",
     "Attachment": "model",
     "field_defaults": "model",
-    "dumps": "jsonio", "loads": "jsonio",
+    "dumps": "jsonio", "loads": "jsonio", "sniff_layout": "jsonio", "dumps_layout": "jsonio",
     "thaw": "frozen", "freeze": "frozen", "unfrozen": "frozen",
     "json_equal": "compare",
     "json_as_read": "asread", "remember_json": "asread", "same_json": "asread",
@@ -147,6 +147,7 @@ __all__ = [
     "UsageError",
     "WriteResult",
     "dumps",
+    "dumps_layout",
     "ext_is_plausible",
     "field_defaults",
     "freeze",
@@ -159,6 +160,7 @@ __all__ = [
     "remember_json",
     "same_json",
     "setting_hint",
+    "sniff_layout",
     "sniff_media",
     "thaw",
     "unfrozen",

@@ -35,12 +35,13 @@ from bunzai.sdk import (
     ReadResult,
     UsageError,
     WriteResult,
-    dumps,
+    dumps_layout,
     get_limits,
     json_as_read,
     json_equal,
     remember_json,
     setting_hint,
+    sniff_layout,
     sniff_media,
     thaw,
     unfrozen,
@@ -67,7 +68,6 @@ from bunzai.sdk.png import (
     splice_parts,
 )
 
-from ..options import layout_of, sniff_layout
 from . import Found, find_card
 from .avatar import default_avatar, is_default_avatar, to_png
 
@@ -77,7 +77,6 @@ if TYPE_CHECKING:
 __all__ = [
     "CardOptions",
     "card_text",
-    "json_style",
     "main_icon",
     "parse_options",
     "read_card",
@@ -149,10 +148,7 @@ def read_found(input: AdapterInput, found: Found, format_id: str, *,
     if book_in_extensions:
         _lift_extension_book(character, layout, format_id, warnings)
     if found.source == "json":
-        json_layout = sniff_layout(input.data, 4)
-        if input.data.isascii() and b"\\u" in input.data:
-            json_layout["ascii"] = True
-        layout["json"] = json_layout
+        layout["json"] = sniff_layout(input.data, 4)
     elif found.source == "png":
         _read_png(input, found, card, character, layout, warnings, format_id)
     elif found.source == "exif":
@@ -239,7 +235,7 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
                                 "encoding": p.encoding}
         if p.error is None:
             raw = _chunk_json(p, input)
-            style = json_style(raw) if raw is not None else {}
+            style = sniff_layout(raw) if raw is not None else {}
             if raw is not None:
                 texts[chunk.offset] = raw
             if style:
@@ -490,48 +486,12 @@ def _walked(image: bytes) -> tuple[bytes, PngFile]:
     return image, PngFile.parse(image)
 
 
-def json_style(raw: bytes) -> dict[str, Any]:
-    """How a chunk's JSON text was laid out, when it is not compact JSON.stringify output
-    (tab or space indent, Python's ``", "`` separators, ``\\u`` escapes, a final newline)."""
-    style: dict[str, Any] = {}
-    text = raw.lstrip(b"\xef\xbb\xbf")
-    brace = text.find(b"{")
-    if brace < 0:
-        return style
-    after = text[brace + 1:brace + 200]
-    if after.startswith((b"\n", b"\r\n")):
-        line = after.split(b"\n", 2)[1] if after.startswith(b"\n") else after[2:]
-        pad = line[:len(line) - len(line.lstrip(b" \t"))]
-        style["indent"] = "\t" if pad.startswith(b"\t") else len(pad)
-    else:
-        colon = text.find(b'":', brace)
-        if colon > 0 and text[colon + 2:colon + 3] == b" ":
-            style["sep"] = [", ", ": "]
-    if text.isascii() and b"\\u" in text:
-        style["ascii"] = True
-    if text.endswith(b"\n"):
-        style["newline"] = True
-    return style
-
-
 def card_text(obj: Any, encoding: str, style: Mapping[str, Any] | None = None,
-              as_read: tuple[Character, str] | None = None) -> bytes:
+              as_read: tuple[object, str] | None = None) -> bytes:
     """The chunk text for a JSON value: base64 (or raw) of compact JSON, or of ``style``; or
     of the text the chunk had when read (``as_read``: the entity and its slot) when that
     holds the same value."""
-    if style:
-        import json
-
-        indent = style.get("indent")
-        sep = style.get("sep")
-        separators = ((str(sep[0]), str(sep[1])) if isinstance(sep, list) and len(sep) == 2
-                      else (",", ": ") if indent is not None else (",", ":"))
-        raw = json.dumps(obj, indent=indent, separators=separators,
-                         ensure_ascii=bool(style.get("ascii"))).encode("utf-8", "surrogatepass")
-        if style.get("newline"):
-            raw += b"\n"
-    else:
-        raw = dumps(obj)
+    raw = dumps_layout(obj, style)
     if as_read is not None:
         raw = json_as_read(*as_read, raw)
     return raw if encoding == "raw" else encode_base64(raw)
@@ -645,11 +605,7 @@ def _write_json(work: Character, format_id: str, opts: CardOptions, layout: Mapp
         else:
             loss.dropped(f"assets[{i}]", f"a {spec.upper()} card has no asset list")
     card = build_card(work, spec=spec, format_id=format_id, loss=loss, root_duplicates=True)
-    indent, newline = layout_of(options, layout.get("json"), 4)
-    json_layout = layout.get("json")
-    ascii_only = bool(json_layout.get("ascii")) if isinstance(json_layout, Mapping) else False
-    out = dumps(card, indent=indent, ensure_ascii=ascii_only)
-    return out + b"\n" if newline else out
+    return dumps_layout(card, layout.get("json"), 4, options)
 
 
 def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mapping[str, Any],
