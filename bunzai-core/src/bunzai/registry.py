@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import struct
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -600,7 +601,10 @@ def _remember_source(input: AdapterInput, format_id: str, entities: Sequence[Ent
         remember_file(entities, format_id, input.data)
     elif container in ("zip", "jpeg+zip") and input.zip is not None:
         from .asread import ZIP, remember
-        source = input.zip.source()
+        try:
+            source = input.zip.source()
+        except (ValueError, IndexError, struct.error):  # nothing to give back: written anew
+            return
         for entity in entities:
             remember(entity, ZIP, source)
 
