@@ -127,3 +127,11 @@ READ_ONLY_SHAPES: dict[str, str] = {
 }
 """Files their format reads but writes in another shape: a same-format write may report a
 loss (it must still be honest, like every conversion)."""
+
+REWRITE_OPTIONS: dict[str, dict[str, object]] = {
+    # RisuAI imports only its export envelope, so its writers wrap a bare array unless asked
+    "other__tammy3211_RisuAI_bot_test__lorebook__9b1a73126e.json": {"array": True},
+    "other__tammy3211_RisuAI_bot_test__regex__14900b8990.json": {"array": True},
+    "other__tammy3211_RisuAI_bot_test__regex__59fc2d057d.json": {"array": True},
+}
+"""Writer options a same-format rewrite of a file needs to keep the file's shape."""

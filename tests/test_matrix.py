@@ -66,6 +66,24 @@ def test_conversion_is_honest(path: Path, source: str, target: str) -> None:
         assert not out.loss, f"same-format round trip lost: {[str(e) for e in out.loss]}"
 
 
+def _rewrite_cases() -> list[Any]:
+    from .rewrites import rewrite_cases
+
+    return [pytest.param(p, f, id=f"{short_id(p)}->{f}") for p, f in rewrite_cases(_registry())]
+
+
+@pytest.mark.parametrize(("path", "fmt"), _rewrite_cases())
+def test_same_format_rewrite_is_the_file(path: Path, fmt: str) -> None:
+    """Written back as its own format, a file is itself byte for byte, whatever tool laid it
+    out; only a file that lacks keys its spec requires may come back with them added."""
+    from .rewrites import problems, rewrite
+
+    written = rewrite(_registry(), path, fmt)
+    assert written is not None, f"{fmt} wrote several files from one"
+    found = problems(path, written)
+    assert not found, f"the rewrite differs from the file beyond completed keys: {found[:8]}"
+
+
 def test_every_route_names_an_installed_format() -> None:
     reg = _registry()
     missing = sorted({f for _, f in READABLE if f not in reg.adapters})

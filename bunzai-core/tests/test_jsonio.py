@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bunzai.errors import MalformedInput
@@ -56,3 +58,42 @@ def test_the_digit_run_scan_finds_exactly_the_runs_of_nineteen() -> None:
             text[at:at] = b"7" * rng.choice((18, 19, 20))
         data = bytes(text)
         assert _has_digit_run(data) == bool(re.search(rb"[0-9]{19}", data))
+
+
+# -- layout: sniffed once, laid out again ------------------------------------------------------
+
+DOC = {"name": "Ash", "tags": ["quiet", "kind"], "n": 1, "note": "caf\u00e9"}
+
+
+@pytest.mark.parametrize(("text", "default", "layout"), [
+    (json.dumps(DOC, indent=4, ensure_ascii=False) + "\n", 4, {"newline": True}),
+    (json.dumps(DOC, indent=2, ensure_ascii=False), 4, {"indent": 2}),
+    (json.dumps(DOC, indent="\t", ensure_ascii=False), 2, {"indent": "\t"}),
+    (json.dumps(DOC, separators=(",", ":"), ensure_ascii=False), 4, {"indent": 0}),
+    (json.dumps(DOC, separators=(",", ":"), ensure_ascii=False), None, {}),
+    (json.dumps(DOC), None, {"sep": [", ", ": "], "ascii": True}),  # Python's own dumps
+    (json.dumps(DOC, indent=2) + "\n", 2, {"ascii": True, "newline": True}),
+])
+def test_a_sniffed_layout_lays_the_document_out_again(text: str, default: int | None,
+                                                      layout: dict[str, object]) -> None:
+    from bunzai.jsonio import dumps_layout, sniff_layout
+
+    data = text.encode()
+    assert sniff_layout(data, default) == layout
+    assert dumps_layout(DOC, layout, default) == data
+
+
+def test_an_explicit_indent_wins_over_the_recorded_one() -> None:
+    from bunzai.jsonio import dumps_layout
+
+    assert dumps_layout(DOC, {"indent": 2, "newline": True}, 4, {"indent": 0}) == (
+        json.dumps(DOC, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+    assert dumps_layout(DOC, {"indent": None}, 4) == dumps_layout(DOC, {"indent": 0}, 4)
+    assert dumps_layout(DOC, None, 4) == json.dumps(DOC, indent=4, ensure_ascii=False).encode()
+
+
+def test_what_is_not_json_has_no_layout() -> None:
+    from bunzai.jsonio import sniff_layout
+
+    assert sniff_layout(b"\x89PNG\r\n") == {}
+    assert sniff_layout(b"\xef\xbb\xbf{\n  \"a\": 1\n}") == {"indent": 2}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -159,3 +160,60 @@ def dumps(obj: Any, *, indent: int | None = None, ensure_ascii: bool = False) ->
     return json.dumps(
         obj, indent=indent, ensure_ascii=ensure_ascii, separators=separators, allow_nan=False
     ).encode("utf-8")
+
+
+def sniff_layout(data: bytes, default_indent: int | None = None) -> dict[str, Any]:
+    """How a JSON document was laid out, as far as :func:`dumps_layout` can lay it out again.
+
+    ``indent``: the width of the first indented line, ``"\\t"`` for tabs, 0 for one line
+    (left out when it is ``default_indent``); ``sep``: Python's ``", "``/``": "`` on one line;
+    ``ascii``: everything beyond ASCII written as ``\\u`` escapes; ``newline``: a final
+    newline.  Formats keep it in ``passthrough`` so that a document that changed is written
+    the way its file was (an unchanged one is given back as it was: :mod:`bunzai.asread`).
+    """
+    text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text[:1] not in (b"{", b"["):
+        return {}
+    head = text[:4096]
+    nl = head.find(b"\n")
+    out: dict[str, Any] = {}
+    indent: int | str | None
+    if nl == -1 or len(head[:nl].strip()) > 1:  # more than the bracket on the first line
+        indent = 0
+        colon = head.find(b'":')
+        if colon > 0 and head[colon + 2:colon + 3] == b" ":
+            out["sep"] = [", ", ": "]
+    else:
+        line = head[nl + 1:].split(b"\n", 1)[0]
+        pad = line[:len(line) - len(line.lstrip(b" \t"))]
+        indent = "\t" if pad.startswith(b"\t") else len(pad) or default_indent
+    if (indent or None) != (default_indent or None):
+        out["indent"] = indent
+    if b"\\u" in data and data.isascii():
+        out["ascii"] = True
+    if data.endswith(b"\n"):
+        out["newline"] = True
+    return out
+
+
+def dumps_layout(obj: Any, layout: Any = None, default_indent: int | None = None,
+                 options: Any = None) -> bytes:
+    """``obj`` laid out as :func:`sniff_layout` recorded (``layout``; its indent, else
+    ``default_indent``); an ``indent`` among the writer's ``options`` wins (0 is one line).
+    A recorded ``indent`` of None also means one line."""
+    rec = layout if isinstance(layout, Mapping) else {}
+    if isinstance(options, Mapping) and "indent" in options:
+        indent = options["indent"]
+    else:
+        indent = rec.get("indent", default_indent)
+    indent = indent if isinstance(indent, str) else (int(indent) if indent else None)
+    ascii_only = bool(rec.get("ascii"))
+    sep = rec.get("sep")
+    pair = (str(sep[0]), str(sep[1])) if isinstance(sep, list | tuple) and len(sep) == 2 else None
+    if isinstance(indent, str) or pair:
+        separators = pair or ((",", ": ") if indent is not None else (",", ":"))
+        out = json.dumps(obj, indent=indent, separators=separators, ensure_ascii=ascii_only,
+                         allow_nan=False).encode("utf-8", "surrogatepass")
+    else:
+        out = dumps(obj, indent=indent, ensure_ascii=ascii_only)
+    return out + b"\n" if rec.get("newline") else out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import struct
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -412,6 +413,7 @@ class Registry:
                                      f"instead of a {handle.kind}", path=path)
         if not result.entities:
             raise MalformedInput(f"{handle.id} found nothing to read", path=path)
+        _remember_source(input, handle.id, result.entities)
         return handle, result, report
 
     def with_hint(self, exc: UnrecognizedInput, input: AdapterInput) -> UnrecognizedInput:
@@ -451,6 +453,7 @@ class Registry:
         if implied:
             opts = {**implied, **opts}
         opts = check_options(handle.info, opts)
+        layout_asked = any(o.layout and n in opts for n, o in handle.info.options.items())
         groups: list[Sequence[Entity]] = (
             [entities] if handle.info.multi else [[e] for e in entities])
         files: list[OutputFile] = []
@@ -470,6 +473,8 @@ class Registry:
             if not isinstance(res, WriteResult):
                 raise ConversionRefused(f"{handle.id} could not write: its writer returned "
                                         f"{type(res).__name__}, not a WriteResult")
+            if not layout_asked:
+                _as_read(res.files, group, handle.id)
             prefix = f"[{i}]." if len(groups) > 1 else ""
             loss.extend(res.loss, prefix)
             warnings.extend(res.warnings)
@@ -584,6 +589,39 @@ class Registry:
                     self.host.call(rec.plugin, "bunzai_register_commands", app=app)
                 except Exception as exc:
                     self.host.retire(rec, f"bunzai_register_commands failed: {exc}")
+
+
+def _remember_source(input: AdapterInput, format_id: str, entities: Sequence[Entity]) -> None:
+    """Remember the JSON text ``entities`` were read from, or the zip archive's structure and
+    JSON members (in memory, see :mod:`.asread`), so that writing them unchanged as the same
+    format gives back the file."""
+    container = input.container
+    if container == "json" and not input.streamed:
+        from .asread import remember_file
+        remember_file(entities, format_id, input.data)
+    elif container in ("zip", "jpeg+zip") and input.zip is not None:
+        from .asread import ZIP, remember
+        try:
+            source = input.zip.source()
+        except (ValueError, IndexError, struct.error):  # nothing to give back: written anew
+            return
+        for entity in entities:
+            remember(entity, ZIP, source)
+
+
+def _as_read(files: list[OutputFile], group: Sequence[Entity], format_id: str) -> None:
+    """A JSON file written from entities read, unchanged, from one JSON file of the same
+    format is that file's text (whatever tool laid it out)."""
+    if len(files) != 1 or files[0].streamed:
+        return
+    from .asread import file_text, same_json
+    source = file_text(group, format_id)
+    if source is None:
+        return
+    f = files[0]
+    data = same_json(f.data, source)
+    if data is not f.data:
+        files[0] = OutputFile(data, f.suffix, f.name)
 
 
 def _read_back_input(f: OutputFile, spool: str, n: int) -> AdapterInput:

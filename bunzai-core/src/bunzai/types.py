@@ -45,6 +45,10 @@ class Option:
     free: bool = False
     """Declared the old way, as a bare description: any text passes (``true``/``false`` as
     booleans), as before options were typed."""
+    layout: bool = False
+    """A writer option that changes only how the file is laid out (``indent``), never what it
+    says: given, core writes the layout asked for instead of giving back the text an unchanged
+    file was read from (see :mod:`bunzai.asread`)."""
 
     def __post_init__(self) -> None:
         if self.type not in (bool, int, str):

@@ -13,9 +13,10 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Literal
 
 from bunzai.containers.sniff import EocdInfo, read_eocd
 from bunzai.errors import LimitExceeded, MalformedInput, UnsupportedInput
@@ -25,6 +26,7 @@ __all__ = [
     "DEFAULT_DATE_TIME",
     "SafeZip",
     "ZipEntry",
+    "ZipSource",
     "entry_name_problem",
     "normalize_entry_name",
     "write_zip",
@@ -373,6 +375,13 @@ class SafeZip:
             raise MalformedInput(f"zip entry {entry.name!r} is corrupt ({exc})") from None
         return b"".join(parts)
 
+    # -- the archive as it was -------------------------------------------------------------
+
+    def source(self) -> ZipSource:
+        """What :func:`write_zip` needs to give this archive back byte for byte when it is
+        asked to write the same members again (see :class:`ZipSource`)."""
+        return ZipSource.of(self)
+
     # -- lifetime -------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -392,6 +401,227 @@ class SafeZip:
         return f"<SafeZip {len(self.entries)} entries prefix_offset={self.prefix_offset}>"
 
 
+_KEEP_PAYLOAD = 1024 * 1024
+"""A member compressed by another tool is kept (compressed) up to this size: deflate output
+differs between tools, so it cannot be made again.  Members stored, or deflated into stored
+blocks (what most tools do with images), are made again from their bytes."""
+_KEEP_TOTAL = 8 * _MIB
+"""Past this much kept besides JSON (headers, the central directory, members compressed by
+another tool), an archive is not made again: it is written anew."""
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """How a member's data in the archive is made from its bytes."""
+
+    kind: Literal["stored", "raw", "blocks"]
+    """``stored``: the bytes themselves; ``raw``: ``data``, the compressed bytes as they were;
+    ``blocks``: deflate stored blocks (what many tools write for data that does not compress),
+    ``runs`` of (header byte, length, count), then ``data``, the stream's last few bytes."""
+    data: bytes = b""
+    runs: tuple[tuple[int, int, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Member:
+    name: str
+    size: int
+    crc: int
+    payload: Payload | None
+    """None: this member cannot be made again (compressed by another tool, and large)."""
+    json: bytes | None
+    """The member's text, when it is a JSON member stored uncompressed."""
+
+    def text(self) -> bytes | None:
+        """The JSON text of a ``.json`` member, as it was."""
+        if self.json is not None:
+            return self.json
+        if self.payload is not None and self.payload.kind == "raw":
+            try:
+                return zlib.decompress(self.payload.data, -15)
+            except zlib.error:
+                return None
+        return None
+
+
+def _stored_blocks(payload: memoryview, size: int) -> Payload | None:
+    """``payload`` as deflate stored blocks, when that is all it is (bytes no tool could
+    compress, written as they are with a 5-byte header per block)."""
+    runs: list[list[int]] = []
+    i, total, n = 0, 0, len(payload)
+    while i < n:
+        head = payload[i]
+        if (head >> 1) & 3 or i + 5 > n:
+            return None
+        length = payload[i + 1] | payload[i + 2] << 8
+        if length ^ 0xFFFF != (payload[i + 3] | payload[i + 4] << 8):
+            return None
+        if runs and runs[-1][0] == head and runs[-1][1] == length:
+            runs[-1][2] += 1
+        else:
+            runs.append([head, length, 1])
+        i += 5 + length
+        total += length
+        if head & 1:
+            break
+    tail = payload[i:].tobytes()
+    if not runs or total != size or i > n or len(tail) > 16:
+        return None
+    return Payload("blocks", tail, tuple((h, ln, c) for h, ln, c in runs))
+
+
+def _blocks(data: bytes, runs: tuple[tuple[int, int, int], ...], tail: bytes) -> Iterator[bytes]:
+    view = memoryview(data)
+    at = 0
+    for head, length, count in runs:
+        header = bytes((head, length & 0xFF, length >> 8, ~length & 0xFF, (~length >> 8) & 0xFF))
+        for _ in range(count):
+            yield header
+            yield view[at:at + length].tobytes()
+            at += length
+    yield tail
+
+
+@dataclass(frozen=True, slots=True)
+class ZipSource:
+    """An archive as it was read, minus the member bytes an entity holds anyway.
+
+    Everything but the members' data is kept as it was (local headers, data descriptors,
+    central directory, end records, comment: a few hundred bytes a member), with each member's
+    size and CRC.  :func:`write_zip` asked to write the same members, in the same order, gives
+    the archive back byte for byte from them; a member's compressed data is made from its
+    bytes when it was stored (or deflated into stored blocks), and kept only when another tool
+    compressed it (JSON members always, others up to a megabyte).  JSON members' text is kept,
+    so that an unchanged ``card.json`` keeps its bytes even when other members change.
+    """
+
+    members: tuple[_Member, ...]
+    """In central-directory order."""
+    segments: tuple[bytes | int, ...] | None
+    """The archive in file order: bytes as they were, or the index of a member whose data goes
+    there; None when the archive cannot be made again."""
+    prefix: tuple[int, bytes]
+    """Length and SHA-256 of what came before the zip (a JPEG cover), if anything."""
+    comment: bytes
+
+    @classmethod
+    def of(cls, zf: SafeZip) -> ZipSource:
+        import hashlib
+
+        view = zf._view
+        members: list[_Member] = []
+        where: list[tuple[int, int, int, int]] = []  # (header offset, data start, end, index)
+        kept = 0
+        whole = True
+        for index, entry in enumerate(zf.entries):
+            info = zf._infos[entry.name]
+            off = info.header_offset
+            payload: Payload | None = None
+            text: bytes | None = None
+            if off >= 0 and off + _LOCAL_HEAD <= len(view) and view[off:off + 4] == _LOCAL_SIG:
+                n, m = _LOCAL_NAME_LENS.unpack_from(view, off + 26)
+                start = off + _LOCAL_HEAD + n + m
+                end = start + entry.compressed_size
+                data = view[start:end] if end <= len(view) else None
+                is_json = entry.name.lower().endswith(".json")
+                if data is None:
+                    pass
+                elif entry.method == zipfile.ZIP_STORED:
+                    payload = Payload("stored")
+                    text = data.tobytes() if is_json else None
+                elif entry.method == zipfile.ZIP_DEFLATED and is_json:
+                    payload = Payload("raw", data.tobytes())  # the text, kept in any case
+                elif entry.method == zipfile.ZIP_DEFLATED:
+                    payload = _stored_blocks(data, entry.size)
+                    if payload is None and len(data) <= min(_KEEP_PAYLOAD, _KEEP_TOTAL - kept):
+                        payload = Payload("raw", data.tobytes())
+                        kept += len(data)
+                where.append((off, start, end, index))
+            else:
+                whole = False
+            members.append(_Member(entry.name, entry.size, entry.crc, payload, text))
+            whole = whole and payload is not None
+        segments: list[bytes | int] | None = [] if whole else None
+        pos = zf.prefix_offset
+        for off, start, end, index in sorted(where):
+            if segments is None:
+                break
+            kept += off - pos + start - off
+            if off < pos or kept > _KEEP_TOTAL:  # overlapping entries, or much besides members
+                segments = None
+                break
+            if off > pos:
+                segments.append(view[pos:off].tobytes())
+            segments.append(view[off:start].tobytes())
+            segments.append(index)
+            pos = end
+        if segments is not None and kept + len(view) - pos <= _KEEP_TOTAL:
+            segments.append(view[pos:].tobytes())
+        else:
+            segments = None
+        prefix = view[:zf.prefix_offset]
+        return cls(tuple(members), None if segments is None else tuple(segments),
+                   (len(prefix), hashlib.sha256(prefix).digest()), zf.comment)
+
+    def as_read(self, entries: Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+        """``entries`` with each JSON member that holds the same value as the member of that
+        name did given back as its text (:func:`bunzai.asread.same_json`)."""
+        from bunzai.asread import same_json
+
+        texts = {m.name: m for m in self.members if m.name.lower().endswith(".json")}
+        out = []
+        for name, data in entries:
+            member = texts.get(name)
+            if member is not None and (len(data) != member.size
+                                       or zlib.crc32(data) != member.crc):
+                data = same_json(data, member.text())
+            out.append((name, data))
+        return out
+
+    def rebuild(self, entries: Sequence[tuple[str, bytes]], prefix: bytes,
+                comment: bytes) -> bytes | None:
+        """The archive as it was read, when ``entries`` are its files in its order with the
+        same bytes (folder entries aside) and nothing around them changed; else None."""
+        import hashlib
+
+        # folder entries hold nothing: whether there are any is the archive's layout
+        files = [(n, d) for n, d in entries if not n.endswith("/")]
+        wanted = [m for m in self.members if not m.name.endswith("/")]
+        if (self.segments is None or len(files) != len(wanted)
+                or comment != self.comment or len(prefix) != self.prefix[0]
+                or hashlib.sha256(prefix).digest() != self.prefix[1]):
+            return None
+        given = dict(zip((m.name for m in wanted), (d for _, d in files), strict=True))
+        made: list[list[bytes]] = []
+        for (name, _), member in zip(files, wanted, strict=True):
+            if name != member.name:
+                return None
+        for member in self.members:
+            data = given.get(member.name, b"")
+            if (len(data) != member.size or zlib.crc32(data) != member.crc
+                    or member.payload is None):
+                return None
+            payload = member.payload
+            if payload.kind == "stored":
+                made.append([data])
+            elif payload.kind == "raw":
+                try:
+                    if zlib.decompress(payload.data, -15) != data:
+                        return None
+                except zlib.error:
+                    return None
+                made.append([payload.data])
+            else:
+                made.append(list(_blocks(data, payload.runs, payload.data)))
+        out = [prefix]
+        for seg in self.segments:
+            if isinstance(seg, int):
+                out.extend(made[seg])
+            else:
+                out.append(seg)
+        return b"".join(out)
+
+
 def _parents(name: str) -> list[str]:
     """Folder entries above ``name``: ``a/b/c.txt`` → ``a/``, ``a/b/``."""
     parts = name.rstrip("/").split("/")[:-1]
@@ -406,6 +636,7 @@ def write_zip(
     dirs: bool = False,
     date_time: tuple[int, int, int, int, int, int] = DEFAULT_DATE_TIME,
     comment: bytes = b"",
+    like: object | Iterable[object] = None,
 ) -> bytes:
     """A deterministic zip of ``entries`` (in order), optionally after ``prefix`` (e.g. a JPEG).
 
@@ -413,17 +644,26 @@ def write_zip(
     ``dirs`` adds an entry for every parent folder before its first file (as BYAF's reference
     writer does).  ``comment`` is the archive comment (at most 65,535 bytes; longer is
     refused).  Unsafe or duplicate names raise MalformedInput.
+
+    ``like``: the entity (or entities) being written.  When they were read from one zip
+    archive, a JSON member holding the same value as the member of that name is written as the
+    text it had, and an archive whose every member (and comment, and prefix) is as read is that
+    archive again, byte for byte (:class:`ZipSource`); otherwise the archive is written anew.
     """
     if len(comment) > 0xFFFF:
         raise MalformedInput(f"cannot write a zip comment of {len(comment):,} bytes (the "
                              "format holds 65,535)")
+    members = _members(entries, dirs)
+    source = _source_of(like)
+    if source is not None:
+        members = source.as_read(members)
+        again = source.rebuild(members, prefix, comment)
+        if again is not None:
+            return again
     buf = io.BytesIO()
     buf.write(prefix)
-    seen: set[str] = set()
-    auto_dirs: set[str] = set()
     with zipfile.ZipFile(buf, "w") as zf:
-
-        def add(name: str, payload: bytes) -> None:
+        for name, payload in members:
             is_dir = name.endswith("/")
             info = zipfile.ZipInfo(name, date_time)
             info.create_system = 3  # Unix, whatever the host: keeps output reproducible
@@ -435,26 +675,44 @@ def write_zip(
                 wanted = compress(name) if callable(compress) else compress
                 info.compress_type = zipfile.ZIP_DEFLATED if wanted else zipfile.ZIP_STORED
             zf.writestr(info, payload)
-
-        for name, payload in entries:
-            problem = entry_name_problem(name)
-            if problem:
-                raise MalformedInput(f"cannot write zip entry {name!r}: {problem}")
-            if name.endswith("/") and payload:
-                raise MalformedInput(f"cannot write zip entry {name!r}: a folder with data")
-            key = normalize_entry_name(name)
-            if key in auto_dirs:
-                auto_dirs.discard(key)  # an explicit folder entry we already wrote for dirs=True
-                continue
-            if key in seen:
-                raise MalformedInput(f"cannot write zip entry {name!r}: duplicate name")
-            if dirs:
-                for parent in _parents(key):
-                    if parent not in seen:
-                        seen.add(parent)
-                        auto_dirs.add(parent)
-                        add(parent, b"")
-            seen.add(key)
-            add(name, payload)
         zf.comment = comment
     return buf.getvalue()
+
+
+def _source_of(like: object | Iterable[object]) -> ZipSource | None:
+    """The archive the entities ``like`` were read from, all of them from the same one."""
+    if like is None:
+        return None
+    from bunzai.asread import ZIP, shared
+
+    group = list(like) if isinstance(like, list | tuple) else [like]
+    found = shared(group, ZIP)
+    return found if isinstance(found, ZipSource) else None
+
+
+def _members(entries: Sequence[tuple[str, bytes]], dirs: bool) -> list[tuple[str, bytes]]:
+    """The entries in the order written: names checked, parent folders added for ``dirs``."""
+    out: list[tuple[str, bytes]] = []
+    seen: set[str] = set()
+    auto_dirs: set[str] = set()
+    for name, payload in entries:
+        problem = entry_name_problem(name)
+        if problem:
+            raise MalformedInput(f"cannot write zip entry {name!r}: {problem}")
+        if name.endswith("/") and payload:
+            raise MalformedInput(f"cannot write zip entry {name!r}: a folder with data")
+        key = normalize_entry_name(name)
+        if key in auto_dirs:
+            auto_dirs.discard(key)  # an explicit folder entry we already wrote for dirs=True
+            continue
+        if key in seen:
+            raise MalformedInput(f"cannot write zip entry {name!r}: duplicate name")
+        if dirs:
+            for parent in _parents(key):
+                if parent not in seen:
+                    seen.add(parent)
+                    auto_dirs.add(parent)
+                    out.append((parent, b""))
+        seen.add(key)
+        out.append((name, payload))
+    return out

@@ -6,7 +6,8 @@ contract a third-party author reads:
 
 ``bunzai.sdk``          the adapter base class and hook marker, the data passed between core
                         and adapters, the errors, the canonical model, the loss rule (neutral
-                        values, what a list of carried paths leaves out), JSON and limit helpers
+                        values, what a list of carried paths leaves out), JSON and limit helpers,
+                        the text an unchanged JSON document was read from (``json_as_read``)
 ``bunzai.sdk.fields``   field tables: keys <-> canonical attributes, layout and app data kept
 ``bunzai.sdk.cards``    Character Card V1/V2/V3 JSON and the PNG card conventions
 ``bunzai.sdk.png``      PNG chunks: walk, text chunks, byte-exact splicing
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..adapter import FormatAdapter
+    from ..asread import json_as_read, remember_json, same_json
     from ..compare import json_equal
     from ..containers.media import ext_is_plausible, sniff_media
     from ..errors import (
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
     from ..frozen import freeze, thaw, unfrozen
     from ..hookspecs import hookimpl
     from ..input import AdapterInput, ChunkPayload
-    from ..jsonio import dumps, loads
+    from ..jsonio import dumps, dumps_layout, loads, sniff_layout
     from ..kinds import ANY_KIND, KINDS
     from ..limits import Limits, get_limits, setting_hint
     from ..loss import LossEntry, LossReport
@@ -92,9 +94,10 @@ _LAZY = {
     "Chat": "model", "ChatMessage": "model", "Participant": "model", "Alternative": "model",
     "Attachment": "model",
     "field_defaults": "model",
-    "dumps": "jsonio", "loads": "jsonio",
+    "dumps": "jsonio", "loads": "jsonio", "sniff_layout": "jsonio", "dumps_layout": "jsonio",
     "thaw": "frozen", "freeze": "frozen", "unfrozen": "frozen",
     "json_equal": "compare",
+    "json_as_read": "asread", "remember_json": "asread", "same_json": "asread",
     "Limits": "limits", "get_limits": "limits", "setting_hint": "limits",
     "sniff_media": "containers.media", "ext_is_plausible": "containers.media",
     "KINDS": "kinds", "ANY_KIND": "kinds",
@@ -144,15 +147,20 @@ __all__ = [
     "UsageError",
     "WriteResult",
     "dumps",
+    "dumps_layout",
     "ext_is_plausible",
     "field_defaults",
     "freeze",
     "get_limits",
     "hookimpl",
+    "json_as_read",
     "json_equal",
     "loads",
     "reason_for",
+    "remember_json",
+    "same_json",
     "setting_hint",
+    "sniff_layout",
     "sniff_media",
     "thaw",
     "unfrozen",

@@ -278,6 +278,49 @@ def run_cli(*args: str, registry: Registry | None = None) -> Any:
             set_registry(None)
 
 
+def hand_laid(value: Any, indent: int | str = 2, *, ascii: bool = False,
+              end: str = "\n\n") -> bytes:
+    """``value`` as JSON laid out the way editors and many tools write it, and bunzai's own
+    serializer does not: arrays of strings on one line (``"tags": ["a", "b"]``), ``indent``
+    (a number or a tab), ``\\u`` escapes with ``ascii``, ``end`` after the last brace (a
+    blank line by default)."""
+    import json
+    import re
+
+    text = json.dumps(value, indent=indent, ensure_ascii=ascii)
+
+    def one_line(m: re.Match[str]) -> str:
+        return "[" + ", ".join(re.findall(r'"[^"\n]*"', m.group(1))) + "]"
+
+    return (re.sub(r'\[(\s+"[^"\n]*"(?:,\s+"[^"\n]*")*\s+)\]', one_line, text)
+            + end).encode()
+
+
+def rezipped(data: bytes, *, folders: bool = False, comment: bytes | None = None,
+             level: int = 9) -> bytes:
+    """The members of the zip ``data``, zipped again as another tool would: its own timestamp
+    and permissions, every file deflated at ``level`` (0: stored blocks, as tools write data
+    that does not compress), folder entries only with ``folders``, ``comment`` (default: the
+    archive's own).  A same-format rewrite of such an archive must give it back unchanged."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(data)) as src:
+        members = [(i.filename, src.read(i)) for i in src.infolist()]
+        kept = src.comment if comment is None else comment
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, payload in members:
+            if name.endswith("/") and not folders:
+                continue
+            info = zipfile.ZipInfo(name, (2024, 2, 29, 23, 58, 30))
+            info.external_attr = 0o664 << 16
+            info.compress_type = zipfile.ZIP_STORED if name.endswith("/") else zipfile.ZIP_DEFLATED
+            zf.writestr(info, payload, compresslevel=level)
+        zf.comment = kept
+    return buf.getvalue()
+
+
 __all__: Sequence[str] = [
     "Registry",
     "as_input",
@@ -289,11 +332,13 @@ __all__: Sequence[str] = [
     "corpus_rows",
     "diff_paths",
     "get_limits",
+    "hand_laid",
     "ids",
     "label",
     "load_registry",
     "manifest",
     "require_corpus",
+    "rezipped",
     "route",
     "run_cli",
     "samples_dir",

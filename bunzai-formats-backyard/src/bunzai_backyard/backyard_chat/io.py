@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, MalformedInput, OutputFile, ReadResult, WriteResult, dumps
+from bunzai.sdk import (
+    LossReport,
+    MalformedInput,
+    OutputFile,
+    ReadResult,
+    WriteResult,
+    dumps_layout,
+    sniff_layout,
+)
 from bunzai.sdk.chats import parse_time, stored
 from bunzai.sdk.fields import kept
 
@@ -49,8 +57,7 @@ def chat_from(data: dict[str, Any], raw: bytes) -> Chat:
     layout: dict[str, Any] = {"order": list(data), "chat_order": list(chat)}
     if "version" in data:
         layout["version"] = data["version"]
-    if raw.endswith(b"\n"):
-        layout["newline"] = True
+    layout.update(sniff_layout(raw, 2))
     own = {k: v for k, v in data.items() if k not in ("chat", "version")}
     own.update({f"chat.{k}": v for k, v in chat.items() if k != "ChatItems"})
     messages: list[ChatMessage] = []
@@ -216,5 +223,5 @@ def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
                format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
     doc = document(chat, loss)
-    data = dumps(doc, indent=2) + (b"\n" if _layout(chat).get("newline") else b"")
+    data = dumps_layout(doc, _layout(chat), 2)
     return WriteResult([OutputFile(data, ".json")], loss)

@@ -166,7 +166,7 @@ class _Builder:
         entries = [("manifest.json", _json(manifest)), *char_entries]
         entries.extend((p, _json(self.scenarios[p])) for p in self._ordered_scenarios())
         entries.extend((p, d) for p, d in self.members.items())
-        data = write_zip(entries, compress=False, dirs=True)
+        data = write_zip(entries, compress=False, dirs=True, like=self.entities)
         if len(char_paths) > 1:
             self.warnings.append(f"the archive holds {len(char_paths)} characters, as Ginger "
                                  "writes them; the BYAF schema (and Backyard) accept one "

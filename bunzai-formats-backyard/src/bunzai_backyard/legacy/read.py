@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import BunzaiError, Issue, MalformedInput, ReadResult, thaw
+from bunzai.sdk import BunzaiError, Issue, MalformedInput, ReadResult, sniff_layout, thaw
 from bunzai.sdk.fields import Table, type_name
 
 from .._common.character import read_character, read_lore
@@ -139,7 +139,7 @@ def read_legacy(input: AdapterInput, options: Mapping[str, Any], format_id: str
         if image is not None:
             assets.append(image)
     elif input.container == "json":
-        layout["indent"] = _indent(input.data)
+        layout["json"] = sniff_layout(input.data, 2)
     ch: Character = Character(**fields, lorebook=book, assets=assets,
                               app_data={format_id: data} if data else {},
                               passthrough={format_id: layout})
@@ -190,17 +190,6 @@ def _image(input: AdapterInput, layout: dict[str, Any], warnings: list[Issue]
     layout["png"] = {"index": index}
     data = splice(png, remove=lambda c: c.offset == exif.offset)
     return Asset(type="icon", name="main", ext="png", media_type="image/png", data=data)
-
-
-def _indent(data: bytes) -> int | None:
-    """The indentation of a JSON file, so a rewrite diffs cleanly against it."""
-    head = data[:4096]
-    nl = head.find(b"\n")
-    if nl < 0:
-        return None
-    line = head[nl + 1:]
-    spaces = len(line) - len(line.lstrip(b" "))
-    return spaces if spaces in (2, 4) else 2
 
 
 def validate_legacy(input: AdapterInput, entities: Sequence[Entity], format_id: str

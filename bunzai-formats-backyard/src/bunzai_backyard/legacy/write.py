@@ -18,7 +18,15 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import BunzaiError, LossReport, OutputFile, WriteResult, dumps, sniff_media
+from bunzai.sdk import (
+    BunzaiError,
+    LossReport,
+    OutputFile,
+    WriteResult,
+    dumps,
+    dumps_layout,
+    sniff_media,
+)
 from bunzai.sdk.cards import CARD_KEYWORDS
 from bunzai.sdk.exif import build_exif_user_comment
 from bunzai.sdk.fields import kept, same
@@ -93,11 +101,9 @@ def write_legacy(ch: Character, options: Mapping[str, Any], format_id: str) -> W
             loss.dropped(f"app_data.{format_id}.root.{key}", "a bare Backyard character object "
                          "has no card around it")
     if container == "json":
-        indent = own.get("indent") if source == "json" else 2
-        body = dumps(root, indent=indent if indent in (2, 4) else None)
-        if indent in (2, 4):
-            body += b"\n"
-        out = OutputFile(body, ".json")
+        # as the file was; a card from elsewhere two-space indented with a final newline
+        json_layout = own.get("json") if source == "json" else {"newline": True}
+        out = OutputFile(dumps_layout(root, json_layout, 2), ".json")
         for i in range(len(ch.assets)):
             loss.dropped(f"assets[{i}]", "a JSON Backyard card holds no image")
     else:

@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from bunzai.sdk import MalformedInput
-
-from . import jsonfmt
+from bunzai.sdk import MalformedInput, dumps_layout, sniff_layout
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -34,7 +32,7 @@ def unwrap(input: AdapterInput, shape_of: Callable[[Any], tuple[str, float] | No
     if found is None:
         raise MalformedInput(refusal)
     container = found[0]
-    info: dict[str, Any] = {"container": container, "layout": jsonfmt.layout(input.data)}
+    info: dict[str, Any] = {"container": container, "layout": sniff_layout(input.data)}
     if container != "export":
         return read_items(data, "$"), info, "$"
     items = read_items(data["data"], "$.data")
@@ -72,4 +70,4 @@ def wrap(items: list[Any], info: Mapping[str, Any], default: Mapping[str, Any],
             ranked = {k: i for i, k in enumerate(order)}
             doc = {k: doc[k] for k in sorted(doc, key=lambda k: ranked.get(k, len(ranked)))}
     fmt = info.get("layout") if isinstance(info.get("layout"), Mapping) else None
-    return jsonfmt.dump(doc, fmt)
+    return dumps_layout(doc, fmt)

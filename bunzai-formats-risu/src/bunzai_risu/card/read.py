@@ -14,6 +14,7 @@ from bunzai.sdk import (
     MalformedInput,
     ReadResult,
     UnsupportedInput,
+    sniff_layout,
 )
 from bunzai.sdk.base64 import decode_base64
 from bunzai.sdk.cards import (
@@ -24,7 +25,7 @@ from bunzai.sdk.cards import (
     validate_card,
 )
 
-from .._common import jsonfmt, lore, regex
+from .._common import lore, regex
 from .._common.assets import make_asset
 from .._common.card import CARD, read_card
 from .._common.images import strip_chunks
@@ -59,7 +60,7 @@ def _read_json(input: AdapterInput, format_id: str) -> ReadResult:
     ch = read_card(obj, warnings, resolve)
     record = ch.passthrough.setdefault(format_id, {})
     record["container"] = "json"
-    record["layout"] = jsonfmt.layout(input.data)
+    record["layout"] = sniff_layout(input.data, 4)
     return ReadResult([ch], warnings)
 
 

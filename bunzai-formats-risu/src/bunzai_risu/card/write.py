@@ -18,6 +18,7 @@ from bunzai.sdk import (
     UsageError,
     WriteResult,
     dumps,
+    dumps_layout,
 )
 from bunzai.sdk.base64 import encode_base64
 from bunzai.sdk.cards import (
@@ -32,7 +33,6 @@ from bunzai.sdk.cards import (
 )
 from bunzai.sdk.png import PngFile, make_text_chunk
 
-from .._common import jsonfmt
 from .._common.assets import data_uri, report_moves
 from .._common.card import CARD, build_risu_card
 from .._common.images import as_png, strip_chunks
@@ -116,7 +116,7 @@ def _write_json(ch: Character, record: Mapping[str, Any]) -> WriteResult:
                            assets=[a for _, a in placed])
     report_moves(loss, [i for i, _ in placed])
     layout = record.get("layout") if isinstance(record.get("layout"), Mapping) else None
-    return WriteResult([OutputFile(jsonfmt.dump(card, layout, default_indent=4), ".json")],
+    return WriteResult([OutputFile(dumps_layout(card, layout, 4), ".json")],
                        loss, warnings)
 
 

@@ -6,10 +6,18 @@ import base64
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import BunzaiError, Character, Issue, MalformedInput, ReadResult, loads
+from bunzai.sdk import (
+    BunzaiError,
+    Character,
+    Issue,
+    MalformedInput,
+    ReadResult,
+    loads,
+    sniff_layout,
+)
 from bunzai.sdk.cards import ASSET_URI_PREFIX, is_card, validate_card
 
-from .._common import jsonfmt, risum
+from .._common import risum
 from .._common.assets import embedded_path, make_asset, sanitize
 from .._common.card import read_card
 from . import module
@@ -134,7 +142,7 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
     if x_meta:
         record["x_meta"] = x_meta
     record["zip_order"] = z.names()
-    record["layout"] = jsonfmt.layout(raw_card)
+    record["layout"] = sniff_layout(raw_card, 4)
     if input.container == "jpeg+zip":
         record["cover"] = base64.b64encode(input.data[:z.prefix_offset]).decode("ascii")
     return ReadResult([ch], warnings)

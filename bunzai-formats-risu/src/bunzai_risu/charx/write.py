@@ -19,6 +19,7 @@ from bunzai.sdk import (
     OutputFile,
     UsageError,
     WriteResult,
+    dumps_layout,
     loads,
     sniff_media,
 )
@@ -26,7 +27,7 @@ from bunzai.sdk.cards import ASSET_URI_PREFIX, resolve_data_uri
 from bunzai.sdk.png import default_avatar
 from bunzai.sdk.zip import entry_name_problem, write_zip
 
-from .._common import jsonfmt, risum
+from .._common import risum
 from .._common.assets import (
     charx_path,
     dedupe,
@@ -122,7 +123,7 @@ def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteRe
             card["data"] = {k: data[k] for k in sorted(
                 data, key=lambda k: ranked.get(k, len(ranked)))}
     layout = record.get("layout") if isinstance(record.get("layout"), Mapping) else None
-    files["card.json"] = jsonfmt.dump(card, layout, default_indent=4)
+    files["card.json"] = dumps_layout(card, layout, 4)
     if with_module:
         built = module.build(ch, info or {}, format_id, loss)
         text = risum.dump_main(built)
@@ -148,7 +149,7 @@ def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteRe
     stored = {n for n, b in files.items() if _is_media(b)}
     prefix = _cover(ch, record) if jpeg else b""
     out = write_zip([(n, files[n]) for n in names], compress=lambda n: n not in stored,
-                    prefix=prefix)
+                    prefix=prefix, like=entity)
     suffix = ".jpeg" if jpeg else ".charx"
     return WriteResult([OutputFile(out, suffix)], loss, warnings)
 

@@ -15,11 +15,19 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Issue, LossReport, MalformedInput, OutputFile, ReadResult, WriteResult
+from bunzai.sdk import (
+    Issue,
+    LossReport,
+    MalformedInput,
+    OutputFile,
+    ReadResult,
+    WriteResult,
+    dumps_layout,
+    sniff_layout,
+)
 from bunzai.sdk.chats import parse_time, stored
 from bunzai.sdk.fields import kept
 
-from .._common.jsonfmt import dump, layout
 from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
@@ -51,7 +59,7 @@ def read_export(input: AdapterInput, options: Any = None, format_id: str = FORMA
     if not isinstance(doc, dict) or doc.get("type") not in ("risuChat", "risuAllChats"):
         raise MalformedInput("not a RisuAI chat export (type risuChat or risuAllChats)")
     warnings: list[Issue] = []
-    top = {"order": list(doc), **layout(input.data)}
+    top = {"order": list(doc), **sniff_layout(input.data)}
     top.update({k: doc[k] for k in ("type", "ver") if k in doc})
     folders = doc.get("folders", None)
     inner = doc.get("data")
@@ -346,5 +354,5 @@ def write_export(entities: Sequence[Entity], options: Any = None,
         if _data(chat).get("folders") != shared:
             loss.approximated(f"[{i}].app_data.{FORMAT_ID}.folders" if many else
                               f"app_data.{FORMAT_ID}.folders", WHY["folders"])
-    data = dump(_ordered(doc, file.get("order")), file or None)
+    data = dumps_layout(_ordered(doc, file.get("order")), file)
     return WriteResult([OutputFile(data, ".json")], loss)

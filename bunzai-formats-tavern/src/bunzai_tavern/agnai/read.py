@@ -20,12 +20,11 @@ import binascii
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_media
+from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_layout, sniff_media
 from bunzai.sdk.fields import type_name
 
 from .._common.agnai_memory import read_memory_book
 from .._common.agnai_persona import render
-from .._common.options import sniff_layout
 from .fields import AGNAI_BLOCK, CHARACTER, SKIP
 
 if TYPE_CHECKING:
@@ -46,7 +45,7 @@ def read_character(input: AdapterInput, options: Mapping[str, Any],
         raise MalformedInput(f"an Agnai character is a JSON object, not {type_name(obj)}")
     warnings: list[Issue] = []
     char = character_from_native(obj, format_id=format_id, warnings=warnings)
-    layout = sniff_layout(input.data, default_indent=2)
+    layout = sniff_layout(input.data, 2)
     if layout:
         char.passthrough[format_id]["layout"] = layout
     return ReadResult([char], warnings)

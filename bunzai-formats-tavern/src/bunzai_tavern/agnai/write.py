@@ -12,12 +12,11 @@ import base64
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps, sniff_media
+from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps_layout, sniff_media
 from bunzai.sdk.fields import jcopy
 
 from .._common.agnai_memory import write_memory_book
 from .._common.agnai_persona import render, text_persona
-from .._common.options import layout_of
 from .fields import AGNAI_BLOCK, CHARACTER
 from .read import SHADOW
 
@@ -78,8 +77,7 @@ def write_character(entity: Entity, options: Mapping[str, Any], format_id: str) 
     if not layout:
         out = {**{k: out[k] for k in FOREIGN_ORDER if k in out},
                **{k: v for k, v in out.items() if k not in FOREIGN_ORDER}}
-    indent, newline = layout_of(options, layout.get("layout"), default=2)
-    text = dumps(out, indent=indent) + (b"\n" if newline else b"")
+    text = dumps_layout(out, layout.get("layout"), 2, options)
     return WriteResult([OutputFile(text, ".json")], loss)
 
 

@@ -12,12 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, MalformedInput, OutputFile, ReadResult, WriteResult, dumps
+from bunzai.sdk import (
+    LossReport,
+    MalformedInput,
+    OutputFile,
+    ReadResult,
+    WriteResult,
+    dumps_layout,
+    sniff_layout,
+)
 from bunzai.sdk.chats import parse_time, stored
 
 from .._common.chat import data_of, layout_of, lone_alternative, ordered, record
-from .._common.options import layout_of as json_layout
-from .._common.options import sniff_layout
 from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
@@ -37,7 +43,7 @@ def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     data = input.json_mutable()
     if not isinstance(data, dict):
         raise MalformedInput("not an Agnai chat export")
-    return ReadResult([chat_from(data, sniff_layout(input.data, default_indent=2))])
+    return ReadResult([chat_from(data, sniff_layout(input.data, 2))])
 
 
 def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
@@ -232,6 +238,5 @@ def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
                format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
     doc = document(chat, loss)
-    indent, newline = json_layout({}, layout_of(chat, FORMAT_ID), default=2)
-    data = dumps(doc, indent=indent) + (b"\n" if newline else b"")
+    data = dumps_layout(doc, layout_of(chat, FORMAT_ID), 2)
     return WriteResult([OutputFile(data, ".json")], loss)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps
+from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps_layout
 
 from .._common.agnai_memory import write_memory_book
-from .._common.options import layout_of
 
 if TYPE_CHECKING:
     from bunzai.sdk import Entity
@@ -20,7 +19,5 @@ def write_book(entity: Entity, options: Mapping[str, Any], format_id: str) -> Wr
     loss = LossReport()
     obj = write_memory_book(entity, format_id=format_id, loss=loss)  # type: ignore[arg-type]
     mine = entity.passthrough.get(format_id)
-    indent, newline = layout_of(options, mine.get("layout") if isinstance(mine, dict) else None,
-                                default=2)
-    return WriteResult([OutputFile(dumps(obj, indent=indent) + (b"\n" if newline else b""),
-                                   ".json")], loss)
+    data = dumps_layout(obj, mine.get("layout") if isinstance(mine, dict) else None, 2, options)
+    return WriteResult([OutputFile(data, ".json")], loss)

@@ -9,11 +9,18 @@ as a reply, a time to the minute, an empty message with no row of its own).
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, MalformedInput, OutputFile, ReadResult, WriteResult
+from bunzai.sdk import (
+    LossReport,
+    MalformedInput,
+    OutputFile,
+    ReadResult,
+    WriteResult,
+    dumps_layout,
+    sniff_layout,
+)
 from bunzai.sdk.chats import parse_time, stored
 
 from .._common.chat import data_of, layout_of, lone_alternative, ordered
@@ -32,22 +39,7 @@ def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     data = input.json_mutable()
     if not isinstance(data, dict):
         raise MalformedInput("not a text-generation-webui history")
-    return ReadResult([chat_from(data, _json_layout(input.data))])
-
-
-def _json_layout(raw: bytes) -> dict[str, Any]:
-    head = raw[:4096]
-    indent = 4
-    nl = head.find(b"\n")
-    if nl >= 0:
-        rest = head[nl + 1:]
-        indent = len(rest) - len(rest.lstrip(b" "))
-    out: dict[str, Any] = {"indent": indent}
-    if raw.isascii() and b"\\u" in raw:
-        out["ascii"] = True
-    if raw.endswith(b"\n"):
-        out["newline"] = True
-    return out
+    return ReadResult([chat_from(data, sniff_layout(input.data, 4))])
 
 
 def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
@@ -361,10 +353,5 @@ def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
                format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
     doc = document(chat, loss)
-    record = layout_of(chat, FORMAT_ID)
-    indent = record.get("indent", 4)
-    data = json.dumps(doc, indent=indent if isinstance(indent, int) and indent else None,
-                      ensure_ascii=bool(record.get("ascii"))).encode("utf-8")
-    if record.get("newline"):
-        data += b"\n"
+    data = dumps_layout(doc, layout_of(chat, FORMAT_ID), 4)
     return WriteResult([OutputFile(data, ".json")], loss)

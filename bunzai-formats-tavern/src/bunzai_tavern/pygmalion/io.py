@@ -13,14 +13,14 @@ from bunzai.sdk import (
     OutputFile,
     ReadResult,
     WriteResult,
-    dumps,
+    dumps_layout,
+    sniff_layout,
     thaw,
 )
 from bunzai.sdk.cards import build_card, parse_card, validate_card
 from bunzai.sdk.fields import STR, ObjectReader, ObjectWriter, same
 
 from .._common.cards import CARD_CARRIES, find_card
-from .._common.options import layout_of, sniff_layout
 
 if TYPE_CHECKING:
     from bunzai.sdk import Character
@@ -115,10 +115,7 @@ def write_pygmalion(character: Character, options: Mapping[str, Any],
         carries = CHAT_CARRIES
     else:
         obj, carries = _textgen(character, layout)
-    indent, newline = layout_of(options, layout.get("json"), 4)
-    data = dumps(obj, indent=indent)
-    if newline:
-        data += b"\n"
+    data = dumps_layout(obj, layout.get("json"), 4, options)
     return WriteResult([OutputFile(data, ".json")], loss, carries=carries)
 
 

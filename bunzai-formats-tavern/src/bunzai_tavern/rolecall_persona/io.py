@@ -24,7 +24,10 @@ from bunzai.sdk import (
     ReadResult,
     WriteResult,
     dumps,
+    dumps_layout,
     field_defaults,
+    remember_json,
+    sniff_layout,
     sniff_media,
 )
 from bunzai.sdk.base64 import decode_base64
@@ -33,8 +36,7 @@ from bunzai.sdk.png import PngFile, is_text_chunk_with_keyword, make_text_chunk,
 
 from .._common.cards import find_card
 from .._common.cards.avatar import default_avatar, is_default_avatar, to_png
-from .._common.cards.container import card_text, json_style, main_icon, read_found, write_character
-from .._common.options import layout_of, sniff_layout
+from .._common.cards.container import card_text, main_icon, read_found, write_character
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Asset, Character, Persona
@@ -134,9 +136,10 @@ def _read_rcpersona(input: AdapterInput, obj: Any, format_id: str) -> ReadResult
             raw = payload.chunk.value_bytes(input.limits)
             if payload.encoding == "base64":
                 raw = decode_base64(raw, limits=input.limits)
-            style = json_style(raw)
+            style = sniff_layout(raw)
             if style:
                 item["style"] = style
+            remember_json(persona, _CHUNK, raw)  # the text itself, for an unchanged rewrite
         except BunzaiError:
             pass
         layout["png"] = item
@@ -264,6 +267,10 @@ def _avatar_png(avatar: Asset | None, loss: LossReport) -> bytes:
     return converted
 
 
+_CHUNK = "png-chunk:rcpersona"
+"""Where the text of a persona's ``rcpersona`` chunk is remembered."""
+
+
 def _write_rcpersona(persona: Persona, layout: Mapping[str, Any], data: Mapping[str, Any],
                      container: str | None, options: Mapping[str, Any], format_id: str,
                      loss: LossReport) -> tuple[bytes, str]:
@@ -287,15 +294,13 @@ def _write_rcpersona(persona: Persona, layout: Mapping[str, Any], data: Mapping[
     if container == "json":
         if persona.avatar is not None:
             loss.dropped("avatar", "a JSON persona has no image")
-        indent, newline = layout_of(options, layout.get("json") if mine else None, 2)
-        out = dumps(obj, indent=indent)
-        return (out + b"\n" if newline else out), ".json"
+        return dumps_layout(obj, layout.get("json") if mine else None, 2, options), ".json"
     image = _avatar_png(persona.avatar, loss)
     got = layout.get("png") if mine else None
     item: Mapping[str, Any] = got if isinstance(got, Mapping) else {}
     style = item.get("style")
     text = card_text(obj, str(item.get("encoding") or "base64"),
-                     style if isinstance(style, Mapping) else None)
+                     style if isinstance(style, Mapping) else None, (persona, _CHUNK))
     kind = str(item.get("type") or "tEXt")
     chunk = make_text_chunk(str(item.get("keyword") or "rcpersona"), text,
                             kind if kind in ("tEXt", "zTXt", "iTXt") else "tEXt")

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_layout
 from bunzai.sdk.fields import type_name
 
-from .._common.options import sniff_layout
 from .books import read_array_book, read_v3_book
 from .worldinfo import read_worldinfo
 
@@ -32,7 +31,7 @@ def read_book(input: AdapterInput, options: Mapping[str, Any], format_id: str) -
     else:
         raise MalformedInput(f"'entries' is {type_name(obj['entries'])}; expected an object "
                              "keyed by uid (World Info) or an array (character book)")
-    layout = sniff_layout(input.data)
+    layout = sniff_layout(input.data, 4)
     if layout:
         book.passthrough[format_id]["layout"] = layout
     return ReadResult([book], warnings)

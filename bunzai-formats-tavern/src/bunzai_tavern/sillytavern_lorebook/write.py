@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps
+from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps_layout
 
-from .._common.options import layout_of
 from .books import write_array_book, write_v3_book
 from .worldinfo import WI, write_worldinfo
 
@@ -39,6 +38,5 @@ def write_book(entity: Entity, options: Mapping[str, Any], format_id: str) -> Wr
     else:
         obj = write_array_book(entity, format_id=format_id, loss=loss)  # type: ignore[arg-type]
     mine = entity.passthrough.get(format_id)
-    indent, newline = layout_of(options, mine.get("layout") if isinstance(mine, dict) else None)
-    data = dumps(obj, indent=indent) + (b"\n" if newline else b"")
+    data = dumps_layout(obj, mine.get("layout") if isinstance(mine, dict) else None, 4, options)
     return WriteResult([OutputFile(data, ".json")], loss)

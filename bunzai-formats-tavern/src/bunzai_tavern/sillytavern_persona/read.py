@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_layout
 from bunzai.sdk.fields import STR, Bad, same, type_name
 
-from .._common.options import sniff_layout
 from .._common.stsettings import is_settings
 from .fields import DESCRIPTOR
 
@@ -49,7 +48,7 @@ def read_personas(input: AdapterInput, options: Mapping[str, Any],
         personas = _from_settings(obj, format_id, warnings)
     else:
         personas = _from_backup(obj, format_id, warnings, "$", keep_root=True)
-        layout = sniff_layout(input.data, default_indent=2)
+        layout = sniff_layout(input.data, 2)
         if personas and layout:
             personas[0].passthrough[format_id].setdefault("file", {})["layout"] = layout
     if not personas:

@@ -12,10 +12,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps
+from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps_layout
 from bunzai.sdk.fields import STR, Bad, jcopy, same
 
-from .._common.options import layout_of
 from .fields import DESCRIPTOR, DESCRIPTOR_ATTRS
 from .read import ACTIVE, ROOT_DATA
 
@@ -117,8 +116,7 @@ def write_backup(entities: Sequence[Entity], options: Mapping[str, Any],
     if isinstance(order, list):
         doc = {**{k: doc[k] for k in order if k in doc},
                **{k: v for k, v in doc.items() if k not in order}}
-    indent, newline = layout_of(options, file_layout.get("layout"), default=2)
-    text = dumps(doc, indent=indent) + (b"\n" if newline else b"")
+    text = dumps_layout(doc, file_layout.get("layout"), 2, options)
     return WriteResult([OutputFile(text, ".json", "personas")], loss)
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_layout
 from bunzai.sdk.cards import parse_st_regex
 from bunzai.sdk.fields import type_name
 
-from .._common.options import sniff_layout
 from .._common.stsettings import is_settings, settings_regex
 
 if TYPE_CHECKING:
@@ -57,7 +56,7 @@ def read_scripts(input: AdapterInput, options: Mapping[str, Any], format_id: str
         raise MalformedInput("no regex script objects in this file")
     if strays and container == "array":
         scripts[0].passthrough[format_id]["strays"] = strays  # no app reads them
-    layout = sniff_layout(input.data) if container != "settings" else {}
+    layout = sniff_layout(input.data, 4) if container != "settings" else {}
     if layout:
         scripts[0].passthrough[format_id]["layout"] = layout
     return ReadResult(list(scripts), warnings)

@@ -6,10 +6,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps
+from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps_layout
 from bunzai.sdk.cards import build_st_regex
 
-from .._common.options import layout_of
 from .read import CONTAINER
 
 if TYPE_CHECKING:
@@ -28,8 +27,7 @@ def write_scripts(entities: Sequence[Entity], options: Mapping[str, Any],
     for e in entities:
         if e.kind != "regex":
             raise UsageError(f"{format_id} writes regex scripts, not a {e.kind}")
-    indent, newline = layout_of(options, _record(entities[0], format_id).get("layout"))
-    end = b"\n" if newline else b""
+    json_layout = _record(entities[0], format_id).get("layout")
     loss = LossReport()
     objs: list[dict[str, Any]] = []
     many = len(entities) > 1
@@ -47,7 +45,7 @@ def write_scripts(entities: Sequence[Entity], options: Mapping[str, Any],
             while name in seen:
                 name, n = f"{stem}-{n}", n + 1
             seen.add(name)
-            files.append(OutputFile(dumps(obj, indent=indent) + end, ".json", name))
+            files.append(OutputFile(dumps_layout(obj, json_layout, 4, options), ".json", name))
         return WriteResult(files, loss)
     first = _record(entities[0], format_id)
     if not many and first.get(CONTAINER) != "array":
@@ -58,7 +56,7 @@ def write_scripts(entities: Sequence[Entity], options: Mapping[str, Any],
         for pos, value in strays or ():
             items.insert(min(int(pos), len(items)), value)
         doc = items
-    return WriteResult([OutputFile(dumps(doc, indent=indent) + end, ".json")], loss)
+    return WriteResult([OutputFile(dumps_layout(doc, json_layout, 4, options), ".json")], loss)
 
 
 def _record(entity: Entity, format_id: str) -> dict[str, Any]:

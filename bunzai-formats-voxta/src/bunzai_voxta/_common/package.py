@@ -25,7 +25,7 @@ from .jsonfmt import dumps, style_of
 from .util import digest
 
 if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
+    from bunzai.sdk import AdapterInput, Entity
     from bunzai.sdk.zip import SafeZip
 
 COMMENT = "Voxta Package"
@@ -268,10 +268,12 @@ def package_json(shared: Mapping[str, Any] | None) -> tuple[dict[str, Any], str]
 
 
 def build_zip(entries: Sequence[tuple[str, bytes]], *, dirs: bool = False,
-              comment: str | None = COMMENT) -> bytes:
-    """The package: every member deflated (as the server writes them) and the comment set."""
+              comment: str | None = COMMENT, like: Sequence[Entity] = ()) -> bytes:
+    """The package: every member deflated (as the server writes them) and the comment set;
+    the package read, byte for byte, when ``like`` (the entities written) are its unchanged
+    content."""
     raw = comment.encode("utf-8")[:0xFFFF] if comment else b""
-    return write_zip(list(entries), compress=True, dirs=dirs, comment=raw)
+    return write_zip(list(entries), compress=True, dirs=dirs, comment=raw, like=like or None)
 
 
 __all__ = [

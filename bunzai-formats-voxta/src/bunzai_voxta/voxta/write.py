@@ -160,7 +160,7 @@ class _Builder:
                            [path for path, _, _ in characters])
         comment = self.shared.get("comment", COMMENT) if self.shared else COMMENT
         data = build_zip(entries, dirs=bool(self.shared and self.shared.get("dirs")),
-                         comment=comment)
+                         comment=comment, like=self.entities)
         self._report(entries)
         return data
 

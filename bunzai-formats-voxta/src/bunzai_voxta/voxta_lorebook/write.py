@@ -73,7 +73,7 @@ def write_book_package(entities: Sequence[Lorebook], options: Mapping[str, Any],
     firsts = [writer.books[ids[0]][2] for ids in written if ids and ids[0] in writer.books]
     entries = assemble(names if isinstance(names, list) else [], produced, carried, firsts)
     data = build_zip(entries, dirs=bool(shared and shared.get("dirs")),
-                     comment=shared.get("comment", COMMENT) if shared else COMMENT)
+                     comment=shared.get("comment", COMMENT) if shared else COMMENT, like=books)
     _report_members(books, written, [n for n, _ in entries], set(carried), losses, format_id)
     loss = LossReport()
     for i, report in enumerate(losses):

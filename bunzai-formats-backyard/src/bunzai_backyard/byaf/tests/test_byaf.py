@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bunzai.sdk import Asset, BunzaiError, Character, Lorebook, LorebookEntry, MalformedInput
-from bunzai.testing import as_input, route, uncovered_differences
+from bunzai.testing import as_input, rezipped, route, uncovered_differences
 from bunzai.testing.damage import JUNK, damage
 
 FMT = "backyard-byaf"
@@ -81,6 +81,23 @@ def test_corpus_archive_round_trip_is_lossless(registry: Any, corpus_byaf: list[
         assert all(i.compress_type == zipfile.ZIP_STORED for i in infos)
         assert {"characters/", "scenarios/"} <= {i.filename for i in infos if i.is_dir()}
         assert kit.schema_problems(out.data) == []
+        assert out.data == original  # the archive itself, timestamps and all
+
+
+@pytest.mark.parametrize("folders", [True, False])
+def test_an_archive_another_tool_zipped_is_written_back_byte_for_byte(registry: Any, kit: Any,
+                                                                      folders: bool) -> None:
+    # deflated where Backyard stores, with its own timestamps, with or without folder entries
+    data = rezipped(kit.rich_archive(), folders=folders)
+    entities = read(registry, data)
+    assert write(registry, entities).data == data
+    entities[0].lorebook.entries[1].content = "The gales come from the north."
+    out = write(registry, entities).data
+    before, after = kit.members(data), kit.members(out)
+    assert [n for n in after if after[n] != before.get(n)] == [
+        "characters/keeper-01/character.json"]
+    assert after["characters/keeper-01/character.json"]["loreItems"][1]["value"] == (
+        "The gales come from the north.")
 
 
 def test_corpus_archive_maps_card_fields(registry: Any, corpus_byaf: list[Path]) -> None:

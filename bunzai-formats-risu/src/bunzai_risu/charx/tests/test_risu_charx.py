@@ -20,7 +20,7 @@ from bunzai.sdk import (
 )
 from bunzai.sdk.png import minimal_png
 from bunzai.sdk.zip import write_zip
-from bunzai.testing import corpus_files, load_registry, samples_dir
+from bunzai.testing import corpus_files, hand_laid, load_registry, rezipped, samples_dir
 from bunzai_risu._common import risum
 from bunzai_risu._common.images import TINY_JPEG
 
@@ -346,3 +346,23 @@ def test_a_charx_from_another_tool_keeps_its_card_json(reg: Any, with_module: bo
         assert risum.decode(z.read("module.risum")).text == main
     back = _read(reg, out.data)
     assert back.model_dump(exclude={"passthrough"}) == ch.model_dump(exclude={"passthrough"})
+
+
+def test_a_charx_another_tool_zipped_is_written_back_byte_for_byte(reg: Any) -> None:
+    """Its card.json laid out by hand (short arrays on one line, a blank line at the end),
+    the archive zipped with other timestamps and compression: an unchanged rewrite is the
+    file; a changed one carries the change and keeps every other member's bytes."""
+    data, text, _ = _other_tool_charx(with_module=True)
+    card = json.loads(text)
+    card["data"]["tags"] = ["harbour", "tides"]
+    members = [(n, hand_laid(card) if n == "card.json" else _zip(data).read(n))
+               for n in _zip(data).namelist()]
+    source = rezipped(write_zip(members))
+    assert b'"tags": ["harbour", "tides"]' in _zip(source).read("card.json")
+    ch = _read(reg, source)
+    assert reg.write([ch], "risu-charx").data == source
+    ch.description = "Tide tables, corrected."
+    out = reg.write([ch], "risu-charx").data
+    before, after = _zip(source), _zip(out)
+    assert [n for n in after.namelist() if after.read(n) != before.read(n)] == ["card.json"]
+    assert json.loads(after.read("card.json"))["data"]["description"] == "Tide tables, corrected."

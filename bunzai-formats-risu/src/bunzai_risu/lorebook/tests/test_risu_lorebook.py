@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from bunzai.sdk import AdapterInput, Lorebook, LorebookEntry
-from bunzai.testing import corpus_dir, load_registry, samples_dir
+from bunzai.testing import corpus_dir, hand_laid, load_registry, samples_dir
 
 EXPORT = samples_dir() / "risu" / "gen_risu_lorebook_export.json"
 TAMMY = corpus_dir() / "other" / "other__tammy3211_RisuAI_bot_test__lorebook__9b1a73126e.json"
@@ -162,3 +162,22 @@ def test_sillytavern_lorebook_round_trip_keeps_risu_settings(reg: Any) -> None:
     assert (e.depth, e.role, e.position, e.content) == (3, "system", "at_depth", "Text")
     back = reg.write(result.entities, "risu-lorebook")
     assert json.loads(back.data)["data"][0]["content"] == "@@depth 3\n@@role system\nText"
+
+
+def _escaped_bare_array() -> bytes:
+    """A bare entry array as a tool wrote it: the folder marker U+F000 as a ``\\u`` escape
+    while the Korean and the emoji stay as they are, a blank line at the end."""
+    entries = [_entry(key="\uf000folder:sea", comment="🌊 바다", mode="folder", content=""),
+               _entry(key="바다, sea", comment="바다", content="The sea is cold.",
+                      folder="\uf000folder:sea")]
+    return hand_laid(entries).replace("\uf000".encode(), b"\\uf000")
+
+
+def test_an_unchanged_bare_array_with_escapes_is_rewritten_byte_for_byte(reg: Any) -> None:
+    source = _escaped_bare_array()
+    assert b'"\\uf000folder:sea"' in source and "🌊".encode() in source
+    book = _read(reg, source)
+    assert reg.write([book], "risu-lorebook", {"array": True}).files[0].data == source
+    book.entries[1].content = "The sea is colder."
+    out = reg.write([book], "risu-lorebook", {"array": True}).files[0].data
+    assert out != source and json.loads(out)[1]["content"] == "The sea is colder."

@@ -35,10 +35,13 @@ from bunzai.sdk import (
     ReadResult,
     UsageError,
     WriteResult,
-    dumps,
+    dumps_layout,
     get_limits,
+    json_as_read,
     json_equal,
+    remember_json,
     setting_hint,
+    sniff_layout,
     sniff_media,
     thaw,
     unfrozen,
@@ -65,7 +68,6 @@ from bunzai.sdk.png import (
     splice_parts,
 )
 
-from ..options import layout_of, sniff_layout
 from . import Found, find_card
 from .avatar import default_avatar, is_default_avatar, to_png
 
@@ -75,7 +77,6 @@ if TYPE_CHECKING:
 __all__ = [
     "CardOptions",
     "card_text",
-    "json_style",
     "main_icon",
     "parse_options",
     "read_card",
@@ -147,10 +148,7 @@ def read_found(input: AdapterInput, found: Found, format_id: str, *,
     if book_in_extensions:
         _lift_extension_book(character, layout, format_id, warnings)
     if found.source == "json":
-        json_layout = sniff_layout(input.data, 4)
-        if input.data.isascii() and b"\\u" in input.data:
-            json_layout["ascii"] = True
-        layout["json"] = json_layout
+        layout["json"] = sniff_layout(input.data, 4)
     elif found.source == "png":
         _read_png(input, found, card, character, layout, warnings, format_id)
     elif found.source == "exif":
@@ -227,6 +225,7 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
         warnings.append(Issue("$", f"PNG: {problem}"))
     winner = found.payload
     removed: dict[int, dict[str, Any]] = {}
+    texts: dict[int, bytes] = {}
     payloads = sorted([*input.png_json("ccv3"), *input.png_json("chara")],
                       key=lambda p: p.chunk.chunk.offset)
     for p in payloads:
@@ -235,7 +234,10 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
         item: dict[str, Any] = {"keyword": p.keyword, "type": p.chunk.kind,
                                 "encoding": p.encoding}
         if p.error is None:
-            style = _chunk_style(p, input)
+            raw = _chunk_json(p, input)
+            style = sniff_layout(raw) if raw is not None else {}
+            if raw is not None:
+                texts[chunk.offset] = raw
             if style:
                 item["style"] = style
         if not chunk.crc_ok():
@@ -298,6 +300,9 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
                 chunk_assets[key] = data
         removed[chunk.offset] = item
 
+    for i, offset in enumerate(sorted(removed)):
+        if offset in texts:  # the text itself, for an unchanged rewrite (in memory only)
+            remember_json(character, _chunk_slot(i), texts[offset])
     stripped = splice(png, drop=removed)
     kept = 0
     table = png.table()
@@ -403,14 +408,18 @@ def image_unchanged(recorded: Any, image: bytes, png: PngFile | None = None) -> 
     return recorded == hashlib.sha256(image).hexdigest()
 
 
-def _chunk_style(p: Any, input: AdapterInput) -> dict[str, Any]:
+def _chunk_json(p: Any, input: AdapterInput) -> bytes | None:
+    """The JSON text of a card chunk (its base64 decoded), or None when it cannot be read."""
     try:
         raw = p.chunk.value_bytes(input.limits)
-        if p.encoding == "base64":
-            raw = decode_base64(raw, limits=input.limits)
+        return decode_base64(raw, limits=input.limits) if p.encoding == "base64" else raw
     except BunzaiError:
-        return {}
-    return json_style(raw)
+        return None
+
+
+def _chunk_slot(index: int) -> str:
+    """Where the text of the ``index``-th chunk of the recorded layout is remembered."""
+    return f"png-chunk:{index}"
 
 
 def _read_exif(input: AdapterInput, found: Found, character: Character,
@@ -477,45 +486,14 @@ def _walked(image: bytes) -> tuple[bytes, PngFile]:
     return image, PngFile.parse(image)
 
 
-def json_style(raw: bytes) -> dict[str, Any]:
-    """How a chunk's JSON text was laid out, when it is not compact JSON.stringify output
-    (tab or space indent, Python's ``", "`` separators, ``\\u`` escapes, a final newline)."""
-    style: dict[str, Any] = {}
-    text = raw.lstrip(b"\xef\xbb\xbf")
-    brace = text.find(b"{")
-    if brace < 0:
-        return style
-    after = text[brace + 1:brace + 200]
-    if after.startswith((b"\n", b"\r\n")):
-        line = after.split(b"\n", 2)[1] if after.startswith(b"\n") else after[2:]
-        pad = line[:len(line) - len(line.lstrip(b" \t"))]
-        style["indent"] = "\t" if pad.startswith(b"\t") else len(pad)
-    else:
-        colon = text.find(b'":', brace)
-        if colon > 0 and text[colon + 2:colon + 3] == b" ":
-            style["sep"] = [", ", ": "]
-    if text.isascii() and b"\\u" in text:
-        style["ascii"] = True
-    if text.endswith(b"\n"):
-        style["newline"] = True
-    return style
-
-
-def card_text(obj: Any, encoding: str, style: Mapping[str, Any] | None = None) -> bytes:
-    """The chunk text for a JSON value: base64 (or raw) of compact JSON, or of ``style``."""
-    if style:
-        import json
-
-        indent = style.get("indent")
-        sep = style.get("sep")
-        separators = ((str(sep[0]), str(sep[1])) if isinstance(sep, list) and len(sep) == 2
-                      else (",", ": ") if indent is not None else (",", ":"))
-        raw = json.dumps(obj, indent=indent, separators=separators,
-                         ensure_ascii=bool(style.get("ascii"))).encode("utf-8", "surrogatepass")
-        if style.get("newline"):
-            raw += b"\n"
-    else:
-        raw = dumps(obj)
+def card_text(obj: Any, encoding: str, style: Mapping[str, Any] | None = None,
+              as_read: tuple[object, str] | None = None) -> bytes:
+    """The chunk text for a JSON value: base64 (or raw) of compact JSON, or of ``style``; or
+    of the text the chunk had when read (``as_read``: the entity and its slot) when that
+    holds the same value."""
+    raw = dumps_layout(obj, style)
+    if as_read is not None:
+        raw = json_as_read(*as_read, raw)
     return raw if encoding == "raw" else encode_base64(raw)
 
 
@@ -566,7 +544,7 @@ def write_character(character: Character, format_id: str, options: Mapping[str, 
         data = _write_json(work, format_id, opts, layout, loss, options, warnings)
         suffix = ".json"
     else:
-        data = _write_png(work, format_id, opts, layout, loss, warnings)
+        data = _write_png(work, format_id, opts, layout, loss, warnings, character)
         suffix = ".png"
     return WriteResult([OutputFile(data, suffix)], loss, warnings)
 
@@ -627,15 +605,13 @@ def _write_json(work: Character, format_id: str, opts: CardOptions, layout: Mapp
         else:
             loss.dropped(f"assets[{i}]", f"a {spec.upper()} card has no asset list")
     card = build_card(work, spec=spec, format_id=format_id, loss=loss, root_duplicates=True)
-    indent, newline = layout_of(options, layout.get("json"), 4)
-    json_layout = layout.get("json")
-    ascii_only = bool(json_layout.get("ascii")) if isinstance(json_layout, Mapping) else False
-    out = dumps(card, indent=indent, ensure_ascii=ascii_only)
-    return out + b"\n" if newline else out
+    return dumps_layout(card, layout.get("json"), 4, options)
 
 
 def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mapping[str, Any],
-               loss: LossReport, warnings: list[str]) -> list[PngPart]:
+               loss: LossReport, warnings: list[str], read: Character) -> list[PngPart]:
+    """``read``: the entity as given (``work`` is the writer's copy), whose chunks' text is
+    given back where a chunk holds what it held."""
     png_layout = layout.get("png") if isinstance(layout.get("png"), Mapping) else None
     icon = main_icon(work.assets)
     image, png = _image(work, icon, loss, warnings)
@@ -690,8 +666,9 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mappi
                 backfills[shaped] = _backfill(work, format_id, shaped)
             return backfills[shaped]
 
-        for item in chunk_layout:
-            chunk = _layout_chunk(item, winner, backfill, chunk_assets, written_assets)
+        for n, item in enumerate(chunk_layout):
+            chunk = _layout_chunk(item, winner, backfill, chunk_assets, written_assets,
+                                  (read, _chunk_slot(n)))
             if chunk is not None:
                 placed.setdefault(int(item.get("at", 0)), []).append(chunk)
         for key, data in chunk_assets.items():
@@ -760,7 +737,7 @@ def _usable_layout(work: Character, format_id: str, opts: CardOptions, layout: M
 
 def _layout_chunk(item: Any, winner: dict[str, Any],
                   backfill: Callable[[bool], dict[str, Any]], assets: Mapping[str, bytes],
-                  written: set[str]) -> PngPart | None:
+                  written: set[str], as_read: tuple[Character, str]) -> PngPart | None:
     if not isinstance(item, Mapping):
         return None
     keyword = str(item.get("keyword") or "chara")
@@ -795,7 +772,7 @@ def _layout_chunk(item: Any, winner: dict[str, Any],
         return None
     style = item.get("style")
     return _text_chunk(keyword, card_text(obj, encoding, style if isinstance(style, Mapping)
-                                           else None), kind)
+                                           else None, as_read), kind)
 
 
 def _assemble(image: bytes, png: PngFile, placed: Mapping[int, list[PngPart]],

@@ -31,6 +31,7 @@ from bunzai.testing import (
     corpus_files,
     diff_paths,
     get_limits,
+    hand_laid,
     ids,
     label,
     load_registry,
@@ -444,6 +445,56 @@ def test_json_output_spec_and_indent() -> None:
     assert json.loads(v3.data)["data"]["nickname"] == "n" and not v3.loss
     compact = write(ch, container="json", indent=0)
     assert b"\n" not in compact.data
+
+
+def _hand_laid_card() -> bytes:
+    """A complete V3 card as a person or another tool lays it out: two-space indent, tags and
+    greetings on one line, a blank line at the end (bunzai's writer does none of these)."""
+    ch = Character(name="Wren", description="Keeps the bees.", tags=["bees", "meadow"],
+                   alternate_greetings=["Mind the hives.", "Honey?"],
+                   lorebook=Lorebook(entries=[LorebookEntry(keys=["hive", "comb"],
+                                                            content="Seven hives.")]))
+    return hand_laid(json.loads(write(ch, container="json", spec="v3").data))
+
+
+def test_a_hand_laid_json_card_is_rewritten_byte_for_byte() -> None:
+    source = _hand_laid_card()
+    assert b'"tags": ["bees", "meadow"]' in source and source.endswith(b"}\n\n")
+    ch = read(source, "wren.json").entities[0]
+    out = write(ch)
+    assert out.data == source and not out.loss
+
+
+def test_a_changed_hand_laid_card_is_written_in_the_recorded_layout() -> None:
+    source = _hand_laid_card()
+    ch = read(source, "wren.json").entities[0]
+    ch.description = "Keeps the bees, and the bees keep her."
+    out = write(ch).data
+    value = json.loads(out)
+    assert value["data"]["description"] == "Keeps the bees, and the bees keep her."
+    # the indent and final newline recorded on read; arrays spread as bunzai writes them
+    assert out == json.dumps(value, indent=2, ensure_ascii=False).encode() + b"\n"
+
+
+def test_an_explicit_indent_is_obeyed_on_an_unchanged_card() -> None:
+    source = _hand_laid_card()
+    ch = read(source, "wren.json").entities[0]
+    for indent in (2, 4):
+        out = write(ch, indent=indent).data
+        assert out == json.dumps(json.loads(source), indent=indent,
+                                 ensure_ascii=False).encode() + b"\n"
+
+
+def test_a_png_card_with_hand_laid_chunk_json_is_rewritten_byte_for_byte() -> None:
+    card = json.loads(_hand_laid_card())
+    source = png_with(before_iend=[card_chunk("ccv3", hand_laid(card))])
+    ch = read(source).entities[0]
+    out = write(ch)
+    assert out.data == source and not out.loss
+    ch.tags = ["bees"]
+    changed = write(ch).data
+    assert changed != source
+    assert read(changed).entities[0].tags == ["bees"]
 
 
 def test_png_card_converted_to_json_reports_the_avatar() -> None:

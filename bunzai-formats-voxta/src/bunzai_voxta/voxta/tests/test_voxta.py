@@ -29,6 +29,7 @@ from bunzai.testing import (
     as_input,
     conversion_problems,
     corpus_files,
+    rezipped,
     route,
     uncovered_differences,
 )
@@ -160,6 +161,22 @@ def test_corpus_rewrite_is_byte_faithful_for_every_member(registry: Any, stem: s
     assert comment(written) == b"Voxta Package"
     assert all(i.compress_type == zipfile.ZIP_DEFLATED and not i.is_dir()
                for i in infos(written))
+    assert written == source  # the archive itself: its timestamps, compression and order
+
+
+@pytest.mark.parametrize("level", [9, 0])
+def test_a_package_another_tool_zipped_is_written_back_byte_for_byte(registry: Any,
+                                                                     level: int) -> None:
+    data = rezipped(fx.full_package(), level=level, folders=True)
+    entities, _ = read(registry, data)
+    assert registry.write(entities, FMT).files[0].data == data
+    entities[1].description = "Ilse keeps the last ferry running."
+    out = registry.write(entities, FMT).files[0].data
+    assert out != data
+    before, after = members(data), members(out)
+    assert [n for n in after if after[n] != before.get(n)] == [
+        f"Characters/{fx.FERRY}/character.json"]
+    assert "the last ferry" in after[f"Characters/{fx.FERRY}/character.json"].decode()
 
 
 @pytest.mark.parametrize("name", sorted(fx.SAMPLE_BUILDERS))

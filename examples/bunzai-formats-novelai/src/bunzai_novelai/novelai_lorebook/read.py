@@ -17,11 +17,10 @@ the book back gives the same bytes; it is never reported.
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_layout
 from bunzai.sdk.fields import BOOL, STRLIST, Table, field, keep, type_name
 
 from . import PNG_KEYWORD, _text_version, _version
@@ -89,36 +88,6 @@ _EXPECTED = {"lorebookVersion": "a number", "entries": "a list", "settings": "an
 """The JSON type NovelAI writes for each root key."""
 
 
-def _json_layout(raw: bytes, doc: Any) -> dict[str, Any] | None:
-    """How the file's JSON was laid out (indent, escaping, final newline): exactly, when the
-    standard library reproduces the file (NovelAI exports with two spaces, like
-    JSON.stringify), else its indent and final newline (a hand-edited file)."""
-    text = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
-    newline = text.endswith(b"\n")
-    body = text[:-1] if newline else text
-    indent: int | None = None
-    if body[1:2] == b"\n":
-        line = body[2:body.find(b"\n", 2)]
-        indent = len(line) - len(line.lstrip(b" ")) or None
-    for ascii_only in ((False, True) if body.isascii() else (False,)):
-        layout = {"indent": indent, "ascii": ascii_only, "newline": newline}
-        try:
-            if dump_json(doc, layout) == text:
-                return layout
-        except (TypeError, ValueError):
-            return None
-    return {"indent": indent, "ascii": False, "newline": newline}
-
-
-def dump_json(doc: Any, layout: Mapping[str, Any]) -> bytes:
-    """``doc`` laid out as ``layout`` says (see :func:`_json_layout`)."""
-    indent = layout.get("indent")
-    seps = (",", ":") if indent is None else (",", ": ")
-    text = json.dumps(doc, indent=indent, ensure_ascii=bool(layout.get("ascii")),
-                      separators=seps, allow_nan=False)
-    return (text + ("\n" if layout.get("newline") else "")).encode("utf-8")
-
-
 def _document(input: Any) -> tuple[Any, dict[str, Any]]:
     """The lorebook JSON (mutable) and how it was stored (for writing the same container)."""
     if input.container == "png":
@@ -136,8 +105,8 @@ def _document(input: Any) -> tuple[Any, dict[str, Any]]:
     if input.container != "json":
         raise MalformedInput(f"a NovelAI lorebook is JSON or a PNG, not {input.container}")
     doc = input.json_mutable()
-    layout = _json_layout(input.data, doc)
-    return doc, {"json": layout} if layout else {}
+    # its indent (NovelAI's two spaces, or a hand-edited file's), escapes and final newline
+    return doc, {"json": sniff_layout(input.data, 2)}
 
 
 def _text_values(data: Mapping[str, Any]) -> list[str]:

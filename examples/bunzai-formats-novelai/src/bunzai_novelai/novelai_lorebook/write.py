@@ -16,11 +16,11 @@ import base64
 from collections.abc import Mapping
 from typing import Any
 
-from bunzai.sdk import LossReport, OutputFile, WriteResult, dumps
+from bunzai.sdk import LossReport, OutputFile, WriteResult, dumps, dumps_layout
 from bunzai.sdk.fields import kept
 
 from . import PNG_KEYWORD
-from .read import CONFIG, ENTRY, PRIORITY, dump_json
+from .read import CONFIG, ENTRY, PRIORITY
 
 LOREBOOK_VERSION = 5
 NEW_BOOK: dict[str, Any] = {"settings": {"orderByKeyLocations": False}, "categories": []}
@@ -39,8 +39,6 @@ ENTRY_ORDER = ("text", "contextConfig", "displayName", "id", "keys", "searchRang
                "forceActivation", "keyRelative", "nonStoryActivatable", "category",
                "loreBiasGroups")
 BOOK_ORDER = ("lorebookVersion", "entries", "settings", "categories")
-NOVELAI_LAYOUT: dict[str, Any] = {"indent": 2, "ascii": False, "newline": False}
-"""How NovelAI lays out an exported .lorebook (as JavaScript's JSON.stringify(book, null, 2))."""
 
 
 def _ordered(values: Mapping[str, Any], order: list[str] | tuple[str, ...]) -> dict[str, Any]:
@@ -109,9 +107,9 @@ def write_lorebook(book: Any, options: Mapping[str, Any], format_id: str) -> Wri
         warnings = ["the PNG cover image was not kept (container=json)"] if "png" in layout \
             else []
         json_layout = layout.get("json") if isinstance(layout.get("json"), Mapping) else None
-        if json_layout is None and not layout:
-            json_layout = NOVELAI_LAYOUT  # a new book, laid out as NovelAI exports one
-        data = dump_json(doc, json_layout) if json_layout is not None else dumps(doc)
+        # a new book is laid out as NovelAI exports one (JSON.stringify(book, null, 2))
+        data = (dumps_layout(doc, json_layout, 2) if json_layout is not None or not layout
+                else dumps(doc))
         return WriteResult([OutputFile(data, ".lorebook")], loss, warnings)
     from bunzai.sdk.png import (
         PngFile,
