@@ -124,7 +124,8 @@ def test_what_a_user_wrote_is_reported_when_another_format_drops_it() -> None:
     assert "messages[2].app_data.sillytavern-chat.extra.api" in paths
     assert "messages[1].app_data.sillytavern-chat.force_avatar" in paths
     assert "messages[1].attachments" in paths and "messages[1].hidden" in paths
-    assert "messages[0].alternatives[1].reasoning" in paths
+    # the greeting's swipes: TavernAI keeps swipes on the last message only
+    assert "messages[0].alternatives" in paths
     # layout and defaults are never losses: integrity, note settings at their defaults,
     # counters and timings, an empty reasoning, isSmallSys false
     assert "messages[0].reasoning" not in paths
