@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .agnai_persona import is_plain_text
+
 _PROMPT_KEYS = frozenset({"prompt", "depth", "role"})
 
 
@@ -54,6 +56,8 @@ ST_NEUTRAL: tuple[tuple[str, Any], ...] = (
     ("app_data.sillytavern.talkativeness", ("0.5", 0.5)),
     ("app_data.sillytavern.fav", (False,)),
     ("app_data.sillytavern.avatar", ("none",)),
+    # the block Agnai's export puts into a card: a plain text persona is the description again
+    ("extensions.agnai.persona", is_plain_text),
     *ENTRY_EXTENSIONS,
 )
 """SillyTavern's own card settings at the values it gives every new card (group-chat
