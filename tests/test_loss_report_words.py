@@ -82,3 +82,43 @@ def test_an_avatar_file_name_is_still_reported(registry: Registry, avatar: str) 
     card = _read(registry, {**TAVERN_CARD, "avatar": avatar})
     lines = _lines(registry, card, "backyard-byaf")
     assert any("app_data.sillytavern.avatar" in line for line in lines), lines
+
+
+# -- a list's order is layout; an item left out is said once ------------------------------------
+
+
+def _png(rgb: tuple[int, int, int]) -> bytes:
+    from bunzai.containers.png import minimal_png
+
+    return minimal_png(2, 2, (*rgb, 255))
+
+
+@pytest.mark.parametrize("target", ["backyard", "backyard-byaf", "voxta", "risu-charx",
+                                    "agnai", "sillytavern"])
+def test_assets_a_writer_puts_in_its_own_order_are_not_reported(registry: Registry,
+                                                               target: str) -> None:
+    from bunzai.sdk import Asset, Character
+
+    ch = Character(name="Odile", description="Keeps the tide tables.", first_mes="Six.",
+                   assets=[Asset(type="background", name="quay", data=_png((90, 90, 120))),
+                           Asset(type="icon", name="main", data=_png((200, 40, 40)))])
+    lines = _lines(registry, [ch], target)
+    # no reason sends the user to another index
+    assert not [x for x in lines if "assets[" in x.partition(": ")[2]], lines
+    # the portrait keeps its place in the user's eyes: it is never reported
+    assert not [x for x in lines if x.split(":")[0].split()[-1].startswith("assets[1]")], lines
+
+
+@pytest.mark.parametrize("target", ["backyard", "backyard-byaf"])
+def test_a_disabled_entry_is_dropped_by_its_own_path_and_the_rest_move_up_once(
+        registry: Registry, target: str) -> None:
+    from bunzai.sdk import Character, Lorebook, LorebookEntry
+
+    book = Lorebook(entries=[LorebookEntry(keys=[f"key{i}"], content=f"Lore {i}.",
+                                           enabled=i != 1) for i in range(5)])
+    ch = Character(name="Odile", description="Keeps the tide tables.", first_mes="Six.",
+                   lorebook=book)
+    lines = [x for x in _lines(registry, [ch], target) if "lorebook" in x]
+    assert lines == [
+        "dropped lorebook.entries[1]: a disabled entry; Backyard lore items are always active",
+        "approximated lorebook.entries: the entries after a left-out one move up"]

@@ -130,3 +130,42 @@ def test_a_date_stamped_where_there_was_none_is_not_a_change() -> None:
                    rules) == ["creation_date"]
     assert changes(Character(name="A", modification_date=1), Character(name="A"),
                    rules) == ["modification_date"]
+
+
+def test_an_assets_place_in_the_list_is_layout() -> None:
+    from bunzai.fidelity import changes
+    from bunzai.neutral import Neutrality
+    from bunzai.sdk import Asset
+
+    rules = Neutrality()
+    icon = Asset(type="icon", name="main", data=b"\x89PNG icon")
+    sky = Asset(type="background", name="sky", data=b"\x89PNG sky")
+    sad = Asset(type="emotion", name="sad", uri="https://example.invalid/sad.png")
+    before = Character(name="A", assets=[sky, sad, icon])
+    assert changes(before, Character(name="A", assets=[icon, sky, sad]), rules) == []
+    # the same file renamed is a change to its name, named by its place in the source
+    renamed = sky.model_copy(update={"name": "dusk"})
+    assert changes(before, Character(name="A", assets=[icon, renamed, sad]),
+                   rules) == ["assets[0].name"]
+    # an asset gone is named by its own index, whatever moved up after it
+    assert changes(before, Character(name="A", assets=[sad, icon]), rules) == ["assets[0]"]
+
+
+def test_a_list_with_items_left_out_of_the_middle_is_reported_once() -> None:
+    from bunzai.sdk import LossReport
+
+    tail = LossReport()
+    tail.left_out("messages", {3: "empty", 4: "empty"}, 5)
+    assert [(e.path, e.action) for e in tail] == [("messages[3]", "dropped"),
+                                                 ("messages[4]", "dropped")]
+    middle = LossReport()
+    middle.left_out("lorebook.entries", {1: "disabled"}, 4)
+    assert middle.lines(verbose=True) == [
+        "1 dropped, 1 approximated",
+        "dropped lorebook.entries[1]: disabled",
+        "approximated lorebook.entries: the entries after a left-out one move up"]
+    # the later entries moved: a comparison by place finds them changed, the list names it
+    assert middle.covers("lorebook.entries[2].content")
+    # but what a kept entry loses is still said by its own path
+    assert not middle.covers("lorebook.entries[2].comment", stashed=True, items=False)
+    assert middle.covers("lorebook.entries[1].comment", stashed=True, items=False)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .neutral import STAMPED, Neutrality, is_empty, pattern_of
+from .neutral import STAMPED, UNORDERED, Neutrality, is_empty, pattern_of
 
 if TYPE_CHECKING:
     from .loss import LossReport
@@ -325,7 +325,10 @@ def _diff(a: Any, b: Any, path: str, pattern: str, neutral: Neutrality, kind: st
     if a is None and pattern in STAMPED:
         return
     if isinstance(a, list) and isinstance(b, list):
-        _diff_items(a, b, path, pattern, neutral, kind, out)
+        if pattern in UNORDERED:
+            _diff_unordered(a, b, path, pattern, neutral, kind, out)
+        else:
+            _diff_items(a, b, path, pattern, neutral, kind, out)
         return
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         for k in sorted(set(a) | set(b), key=str):
@@ -364,6 +367,57 @@ def _diff_items(a: Sequence[Any], b: Sequence[Any], path: str, pattern: str,
         else:
             _diff(x, y, p, pat, neutral, kind, a, b, out)
         i += 1
+
+
+def _diff_unordered(a: list[Any], b: list[Any], path: str, pattern: str, neutral: Neutrality,
+                    kind: str | None, out: list[str]) -> None:
+    """Two lists whose order is layout (:data:`~bunzai.neutral.UNORDERED`).
+
+    Each item is paired with an item of the other list holding the same user data, wherever
+    it is; then an item with the same bytes is the same file whose other fields changed; the
+    items left over are compared in order.  An item of ``a`` is named by its own index.
+    """
+    pat = f"{pattern}[*]"
+
+    def same(x: Any, y: Any) -> bool:
+        found: list[str] = []
+        _diff(x, y, "", pat, neutral, kind, a, b, found)
+        return not found
+
+    free = dict(enumerate(b))
+    pairs: list[tuple[int, int]] = []
+    left: list[int] = []
+    for i, x in enumerate(a):  # most writers keep the order: try the same place first
+        if i in free and same(x, free[i]):
+            del free[i]
+        else:
+            left.append(i)
+    for test in (same, _same_bytes):
+        unpaired: list[int] = []
+        for i in left:
+            j = next((j for j, y in free.items() if _same_bytes(a[i], y) and test(a[i], y)),
+                     None) if test is same or getattr(a[i], "data", None) is not None else None
+            if j is None:
+                unpaired.append(i)
+            else:
+                del free[j]
+                if test is not same:
+                    pairs.append((i, j))
+        left = unpaired
+    rest = sorted(free)
+    pairs += zip(left, rest, strict=False)
+    for i, j in sorted(pairs):
+        _diff(a[i], b[j], f"{path}[{i}]", pat, neutral, kind, a, b, out)
+    for i in left[len(rest):]:
+        if not neutral.neutral(pat, a[i], a, kind):
+            out.append(f"{path}[{i}]")
+    for j in rest[len(left):]:
+        if not neutral.neutral(pat, b[j], b, kind):
+            out.append(f"{path}[{j}]")
+
+
+def _same_bytes(x: Any, y: Any) -> bool:
+    return getattr(x, "data", None) == getattr(y, "data", None)
 
 
 def _is_app_data(pattern: str) -> bool:

@@ -247,6 +247,11 @@ class Neutrality:
         return False
 
 
+UNORDERED = frozenset({"assets"})
+"""Lists whose order is layout: a character's or a module's assets are found by type and name
+(the main icon, an emotion), never by their place, so a writer may order them as its app does
+(Backyard puts the portrait first).  They are compared by content, not position."""
+
 STAMPED = frozenset({"creation_date", "modification_date"})
 """A card's dates: a target that requires them stamps the conversion time where the source had
 none, as the apps do on import.  A date appearing where there was none loses nothing; a date

@@ -514,7 +514,7 @@ class Registry:
                 p = prefix or (f"[{j}]." if len(group) > 1 else "")
                 for path in unheld(ent, carried, neutral, own=info.id):
                     full = p + path
-                    if not loss.covers(full, stashed=True):
+                    if not loss.covers(full, stashed=True, items=False):
                         loss.dropped(full, self._reason(info, path, default))
         if not verify:
             return

@@ -140,7 +140,7 @@ def _avatar(char: Character, layout: Mapping[str, Any], loss: LossReport) -> Any
     else:
         loss.dropped(f"assets[{idx}]", "the icon has neither bytes nor a URI")
         return _OMIT
-    if idx != 0 or asset.type != "icon" or asset.name != "main" or asset.extensions:
+    if asset.type != "icon" or asset.name != "main" or asset.extensions:
         loss.approximated(f"assets[{idx}]", "written as Agnai's avatar (a URL, path or data: "
                                             "URL), which keeps no name, type or extensions")
     return value

@@ -142,7 +142,8 @@ def test_a_tavern_character_becomes_a_text_persona_with_honest_losses() -> None:
     assert doc["avatar"].startswith("data:image/png;base64,")
     paths = {e.path for e in out.loss}
     assert {"personality", "description", "nickname", "group_only_greetings", "regex_scripts",
-            "assets[0]", "assets[1]"} <= paths
+            "assets[0]"} <= paths
+    assert "assets[1]" not in paths  # the icon, first in Agnai as its avatar: its place is layout
     back = read(out.files[0].data).entities[0]
     assert uncovered_differences(ch, back, out.loss) == []
 

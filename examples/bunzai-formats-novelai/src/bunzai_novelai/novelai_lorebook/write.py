@@ -86,15 +86,13 @@ def _book(book: Any, format_id: str, loss: LossReport) -> dict[str, Any]:
     doc: dict[str, Any] = dict(data or (NEW_BOOK if layout is None else {}))
     doc["lorebookVersion"] = (layout or {}).get("version", LOREBOOK_VERSION)
     entries: list[dict[str, Any]] = []
+    folders: dict[int, str] = {}
     for i, entry in enumerate(book.entries):
         if entry.is_folder:
-            loss.dropped(f"entries[{i}]", "a folder, not an entry (NovelAI categories are "
-                                          "not mapped)")
+            folders[i] = "a folder, not an entry (NovelAI categories are not mapped)"
             continue
-        if len(entries) != i:
-            loss.approximated(f"entries[{i}]", f"written as entries[{len(entries)}]: folders "
-                                               "before it were dropped")
         entries.append(_entry(entry, i, format_id, loss))
+    loss.left_out("entries", folders, len(book.entries))
     doc["entries"] = entries
     order = (layout or {}).get("order")
     return _ordered(doc, order if isinstance(order, list) else BOOK_ORDER)
