@@ -64,15 +64,16 @@ def _entry(entry: Any, i: int, format_id: str, loss: LossReport) -> dict[str, An
         tail.update((k, layout[k]) for k in ("lastUpdatedAt",) if k in layout)
 
     def value(attr: str) -> Any:
-        if attr == "comment" and entry.comment is None:
+        if attr == "comment" and not entry.comment and entry.name:
             return entry.name  # NovelAI has one title: the name stands in for a comment
         if attr == "id" and entry.id is not None:
             return str(entry.id)  # NovelAI's ids are text
         return getattr(entry, attr)
 
-    if entry.name and entry.comment is not None:
-        loss.dropped(f"entries[{i}].name", "NovelAI has one entry title (displayName), taken "
-                                           "from the comment")
+    if entry.name and entry.comment:
+        if entry.name != entry.comment:  # the same title twice is one title
+            loss.dropped(f"entries[{i}].name", "NovelAI has one entry title (displayName), "
+                                               "taken from the comment")
     elif entry.name:
         loss.approximated(f"entries[{i}].name", "written as displayName (read back as the "
                                                 "comment)")
