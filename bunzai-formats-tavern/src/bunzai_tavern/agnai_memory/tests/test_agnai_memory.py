@@ -184,6 +184,17 @@ def test_validate_reports_memory_rules_with_paths() -> None:
     assert len(got) == len(set(got))  # nothing said twice
 
 
+def test_validate_says_a_value_agnai_refuses_once_as_an_error() -> None:
+    data = {"kind": "memory", "name": "b",
+            "entries": [{"entry": "e", "keywords": "k", "priority": 1, "weight": 1}]}
+    found = [(i.severity, i.path, i.message)
+             for i in testing.validate(reg(), json.dumps(data).encode(), "m.json")]
+    # the reader kept the string as it was; what matters is that Agnai drops the entry
+    assert [f for f in found if f[1] == "$.entries[0].keywords"] == [
+        ("error", "$.entries[0].keywords", "missing or not a list: Agnai drops the entry on "
+                                           "import")]
+
+
 def test_a_rule_broken_by_many_entries_is_said_once() -> None:
     data = {"kind": "memory", "name": "b",
             "entries": [{"entry": f"e{i}", "keywords": ["k"], "priority": 1} for i in range(9)]}
