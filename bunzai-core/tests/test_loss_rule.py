@@ -169,3 +169,28 @@ def test_a_list_with_items_left_out_of_the_middle_is_reported_once() -> None:
     # but what a kept entry loses is still said by its own path
     assert not middle.covers("lorebook.entries[2].comment", stashed=True, items=False)
     assert middle.covers("lorebook.entries[1].comment", stashed=True, items=False)
+
+
+def _bang(text: Any) -> bool:
+    return isinstance(text, str) and text.startswith("!")
+
+
+class _Marked(_Tiny):
+    """A format whose app acts on lines starting with ``!``."""
+
+    format_id = "marked"
+    acts_on = (("lorebook.entries[*].content", _bang, "only Marked acts on ! lines"),)
+
+
+def test_text_only_the_source_app_acts_on_is_stashed_elsewhere() -> None:
+    reg = Registry.load(extra=[("tiny", _Tiny()), ("marked", _Marked())])
+    book = Lorebook(entries=[LorebookEntry(keys=["fog"], content="!weather fog"), entry(),
+                             LorebookEntry(keys=["x"], content="!x")])
+    mine = Character(name="Mara", lorebook=book, passthrough={"marked": {}})
+    assert reg.write([mine], "tiny").loss.lines() == [
+        "2 stashed", "stashed lorebook.entries[*].content (2 entries): only Marked acts on ! "
+                     "lines"]
+    assert not reg.write([mine], "marked").loss  # its own app acts on them
+    # from an app that shows them as text already, nothing changes
+    theirs = mine.model_copy(update={"passthrough": {}})
+    assert not reg.write([theirs], "tiny").loss

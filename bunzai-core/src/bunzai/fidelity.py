@@ -21,7 +21,7 @@ checked in the memory of its largest message.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -449,6 +449,27 @@ def report_changes(before: Any, after: Any, neutral: Neutrality, loss: LossRepor
             loss.approximated(full, why)
         added.append(full)
     return added
+
+
+def values_at(obj: Any, pattern: str) -> Iterator[tuple[str, Any]]:
+    """(path, value) for every value of ``obj`` at a pattern (``lorebook.entries[*].content``),
+    lists walked item by item."""
+    def walk(cur: Any, segs: list[str], path: str) -> Iterator[tuple[str, Any]]:
+        if cur is None:
+            return
+        if not segs:
+            yield path, cur
+            return
+        seg, rest = segs[0], segs[1:]
+        if seg == "[*]":
+            if _is_items(cur):
+                for i, item in enumerate(cur):
+                    yield from walk(item, rest, f"{path}[{i}]")
+            return
+        nxt = cur.get(seg) if isinstance(cur, Mapping) else getattr(cur, seg, None)
+        yield from walk(nxt, rest, _join(path, seg))
+
+    return walk(obj, _segments(pattern), "")
 
 
 def value_at(obj: Any, path: str) -> Any:
