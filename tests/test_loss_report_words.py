@@ -122,3 +122,26 @@ def test_a_disabled_entry_is_dropped_by_its_own_path_and_the_rest_move_up_once(
     assert lines == [
         "dropped lorebook.entries[1]: a disabled entry; Backyard lore items are always active",
         "approximated lorebook.entries: the entries after a left-out one move up"]
+
+
+@pytest.mark.parametrize("target", ["backyard", "backyard-byaf"])
+def test_backyard_lore_reasons_say_what_the_user_will_see(registry: Registry,
+                                                         target: str) -> None:
+    from bunzai.sdk import Character, Lorebook, LorebookEntry
+
+    book = Lorebook(entries=[
+        LorebookEntry(keys=["quay"], content="Stone steps.", comment="Quay", constant=True),
+        LorebookEntry(keys=["lamp"], content="Lit at dusk.", secondary_keys=["night"],
+                      selective=True, position="at_depth", depth=2)])
+    ch = Character(name="Odile", description="Keeps the tide tables.", first_mes="Six.",
+                   lorebook=book)
+    assert conversion_problems(registry, [ch], target) == []
+    lines = registry.write([ch], target).loss.lines()  # as bunzai convert prints it
+    assert ("dropped lorebook.entries[0].constant: Backyard puts a lore item in the prompt "
+            "only when one of its keys comes up: this always-active entry now waits for its "
+            "keys") in lines, lines
+    assert ("dropped lorebook.entries[1].{secondary_keys, selective}: Backyard matches a lore "
+            "item on its keys alone: the secondary keys no longer narrow when it fires"
+            ) in lines, lines
+    assert ("dropped lorebook.entries[1].{position, depth}: Backyard chooses where lore goes "
+            "in the prompt: the entry's own place is gone") in lines, lines
