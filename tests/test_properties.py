@@ -241,11 +241,11 @@ def test_risu_names_the_assets_that_read_back_elsewhere(target: str, options: di
 
 
 @pytest.mark.parametrize("target", ["risu", "risu-charx"])
-def test_risu_says_where_a_moved_asset_went(target: str) -> None:
+def test_risu_reports_the_dropped_asset_and_not_the_one_that_moves_up(target: str) -> None:
+    # an asset's place in the list is layout: apps find assets by type and name
     ch = Character(name="Marrow", assets=_MOVED_ASSETS["no-bytes"])
-    moved = [e for e in _registry().write([ch], target, {}).loss if e.path == "assets[2]"]
-    assert [e.action for e in moved] == ["approximated"]
-    assert "assets[1]" in moved[0].reason
+    assert [e.path for e in _registry().write([ch], target, {}).loss
+            if e.path.startswith("assets")] == ["assets[1]"]
 
 
 _DECORATED = [

@@ -130,3 +130,67 @@ def test_a_date_stamped_where_there_was_none_is_not_a_change() -> None:
                    rules) == ["creation_date"]
     assert changes(Character(name="A", modification_date=1), Character(name="A"),
                    rules) == ["modification_date"]
+
+
+def test_an_assets_place_in_the_list_is_layout() -> None:
+    from bunzai.fidelity import changes
+    from bunzai.neutral import Neutrality
+    from bunzai.sdk import Asset
+
+    rules = Neutrality()
+    icon = Asset(type="icon", name="main", data=b"\x89PNG icon")
+    sky = Asset(type="background", name="sky", data=b"\x89PNG sky")
+    sad = Asset(type="emotion", name="sad", uri="https://example.invalid/sad.png")
+    before = Character(name="A", assets=[sky, sad, icon])
+    assert changes(before, Character(name="A", assets=[icon, sky, sad]), rules) == []
+    # the same file renamed is a change to its name, named by its place in the source
+    renamed = sky.model_copy(update={"name": "dusk"})
+    assert changes(before, Character(name="A", assets=[icon, renamed, sad]),
+                   rules) == ["assets[0].name"]
+    # an asset gone is named by its own index, whatever moved up after it
+    assert changes(before, Character(name="A", assets=[sad, icon]), rules) == ["assets[0]"]
+
+
+def test_a_list_with_items_left_out_of_the_middle_is_reported_once() -> None:
+    from bunzai.sdk import LossReport
+
+    tail = LossReport()
+    tail.left_out("messages", {3: "empty", 4: "empty"}, 5)
+    assert [(e.path, e.action) for e in tail] == [("messages[3]", "dropped"),
+                                                 ("messages[4]", "dropped")]
+    middle = LossReport()
+    middle.left_out("lorebook.entries", {1: "disabled"}, 4)
+    assert middle.lines(verbose=True) == [
+        "1 dropped, 1 approximated",
+        "dropped lorebook.entries[1]: disabled",
+        "approximated lorebook.entries: the entries after a left-out one move up"]
+    # the later entries moved: a comparison by place finds them changed, the list names it
+    assert middle.covers("lorebook.entries[2].content")
+    # but what a kept entry loses is still said by its own path
+    assert not middle.covers("lorebook.entries[2].comment", stashed=True, items=False)
+    assert middle.covers("lorebook.entries[1].comment", stashed=True, items=False)
+
+
+def _bang(text: Any) -> bool:
+    return isinstance(text, str) and text.startswith("!")
+
+
+class _Marked(_Tiny):
+    """A format whose app acts on lines starting with ``!``."""
+
+    format_id = "marked"
+    acts_on = (("lorebook.entries[*].content", _bang, "only Marked acts on ! lines"),)
+
+
+def test_text_only_the_source_app_acts_on_is_stashed_elsewhere() -> None:
+    reg = Registry.load(extra=[("tiny", _Tiny()), ("marked", _Marked())])
+    book = Lorebook(entries=[LorebookEntry(keys=["fog"], content="!weather fog"), entry(),
+                             LorebookEntry(keys=["x"], content="!x")])
+    mine = Character(name="Mara", lorebook=book, passthrough={"marked": {}})
+    assert reg.write([mine], "tiny").loss.lines() == [
+        "2 stashed", "stashed lorebook.entries[*].content (2 entries): only Marked acts on ! "
+                     "lines"]
+    assert not reg.write([mine], "marked").loss  # its own app acts on them
+    # from an app that shows them as text already, nothing changes
+    theirs = mine.model_copy(update={"passthrough": {}})
+    assert not reg.write([theirs], "tiny").loss

@@ -54,6 +54,7 @@ class FormatAdapter:
     carries: ClassVar[tuple[str, ...] | None] = None
     reasons: ClassVar[tuple[tuple[str, str], ...]] = ()
     neutral: ClassVar[tuple[tuple[str, Any], ...]] = ()
+    acts_on: ClassVar[tuple[tuple[str, Any, str], ...]] = ()
     api_version: ClassVar[int] = API_VERSION
     options: ClassVar[Sequence[Option] | Mapping[str, Option | str]] = ()
     """The format's reader and writer options (:class:`~bunzai.types.Option`); core checks
@@ -166,6 +167,7 @@ class FormatAdapter:
             carries=cls.carries,
             reasons=cls.reasons,
             neutral=cls.neutral,
+            acts_on=cls.acts_on,
             api_version=cls.api_version,
             options=declared_options(cls.options, cls.format_id),
             detection=cls.detection,

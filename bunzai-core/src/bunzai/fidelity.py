@@ -21,11 +21,11 @@ checked in the memory of its largest message.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .neutral import STAMPED, Neutrality, is_empty, pattern_of
+from .neutral import STAMPED, UNORDERED, Neutrality, is_empty, pattern_of
 
 if TYPE_CHECKING:
     from .loss import LossReport
@@ -325,7 +325,10 @@ def _diff(a: Any, b: Any, path: str, pattern: str, neutral: Neutrality, kind: st
     if a is None and pattern in STAMPED:
         return
     if isinstance(a, list) and isinstance(b, list):
-        _diff_items(a, b, path, pattern, neutral, kind, out)
+        if pattern in UNORDERED:
+            _diff_unordered(a, b, path, pattern, neutral, kind, out)
+        else:
+            _diff_items(a, b, path, pattern, neutral, kind, out)
         return
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         for k in sorted(set(a) | set(b), key=str):
@@ -366,6 +369,57 @@ def _diff_items(a: Sequence[Any], b: Sequence[Any], path: str, pattern: str,
         i += 1
 
 
+def _diff_unordered(a: list[Any], b: list[Any], path: str, pattern: str, neutral: Neutrality,
+                    kind: str | None, out: list[str]) -> None:
+    """Two lists whose order is layout (:data:`~bunzai.neutral.UNORDERED`).
+
+    Each item is paired with an item of the other list holding the same user data, wherever
+    it is; then an item with the same bytes is the same file whose other fields changed; the
+    items left over are compared in order.  An item of ``a`` is named by its own index.
+    """
+    pat = f"{pattern}[*]"
+
+    def same(x: Any, y: Any) -> bool:
+        found: list[str] = []
+        _diff(x, y, "", pat, neutral, kind, a, b, found)
+        return not found
+
+    free = dict(enumerate(b))
+    pairs: list[tuple[int, int]] = []
+    left: list[int] = []
+    for i, x in enumerate(a):  # most writers keep the order: try the same place first
+        if i in free and same(x, free[i]):
+            del free[i]
+        else:
+            left.append(i)
+    for test in (same, _same_bytes):
+        unpaired: list[int] = []
+        for i in left:
+            j = next((j for j, y in free.items() if _same_bytes(a[i], y) and test(a[i], y)),
+                     None) if test is same or getattr(a[i], "data", None) is not None else None
+            if j is None:
+                unpaired.append(i)
+            else:
+                del free[j]
+                if test is not same:
+                    pairs.append((i, j))
+        left = unpaired
+    rest = sorted(free)
+    pairs += zip(left, rest, strict=False)
+    for i, j in sorted(pairs):
+        _diff(a[i], b[j], f"{path}[{i}]", pat, neutral, kind, a, b, out)
+    for i in left[len(rest):]:
+        if not neutral.neutral(pat, a[i], a, kind):
+            out.append(f"{path}[{i}]")
+    for j in rest[len(left):]:
+        if not neutral.neutral(pat, b[j], b, kind):
+            out.append(f"{path}[{j}]")
+
+
+def _same_bytes(x: Any, y: Any) -> bool:
+    return getattr(x, "data", None) == getattr(y, "data", None)
+
+
 def _is_app_data(pattern: str) -> bool:
     return pattern == "app_data" or pattern.endswith(".app_data")
 
@@ -395,6 +449,27 @@ def report_changes(before: Any, after: Any, neutral: Neutrality, loss: LossRepor
             loss.approximated(full, why)
         added.append(full)
     return added
+
+
+def values_at(obj: Any, pattern: str) -> Iterator[tuple[str, Any]]:
+    """(path, value) for every value of ``obj`` at a pattern (``lorebook.entries[*].content``),
+    lists walked item by item."""
+    def walk(cur: Any, segs: list[str], path: str) -> Iterator[tuple[str, Any]]:
+        if cur is None:
+            return
+        if not segs:
+            yield path, cur
+            return
+        seg, rest = segs[0], segs[1:]
+        if seg == "[*]":
+            if _is_items(cur):
+                for i, item in enumerate(cur):
+                    yield from walk(item, rest, f"{path}[{i}]")
+            return
+        nxt = cur.get(seg) if isinstance(cur, Mapping) else getattr(cur, seg, None)
+        yield from walk(nxt, rest, _join(path, seg))
+
+    return walk(obj, _segments(pattern), "")
 
 
 def value_at(obj: Any, path: str) -> Any:

@@ -7,7 +7,7 @@ after A→B→canonical and fail on any difference the report did not list.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -38,7 +38,7 @@ class LossReport:
     """An ordered list of :class:`LossEntry`, with shorthands for writers."""
 
     entries: list[LossEntry] = field(default_factory=list)
-    _covered: tuple[int, set[str], set[str]] | None = field(
+    _covered: tuple[int, set[str], set[str], set[str]] | None = field(
         default=None, init=False, repr=False, compare=False)
 
     def add(self, path: str, action: LossAction, reason: str) -> None:
@@ -53,34 +53,55 @@ class LossReport:
     def stashed(self, path: str, reason: str) -> None:
         self.add(path, "stashed", reason)
 
+    def left_out(self, path: str, gone: Mapping[int, str], count: int) -> None:
+        """Items a writer leaves out of the list at ``path`` (``count`` items long): index ->
+        why.
+
+        Each is dropped by its own path, its index in the source.  An item gone from the middle
+        moves every later item up, so their indices would name the wrong items: the list is
+        reported once for them (approximated), never item by item.
+        """
+        for i in sorted(gone):
+            self.dropped(f"{path}[{i}]", gone[i])
+        if gone and not all(i in gone for i in range(min(gone), count)):
+            name = re.split(r"[.\]]", path)[-1] or "items"
+            self.approximated(path, f"the {name} after a left-out one move up")
+
     def extend(self, other: LossReport, prefix: str = "") -> None:
         for e in other.entries:
             self.entries.append(LossEntry(prefix + e.path, e.action, e.reason))
 
-    def covers(self, path: str, *, stashed: bool = False) -> bool:
+    def covers(self, path: str, *, stashed: bool = False, items: bool = True) -> bool:
         """True when ``path`` or one of its ancestors is reported (as anything but stashed,
         unless ``stashed``).
 
-        Ancestors are the prefixes ending before a ``.`` or ``[``.  Callers ask this once per
-        field of an entity, so the reported paths are kept as a set that takes in the entries
-        appended since the last call (entries are only ever appended).
+        Ancestors are the prefixes ending before a ``.`` or ``[``.  With ``items=False`` a list
+        reported only as approximated (its items moved up, see :meth:`left_out`) does not
+        cover what is inside its items: what an item loses is still said by its own path.
+        Callers ask this once per field of an entity, so the reported paths are kept as sets
+        that take in the entries appended since the last call (entries are only ever
+        appended).
         """
         n = len(self.entries)
         if self._covered is None or self._covered[0] > n:
-            self._covered = (0, set(), set())
-        seen, kept, every = self._covered
+            self._covered = (0, set(), set(), set())
+        seen, kept, every, whole = self._covered
         if seen != n:  # entries are only ever appended: index the new ones
             for e in self.entries[seen:]:
                 every.add(e.path)
                 if e.action != "stashed":
                     kept.add(e.path)
-            self._covered = (n, kept, every)
+                if e.action != "approximated":
+                    whole.add(e.path)
+            self._covered = (n, kept, every, whole)
         reported = every if stashed else kept
         if not reported:
             return False
         if path in reported:
             return True
-        return any(path[:i] in reported for i, ch in enumerate(path) if ch in ".[")
+        return any(ch in ".[" and path[:i] in reported
+                   and (items or ch == "." or path[:i] in whole)
+                   for i, ch in enumerate(path))
 
     def __iter__(self) -> Iterator[LossEntry]:
         return iter(self.entries)

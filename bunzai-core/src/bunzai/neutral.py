@@ -48,6 +48,12 @@ def _group_weight(v: Any, owner: Any) -> bool:
     return (type(v) is not bool and v == 100) or not getattr(owner, "group", None)
 
 
+def _title_again(v: Any, owner: Any) -> bool:
+    # apps that title an entry by its name (Agnai, CCv3) and apps that title it by its comment
+    # (SillyTavern, RisuAI) show the same title: a name that repeats the comment adds nothing
+    return type(v) is str and v == getattr(owner, "comment", None)
+
+
 def _embedded_uri(v: Any, owner: Any) -> bool:
     # An embedded asset's uri is its address inside one container (``__asset:3``,
     # ``embeded://assets/x.png``); a remote asset's uri is the asset itself.
@@ -57,6 +63,7 @@ def _embedded_uri(v: Any, owner: Any) -> bool:
 _E = "lorebook.entries[*]."
 _ENTRY: dict[str, Rule] = {
     "id": ALWAYS,
+    "name": _title_again,
     "enabled": (True,),
     "constant": (False,),
     "selective": _no_secondary(False),
@@ -246,6 +253,11 @@ class Neutrality:
                        for name in fields)
         return False
 
+
+UNORDERED = frozenset({"assets"})
+"""Lists whose order is layout: a character's or a module's assets are found by type and name
+(the main icon, an emotion), never by their place, so a writer may order them as its app does
+(Backyard puts the portrait first).  They are compared by content, not position."""
 
 STAMPED = frozenset({"creation_date", "modification_date"})
 """A card's dates: a target that requires them stamps the conversion time where the source had

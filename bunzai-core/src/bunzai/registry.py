@@ -258,6 +258,7 @@ class Registry:
     def __init__(self, host: PluginHost) -> None:
         self.host = host
         self._neutrality: Neutrality | None = None
+        self._acts_on: list[tuple[str, Any, str, frozenset[str]]] | None = None
         self._asked: dict[str, tuple[dict[str, AdapterHandle], int, list[tuple[
             AdapterHandle, frozenset[str] | None, Callable[[AdapterInput], Any]]]]] = {}
         self.adapters: dict[str, AdapterHandle] = {}
@@ -513,14 +514,14 @@ class Registry:
         default = f"{info.id} has no place for it"
         for prefix, group, _files, carried in written:
             verify = verify or carried is None  # nothing declared: read back to find out
-            if carried is None:
-                continue
             for j, ent in enumerate(group):
                 p = prefix or (f"[{j}]." if len(group) > 1 else "")
-                for path in unheld(ent, carried, neutral, own=info.id):
-                    full = p + path
-                    if not loss.covers(full, stashed=True):
-                        loss.dropped(full, self._reason(info, path, default))
+                if carried is not None:
+                    for path in unheld(ent, carried, neutral, own=info.id):
+                        full = p + path
+                        if not loss.covers(full, stashed=True, items=False):
+                            loss.dropped(full, self._reason(info, path, default))
+                self._report_acted_on(info, ent, p, loss)
         if not verify:
             return
         from tempfile import TemporaryDirectory
@@ -547,6 +548,31 @@ class Registry:
                     if carried is not None:
                         warnings += [f"{full}: changed when written as {info.id}, found only "
                                      "by reading the output back" for full in found]
+
+    def _report_acted_on(self, info: FormatInfo, entity: Entity, prefix: str,
+                         loss: LossReport) -> None:
+        """Text only the source's app acts on (``FormatInfo.acts_on``), kept by a target whose
+        app does not: stashed, with what other apps do with it."""
+        from .fidelity import values_at
+
+        for pattern, test, effect, owners in self._acted_on():
+            if info.id in owners or not any(o in entity.passthrough for o in owners):
+                continue
+            for path, value in values_at(entity, pattern):
+                full = prefix + path
+                if test(value) and not loss.covers(full, stashed=True):
+                    loss.stashed(full, effect)
+
+    def _acted_on(self) -> list[tuple[str, Any, str, frozenset[str]]]:
+        """Every declared (pattern, test, effect) with the formats declaring it."""
+        if self._acts_on is None:
+            found: dict[tuple[str, Any], tuple[str, set[str]]] = {}
+            for h in self.adapters.values():
+                for pattern, test, effect in h.info.acts_on:
+                    found.setdefault((pattern, test), (effect, set()))[1].add(h.id)
+            self._acts_on = [(pattern, test, effect, frozenset(ids))
+                             for (pattern, test), (effect, ids) in found.items()]
+        return self._acts_on
 
     def _reason(self, info: FormatInfo, path: str, default: str) -> str:
         from .fidelity import reason_for

@@ -132,6 +132,12 @@ class FormatInfo:
     """Values of keys this format owns under ``extensions`` or ``app_data`` that ask nothing of
     an app (SillyTavern's ``extensions.fav: false``): (pattern, neutral values or a predicate
     ``(value, owner) -> bool``); dropping them is not a loss."""
+    acts_on: tuple[tuple[str, Any, str], ...] = ()
+    """Text only this format's app acts on: (pattern, a test ``(value) -> bool``, what other
+    apps do with it in a user's words), such as RisuAI's ``@@decorator`` lines at the top of an
+    entry's content.  Written by a format that does not declare the same test, the text is
+    kept but other apps treat it differently: core reports it as stashed, once per path, when
+    the entity was read by a format that declares it."""
     api_version: int = API_VERSION
     options: Mapping[str, Option] = field(default_factory=dict)
     """Reader and writer options this format understands, by name.  Given as a sequence of

@@ -20,12 +20,16 @@ def file_issues(registry: Registry, handle: AdapterHandle, input: AdapterInput,
     """Everything ``bunzai validate`` reports for one read file, in its order: the reader's
     warnings, the format's own rules, then the canonical checks (the studio shows the same).
 
-    A finding the reader and the format's rules both make is said once.
+    A finding the reader and the format's rules both make is said once; where the format's
+    rules find an error at a path the reader warned about (a value the reader kept as it was,
+    which the app refuses), the error is that finding, said with the app's severity.
     """
+    rules = registry.validate(handle, input, result.entities)
+    fatal = {i.path for i in rules if i.severity == "error"}
     seen: set[tuple[str, str, str]] = set()
     out: list[Issue] = []
-    for issue in (*result.warnings, *registry.validate(handle, input, result.entities),
-                  *canonical_issues(result.entities)):
+    for issue in (*(w for w in result.warnings if w.severity == "error" or w.path not in fatal),
+                  *rules, *canonical_issues(result.entities)):
         key = (issue.path, issue.message, issue.severity)
         if key not in seen:
             seen.add(key)

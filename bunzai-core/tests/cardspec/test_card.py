@@ -307,7 +307,10 @@ def test_spec_version_kept_as_read() -> None:
     ({"name": "A"}, None),
     ({"name": "World", "entries": {"0": {"key": ["a"], "content": "x"}}}, None),
     ({"name": "A", "description": "d", "entries": []}, None),
-    ({"char_name": "A", "char_persona": "p", "name": "A", "description": "d"}, None),
+    # aichar and character-factory write the Pygmalion keys beside a flat card: SillyTavern
+    # reads it as the V1 card
+    ({"char_name": "A", "char_persona": "p", "name": "A", "description": "d"}, "v1"),
+    ({"char_name": "A", "char_persona": "p", "description": "d"}, None),
     ({"kind": "character", "name": "A", "description": "d"}, None),
     ({"name": "A", "persona": {}, "greeting": "g", "sampleChat": "", "scenario": "s"}, None),
     ({"spec": "lorebook_v3", "data": {"name": "B", "entries": []}}, None),

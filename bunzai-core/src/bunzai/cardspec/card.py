@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 __all__ = [
     "COMPLETED_KEYS",
     "DATA_KEYS",
+    "FLAT_COPIES",
     "OBSOLESCENCE_NOTICE",
     "ROOT_MIRRORS",
     "build_card",
@@ -117,6 +118,16 @@ ROOT_MIRRORS: dict[str, tuple[str, ...]] = {
 """Root keys that copy a ``data`` field (root key -> path in ``data``): SillyTavern's V1
 duplicates and its ``creatorcomment``/``talkativeness``/``fav``, and tools (Wyvern) that copy
 every field.  A copy is layout: regenerated from ``data`` while it mirrored it."""
+
+FLAT_COPIES: dict[str, str] = {
+    "char_name": "name", "char_persona": "description", "world_scenario": "scenario",
+    "char_greeting": "first_mes", "example_dialogue": "mes_example",
+    "greeting_message": "first_mes", "example_messages": "mes_example",
+}
+"""Keys of a flat (V1) card that copy one of its fields (key -> canonical attribute): the
+Pygmalion / TextGen five and aichar's own spellings, which aichar and character-factory write
+beside the V1 keys.  A copy that agrees with its field is the same fact twice: layout,
+regenerated from the field on write (so edits reach it); one that disagrees is app data."""
 
 _CONTENT_ROOT_KEYS = ("name", "description", "personality", "scenario", "first_mes",
                       "mes_example", "tags", "creator", "creator_notes", "creatorcomment")
@@ -330,6 +341,13 @@ def parse_card(obj: Mapping[str, Any], *, format_id: str,
     values["assets"] = _read_assets(body, r, layout, base, warnings, format_id)
     _, body_layout, body_data = r.finish(DATA_KEYS)
     body_layout["order"] = list(body)  # which keys the card had: the writer keeps its gaps
+    if version == "v1":
+        copies = [k for k, attr in FLAT_COPIES.items()
+                  if type(body_data.get(k)) is str and body_data[k] == values.get(attr)]
+        if copies:
+            body_layout["copies"] = copies
+            for k in copies:
+                del body_data[k]
     layout["data"] = body_layout
     for key, value in body_data.items():
         data[_data_key(key, version == "v1")] = value
@@ -464,6 +482,10 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
         label = layout.get("spec")
         source_spec = "v3" if label == SPEC_V3 else "v2" if label == SPEC_V2 else "v1"
     flat_source = source_spec == "v1"
+    copies = _at(layout, ("data", "copies")) if flat_source else _NOTHING
+    if isinstance(copies, list):  # a flat card's copies, from the fields as they are now
+        app = {**app, **{k: getattr(character, FLAT_COPIES[k]) for k in copies
+                         if k in FLAT_COPIES}}
     body_data = {k[5:]: v for k, v in app.items() if k.startswith("data.")} if not flat_source \
         else {}
     root_data = {k: v for k, v in app.items() if not k.startswith("data.")} if not flat_source \

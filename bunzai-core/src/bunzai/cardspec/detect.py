@@ -32,18 +32,18 @@ V3_ONLY_DATA_KEYS = ("assets", "nickname", "creator_notes_multilingual", "source
 """``data`` keys that only a real V3 writer produces.  ``group_only_greetings`` is not among
 them: SillyTavern writes it into V2 data too."""
 
-_NOT_V1_KEYS = ("entries", "char_name", "personas", "persona_descriptions", "scriptName",
-                "findRegex", "lorebookVersion")
-_NOT_V1_EMBEDDED = tuple(k for k in _NOT_V1_KEYS if k != "char_name")
+_NOT_V1_KEYS = ("entries", "personas", "persona_descriptions", "scriptName", "findRegex",
+                "lorebookVersion")
 
 
-def looks_like_v1(obj: Any, *, embedded: bool = False) -> bool:
+def looks_like_v1(obj: Any) -> bool:
     """A flat card: ``name`` plus a real character field, and none of the other shapes' marks.
 
-    A world-info file, a lorebook, an Agnai export, a Pygmalion file, a persona backup or a
-    regex script never passes, even though several of them also have ``name``.  ``embedded``:
-    the JSON came from an image's card chunk, where a flat card that also carries Pygmalion's
-    keys (aichar and character-factory write both sets) is a V1 card, as SillyTavern reads it.
+    A world-info file, a lorebook, an Agnai export, a Pygmalion file (``char_name``, no
+    ``name``), a persona backup or a regex script never passes, even though several of them
+    also have ``name``.  A flat card that also carries Pygmalion's keys (aichar and
+    character-factory write both sets) is a V1 card, in a JSON file or an image alike: that is
+    how SillyTavern reads it (its import looks for ``name`` before ``char_name``).
     """
     if not isinstance(obj, Mapping) or "spec" in obj:
         return False
@@ -51,7 +51,7 @@ def looks_like_v1(obj: Any, *, embedded: bool = False) -> bool:
         return False
     if not any(isinstance(obj.get(k), str) for k in V1_SIGNALS):
         return False
-    if any(k in obj for k in (_NOT_V1_EMBEDDED if embedded else _NOT_V1_KEYS)):
+    if any(k in obj for k in _NOT_V1_KEYS):
         return False
     kind = obj.get("kind")
     if kind in ("character", "memory"):
@@ -66,17 +66,17 @@ def looks_like_v1(obj: Any, *, embedded: bool = False) -> bool:
     return obj.get("type") != "risu"
 
 
-def card_version(obj: Any, *, embedded: bool = False) -> CardVersion | None:
+def card_version(obj: Any) -> CardVersion | None:
     """``"v1"``, ``"v2"`` or ``"v3"`` by the card's label (and shape for V1), else ``None``.
 
     The label is what the file says: SillyTavern stamps V2 data as ``chara_card_v3``, so use
-    :func:`is_really_v3` when the content matters.  ``embedded``: see :func:`looks_like_v1`.
+    :func:`is_really_v3` when the content matters.
     """
     if not isinstance(obj, Mapping):
         return None
     spec = obj.get("spec")
     if spec is None and "spec" not in obj:
-        return "v1" if looks_like_v1(obj, embedded=embedded) else None
+        return "v1" if looks_like_v1(obj) else None
     if not isinstance(obj.get("data"), Mapping):
         return None
     if spec == SPEC_V3:
@@ -91,9 +91,9 @@ def is_card(obj: Any) -> bool:
     return card_version(obj) is not None
 
 
-def card_body(obj: Any, *, embedded: bool = False) -> Mapping[str, Any] | None:
+def card_body(obj: Any) -> Mapping[str, Any] | None:
     """The object holding the card fields: ``data`` for V2/V3, the root for V1."""
-    version = card_version(obj, embedded=embedded)
+    version = card_version(obj)
     if version is None:
         return None
     if version == "v1":

@@ -200,22 +200,20 @@ def write_lore(book: Lorebook | None, fmt: str, loss: LossReport, neutral: Neutr
                path: str = "lorebook") -> list[Any]:
     """Lore items: enabled entries only (Backyard has no switch), keys joined with ``, ``.
 
-    Reports what reads back differently: dropped entries, the entries after them (they move
-    up), keys that do not survive the comma join, text in the other macro convention, and the
-    whole book when it keeps no item but holds data.
+    Reports what reads back differently: the entries left out (the list, when later entries
+    move up), keys that do not survive the comma join, text in the other macro convention, and
+    the whole book when it keeps no item but holds data.
     """
     if book is None:
         return []
     junk = book.app_data.get(fmt) if isinstance(book.app_data.get(fmt), dict) else {}
     items: list[Any] = []
-    dropped: list[int] = []
+    gone: dict[int, str] = {}
     for i, entry in enumerate(book.entries):
         if entry.is_folder or not entry.enabled:
-            dropped.append(i)
+            gone[i] = ("a folder node; Backyard lore is flat" if entry.is_folder else
+                       "a disabled entry; Backyard lore items are always active")
             continue
-        if dropped:
-            loss.approximated(f"{path}.entries[{i}]", f"now lore item {len(items)}: the "
-                              "dropped entries before it left gaps")
         items.append(_lore_item(entry, fmt, loss, f"{path}.entries[{i}]"))
     if not items and not junk and not neutral.neutral(path, book):
         why = ("Backyard lore has no book settings" if not book.entries else
@@ -223,10 +221,7 @@ def write_lore(book: Lorebook | None, fmt: str, loss: LossReport, neutral: Neutr
                "dropped, and with them the book")
         loss.dropped(path, why)
     else:
-        for i in dropped:
-            why = ("a folder node; Backyard lore is flat" if book.entries[i].is_folder else
-                   "a disabled entry; Backyard lore items are always active")
-            loss.dropped(f"{path}.entries[{i}]", why)
+        loss.left_out(f"{path}.entries", gone, len(book.entries))
     for key, value in sorted(junk.items(), key=lambda kv: _junk_index(kv[0])):
         index = _junk_index(key)
         if index >= 0:

@@ -28,5 +28,18 @@ REASONS = (
     ("assets", "Backyard has no place for the asset's extension data"),
     ("lorebook", "Backyard lore has no book settings"),
     ("lorebook.entries[*]", "Backyard lore items hold only keys and text"),
+    # what the user will see, where that is more than the setting being gone
+    *((f"lorebook.entries[*].{f}", why) for fields, why in (
+        (("constant",), "Backyard puts a lore item in the prompt only when one of its keys "
+                        "comes up: this always-active entry now waits for its keys"),
+        (("secondary_keys", "selective", "selective_logic"),
+         "Backyard matches a lore item on its keys alone: the secondary keys no longer narrow "
+         "when it fires"),
+        (("probability", "use_probability"), "Backyard puts a lore item in every time its "
+                                             "keys come up: the entry's chance is gone"),
+        (("position", "depth", "role"), "Backyard chooses where lore goes in the prompt: the "
+                                        "entry's own place is gone"),
+        (("comment", "name"), "Backyard lore items have no title"),
+    ) for f in fields),
 )
 """Why a Backyard writer drops what it does not carry, in a user's words."""

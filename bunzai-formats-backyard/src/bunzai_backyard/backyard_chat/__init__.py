@@ -59,8 +59,7 @@ WRITER_REASONS = {
     "role": "a Backyard chat export holds user inputs and character outputs only",
     "time": "a Backyard date keeps milliseconds",
     "reply_time": "a Backyard chat export has one createdAt per turn: the user's",
-    "empty": "an empty message is no input or output in a Backyard export: the messages "
-             "after it move up",
+    "empty": "an empty message is no input or output in a Backyard export",
 }
 """Why the writer writes a value differently, keyed by what it is about."""
 

@@ -181,13 +181,9 @@ class _Pairs:
 
     def _report_left_out(self) -> None:
         assert self.loss is not None
-        if len(self.kept) == self.count:
-            return
-        if self.kept == list(range(len(self.kept))):
-            for i in range(len(self.kept), self.count):
-                self.loss.dropped(f"messages[{i}]", WHY["empty"])
-        else:
-            self.loss.approximated("messages", WHY["empty"])
+        kept = set(self.kept)
+        self.loss.left_out("messages", {i: WHY["empty"] for i in range(self.count)
+                                        if i not in kept}, self.count)
 
 
 def items(chat: Chat) -> list[dict[str, Any]]:

@@ -113,6 +113,14 @@ def write_archive(entities: Sequence[Character], options: Mapping[str, Any], for
     return WriteResult(files, loss, warnings)
 
 
+def _both_neutral(asset: Asset, name: str) -> bool:
+    """Whether ``asset``'s name and the name it reads back with both say nothing (an icon
+    with no name reads back as ``main``)."""
+    neutral = neutral_values()
+    return (neutral.neutral("assets[*].name", asset.name, asset)
+            and neutral.neutral("assets[*].name", name, asset))
+
+
 @cache
 def neutral_values() -> Neutrality:
     """Core's neutral values and this format's own (Backyard's settings for a new chat)."""
@@ -294,8 +302,8 @@ class _Builder:
                 chosen.append((ai, asset, ext))
         for ai, asset in enumerate(ch.assets):
             if asset.type not in ("icon", "background"):
-                loss.dropped(f"assets[{ai}]", f"a {asset.type} asset; BYAF holds character "
-                             "images and scenario backgrounds only")
+                loss.dropped(f"assets[{ai}]", f"its type is {asset.type!r}; BYAF holds images "
+                             "of the character and scenario backgrounds only")
                 self.dropped[i].add(ai)
         junk = {_item_index(k): v for k, v in data.items() if _item_index(k) >= 0}
         slots = _slots(len(chosen), junk)
@@ -593,18 +601,19 @@ class _Builder:
         for k, asset in enumerate(before):
             if k in self.dropped[i]:
                 continue
-            got = after[k] if k < len(after) else None
-            if got is not None and (got[1], got[3]) == (asset.type, asset.data):
-                if got[2] != asset.name:
-                    loss.approximated(f"assets[{k}].name", "Backyard names images by their "
-                                      "label (the first is the portrait) and backgrounds by "
-                                      "file name")
-                continue
-            moved = next((j for j, a in enumerate(after) if a[0] == k), None)
-            why = (f"read back as assets[{moved}]: the portrait comes first, then the other "
-                   "images, then the backgrounds" if moved is not None else
-                   "each BYAF scenario holds one background")
-            loss.approximated(f"assets[{k}]", why)
+            # where it reads back is layout (the portrait first, then the other images, then
+            # the backgrounds): what it reads back as is not
+            got = next((a for a in after if a[0] == k), None)
+            if got is None:
+                loss.approximated(f"assets[{k}]", "each BYAF scenario holds one background")
+            elif (got[1], got[3]) != (asset.type, asset.data):
+                loss.approximated(f"assets[{k}]", "Backyard holds images of the character and "
+                                  "scenario backgrounds: it reads back as " + (
+                                      "an image of the character" if got[1] == "icon"
+                                      else "a background"))
+            elif got[2] != asset.name and not _both_neutral(asset, got[2]):
+                loss.approximated(f"assets[{k}].name", "Backyard names images by their label "
+                                  "(the first is the portrait) and backgrounds by file name")
         before_data = {key: v for key, v in self.datas[i].items() if key.startswith("images[")}
         after_data: dict[str, Any] = {}
         for k, ((_, index, item), name) in enumerate(zip(written, names, strict=True)):

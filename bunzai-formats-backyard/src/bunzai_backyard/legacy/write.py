@@ -229,14 +229,11 @@ def _png(ch: Character, root: Any, layout: Mapping[str, Any], loss: LossReport,
 
 def _report_image(asset: Asset, index: int, clean: bytes, stripped: bool,
                   loss: LossReport) -> None:
-    """The card's image reads back as ``assets[0]``, the ``main`` icon, with the bytes written."""
-    if index:
-        loss.approximated(f"assets[{index}]", "read back as assets[0]: a Backyard card's image "
-                          "is its only asset")
-        return
+    """The card's image reads back as the ``main`` icon, with the bytes written (first, as
+    the only asset: its place is layout)."""
     if clean != asset.data:
-        loss.approximated("assets[0].data", "the image's Tavern card chunks were removed so the "
-                          "PNG holds one card" if stripped else "the image's own EXIF block "
-                          "was replaced by the card's")
+        loss.approximated(f"assets[{index}].data", "the image's Tavern card chunks were removed "
+                          "so the PNG holds one card" if stripped else "the image's own EXIF "
+                          "block was replaced by the card's")
     if asset.name != "main":
-        loss.approximated("assets[0].name", "a Backyard card's image is its main icon")
+        loss.approximated(f"assets[{index}].name", "a Backyard card's image is its main icon")

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Sequence
 
 from bunzai.sdk import (
     Asset,
-    LossReport,
     ext_is_plausible,
     sniff_media,
 )
@@ -106,25 +104,3 @@ def dedupe(path: str, taken: set[str]) -> str:
         if cand.casefold() not in taken:
             return cand
         i += 1
-
-
-def report_moves(loss: LossReport, order: Sequence[int | None]) -> None:
-    """Report every asset that reads back at another index than it had.
-
-    ``order`` holds the original indices in the order the written file gives them back
-    (``None`` for an asset the writer added); indices ``loss`` already reports dropped are not
-    there, so the assets after them move up, and readers that match assets by index (or users
-    counting them) need to know.
-    """
-    gone = {e.path for e in loss if e.action == "dropped"}
-    new = 0
-    for old in order:
-        if old is None:
-            new += 1
-            continue
-        if f"assets[{old}]" in gone:
-            continue
-        if old != new:
-            loss.approximated(f"assets[{old}]", f"reads back as assets[{new}]: an asset "
-                                                "before it was dropped or placed later")
-        new += 1

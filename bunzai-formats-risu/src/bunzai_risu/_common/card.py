@@ -175,8 +175,6 @@ def read_card(obj: Mapping[str, Any], warnings: list[Issue], resolve: Resolver, 
         if len(raws) == len(ch.lorebook.entries):
             for entry, raw in zip(ch.lorebook.entries, raws, strict=True):
                 _apply_entry(entry, raw)
-        warnings += decorators.untranslated(ch.lorebook.entries,
-                                            f"{base}.character_book.entries")
     if info:
         ch.passthrough.setdefault(CARD, {})[_RISU] = info
     return ch

@@ -9,6 +9,7 @@ each adapter puts them under its own path (``entries[*].``, ``lorebook.entries[*
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 DECOR_FIELDS = (
     "position", "depth", "role", "probability", "use_probability", "delay", "scan_depth",
@@ -133,3 +134,18 @@ def reasons_under(prefix: str,
                   items: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     """``(pattern, reason)`` pairs placed under ``prefix``."""
     return tuple((prefix + p, why) for p, why in items)
+
+
+def decorator_lines(content: Any) -> bool:
+    """Whether an entry's content opens with ``@@`` lines: RisuAI acts on them as settings
+    (the reader lifts those with a canonical field, so what is left is ``@@position``,
+    ``@@inject_lore`` …), every other app shows them as text."""
+    return isinstance(content, str) and content.startswith("@@")
+
+
+DECORATOR_TEXT = ("only RisuAI acts on @@ decorator lines (where and how the entry is put in "
+                  "the prompt); other apps show them as text")
+
+ACTS_ON = tuple((f"{where}entries[*].content", decorator_lines, DECORATOR_TEXT)
+                for where in ("", "lorebook."))
+"""What every RisuAI format declares it acts on (``FormatAdapter.acts_on``)."""

@@ -23,7 +23,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bunzai.sdk import ROLES, Issue, LorebookEntry
+from bunzai.sdk import ROLES, LorebookEntry
 
 from .declared import DECOR_FIELDS
 
@@ -288,23 +288,3 @@ def drift(entry: LorebookEntry, content: str, held: Mapping[str, Any],
             continue
         out.append(f)
     return out
-
-
-def untranslated(entries: Sequence[LorebookEntry], path: str) -> list[Issue]:
-    """One warning for the entries whose content still starts with decorator lines bunzai
-    cannot turn into settings (``@@position``, ``@@inject_lore`` …): RisuAI acts on them, every
-    other app shows them as text."""
-    where: list[str] = []
-    names: dict[str, None] = {}
-    for i, entry in enumerate(entries):
-        lines, _ = split_header(entry.content)
-        if lines:
-            where.append(f"{path}[{i}].content")
-            for line in lines:
-                names.setdefault(line.rstrip("\r").split(" ", 1)[0], None)
-    if not where:
-        return []
-    shown = ", ".join(list(names)[:4]) + (" …" if len(names) > 4 else "")
-    return [Issue(where[0], f"{len(where)} entr{'y keeps' if len(where) == 1 else 'ies keep'} "
-                            f"RisuAI decorator lines ({shown}) that only RisuAI acts on; other "
-                            f"apps show them as text (first: {', '.join(where[:3])})")]

@@ -17,7 +17,7 @@ from bunzai.sdk import Asset, Issue, Lorebook, LossReport, Module
 from bunzai.sdk.fields import BOOL, Table, field, jcopy, kept, slot, type_name
 
 from . import lore, regex
-from .assets import ext_for, make_asset, report_moves
+from .assets import ext_for, make_asset
 from .loss import read_objects
 
 _ID_NS = uuid.UUID("0e6f3c1a-8d52-4b7e-a1c9-3f2d5e7b9a10")
@@ -175,7 +175,6 @@ def write_module(module: Module, format_id: str, loss: LossReport | None = None,
     blobs = [a.data or b"" for _, a in written]
     if loss is not None:
         _report(module, listed, records, loss)
-        report_moves(loss, [i for i, _ in written])
     name = module.name or "Untitled module"
     ident = module.id if module.id is not None or rec.get("id_absent") else str(
         uuid.uuid5(_ID_NS, module.name))

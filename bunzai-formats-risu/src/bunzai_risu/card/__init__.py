@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Detection, FormatAdapter, Option
 from bunzai.sdk.cards import has_encrypted_card
 
-from .._common.declared import CARD_CARRIED
+from .._common.declared import ACTS_ON, CARD_CARRIED
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -51,6 +51,7 @@ class RisuCardAdapter(FormatAdapter):
         ("any other card (sillytavern reads it)", 0.0),
     )
     signature = {"json": ("spec",), "png": ("ccv3", "chara", "risuai")}
+    acts_on = ACTS_ON
     carries = CARD_CARRIED
     losses = (
         ("regex_scripts[*].trim_strings / min_depth / max_depth / run_on_edit",

@@ -33,7 +33,7 @@ from bunzai.sdk.cards import (
 )
 from bunzai.sdk.png import PngFile, make_text_chunk
 
-from .._common.assets import data_uri, report_moves
+from .._common.assets import data_uri
 from .._common.card import CARD, build_risu_card
 from .._common.images import as_png, strip_chunks
 from .read import LEGACY_ORIGIN, fingerprint, legacy_fingerprint, vits_refs
@@ -114,7 +114,6 @@ def _write_json(ch: Character, record: Mapping[str, Any]) -> WriteResult:
         placed.append((i, a.model_copy(update={"uri": data_uri(a.data)})))
     card = build_risu_card(_ensure_risuai(ch), loss, warnings, scripts_in_card=True,
                            assets=[a for _, a in placed])
-    report_moves(loss, [i for i, _ in placed])
     layout = record.get("layout") if isinstance(record.get("layout"), Mapping) else None
     return WriteResult([OutputFile(dumps_layout(card, layout, 4), ".json")],
                        loss, warnings)
@@ -130,7 +129,6 @@ def _write_png(ch: Character, record: Mapping[str, Any]) -> WriteResult:
         loss.approximated(f"assets[{icon_index}].data", why or _PICTURE)
     chunks: list[bytes] = []
     placed: list[tuple[int, Asset]] = []
-    later: list[int | None] = []  # assets a reader appends after the listed ones, in order
     taken: set[str] = set()
     plan: list[tuple[int, Asset, str | None]] = []
     for i, a in enumerate(ch.assets):
@@ -158,8 +156,7 @@ def _write_png(ch: Character, record: Mapping[str, Any]) -> WriteResult:
     vits = vits_refs(ch)
     for i, a, wanted in plan:
         if i == icon_index:
-            if implicit and a.uri is None:
-                later.insert(0, i)  # the reader adds the unlisted picture before orphans
+            if implicit and a.uri is None:  # the reader adds the unlisted picture itself
                 if a.name != "main":
                     loss.approximated(f"assets[{i}].name", "a PNG card's own picture is its "
                                                            "main icon")
@@ -183,19 +180,16 @@ def _write_png(ch: Character, record: Mapping[str, Any]) -> WriteResult:
             if a.name != back[1]:
                 loss.approximated(f"assets[{i}].name", "kept as an asset chunk no asset "
                                                        "refers to, named by its chunk")
-            later.append(i)
             continue
         placed.append((i, a.model_copy(update={"uri": f"{ASSET_URI_PREFIX}{key}"})))
     if icon_index is None:
         # the reader takes the picture for the character's icon, listed or not
-        later.insert(0, None)
         loss.approximated(f"assets[{len(placed)}]", f"{why or 'the card has no picture'}: "
                                                      "a RisuAI PNG card is a picture, which "
                                                      "becomes the character's icon")
     target = _ensure_risuai(ch)
     card = build_risu_card(target, loss, warnings, scripts_in_card=True,
                            assets=[a for _, a in placed])
-    report_moves(loss, [i for i, _ in placed] + later)
     written = card.get("spec")
     keyword = "ccv3" if written == "chara_card_v3" else "chara"
     if written == record.get("spec") and isinstance(record.get("chunk"), str):

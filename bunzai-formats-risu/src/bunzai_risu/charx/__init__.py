@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from bunzai.sdk import Detection, FormatAdapter, Option
 
-from .._common.declared import CARD_CARRIED
+from .._common.declared import ACTS_ON, CARD_CARRIED
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -49,6 +49,7 @@ class RisuCharxAdapter(FormatAdapter):
         ("zip refused as unsafe or corrupt but naming card.json (read reports why)", 0.6),
         ("anything else, plain JPEGs and other zips included", 0.0),
     )
+    acts_on = ACTS_ON
     carries = CARD_CARRIED
     losses = (
         ("assets without bytes",

@@ -110,9 +110,8 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
     for i, a in enumerate(ch.assets):
         if a.data is None and a.uri and (embedded_path(a.uri) is not None
                                          or a.uri.startswith(ASSET_URI_PREFIX)):
-            warnings.append(Issue(f"$.data.assets[{i}]", f"{a.uri} is not in the archive "
-                                                         "(RisuAI would refuse to import "
-                                                         "this card)"))
+            warnings.append(Issue(f"$.data.assets[{i}].uri", f"{a.uri} is not in the "
+                                  "archive: RisuAI refuses to import this card", "error"))
     record = ch.passthrough.setdefault(format_id, {})
     if module_raw is not None:
         body = card_obj.get("data")
@@ -149,28 +148,29 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
 
 
 def validate(input: AdapterInput, entities: Sequence[Entity], format_id: str) -> list[Issue]:
-    """RisuAI's import rules for a CharX, plus the card spec's own."""
+    """RisuAI's import rules for a CharX, plus the card spec's own.
+
+    What the reader already says (an asset missing from the archive, a file no asset refers
+    to) is not said again, and a spec finding RisuAI makes fatal is said once, as an error.
+    """
     issues: list[Issue] = []
     card = input.zip_json("card.json") if input.zip is not None else None
     if isinstance(card, Mapping):
-        issues += validate_card(card)
+        spec = validate_card(card)
         data = card.get("data")
         if card.get("spec") != "chara_card_v3":
             issues.append(Issue("$.spec", "RisuAI imports only chara_card_v3 CharX cards",
                                 "error"))
         if isinstance(data, Mapping) and not isinstance(data.get("extensions"), Mapping):
-            issues.append(Issue("$.data.extensions", "missing: RisuAI's importer fails without "
+            spec = [i for i in spec if i.path != "$.data.extensions"]
+            what = "missing" if "extensions" not in data else "not an object"
+            issues.append(Issue("$.data.extensions", f"{what}: RisuAI's importer fails without "
                                 "data.extensions", "error"))
+        issues = spec + issues
     for e in entities:
         if not isinstance(e, Character):
             continue
         for i, a in enumerate(e.assets):
-            if a.uri and embedded_path(a.uri) is not None and a.data is None:
-                issues.append(Issue(f"$.data.assets[{i}].uri",
-                                    f"{a.uri} is not in the archive", "error"))
-            if a.orphan:
-                issues.append(Issue(f"$.data.assets[{i}]",
-                                    f"{a.origin} is in the archive but no asset refers to it"))
             if a.ext and a.data and a.media_type and a.ext.lower() not in (
                     a.media_type.split("/")[-1], "jpg" if a.media_type == "image/jpeg" else ""):
                 issues.append(Issue(f"$.data.assets[{i}].ext",

@@ -33,7 +33,6 @@ from .._common.assets import (
     dedupe,
     embedded_path,
     ext_for,
-    report_moves,
     sanitize,
 )
 from .._common.card import CARD, build_risu_card
@@ -76,7 +75,6 @@ def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteRe
         files[str(n)] = base64.b64decode(name_b64)
         taken.add(str(n).casefold())
     orphans: list[tuple[int, Asset]] = []
-    listed_at: list[int] = []
     for i, a in enumerate(ch.assets):
         if a.orphan:
             orphans.append((i, a))
@@ -84,7 +82,6 @@ def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteRe
         placed = _place(i, a, files, taken, loss)
         if placed is not None:
             listed.append(placed)
-            listed_at.append(i)
     placeholder = _main_icon(listed, files, taken)
     if placeholder is not None:
         listed.append(placeholder)
@@ -92,7 +89,6 @@ def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteRe
                           "the character has no avatar and RisuAI finishes importing a CharX "
                           "only once it has saved an image: the generated default image is "
                           "its main icon")
-    orphan_at: dict[str, int] = {}
     for i, a in orphans:
         if not a.data:
             loss.dropped(f"assets[{i}]", "an asset no card refers to, without bytes, has "
@@ -104,7 +100,6 @@ def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteRe
         path = dedupe(path, taken)
         taken.add(path.casefold())
         files[path] = a.data
-        orphan_at[path] = i
         _report_orphan(i, a, path, loss)
 
     info = record.get("module") if isinstance(record.get("module"), Mapping) else None
@@ -143,9 +138,6 @@ def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteRe
         names = sorted(names, key=lambda n: ranked.get(n, len(ranked)))
     else:
         names = body + risu_tail
-    # a reader lists card.json's assets first, then the unreferenced files in archive order
-    report_moves(loss, [*listed_at, *([None] if placeholder is not None else []),
-                        *[orphan_at[n] for n in names if n in orphan_at]])
     stored = {n for n, b in files.items() if _is_media(b)}
     prefix = _cover(ch, record) if jpeg else b""
     out = write_zip([(n, files[n]) for n in names], compress=lambda n: n not in stored,

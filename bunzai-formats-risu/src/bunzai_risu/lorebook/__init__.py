@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._common.declared import (
+    ACTS_ON,
     BOOK_REASONS,
     ENTRY_CARRIED,
     ENTRY_REASONS,
@@ -68,6 +69,7 @@ class RisuLorebookAdapter(FormatAdapter):
         ("type 'risu' with an object in data (HypaV3 memory preset), anything else", 0.0),
     )
     signature = {"json": ("type", "[]")}
+    acts_on = ACTS_ON
     carries = under("entries[*].", ENTRY_CARRIED)
     reasons = (*BOOK_REASONS, *reasons_under("entries[*].", ENTRY_REASONS))
     losses = (

@@ -16,7 +16,6 @@ from bunzai.sdk import (
 )
 
 from .._common import envelope, lore
-from .._common.decorators import untranslated
 from . import shape_of
 
 if TYPE_CHECKING:
@@ -28,13 +27,12 @@ ENVELOPE = {"type": "risu", "ver": 1}
 
 def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
     warnings: list[Issue] = []
-    entries, layout, at = envelope.unwrap(
+    entries, layout, _ = envelope.unwrap(
         input, shape_of, ENVELOPE, "not a RisuAI lorebook: expected {type: 'risu', data: "
         "[entries]} or an array of RisuAI entries",
         lambda items, at: lore.read_entries(items, at, warnings, format_id, owned=True))
     book = Lorebook(entries=entries)
     book.passthrough[format_id] = layout
-    warnings += untranslated(entries, at)
     return ReadResult([book], warnings)
 
 

@@ -13,6 +13,7 @@ from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._common import risum
 from .._common.declared import (
+    ACTS_ON,
     BOOK_REASONS,
     ENTRY_CARRIED,
     ENTRY_REASONS,
@@ -59,6 +60,7 @@ class RisuModuleAdapter(FormatAdapter):
         ("anything else", 0.0),
     )
     signature = {"json": ("type",), "binary": ()}
+    acts_on = ACTS_ON
     carries = (
         "name", "description", "id", "namespace", "triggers", "low_level_access",
         "assets[*].name", "assets[*].uri", "assets[*].data", "assets[*].type",

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Issue, MalformedInput, Module, ReadResult
 
 from .._common import risum
-from .._common.decorators import untranslated
 from .._common.module import read_module, write_module
 from . import json_shape
 
@@ -51,8 +50,6 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
         # JSON spacing another writer chose: kept so an unchanged module is written back
         # byte for byte
         record["text"] = text.decode("utf-8")
-    if module.lorebook is not None:
-        warnings += untranslated(module.lorebook.entries, "$.module.lorebook")
     return ReadResult([module], warnings)
 
 

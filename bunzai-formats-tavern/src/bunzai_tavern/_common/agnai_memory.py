@@ -134,9 +134,8 @@ def write_memory_book(book: Lorebook, *, format_id: str, loss: LossReport,
         elayout = entry.passthrough.get(format_id)
         overrides: dict[str, Any] = {}
         if not from_agnai and entry.name is None and entry.comment:
-            overrides["name"] = entry.comment  # Agnai titles entries by name
-            loss.approximated(f"{epath}.name", "Agnai entries are titled by name; the comment "
-                                               "is written as the name")
+            # Agnai titles entries by name: the same title, under Agnai's name for it
+            overrides["name"] = entry.comment
 
         def get(attr: str, entry: Any = entry, overrides: dict[str, Any] = overrides) -> Any:
             return overrides[attr] if attr in overrides else getattr(entry, attr)

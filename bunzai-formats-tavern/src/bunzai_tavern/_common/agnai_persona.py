@@ -62,3 +62,20 @@ def _q(s: str) -> str:
 def text_persona(text: str) -> dict[str, Any]:
     """The persona Agnai builds from a card's description (and personality)."""
     return {"kind": "text", "attributes": {"text": [text]}}
+
+
+def is_plain_text(persona: Any, owner: Any = None) -> bool:
+    """Whether ``persona`` is one text and nothing else (a neutral-value rule).
+
+    Agnai uses a stored persona only while it renders to the card's description, and builds
+    exactly this from the description otherwise: a plain text persona is the description
+    again, or a stale copy Agnai ignores.  Either way it changes nothing Agnai does.
+    """
+    if not isinstance(persona, Mapping) or persona.get("kind") != "text" \
+            or set(persona) - {"kind", "attributes"}:
+        return False
+    attrs = persona.get("attributes")
+    if not isinstance(attrs, Mapping) or set(attrs) != {"text"}:
+        return False
+    text = attrs["text"]
+    return isinstance(text, list) and len(text) == 1 and isinstance(text[0], str)

@@ -16,7 +16,7 @@ from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps_la
 from bunzai.sdk.fields import jcopy
 
 from .._common.agnai_memory import write_memory_book
-from .._common.agnai_persona import render, text_persona
+from .._common.agnai_persona import is_plain_text, render, text_persona
 from .fields import AGNAI_BLOCK, CHARACTER
 from .read import SHADOW
 
@@ -83,6 +83,9 @@ def write_character(entity: Entity, options: Mapping[str, Any], format_id: str) 
 
 def _persona(char: Character, block: Mapping[str, Any], from_agnai: bool,
              loss: LossReport) -> Any:
+    """The stored persona while it renders to the description, else a text persona of the
+    description (and personality), as Agnai's card import builds it.  A text persona is the
+    description in Agnai's form, never a loss; replacing a structured one is."""
     has = "persona" in block
     stored = block.get("persona")
     desc, pers = char.description, char.personality
@@ -92,17 +95,10 @@ def _persona(char: Character, block: Mapping[str, Any], from_agnai: bool,
             return jcopy(stored)  # as stored, even when it is not a usable persona
     if not has and from_agnai and not desc and not pers:
         return _OMIT  # the source had no persona and there is still nothing to say
-    if has:
+    if has and not is_plain_text(stored):
         loss.approximated("extensions.agnai.persona",
                           "the stored Agnai persona no longer renders to the description; "
                           "replaced by a text persona, as Agnai's own import does")
-    elif not isinstance(char.extensions.get("agnai"), dict):
-        loss.approximated("extensions.agnai", "Agnai stores the description as a structured "
-                                              "persona; it reads back as "
-                                              "extensions.agnai.persona")
-    else:
-        loss.approximated("extensions.agnai.persona", "the description becomes a text "
-                                                      "persona")
     if pers:
         loss.approximated("description", "Agnai has no personality field: description and "
                                           "personality are joined into one text persona")
@@ -142,7 +138,7 @@ def _avatar(char: Character, layout: Mapping[str, Any], loss: LossReport) -> Any
     else:
         loss.dropped(f"assets[{idx}]", "the icon has neither bytes nor a URI")
         return _OMIT
-    if idx != 0 or asset.type != "icon" or asset.name != "main" or asset.extensions:
+    if asset.type != "icon" or asset.name != "main" or asset.extensions:
         loss.approximated(f"assets[{idx}]", "written as Agnai's avatar (a URL, path or data: "
                                             "URL), which keeps no name, type or extensions")
     return value

@@ -67,7 +67,6 @@ class AgnaiMemoryAdapter(FormatAdapter):
         ("entries[].<ST settings>", "dropped: depth, role, group, sticky, cooldown, delay, scan "
                                     "depth, match flags … (Agnai entries have none)"),
         ("entries[].case_sensitive / extensions", "dropped (Agnai drops them too)"),
-        ("entries[].name", "approximated: an entry without a name gets its comment as name"),
     )
     doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai_memory/README.md"
 

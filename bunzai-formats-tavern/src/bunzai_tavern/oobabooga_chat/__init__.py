@@ -63,10 +63,8 @@ WRITER_REASONS = {
     "role": "a history row holds the user's message and the reply",
     "time": "the webui stamps messages to the minute",
     "single": "the webui keeps versions only when there are two or more",
-    "empty": "a history row holds no empty message: the messages after it move up",
+    "empty": "a history row holds no empty message",
     "attachment": "the webui keeps embedded images and text files only",
-    "attachments": "the webui keeps embedded images and text files only: the others are "
-                   "left out and the rest move up",
     "attachment_shape": "the webui keeps an image as its data URL and a file as its name, "
                         "type and text",
 }

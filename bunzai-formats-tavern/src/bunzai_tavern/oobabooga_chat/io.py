@@ -242,14 +242,9 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
 
 def _report_left_out(kept: list[int], count: int, loss: LossReport) -> None:
     """Messages no row holds (an empty one, or a user message reading as the greeting's
-    marker): the messages after them move up."""
-    if len(kept) == count:
-        return
-    if kept == list(range(len(kept))):
-        for i in range(len(kept), count):
-            loss.dropped(f"messages[{i}]", WHY["empty"])
-    else:
-        loss.approximated("messages", WHY["empty"])
+    marker)."""
+    held = set(kept)
+    loss.left_out("messages", {i: WHY["empty"] for i in range(count) if i not in held}, count)
 
 
 def _visible(m: ChatMessage) -> Any:
@@ -291,12 +286,8 @@ def _meta(m: ChatMessage, loss: LossReport | None, path: str) -> dict[str, Any] 
     if kept:
         out["attachments"] = kept
     if loss is not None:
-        held = [j for j, obj in written if obj is not None]
-        if held != list(range(len(held))):
-            loss.approximated(f"{path}attachments", WHY["attachments"])
-        else:
-            for j in range(len(held), len(m.attachments)):
-                loss.dropped(f"{path}attachments[{j}]", WHY["attachment"])
+        loss.left_out(f"{path}attachments", {j: WHY["attachment"] for j, obj in written
+                                             if obj is None}, len(m.attachments))
     for key, value in data.items():
         if key.startswith("metadata."):
             out[key[9:]] = value

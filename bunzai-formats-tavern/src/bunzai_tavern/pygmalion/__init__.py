@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from bunzai.sdk import Detection, FormatAdapter, Option
+from bunzai.sdk.cards import looks_like_v1
 
 from .._common.cards import CARD_REASONS, find_card
 from .._common.options import indent_option
@@ -38,6 +39,8 @@ class PygmalionAdapter(FormatAdapter):
     signature = {"json": ("char_name", "character", "card")}  # its keys, or a wrapped card
     detection = (
         ("JSON with char_name and char_persona or char_greeting", 0.9),
+        ("the same, beside a flat card's own keys (aichar, character-factory): SillyTavern "
+         "reads such a file as the V1 card, and so does bunzai", 0.6),
         ("JSON {character: card} or {card: card} wrapping a V2/V3 card (pygmalion.chat)", 0.9),
         ("anything else", 0.0),
     )
@@ -62,6 +65,9 @@ class PygmalionAdapter(FormatAdapter):
         obj = input.json
         if isinstance(obj, Mapping) and isinstance(obj.get("char_name"), str) and any(
                 k in obj for k in _PYG_SIGNALS):
+            if looks_like_v1(obj):
+                return Detection(0.6, "char_name keys beside a V1 card's (read as the V1 card, "
+                                 "as SillyTavern does)")
             return Detection(0.9, "char_name with char_persona/char_greeting")
         if obj is not None and find_card(input).wrapper is not None:
             return Detection(0.9, f"pygmalion.chat export: {find_card(input).wrapper} wraps "

@@ -9,12 +9,14 @@ out before cardspec sees it; the V3 wrapper's own keys are user data, in the boo
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, MalformedInput
+from bunzai.sdk import LossReport, MalformedInput, Neutrality
 from bunzai.sdk.cards import ENTRY_KEYS, ST_ENTRY_EXTENSIONS, build_book, parse_book
 from bunzai.sdk.fields import jcopy, same
 
+from .._common.neutral import ENTRY_EXTENSIONS
 from .worldinfo import WRAPPER
 
 if TYPE_CHECKING:
@@ -59,13 +61,23 @@ def _mark(book: Lorebook, format_id: str, variant: str) -> dict[str, Any]:
 _ST_EXT = {key: (attr, check) for key, attr, check, _back in ST_ENTRY_EXTENSIONS}
 
 
+@cache
+def _neutral() -> Neutrality:
+    return Neutrality(ENTRY_EXTENSIONS)
+
+
+def _asks_nothing(key: str, value: Any) -> bool:
+    """A copy at SillyTavern's default (``role`` 0): leaving it out loses nothing."""
+    return _neutral().neutral(f"entries[*].extensions.{key}", value)
+
+
 def _st_copies(entry: LorebookEntry, loss: LossReport, epath: str) -> dict[str, Any]:
     """``entry.extensions`` without SillyTavern's copies of entry settings.
 
     A card book keeps ST's settings in ``extensions`` under ST's names and cardspec reads them
     back as fields, so a copy left in canonical ``extensions`` (World Info keeps the card's
     original ``extensions`` verbatim) would come back as the field's value.  The field is the
-    truth: copies are left out and reported.
+    truth: copies are left out and reported, unless they say only what SillyTavern assumes.
     """
     ext = jcopy(entry.extensions)
     for key in list(ext):
@@ -81,7 +93,7 @@ def _st_copies(entry: LorebookEntry, loss: LossReport, epath: str) -> dict[str, 
         if same(mapped, getattr(entry, attr)):
             loss.approximated(f"{epath}.extensions.{key}", f"SillyTavern's copy of {attr}; "
                                                           "a card book carries the field itself")
-        else:
+        elif not _asks_nothing(key, value):
             loss.dropped(f"{epath}.extensions.{key}", f"a stale SillyTavern copy that "
                                                       f"disagrees with {attr}; {attr} is used")
     return ext

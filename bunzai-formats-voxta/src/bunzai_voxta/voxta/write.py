@@ -381,20 +381,19 @@ class _Builder:
         for k, asset in enumerate(ch.assets):
             if loss.covers(f"assets[{k}]"):
                 continue
-            got = back[k] if k < len(back) else None
-            if got is None or got[0] != k:
-                moved = next((j for j, b in enumerate(back) if b[0] == k), None)
-                if got is not None and got[0] is not None and _same_asset(
-                        ch.assets[got[0]], asset, got):
-                    continue
-                loss.approximated(f"assets[{k}]", f"read back as assets[{moved}]: the avatar "
-                                  "is written first, as the package's thumbnail")
+            # where it reads back is layout (the avatar comes first, as the thumbnail)
+            got = next((b for b in back if b[0] == k), None)
+            if got is None:
+                loss.dropped(f"assets[{k}]", "not written into the package")
                 continue
             if got[1] != asset.type:
                 loss.approximated(f"assets[{k}].type", "Voxta files carry no type: the "
                                   "thumbnail is the avatar, Assets/Avatars/ holds avatar images, "
                                   "everything else reads back as other")
-            if got[2] != asset.name:
+            neutral = neutral_values()
+            if got[2] != asset.name and not (
+                    neutral.neutral("assets[*].name", asset.name, asset)
+                    and neutral.neutral("assets[*].name", got[2], asset)):
                 loss.approximated(f"assets[{k}].name", "Voxta names files by their file name")
 
     def _report_data(self, i: int, ch: Character) -> None:
@@ -407,11 +406,6 @@ class _Builder:
                 continue
             self.losses[i].approximated(f"app_data.{self.fmt}.{key}", "replaced by what the "
                                         "character itself says")
-
-
-def _same_asset(a: Asset, b: Asset, got: tuple[int | None, str, str]) -> bool:
-    """Whether the asset read back in ``b``'s place holds what ``b`` held."""
-    return a.data == b.data and got[1] == b.type and got[2] == b.name
 
 
 def _main_icon(assets: list[Asset]) -> int | None:

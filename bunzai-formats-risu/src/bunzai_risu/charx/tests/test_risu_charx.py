@@ -366,3 +366,24 @@ def test_a_charx_another_tool_zipped_is_written_back_byte_for_byte(reg: Any) -> 
     before, after = _zip(source), _zip(out)
     assert [n for n in after.namelist() if after.read(n) != before.read(n)] == ["card.json"]
     assert json.loads(after.read("card.json"))["data"]["description"] == "Tide tables, corrected."
+
+
+def test_validate_says_each_problem_once_with_risuais_severity(reg: Any) -> None:
+    from bunzai.testing import validate
+
+    card = json.loads(_card(assets=[
+        {"type": "icon", "name": "main", "uri": "embeded://assets/icon/main.png", "ext": "png"},
+        {"type": "emotion", "name": "sad", "uri": "embeded://assets/emotion/sad.png",
+         "ext": "png"}]))
+    del card["data"]["extensions"]
+    data = write_zip([("card.json", json.dumps(card).encode()),
+                      ("assets/icon/main.png", minimal_png(2, 2)),
+                      ("assets/other/loose.png", minimal_png(3, 3))])
+    found = [(i.severity, i.path, i.message) for i in validate(reg, data, "odile.charx")]
+    assert found == [
+        ("error", "$.data.assets[1].uri", "embeded://assets/emotion/sad.png is not in the "
+                                          "archive: RisuAI refuses to import this card"),
+        ("warning", "zip:assets/other/loose.png", "file in the archive that no asset refers "
+                                                  "to; kept as an orphan asset"),
+        ("error", "$.data.extensions", "missing: RisuAI's importer fails without "
+                                       "data.extensions")]

@@ -121,6 +121,27 @@ def test_fallback_and_unknown_decorators_stay_in_content(reg: Any) -> None:
     assert book.entries[0].depth is None and book.entries[0].content == content
 
 
+def test_decorator_lines_other_apps_show_as_text_are_one_report_line(reg: Any) -> None:
+    from bunzai.testing import conversion_problems
+
+    data = _export([_entry(content="@@position after_desc\n@@depth 3\nThe quay floods."),
+                    _entry(content="The lamp is lit at dusk."),
+                    _entry(content="@@inject_lore harbour\nGulls everywhere.")])
+    _, result, _ = reg.read(AdapterInput(data, "book.json"))
+    assert result.warnings == []  # RisuAI acts on them: nothing to say when reading
+    assert reg.write(result.entities, "risu-lorebook").loss.lines() == ["nothing lost"]
+    for target in ("sillytavern-lorebook", "agnai-memory"):
+        lines = reg.write(result.entities, target).loss.lines()
+        assert ("stashed entries[*].content (2 entries): only RisuAI acts on @@ decorator "
+                "lines (where and how the entry is put in the prompt); other apps show them "
+                "as text") in lines, lines
+        assert conversion_problems(reg, result.entities, target) == []
+    # the same text from an app that already shows it as text changes nothing
+    plain = reg.write(result.entities, "sillytavern-lorebook").files[0].data
+    _, st, _ = reg.read(AdapterInput(plain, "world.json"))
+    assert not [x for x in reg.write(st.entities, "agnai-memory").loss.lines() if "@@" in x]
+
+
 def test_sillytavern_style_entry_reports_what_risu_cannot_hold(reg: Any) -> None:
     book = Lorebook(name="World", entries=[
         LorebookEntry(keys=["a, b"], content="x", enabled=False, sticky=2, position="at_depth",

@@ -73,7 +73,7 @@ class Found:
         try:
             return self._looked["body"]  # type: ignore[no-any-return]
         except KeyError:
-            body = self._looked["body"] = card_body(self.card, embedded=self.source != "json")
+            body = self._looked["body"] = card_body(self.card)
             return body
 
 
@@ -132,7 +132,7 @@ def _find_png(input: AdapterInput) -> Found:
     chara = input.png_json("chara")
     found.card_chunks = len(ccv3) + len(chara)
     for payload in [*ccv3, *chara]:
-        version = card_version(payload.value, embedded=True) if payload.error is None else None
+        version = card_version(payload.value) if payload.error is None else None
         if version is not None:
             found.card = payload.value
             found.version = version
@@ -212,7 +212,7 @@ def _find_exif(input: AdapterInput) -> Found:
     from bunzai.sdk import freeze
 
     value, encoding = decoded
-    version = card_version(value, embedded=True)
+    version = card_version(value)
     if version is None:
         return Found()
     return Found("exif", freeze(value), version, exif_encoding=encoding)

@@ -194,7 +194,8 @@ def _pygmalion(input: Any, entities: Sequence[Any]) -> list[str]:
     if "pygmalion_id" in ext:
         out.append(f"data.extensions.pygmalion_id {ext['pygmalion_id']!r}")
     data = getattr(input, "json", None)
-    if isinstance(data, Mapping) and isinstance(data.get("char_name"), str):
+    if isinstance(data, Mapping) and isinstance(data.get("char_name"), str) and not _aichar(
+            input, entities):  # aichar writes these keys too: its own stamp says who it was
         out.append("char_name / char_persona / char_greeting keys (Pygmalion / TextGen shape)")
     return out
 
@@ -263,6 +264,8 @@ def _wyvern_weak(input: Any, entities: Sequence[Any]) -> list[str]:
 
 
 def _zoltan(input: Any, entities: Sequence[Any]) -> list[str]:
+    if _aichar(input, entities):
+        return []  # aichar writes the editor's metadata block, with its own name in it
     for obj in (_card(input), getattr(input, "json", None)):
         meta = obj.get("metadata") if isinstance(obj, Mapping) else None
         tool = meta.get("tool") if isinstance(meta, Mapping) else None

@@ -142,7 +142,8 @@ def test_a_tavern_character_becomes_a_text_persona_with_honest_losses() -> None:
     assert doc["avatar"].startswith("data:image/png;base64,")
     paths = {e.path for e in out.loss}
     assert {"personality", "description", "nickname", "group_only_greetings", "regex_scripts",
-            "assets[0]", "assets[1]"} <= paths
+            "assets[0]"} <= paths
+    assert "assets[1]" not in paths  # the icon, first in Agnai as its avatar: its place is layout
     back = read(out.files[0].data).entities[0]
     assert uncovered_differences(ch, back, out.loss) == []
 
@@ -158,6 +159,36 @@ def test_a_card_agnai_wrote_gets_its_structured_persona_back() -> None:
     assert json.loads(out.files[0].data)["persona"]["kind"] == "text"
     assert "extensions.agnai.persona" in {e.path for e in out.loss}
     assert conversion_problems(reg(), [stale], FID) == []
+
+
+def test_a_text_persona_is_the_description_and_never_reported() -> None:
+    # Agnai keeps every description as a persona; a text persona is the description again
+    ch = Character(name="Sable", description="Tall and quiet.", first_mes="Hello.")
+    out = write(ch)
+    assert json.loads(out.files[0].data)["persona"] == {
+        "kind": "text", "attributes": {"text": ["Tall and quiet."]}}
+    assert out.loss.lines() == ["nothing lost"]
+    assert conversion_problems(reg(), [ch], FID) == []
+    # with a personality, the one change is said in the user's words
+    joined = ch.model_copy(update={"personality": "Wry."})
+    assert write(joined).loss.lines() == [
+        "1 dropped, 1 approximated",
+        "approximated description: Agnai has no personality field: description and "
+        "personality are joined into one text persona",
+        "dropped personality: Agnai has no personality field: it is joined into the "
+        "description's text persona"]
+    # an Agnai character's text persona is not reported where another app keeps the text
+    agnai = read(native(persona={"kind": "text", "attributes": {"text": ["Prose."]}}))
+    for target in ("backyard-byaf", "risu-charx", "voxta"):
+        lines = write(agnai.entities[0], target).loss.lines(verbose=True)
+        assert not [x for x in lines if "persona" in x], (target, lines)
+        assert conversion_problems(reg(), agnai.entities, target) == []
+
+
+def test_a_structured_persona_is_reported_where_it_cannot_be_kept() -> None:
+    c = read(native()).entities[0]  # an SBF persona: its attributes are the user's structure
+    lines = write(c, "backyard-byaf").loss.lines(verbose=True)
+    assert any(x.startswith("dropped extensions.agnai:") for x in lines), lines
 
 
 @pytest.mark.parametrize("obj", [

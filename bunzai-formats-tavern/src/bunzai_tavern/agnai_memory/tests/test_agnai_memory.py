@@ -100,11 +100,35 @@ def test_world_info_to_memory_reports_what_agnai_cannot_hold() -> None:
     assert doc["entries"][0]["name"] == "Title"  # the comment titles the entry
     paths = {e.path for e in out.loss}
     assert {"entries[0].depth", "entries[0].sticky", "entries[0].role",
-            "entries[0].case_sensitive", "entries[0].extensions.x", "entries[0].name"} <= paths
+            "entries[0].case_sensitive", "entries[0].extensions.x"} <= paths
+    assert not [line for line in out.loss.lines(verbose=True) if "name" in line]  # one title
     reasons = {e.path: e.reason for e in out.loss}
     assert "Agnai" in reasons["entries[0].case_sensitive"]
     back = read(out.files[0].data).entities[0]
     assert uncovered_differences(book, back, out.loss) == []
+
+
+def test_a_title_written_as_agnais_name_is_no_loss_either_way() -> None:
+    wi = {"entries": {str(i): {"uid": i, "key": [f"k{i}"], "content": f"c{i}",
+                               "comment": f"Title {i}"} for i in range(3)}}
+    _, res, _ = reg().read(as_input(json.dumps(wi).encode(), "w.json"),
+                           format="sillytavern-lorebook")
+    out = reg().write(res.entities, FID)
+    assert [e["name"] for e in json.loads(out.files[0].data)["entries"]] == [
+        "Title 0", "Title 1", "Title 2"]  # Agnai shows an entry's name as its title
+    assert out.loss.lines() == ["nothing lost"]
+    assert conversion_problems(reg(), res.entities, FID) == []
+    # and back: a name that repeats the comment is the same title, not a dropped field
+    memory = read(out.files[0].data).entities
+    back = reg().write(memory, "sillytavern-lorebook")
+    assert back.loss.lines() == ["nothing lost"]
+    assert conversion_problems(reg(), memory, "sillytavern-lorebook") == []
+    # where there is no title at all, the comment is the loss; a name of its own is one more
+    titles = {e.path for e in reg().write(memory, "voxta-lorebook").loss if "[0]" in e.path}
+    assert "entries[0].comment" in titles and "entries[0].name" not in titles
+    own = memory[0].model_copy(deep=True)
+    own.entries[0].name = "Another title"
+    assert "entries[0].name" in {e.path for e in reg().write([own], "voxta-lorebook").loss}
 
 
 def test_kindless_agnai_vocabulary_scores_in_band() -> None:
@@ -158,6 +182,17 @@ def test_validate_reports_memory_rules_with_paths() -> None:
     assert ("$.entries[0].weight", "warning") in got
     assert ("$.entries[1]", "error") in got
     assert len(got) == len(set(got))  # nothing said twice
+
+
+def test_validate_says_a_value_agnai_refuses_once_as_an_error() -> None:
+    data = {"kind": "memory", "name": "b",
+            "entries": [{"entry": "e", "keywords": "k", "priority": 1, "weight": 1}]}
+    found = [(i.severity, i.path, i.message)
+             for i in testing.validate(reg(), json.dumps(data).encode(), "m.json")]
+    # the reader kept the string as it was; what matters is that Agnai drops the entry
+    assert [f for f in found if f[1] == "$.entries[0].keywords"] == [
+        ("error", "$.entries[0].keywords", "missing or not a list: Agnai drops the entry on "
+                                           "import")]
 
 
 def test_a_rule_broken_by_many_entries_is_said_once() -> None:

@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any
 
 from bunzai.sdk.png import PngFile, make_text_chunk, minimal_png, splice
-from bunzai.testing import Registry, as_input, label, load_registry
+from bunzai.testing import Registry, as_input, conversion_problems, label, load_registry
 
 
 @cache
@@ -48,7 +48,15 @@ def aichar_png() -> bytes:
                   insert_before_iend=[make_text_chunk("chara", text)])
 
 
-CANONICAL = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
+PYGMALION_COPIES = ("char_name", "char_persona", "world_scenario", "char_greeting",
+                    "example_dialogue", "greeting_message", "example_messages")
+
+
+def _read_both() -> tuple[Any, Any]:
+    png = reg().read(as_input(aichar_png(), "odile.png"))
+    js = reg().read(as_input(json.dumps(aichar_card()).encode(), "odile.json"))
+    assert png[0].id == js[0].id == "sillytavern"  # SillyTavern reads both as the V1 card
+    return png[1].entities[0], js[1].entities[0]
 
 
 def test_a_png_holding_a_flat_card_with_pygmalion_keys_reads_as_a_v1_card() -> None:
@@ -59,19 +67,43 @@ def test_a_png_holding_a_flat_card_with_pygmalion_keys_reads_as_a_v1_card() -> N
 
 
 def test_the_same_card_is_the_same_character_in_a_json_file() -> None:
-    png = reg().read(as_input(aichar_png(), "odile.png"))[1].entities[0]
-    handle, result, _ = reg().read(as_input(json.dumps(aichar_card()).encode(), "odile.json"))
-    assert handle.id == "pygmalion"
-    (js,) = result.entities
-    assert {k: getattr(js, k) for k in CANONICAL} == {k: getattr(png, k) for k in CANONICAL}
+    png, js = _read_both()
+    # everything but the file's layout and the picture only a PNG has
+    assert js.model_dump(exclude={"passthrough", "assets"}) == png.model_dump(
+        exclude={"passthrough", "assets"})
+    assert js.assets == [] and [a.type for a in png.assets] == ["icon"]
+    # the copies of the card's own fields are the same fact twice: not data of their own
+    assert set(png.app_data["sillytavern"]) == {"summary", "metadata"}
+
+
+def test_pygmalion_copies_that_equal_the_fields_are_not_reported_dropped() -> None:
+    png, js = _read_both()
+    for target in ("backyard-byaf", "agnai", "risu-charx"):
+        for ch in (png, js):
+            assert conversion_problems(reg(), [ch], target) == []
+            lines = reg().write([ch], target).loss.lines(verbose=True)
+            assert not [x for x in lines if any(k in x for k in PYGMALION_COPIES)], lines
+            assert any("app_data.sillytavern.metadata" in x for x in lines)  # aichar's own
+
+
+def test_a_copy_follows_its_field_and_one_of_its_own_stays_data() -> None:
+    _, js = _read_both()
+    edited = js.model_copy(update={"first_mes": "The ferry is late."})
+    out = json.loads(reg().write([edited], "sillytavern").files[0].data)
+    assert out["char_greeting"] == out["greeting_message"] == "The ferry is late."
+    other = dict(aichar_card(), char_greeting="A greeting of its own.")
+    (ch,) = reg().read(as_input(json.dumps(other).encode(), "odile.json"))[1].entities
+    assert ch.app_data["sillytavern"]["char_greeting"] == "A greeting of its own."
+    assert "app_data.sillytavern.char_greeting" in {
+        e.path for e in reg().write([ch], "backyard-byaf").loss}
 
 
 def test_aichar_is_named_as_the_origin_in_either_container() -> None:
     for data, name in ((aichar_png(), "odile.png"),
                        (json.dumps(aichar_card()).encode(), "odile.json")):
         got = label(reg(), data, name)
-        origin = got.best("origin")
-        assert origin is not None and origin.app == "aichar", (name, got)
+        origins = [g.app for g in got.guesses if g.role == "origin"]
+        assert origins == ["aichar"], (name, got)  # not also the editor whose metadata it uses
 
 
 def test_a_same_format_rewrite_keeps_every_key_of_the_flat_card() -> None:

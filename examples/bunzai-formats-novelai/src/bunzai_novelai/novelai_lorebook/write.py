@@ -62,15 +62,16 @@ def _entry(entry: Any, i: int, format_id: str, loss: LossReport) -> dict[str, An
         tail.update((k, layout[k]) for k in ("lastUpdatedAt",) if k in layout)
 
     def value(attr: str) -> Any:
-        if attr == "comment" and entry.comment is None:
+        if attr == "comment" and not entry.comment and entry.name:
             return entry.name  # NovelAI has one title: the name stands in for a comment
         if attr == "id" and entry.id is not None:
             return str(entry.id)  # NovelAI's ids are text
         return getattr(entry, attr)
 
-    if entry.name and entry.comment is not None:
-        loss.dropped(f"entries[{i}].name", "NovelAI has one entry title (displayName), taken "
-                                           "from the comment")
+    if entry.name and entry.comment:
+        if entry.name != entry.comment:  # the same title twice is one title
+            loss.dropped(f"entries[{i}].name", "NovelAI has one entry title (displayName), "
+                                               "taken from the comment")
     elif entry.name:
         loss.approximated(f"entries[{i}].name", "written as displayName (read back as the "
                                                 "comment)")
@@ -84,15 +85,13 @@ def _book(book: Any, format_id: str, loss: LossReport) -> dict[str, Any]:
     doc: dict[str, Any] = dict(data or (NEW_BOOK if layout is None else {}))
     doc["lorebookVersion"] = (layout or {}).get("version", LOREBOOK_VERSION)
     entries: list[dict[str, Any]] = []
+    folders: dict[int, str] = {}
     for i, entry in enumerate(book.entries):
         if entry.is_folder:
-            loss.dropped(f"entries[{i}]", "a folder, not an entry (NovelAI categories are "
-                                          "not mapped)")
+            folders[i] = "a folder, not an entry (NovelAI categories are not mapped)"
             continue
-        if len(entries) != i:
-            loss.approximated(f"entries[{i}]", f"written as entries[{len(entries)}]: folders "
-                                               "before it were dropped")
         entries.append(_entry(entry, i, format_id, loss))
+    loss.left_out("entries", folders, len(book.entries))
     doc["entries"] = entries
     order = (layout or {}).get("order")
     return _ordered(doc, order if isinstance(order, list) else BOOK_ORDER)
