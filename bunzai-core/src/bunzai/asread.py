@@ -107,18 +107,53 @@ def same_json(out: bytes, source: bytes | None) -> bytes:
     return source if same else out
 
 
+class _Text:
+    """A remembered JSON text, parsed the first time a writer compares a value with it."""
+
+    __slots__ = ("_parsed", "_value", "text")
+
+    def __init__(self, text: bytes) -> None:
+        self.text = text
+        self._value: Any = None
+        self._parsed = False
+
+    def holds(self, value: Any) -> bool:
+        """Whether the text holds ``value`` (types told apart, object key order aside)."""
+        if not self._parsed:
+            from .jsonio import loads
+
+            try:
+                self._value = loads(self.text)
+            except BunzaiError:
+                self._value = _UNREADABLE
+            self._parsed = True
+        return self._value is not _UNREADABLE and json_equal(value, self._value)
+
+
+_UNREADABLE = object()
+
+
 def remember_json(entity: object, slot: str, text: bytes) -> None:
     """Keep the JSON ``text`` a reader found for ``entity`` in a place of its own choosing
     (``slot``: a PNG chunk, a member), for :func:`json_as_read` when it is written again.
     Core already does this for a JSON file and a zip archive's JSON members."""
-    remember(entity, slot, bytes(text))
+    remember(entity, slot, _Text(bytes(text)))
 
 
-def json_as_read(entity: object, slot: str, out: bytes) -> bytes:
+def json_as_read(entity: object, slot: str, out: bytes, value: Any = _UNREADABLE) -> bytes:
     """``out``, or the text remembered for ``entity`` under ``slot`` when it holds the same
-    JSON value (see :func:`same_json`)."""
+    JSON value (see :func:`same_json`).  ``value``, the value ``out`` serializes, spares
+    parsing ``out``; the remembered text is parsed once, however often it is written."""
     source = recall(entity, slot)
-    return same_json(out, source if isinstance(source, bytes) else None)
+    if not isinstance(source, _Text):
+        return same_json(out, source if isinstance(source, bytes) else None)
+    if out == source.text:
+        return out
+    if value is _UNREADABLE:
+        return same_json(out, source.text)
+    if not (_json_start(out) and _json_start(source.text)):
+        return out
+    return source.text if source.holds(value) else out
 
 
 __all__ = ["FILE", "ZIP", "file_text", "json_as_read", "recall", "remember", "remember_file",

@@ -189,7 +189,7 @@ def sniff_layout(data: bytes, default_indent: int | None = None) -> dict[str, An
         indent = "\t" if pad.startswith(b"\t") else len(pad) or default_indent
     if (indent or None) != (default_indent or None):
         out["indent"] = indent
-    if b"\\u" in data and data.isascii():
+    if data.isascii() and b"\\u" in data:  # the cheap test first: most files are not ASCII
         out["ascii"] = True
     if data.endswith(b"\n"):
         out["newline"] = True

@@ -493,7 +493,7 @@ def card_text(obj: Any, encoding: str, style: Mapping[str, Any] | None = None,
     holds the same value."""
     raw = dumps_layout(obj, style)
     if as_read is not None:
-        raw = json_as_read(*as_read, raw)
+        raw = json_as_read(*as_read, raw, obj)
     return raw if encoding == "raw" else encode_base64(raw)
 
 
