@@ -6,8 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bunzai.loss import LossReport
-from bunzai.sdk.fields import (
+from bunzai.fields import (
     BOOL,
     DICT,
     ID,
@@ -21,8 +20,9 @@ from bunzai.sdk.fields import (
     Unrepresentable,
     enum,
 )
-from bunzai.sdk.fields import _field_for as field_for
-from bunzai.sdk.fields import _write_one as write_one
+from bunzai.fields import _field_for as field_for
+from bunzai.fields import _write_one as write_one
+from bunzai.loss import LossReport
 
 _MISSING: Any = object()
 CODES = enum(("a", "b", "c"), "code")
@@ -87,7 +87,7 @@ def test_put_copies_what_it_writes() -> None:
 
 def test_get_all_reads_as_get_does() -> None:
     """get_all is get key after key: the same values, warnings, layout and data."""
-    from bunzai.sdk.fields import ObjectReader
+    from bunzai.fields import ObjectReader
     from bunzai.types import Issue
 
     rng = random.Random(7)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..sdk.fields import type_name
+from ..fields import type_name
 from ..types import Issue
 from .detect import SPEC_V2, SPEC_V3
 
