@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bunzai.sdk import Issue
+from bunzai.sdk.chats import iso_seconds
 from bunzai.sdk.fields import type_name
 
 ABSENT: Any = object()
@@ -134,27 +135,9 @@ def text_list(obj: Mapping[str, Any], key: str, where: str, warnings: list[Issue
 
 
 def parse_time(value: Any) -> int | None:
-    """Unix seconds of an ISO-8601 date with offset, or None (also for .NET's year-1 default)."""
-    if not isinstance(value, str) or not value:
-        return None
-    text = value.strip()
-    if text.endswith(("z", "Z")):
-        text = text[:-1] + "+00:00"
-    head, dot, rest = text.partition(".")
-    if dot:  # Python takes at most six fractional digits; .NET writes up to seven
-        digits = len(rest) - len(rest.lstrip("0123456789"))
-        text = head + "." + rest[:min(digits, 6)] + rest[digits:]
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    try:
-        seconds = int(moment.timestamp())
-    except (OverflowError, OSError, ValueError):
-        return None
-    return seconds if seconds >= 0 else None
+    """Unix seconds of a Voxta date, or None (also for .NET's year-1 default, which means none)."""
+    seconds = iso_seconds(value)
+    return seconds if seconds is not None and seconds >= 0 else None
 
 
 def format_time(seconds: int) -> str:
