@@ -27,7 +27,6 @@ from .._common.package import (
     JsonMember,
     Package,
     open_package,
-    open_zip,
     shared_record,
     where,
 )
@@ -90,7 +89,7 @@ def scenario_only(pkg: Package) -> UnsupportedInput:
 
 def read_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
                  ) -> ReadResult:
-    z = open_zip(input, "Voxta package")
+    z = input.zip_archive("Voxta package")
     pkg = open_package(input)
     for path, reason in pkg.broken.items():
         if CHARACTER_JSON.match(path):
