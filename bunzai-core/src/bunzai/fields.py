@@ -105,6 +105,12 @@ class Conv:
     record.  ``plain(raw)`` is the same test for a value that does need converting but comes
     back as it was (an enum's code, an inverted bool): reading calls ``canon`` and records
     nothing.  Both only ever speed things up, so ``False`` is always a safe answer.
+
+    ``notes`` is for a lenient converter, one whose ``canon`` reads what it can of any value
+    instead of raising :class:`Bad` (a number where text belongs read as its text, a list's
+    stray items skipped): ``notes(key, raw, value)`` says what the reader is told, as
+    ``(path below the key, message)`` pairs, in place of the generic type warning.  The
+    original is kept as layout, like every value that does not come back as it was.
     """
 
     name: str
@@ -112,6 +118,7 @@ class Conv:
     source: Callable[[Any], Any] = jcopy
     exact: Callable[[Any], bool] = _any
     plain: Callable[[Any], bool] = _any
+    notes: Callable[[str, Any, Any], Sequence[tuple[str, str]]] | None = None
 
 
 _INT_TEXT = re.compile(r"-?\d{1,18}")
@@ -302,6 +309,10 @@ class Field:
     quiet: bool = False
     """Do not warn when the value needed a type change (an app's known habit, such as Chub's
     string ``displayIndex``); validation still reports it."""
+    keep_key: bool = True
+    """An edited value goes under a key the source had even where the rules would leave it
+    out (an emptied ``omit_empty`` text is written as ``""``); False: an edited value is
+    written as a new one would be."""
 
 
 def field(attr: str, *names: str | tuple[str, Conv], conv: Conv = STR, **kw: Any) -> Field:
@@ -341,10 +352,15 @@ def _default_emit(f: Field, conv: Conv, value: Any, *, forced: bool,
         return OMIT
 
 
-def _warn_coerced(conv: Conv, value: Any, raw: Any, where: str,
+def _warn_coerced(conv: Conv, key: str, value: Any, raw: Any, where: str,
                   warnings: list[Issue] | None) -> None:
-    """Warn when a value was readable only by changing its type (``"3"`` for 3)."""
+    """Warn when a value was readable only by changing its type (``"3"`` for 3), or say what
+    the converter's own :attr:`Conv.notes` say."""
     if warnings is None:
+        return
+    if conv.notes is not None:
+        warnings.extend(Issue(where + below, message)
+                        for below, message in conv.notes(key, raw, value))
         return
     try:
         back = conv.source(value)
@@ -503,7 +519,7 @@ class Table:
             else:
                 value = conv.canon(r)
                 if not f.quiet:
-                    _warn_coerced(conv, value, r, f"{path}{_quote(name)}", warnings)
+                    _warn_coerced(conv, name, value, r, f"{path}{_quote(name)}", warnings)
         except Bad as exc:
             if warnings is not None:
                 warnings.append(Issue(f"{path}{_quote(name)}", f"{exc}; kept as it was"))
@@ -621,7 +637,7 @@ def _write_one(f: Field, name: str, conv: Conv, value: Any, raw: Mapping[str, An
             back = _fresh(f.absent)
         if same(back, value):
             return jcopy(r)
-        forced = True
+        forced = f.keep_key
     converted: Any = OMIT
     if value is not None:
         try:
