@@ -66,6 +66,27 @@ def test_every_installed_adapter_is_kind_discriminated(registry: Registry) -> No
         assert info.kind in KINDS or (info.kind == ANY_KIND and info.id == "vaud-json"), info.id
 
 
+def test_core_refuses_every_cross_kind_write(registry: Registry) -> None:
+    """No writer checks the kind of what it is given: core refuses another kind, and a mix of
+    kinds, before any writer runs."""
+    from bunzai.errors import ConversionRefused
+    from bunzai.model import Character, Chat, Lorebook, Module, Persona, RegexScript
+
+    samples = [Character(name="A"), Lorebook(name="B"), Persona(name="C"),
+               RegexScript(name="D", pattern="x"), Module(name="E"), Chat()]
+    writers = [i for i in registry.formats() if i.can_write and i.id != "vaud-json"]
+    assert writers
+    for info in writers:
+        own = next(e for e in samples if e.kind == info.kind)
+        for other in samples:
+            if other.kind == info.kind:
+                continue
+            with pytest.raises(ConversionRefused, match="cross-kind"):
+                registry.write([other], info.id)
+            with pytest.raises(ConversionRefused, match="different kinds"):
+                registry.write([own, other], info.id)
+
+
 def test_no_plugin_is_broken(registry: Registry) -> None:
     assert registry.broken == [], [b.to_dict() for b in registry.broken]
 

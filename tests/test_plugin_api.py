@@ -66,6 +66,31 @@ def test_formats_import_only_the_plugin_api(tree: Path) -> None:
                      + (f"\n  … and {len(bad) - 40} more" if len(bad) > 40 else ""))
 
 
+def test_core_never_imports_the_plugin_api() -> None:
+    """``bunzai.sdk`` only re-exports: the code lives in core modules below it, so core can
+    reorganise its modules while the declared names stay where plugins import them."""
+    core = ROOT / "bunzai-core" / "src" / "bunzai"
+    bad = []
+    for path in sorted(core.rglob("*.py")):
+        if path.is_relative_to(core / "sdk"):
+            continue
+        package = ".".join(path.relative_to(core.parent).with_suffix("").parts[:-1])
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")[:len(package.split(".")) - node.level + 1] \
+                    if node.level else []
+                module = ".".join([*base, *([node.module] if node.module else [])])
+                targets = [module] + [f"{module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            if any(t == "bunzai.sdk" or t.startswith("bunzai.sdk.") for t in targets):
+                bad.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not bad, "core modules import the plugin API (import the module it re-exports):\n  " \
+        + "\n  ".join(bad)
+
+
 def test_the_plugin_api_imports_lightly() -> None:
     import subprocess
     import sys

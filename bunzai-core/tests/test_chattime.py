@@ -9,6 +9,7 @@ import pytest
 from bunzai.chattime import (
     exact_in,
     format_time,
+    iso_seconds,
     parse_form,
     parse_time,
     restore,
@@ -78,3 +79,17 @@ def test_precision_is_reported_by_exact_in() -> None:
                                  "April 31, 2025 4:40pm", 10**20, "Apr 06, 2025"])
 def test_what_is_not_a_time_reads_as_none(raw: object) -> None:
     assert parse_time(raw) is None
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [
+    ("2024-03-21T12:00:00.250Z", 1711022400),  # Backyard: milliseconds and Z
+    ("2024-03-21T14:00:00.1234567+02:00", 1711022400),  # .NET: seven fraction digits
+    ("2024-03-21T12:00:00", 1711022400),  # no zone: UTC
+    (" 2024-03-21T12:00:00z ", 1711022400),
+    ("1969-12-31T23:59:59Z", -1),  # before the epoch: the caller decides what it means
+    ("soon", None),
+    ("April 26, 2025 4:40pm", None),
+    ("2024-13-01T00:00:00Z", None), ("", None), (None, None), (1711022400, None),
+])
+def test_card_dates_read_as_unix_seconds(raw: object, seconds: int | None) -> None:
+    assert iso_seconds(raw) == seconds

@@ -1,13 +1,15 @@
-"""ObjectWriter.put writes what the field rules say, through its shortcut for unrecorded keys
-as through the general path (every writer of every format goes through it)."""
+"""Field tables: ObjectWriter.put writes what the field rules say, through its shortcut for
+unrecorded keys as through the general path (every writer of every format goes through it);
+lenient converters and ``keep_key``."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from bunzai.loss import LossReport
-from bunzai.sdk.fields import (
+import pytest
+
+from bunzai.fields import (
     BOOL,
     DICT,
     ID,
@@ -21,8 +23,9 @@ from bunzai.sdk.fields import (
     Unrepresentable,
     enum,
 )
-from bunzai.sdk.fields import _field_for as field_for
-from bunzai.sdk.fields import _write_one as write_one
+from bunzai.fields import _field_for as field_for
+from bunzai.fields import _write_one as write_one
+from bunzai.loss import LossReport
 
 _MISSING: Any = object()
 CODES = enum(("a", "b", "c"), "code")
@@ -87,7 +90,7 @@ def test_put_copies_what_it_writes() -> None:
 
 def test_get_all_reads_as_get_does() -> None:
     """get_all is get key after key: the same values, warnings, layout and data."""
-    from bunzai.sdk.fields import ObjectReader
+    from bunzai.fields import ObjectReader
     from bunzai.types import Issue
 
     rng = random.Random(7)
@@ -111,3 +114,38 @@ def test_get_all_reads_as_get_does() -> None:
         assert got == want and [type(v) for v in got.values()] == [
             type(v) for v in want.values()]
         assert one.finish(("a", "b")) == two.finish(("a", "b")) and w1 == w2
+
+
+def _lenient_text(x: Any) -> str:
+    return x if isinstance(x, str) else str(x) if isinstance(x, int | float) else ""
+
+
+LENIENT = Conv("text", _lenient_text, exact=lambda x: type(x) is str,
+               notes=lambda key, raw, value: [("", f"{key} held {type(raw).__name__}")])
+
+
+def test_a_lenient_converter_says_its_own_notes_and_keeps_the_original_as_layout() -> None:
+    """A converter that reads anything (rather than raising Bad) warns in its own words, keeps
+    what it could not take as layout (not app data), and gets it back while unchanged."""
+    from bunzai.fields import Table, field
+    from bunzai.types import Issue
+
+    table = Table((field("text", "Text", conv=LENIENT, absent=""),))
+    warnings: list[Issue] = []
+    got = table.read({"Text": [1, 2]}, "$", warnings)
+    assert got.values == {"text": ""} and got.data == {}
+    assert got.layout == {"raw": {"Text": [1, 2]}}
+    assert [(w.path, w.message) for w in warnings] == [("$.Text", "Text held list")]
+    assert table.write(lambda a: "", got.layout) == {"Text": [1, 2]}
+    assert table.write(lambda a: "new", got.layout) == {"Text": "new"}
+
+
+@pytest.mark.parametrize(("keep", "written"), [(True, {"k": ""}), (False, {})])
+def test_keep_key_decides_whether_an_emptied_value_keeps_the_sources_key(
+        keep: bool, written: dict[str, Any]) -> None:
+    from bunzai.fields import Table, field
+
+    table = Table((field("k", conv=LENIENT, absent="", omit_empty=True, keep_key=keep),))
+    layout = table.read({"k": 5}, "$").layout  # "5": a value kept as it was
+    assert table.write(lambda a: "5", layout) == {"k": 5}
+    assert table.write(lambda a: "", layout) == written

@@ -194,3 +194,34 @@ def test_text_only_the_source_app_acts_on_is_stashed_elsewhere() -> None:
     # from an app that shows them as text already, nothing changes
     theirs = mine.model_copy(update={"passthrough": {}})
     assert not reg.write([theirs], "tiny").loss
+
+
+def test_a_pattern_carries_every_field_under_it_and_bang_takes_one_back() -> None:
+    """``*`` and a path carry every canonical field under them (the model names them, so a
+    format keeps no list of its own); ``!path`` takes one path back out of a ``*`` beside it."""
+    from bunzai.sdk import Carried, Neutrality, RegexScript, unheld
+
+    ch = Character(name="Mara", description="A pilot.", triggers=[{"type": "start"}],
+                   lorebook=Lorebook(name="Coast", entries=[entry(depth=4)]),
+                   regex_scripts=[RegexScript(name="r", pattern="a", extensions={"x": 1})],
+                   app_data={"other-app": {"chat": "Mara"}})
+    neutral = Neutrality()
+    assert unheld(ch, Carried.of(["*"]), neutral) == ["app_data.other-app.chat"]
+    got = unheld(ch, Carried.of(["*", "!triggers", "regex_scripts[*].*",
+                                 "!regex_scripts[*].extensions"]), neutral)
+    assert sorted(got) == ["app_data.other-app.chat", "regex_scripts[0].extensions.x", "triggers"]
+    whole = unheld(ch, Carried.of(["lorebook", "name"]), neutral)
+    assert "description" in whole and not any(p.startswith("lorebook") for p in whole)
+
+
+@pytest.mark.parametrize("patterns", [
+    ["!triggers"],  # nothing beside it to take it out of
+    ["lorebook", "!lorebook.name"],  # inside a path carried whole
+    ["*", "!name", "name"],  # named both ways
+    ["*", "!lorebook", "lorebook.name"],
+])
+def test_a_bang_pattern_that_cannot_take_effect_is_refused(patterns: list[str]) -> None:
+    from bunzai.sdk import Carried
+
+    with pytest.raises(ValueError, match="'!' pattern"):
+        Carried.of(patterns)

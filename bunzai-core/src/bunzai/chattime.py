@@ -136,6 +136,30 @@ def parse_time(raw: Any) -> datetime | None:
     return found[0] if found else None
 
 
+def iso_seconds(raw: Any) -> int | None:
+    """Unix seconds of an ISO 8601 date-time, or None when it is none.
+
+    For the whole-second dates of character files (Backyard's ``…T…:…:….mmmZ``, Voxta's
+    ``…+00:00`` with .NET's seven fraction digits): whatever :meth:`datetime.fromisoformat`
+    reads (fractions are cut to microseconds) with ``Z``/``z`` or an offset; no zone reads as
+    UTC, as in :func:`parse_form`.  Only text is a date here: not a JSON number, not the chat
+    forms.
+    """
+    if not isinstance(raw, str) or not raw:
+        return None
+    text = raw.strip()
+    if text.endswith(("z", "Z")):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    try:
+        return int(_aware(moment).timestamp())
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 def format_time(value: datetime, form: str) -> Any:
     """``value`` written in ``form`` (one of :data:`FORMS`); numbers for the epoch form."""
     value = _aware(value).astimezone(UTC)
@@ -190,4 +214,4 @@ def stored(value: datetime | None, raw: Any, form: str) -> tuple[Any, bool]:
 
 
 __all__ = ["EPOCH", "FORMS", "MONTHS", "exact_in", "format_time", "from_epoch_ms",
-           "parse_form", "parse_time", "restore", "stored", "to_epoch_ms"]
+           "iso_seconds", "parse_form", "parse_time", "restore", "stored", "to_epoch_ms"]

@@ -69,11 +69,17 @@ def _neutral(neutral: Neutrality, pattern: str, value: Any, owner: Any,
 class Carried:
     """A trie of carried path patterns: segments are field names, keys, ``[*]`` or ``*``.
 
-    ``app_data.<format id>`` patterns say whose app data the writer keeps, wherever it sits
-    (on the entity, its entries, its assets): they go to :attr:`app_data`, not the trie.
+    A pattern covers every canonical field under it, so ``lorebook.entries[*]`` carries each
+    entry whole and ``*`` every field of the entity; the model names the fields, no list of them
+    is kept anywhere else.  ``!path`` takes one path back out of a ``*`` beside it:
+    ``("*", "!triggers")`` carries every field but ``triggers``.  ``app_data.<format id>``
+    patterns say whose app data the writer keeps, wherever it sits (on the entity, its
+    entries, its assets): they go to :attr:`app_data`, not the trie.
     """
 
     full: bool = False
+    excluded: bool = False
+    """Named by a ``!`` pattern: not carried, whatever a ``*`` beside it says."""
     children: dict[str, Carried] = field(default_factory=dict)
     app_data: frozenset[str] = frozenset()
     plans: dict[type, tuple[tuple[str, Carried | None, bool], ...]] = field(
@@ -84,9 +90,17 @@ class Carried:
     def of(cls, patterns: Iterable[str]) -> Carried:
         root = cls()
         formats = set()
+        excluded: list[tuple[str, Carried, Carried]] = []
         for pattern in patterns:
             if pattern.startswith("app_data.") and pattern.count(".") == 1:
                 formats.add(pattern.split(".", 1)[1])
+                continue
+            if pattern.startswith("!"):
+                parent = node = root
+                for seg in _segments(pattern[1:]):
+                    parent, node = node, node.children.setdefault(seg, cls())
+                node.excluded = True
+                excluded.append((pattern, parent, node))
                 continue
             node = root
             for seg in _segments(pattern):
@@ -96,12 +110,19 @@ class Carried:
             else:
                 node.full = True
                 node.children.clear()
+        for pattern, parent, node in excluded:
+            star = parent.children.get("*")
+            if parent.full or node.full or node.children or star is None or not star.full:
+                raise ValueError(f"carried pattern {pattern!r}: a '!' pattern takes a path out "
+                                 "of a '*' beside it, and nothing else may name that path")
         root.app_data = frozenset(formats)
         return root
 
     def child(self, seg: str) -> Carried | None:
         got = self.children.get(seg)
-        return got if got is not None else self.children.get("*")
+        if got is None:
+            return self.children.get("*")
+        return None if got.excluded else got
 
 
 def _segments(pattern: str) -> list[str]:

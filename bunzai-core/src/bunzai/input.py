@@ -465,6 +465,32 @@ class AdapterInput:
         self.zip_json(name)
         return self._memo["zip_json:" + name][1]  # type: ignore[no-any-return]
 
+    def zip_archive(self, what: str) -> SafeZip:
+        """The zip, for a reader of a ``what`` (``"BYAF archive"``); raises
+        :class:`MalformedInput` saying why there is none (refused as unsafe, or not a zip)."""
+        z = self.zip
+        if z is None:
+            if self.zip_error:
+                raise MalformedInput(f"refusing this {what}: {self.zip_error}")
+            raise MalformedInput(f"not a {what}: not a zip file")
+        return z
+
+    def zip_object(self, name: str) -> dict[str, Any]:
+        """Entry ``name`` of the zip as a JSON object, a mutable copy for a reader; raises
+        :class:`MalformedInput` naming the entry and what is wrong with it."""
+        value = self.zip_json(name)
+        error = self.zip_json_error(name)
+        if error is not None:
+            raise MalformedInput(f"{name}: {error}")
+        if not isinstance(value, Mapping):
+            z = self.zip
+            if z is None or not z.has(name):
+                raise MalformedInput(f"{name} is missing from the archive")
+            from .fields import type_name
+            raise MalformedInput(f"{name} must hold a JSON object, not {type_name(value)}")
+        out: dict[str, Any] = thaw(value)
+        return out
+
     # -- EXIF -----------------------------------------------------------------------------------
 
     @property

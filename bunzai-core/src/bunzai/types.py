@@ -123,8 +123,9 @@ class FormatInfo:
     """The writer keeps every format's passthrough and app data (only the native format does)."""
     carries: tuple[str, ...] | None = None
     """Canonical path patterns the writer holds (``name``, ``lorebook.entries[*].keys``,
-    ``extensions``); every other path with user data is reported as dropped (see
-    :mod:`bunzai.fidelity`).  ``None``: core reads every output back to find what it lost."""
+    ``extensions``, ``*`` for every field, ``!triggers`` to take one out of a ``*``); every
+    other path with user data is reported as dropped (see :mod:`bunzai.fidelity`).
+    ``None``: core reads every output back to find what it lost."""
     reasons: tuple[tuple[str, str], ...] = ()
     """Why the writer does not carry a path: (pattern, reason in a user's words); the most
     specific pattern matching a dropped path gives its reason."""

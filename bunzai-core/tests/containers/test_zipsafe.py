@@ -398,3 +398,27 @@ def test_random_corruption_only_raises_bunzai_errors() -> None:
                 z.read(name)
         except BunzaiError:
             pass
+
+
+def test_a_reader_gets_a_json_member_or_an_error_naming_it() -> None:
+    """``AdapterInput.zip_object``/``zip_archive``: what every archive reader (BYAF, Voxta)
+    loads its members with, so a broken member is a one-line error naming it."""
+    from bunzai.input import AdapterInput
+
+    data = write_zip([("a.json", b'{"x": [1]}'), ("list.json", b"[1]"), ("bad.json", b"{")])
+    inp = AdapterInput(data, "pack.zip")
+    got = inp.zip_object("a.json")
+    got["x"].append(2)  # a mutable copy: the shared view detectors see is untouched
+    assert got == {"x": [1, 2]} and inp.zip_object("a.json") == {"x": [1]}
+    with pytest.raises(MalformedInput, match=r"^list\.json must hold a JSON object, not an array"):
+        inp.zip_object("list.json")
+    with pytest.raises(MalformedInput, match=r"^bad\.json: "):
+        inp.zip_object("bad.json")
+    with pytest.raises(MalformedInput, match=r"^gone\.json is missing from the archive"):
+        inp.zip_object("gone.json")
+    assert inp.zip_archive("package").has("a.json")
+    with pytest.raises(MalformedInput, match=r"^not a package: not a zip file"):
+        AdapterInput(b'{"x": 1}', "x.json").zip_archive("package")
+    broken = data[:-10]
+    with pytest.raises(MalformedInput, match=r"^refusing this package: "):
+        AdapterInput(broken, "pack.zip").zip_archive("package")

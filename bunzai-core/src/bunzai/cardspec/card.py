@@ -26,9 +26,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import MalformedInput
-from ..frozen import unfrozen
-from ..loss import LossReport
-from ..sdk.fields import (
+from ..fields import (
     DICT,
     INT,
     STR,
@@ -42,6 +40,8 @@ from ..sdk.fields import (
     reorder,
     same,
 )
+from ..frozen import unfrozen
+from ..loss import LossReport
 from ..types import Issue
 from .detect import SPEC_V2, SPEC_V3, card_version
 from .lorebook import build_book, parse_book

@@ -56,8 +56,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..loss import LossReport
-from ..sdk.fields import (
+from ..fields import (
     BOOL,
     DICT,
     ID,
@@ -74,6 +73,7 @@ from ..sdk.fields import (
     reorder,
     same,
 )
+from ..loss import LossReport
 from ..types import Issue
 
 if TYPE_CHECKING:

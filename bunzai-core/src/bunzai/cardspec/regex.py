@@ -38,8 +38,8 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..fields import BOOL, INT, STRLIST, Bad, Conv, Table, field, is_int, keep, kept
 from ..loss import LossReport
-from ..sdk.fields import BOOL, INT, STRLIST, Bad, Conv, Table, field, is_int, keep, kept
 from ..types import Issue
 
 if TYPE_CHECKING:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..fields import type_name
 from ..types import Issue
 from .detect import SPEC_V2, SPEC_V3
 
@@ -19,22 +20,6 @@ _V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "me
 _V2_STRINGS = (*_V1_FIELDS, "creator_notes", "system_prompt", "post_history_instructions",
                "creator", "character_version")
 _V2_LISTS = ("alternate_greetings", "tags")
-
-
-def _type_name(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, int | float):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, Mapping):
-        return "an object"
-    if isinstance(v, Sequence):
-        return "an array"
-    return type(v).__name__
 
 
 def _is_list(v: Any) -> bool:
@@ -66,7 +51,7 @@ class _Checker:
             return
         v = obj[key]
         if not isinstance(v, str):
-            self.warn(f"{base}.{key}", f"{key} must be a string, found {_type_name(v)}")
+            self.warn(f"{base}.{key}", f"{key} must be a string, found {type_name(v)}")
 
     def str_list(self, obj: Mapping[str, Any], key: str, base: str, *, required: bool) -> None:
         if key not in obj:
@@ -78,7 +63,7 @@ class _Checker:
             self.warn(f"{base}.{key}", f"{key} must be an array of strings, found a string")
         elif not _is_str_list(v):
             self.warn(f"{base}.{key}", f"{key} must be an array of strings, found "
-                      f"{_type_name(v) if not _is_list(v) else 'an array with non-strings'}")
+                      f"{type_name(v) if not _is_list(v) else 'an array with non-strings'}")
 
     def typed(self, obj: Mapping[str, Any], key: str, base: str, want: str, *,
               required: bool) -> None:
@@ -96,7 +81,7 @@ class _Checker:
         if not ok:
             label = {"bool": "true or false", "number": "a number", "object": "an object",
                      "id": "a number or string"}[want]
-            self.warn(f"{base}.{key}", f"{key} must be {label}, found {_type_name(v)}")
+            self.warn(f"{base}.{key}", f"{key} must be {label}, found {type_name(v)}")
 
 
 def validate_book(book: Any, *, v3: bool, path: str = "$") -> list[Issue]:
@@ -108,7 +93,7 @@ def validate_book(book: Any, *, v3: bool, path: str = "$") -> list[Issue]:
 
 def _book(c: _Checker, book: Any, v3: bool, base: str) -> None:
     if not isinstance(book, Mapping):
-        c.warn(base, f"the book must be an object, found {_type_name(book)}")
+        c.warn(base, f"the book must be an object, found {type_name(book)}")
         return
     for key in ("name", "description"):
         c.string(book, key, base, required=False)
@@ -125,12 +110,12 @@ def _book(c: _Checker, book: Any, v3: bool, base: str) -> None:
                "object keyed by id)")
         return
     if not isinstance(entries, Sequence) or isinstance(entries, str | bytes):
-        c.warn(f"{base}.entries", f"entries must be an array, found {_type_name(entries)}")
+        c.warn(f"{base}.entries", f"entries must be an array, found {type_name(entries)}")
         return
     for i, entry in enumerate(entries):
         where = f"{base}.entries[{i}]"
         if not isinstance(entry, Mapping):
-            c.warn(where, f"an entry must be an object, found {_type_name(entry)}")
+            c.warn(where, f"an entry must be an object, found {type_name(entry)}")
             continue
         c.str_list(entry, "keys", where, required=True)
         c.string(entry, "content", where, required=True)
@@ -155,7 +140,7 @@ def validate_card(obj: Any) -> list[Issue]:
     """Spec violations of a card object (V1 flat, V2 or V3), with JSON paths."""
     c = _Checker()
     if not isinstance(obj, Mapping):
-        c.error("$", f"a character card must be a JSON object, found {_type_name(obj)}")
+        c.error("$", f"a character card must be a JSON object, found {type_name(obj)}")
         return c.issues
     spec = obj.get("spec")
     if "spec" not in obj:
@@ -188,7 +173,7 @@ def validate_card(obj: Any) -> list[Issue]:
         c.warn("$.spec_version", f"spec_version must be '2.0', found {version!r}")
     data = obj.get("data")
     if not isinstance(data, Mapping):
-        c.error("$.data", f"data must be an object, found {_type_name(data)}")
+        c.error("$.data", f"data must be an object, found {type_name(data)}")
         return c.issues
     base = "$.data"
     for key in _V2_STRINGS:
@@ -213,12 +198,12 @@ def validate_card(obj: Any) -> list[Issue]:
         if "creator_notes_multilingual" in data:
             if not isinstance(cnm, Mapping):
                 c.warn(f"{base}.creator_notes_multilingual",
-                       f"must be an object of strings, found {_type_name(cnm)}")
+                       f"must be an object of strings, found {type_name(cnm)}")
             else:
                 for lang, text in cnm.items():
                     if not isinstance(text, str):
                         c.warn(f"{base}.creator_notes_multilingual.{lang}",
-                               f"must be a string, found {_type_name(text)}")
+                               f"must be a string, found {type_name(text)}")
         _assets(c, data, base)
     ext = data.get("extensions")
     scripts = ext.get("regex_scripts") if isinstance(ext, Mapping) else None
@@ -234,14 +219,14 @@ def _assets(c: _Checker, data: Mapping[str, Any], base: str) -> None:
         return
     assets = data["assets"]
     if not _is_list(assets):
-        c.warn(f"{base}.assets", f"assets must be an array, found {_type_name(assets)}")
+        c.warn(f"{base}.assets", f"assets must be an array, found {type_name(assets)}")
         return
     icons = 0
     mains = 0
     for i, asset in enumerate(assets):
         where = f"{base}.assets[{i}]"
         if not isinstance(asset, Mapping):
-            c.warn(where, f"an asset must be an object, found {_type_name(asset)}")
+            c.warn(where, f"an asset must be an object, found {type_name(asset)}")
             continue
         for key in ("type", "uri", "name", "ext"):
             c.string(asset, key, where, required=True)

@@ -14,7 +14,7 @@ contract a third-party author reads:
 ``bunzai.sdk.zip``      zip archives read safely (traversal, bombs, duplicates) and written
 ``bunzai.sdk.exif``     EXIF UserComment (TavernAI WebP/JPEG cards, Backyard PNGs)
 ``bunzai.sdk.base64``   strict and tolerant base64 under the size limits
-``bunzai.sdk.chats``    chat times as each app writes them, and messages read one at a time
+``bunzai.sdk.chats``    chat and card times as apps write them, messages read one at a time
 
 Names are imported on first use, so an adapter module that imports a few of them stays cheap
 to load (detection imports every adapter).

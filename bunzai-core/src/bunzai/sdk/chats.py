@@ -2,7 +2,8 @@
 
 A chat reader parses a message's time with :func:`parse_time` (every form real files use) and
 keeps the original text as layout; its writer calls :func:`restore`, which writes that text
-again while the time is unchanged.  A reader of a large file hands the chat a
+again while the time is unchanged.  A card's ISO 8601 dates (Unix seconds in the model) are
+read with :func:`iso_seconds`.  A reader of a large file hands the chat a
 :class:`LazyMessages` so the log is never held whole.  The chat model itself (``Chat``,
 ``ChatMessage``, ``Participant``, ``Alternative``, ``Attachment``) is in :mod:`bunzai.sdk`.
 
@@ -19,6 +20,7 @@ from ..chattime import (
     exact_in,
     format_time,
     from_epoch_ms,
+    iso_seconds,
     parse_form,
     parse_time,
     restore,
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ATTACHMENT_TYPES", "EPOCH", "FORMS", "ROLES", "LazyMessages", "exact_in", "format_time",
-    "from_epoch_ms", "parse_form", "parse_time", "restore", "stored", "to_epoch_ms",
+    "from_epoch_ms", "iso_seconds", "parse_form", "parse_time", "restore", "stored", "to_epoch_ms",
 ]
 
 

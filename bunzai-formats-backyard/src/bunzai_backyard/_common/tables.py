@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from bunzai.sdk.chats import iso_seconds
 from bunzai.sdk.fields import BOOL, STR, Bad, Conv, Table, field
 
 from .macros import custom_dialogue, dialogue_text, to_backyard, to_card
-from .util import format_time, parse_time
+from .util import format_time
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def _text(x: Any) -> str:
 
 
 def _seconds(x: Any) -> int:
-    seconds = parse_time(x)
+    seconds = iso_seconds(x)
     if seconds is None:
         raise Bad("expected an ISO-8601 timestamp")
     return seconds

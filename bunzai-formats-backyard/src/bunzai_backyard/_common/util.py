@@ -44,25 +44,6 @@ def records(layout: Mapping[str, Any] | None, key: str) -> list[dict[str, Any]]:
 _ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$")
 
 
-def parse_time(value: Any) -> int | None:
-    """Unix seconds of an ISO-8601 timestamp (Backyard writes ``…T…:…:….mmmZ``), or None."""
-    if not isinstance(value, str) or not value:
-        return None
-    text = value.strip()
-    if text.endswith(("z", "Z")):
-        text = text[:-1] + "+00:00"
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    try:
-        return int(moment.timestamp())
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
 def format_time(seconds: int | None) -> str:
     """``seconds`` (or now) as the UTC ``Z`` form with milliseconds that Backyard writes."""
     if seconds is None:

@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_media, thaw
+from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_media
 from bunzai.sdk.fields import same, type_name
 from bunzai.sdk.zip import entry_name_problem
 
@@ -68,15 +68,6 @@ def is_character_key(key: str) -> bool:
     return key != SCENARIOS and not key.startswith(OWN_KEYS[:3])
 
 
-def open_archive(input: AdapterInput) -> SafeZip:
-    z = input.zip
-    if z is None:
-        if input.zip_error:
-            raise MalformedInput(f"refusing this BYAF archive: {input.zip_error}")
-        raise MalformedInput("not a BYAF archive: not a zip file")
-    return z
-
-
 def member_problem(path: str) -> str | None:
     """Why ``path`` (as written in a BYAF JSON file) cannot name a member of this archive."""
     problem = entry_name_problem(path)
@@ -92,14 +83,7 @@ def load_member(input: AdapterInput, z: SafeZip, path: str, what: str) -> dict[s
     if not z.has(path):
         raise MalformedInput(f"manifest.json lists {what} {path!r}, which is missing from the "
                              "archive")
-    value = input.zip_json(path)
-    error = input.zip_json_error(path)
-    if error is not None:
-        raise MalformedInput(f"{path}: {error}")
-    if not isinstance(value, Mapping):
-        raise MalformedInput(f"{path} must hold a JSON object, not {type_name(value)}")
-    out: dict[str, Any] = thaw(value)
-    return out
+    return input.zip_object(path)
 
 
 def manifest_paths(manifest: Mapping[str, Any], key: str, pattern: re.Pattern[str],
@@ -131,7 +115,7 @@ def manifest_paths(manifest: Mapping[str, Any], key: str, pattern: re.Pattern[st
 
 def read_archive(input: AdapterInput, options: Mapping[str, Any], format_id: str
                  ) -> ReadResult:
-    z = open_archive(input)
+    z = input.zip_archive("BYAF archive")
     if not z.has("manifest.json"):
         raise MalformedInput("not a BYAF archive: manifest.json is missing")
     warnings: list[Issue] = []

@@ -85,42 +85,7 @@ CARD = "risu"
 ``card.json`` are the same JSON, so its layout and app data are kept under one id and travel
 between them."""
 
-ENTRY_FIELDS = (
-    "id", "keys", "secondary_keys", "content", "comment", "name", "enabled", "constant",
-    "selective", "selective_logic", "insertion_order", "priority", "case_sensitive",
-    "match_whole_words", "use_regex", "position", "depth", "role", "probability",
-    "use_probability", "group", "group_override", "group_weight", "use_group_scoring",
-    "scan_depth", "exclude_recursion", "prevent_recursion", "delay_until_recursion", "sticky",
-    "cooldown", "delay", "vectorized", "automation_id", "display_index", "ignore_budget",
-    "match_persona_description", "match_character_description", "match_character_personality",
-    "match_character_depth_prompt", "match_scenario", "match_creator_notes", "outlet_name",
-    "triggers", "character_filter", "folder", "is_folder", "extensions",
-)
-SCRIPT_FIELDS = (
-    "schema_version", "kind", "id", "name", "pattern", "flags", "replace", "trim_strings",
-    "placement", "disabled", "markdown_only", "prompt_only", "run_on_edit", "substitute_regex",
-    "min_depth", "max_depth", "extensions",
-)
-ASSET_FIELDS = ("type", "name", "uri", "ext", "media_type", "data", "origin", "orphan",
-                "extensions")
-CHARACTER_FIELDS = (
-    "schema_version", "kind", "name", "nickname", "description", "personality", "scenario",
-    "first_mes", "mes_example", "creator_notes", "creator_notes_multilingual", "system_prompt",
-    "post_history_instructions", "alternate_greetings", "group_only_greetings", "tags",
-    "creator", "character_version", "source", "creation_date", "modification_date",
-    "triggers", "extensions",
-)
-BOOK_FIELDS = ("schema_version", "kind", "name", "description", "scan_depth", "token_budget",
-               "recursive_scanning", "extensions")
-
-_OWN = f"app_data.{CARD}"
-CARD_CARRIED = (
-    *CHARACTER_FIELDS, _OWN,
-    *(f"lorebook.{f}" for f in (*BOOK_FIELDS, _OWN)),
-    *(f"lorebook.entries[*].{f}" for f in (*ENTRY_FIELDS, _OWN)),
-    *(f"assets[*].{f}" for f in (*ASSET_FIELDS, _OWN)),
-    *(f"regex_scripts[*].{f}" for f in (*SCRIPT_FIELDS, _OWN)),
-)
+CARD_CARRIED = ("*", f"app_data.{CARD}")
 """What a RisuAI card holds: every canonical field (a custom script's limits are reported by
 the writer, which knows which scripts become custom scripts), and RisuAI's own app data."""
 

@@ -8,14 +8,13 @@ card is written as RisuAI writes one today.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bunzai.sdk import (
     Asset,
     Character,
     LossReport,
     OutputFile,
-    UsageError,
     WriteResult,
     dumps,
     dumps_layout,
@@ -38,9 +37,6 @@ from .._common.card import CARD, build_risu_card
 from .._common.images import as_png, strip_chunks
 from .read import LEGACY_ORIGIN, fingerprint, legacy_fingerprint, vits_refs
 
-if TYPE_CHECKING:
-    from bunzai.sdk import Entity
-
 _EMBEDDED = (ASSET_URI_PREFIX, "embeded://", "embedded://")
 _NO_BYTES = "no bytes to embed: RisuAI refuses a card whose embedded asset is missing"
 _LEGACY_GONE = ("written as RisuAI writes cards today, without the RisuAI 0.6 risuai chunk "
@@ -48,9 +44,7 @@ _LEGACY_GONE = ("written as RisuAI writes cards today, without the RisuAI 0.6 ri
                 "from it changed, or the card is not written as a PNG")
 
 
-def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteResult:
-    if not isinstance(entity, Character):
-        raise UsageError(f"{format_id} writes characters, not a {entity.kind}")
+def write(entity: Character, options: Mapping[str, Any], format_id: str) -> WriteResult:
     raw = entity.passthrough.get(format_id)
     record: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     container = str(options.get("container") or record.get("container") or "png")

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bunzai.sdk import (
     Asset,
     Character,
     LossReport,
     OutputFile,
-    UsageError,
     WriteResult,
     dumps_layout,
     loads,
@@ -39,9 +38,6 @@ from .._common.card import CARD, build_risu_card
 from .._common.images import as_jpeg
 from . import module
 
-if TYPE_CHECKING:
-    from bunzai.sdk import Entity
-
 _STORED = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif", "image/avif",
                      "audio/mpeg", "audio/ogg", "video/mp4", "video/webm", "font/woff2"})
 
@@ -54,9 +50,7 @@ def _wants_module(ch: Character, record: Mapping[str, Any]) -> bool:
     return bool(ch.regex_scripts) or ch.triggers is not None
 
 
-def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteResult:
-    if not isinstance(entity, Character):
-        raise UsageError(f"{format_id} writes characters, not a {entity.kind}")
+def write(entity: Character, options: Mapping[str, Any], format_id: str) -> WriteResult:
     ch = entity
     raw = ch.passthrough.get(format_id)
     record: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}

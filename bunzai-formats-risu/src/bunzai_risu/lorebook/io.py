@@ -11,7 +11,6 @@ from bunzai.sdk import (
     LossReport,
     OutputFile,
     ReadResult,
-    UsageError,
     WriteResult,
 )
 
@@ -19,7 +18,7 @@ from .._common import envelope, lore
 from . import shape_of
 
 if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput, Entity
+    from bunzai.sdk import AdapterInput
 
 ENVELOPE = {"type": "risu", "ver": 1}
 """The envelope RisuAI writes around a lorebook export's entries."""
@@ -36,9 +35,7 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
     return ReadResult([book], warnings)
 
 
-def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteResult:
-    if not isinstance(entity, Lorebook):
-        raise UsageError(f"{format_id} writes lorebooks, not a {entity.kind}")
+def write(entity: Lorebook, options: Mapping[str, Any], format_id: str) -> WriteResult:
     layout = entity.passthrough.get(format_id)
     loss = LossReport()
     data = lore.write_entries(entity.entries, format_id, loss, "entries")

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import LossReport, Module, OutputFile, UsageError, WriteResult, dumps, loads
+from bunzai.sdk import LossReport, Module, OutputFile, WriteResult, dumps, loads
 
 from .._common import risum
 from .._common.module import write_module
 from .read import _MAIN, ordered
 
-if TYPE_CHECKING:
-    from bunzai.sdk import Entity
 
-def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteResult:
-    if not isinstance(entity, Module):
-        raise UsageError(f"{format_id} writes modules, not a {entity.kind}")
+def write(entity: Module, options: Mapping[str, Any], format_id: str) -> WriteResult:
     record = entity.passthrough.get(format_id)
     rec: Mapping[str, Any] = record if isinstance(record, Mapping) else {}
     container = str(options.get("container") or rec.get("container") or "risum")

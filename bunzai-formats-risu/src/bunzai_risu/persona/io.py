@@ -13,7 +13,6 @@ from bunzai.sdk import (
     OutputFile,
     Persona,
     ReadResult,
-    UsageError,
     WriteResult,
     dumps,
 )
@@ -24,7 +23,7 @@ from .._common.assets import make_asset
 from .._common.images import as_png, strip_chunks
 
 if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput, Entity
+    from bunzai.sdk import AdapterInput
 
 PERSONA = Table((
     field("name", absent=""),
@@ -68,9 +67,7 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
     return ReadResult([persona], warnings)
 
 
-def write(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteResult:
-    if not isinstance(entity, Persona):
-        raise UsageError(f"{format_id} writes personas, not a {entity.kind}")
+def write(entity: Persona, options: Mapping[str, Any], format_id: str) -> WriteResult:
     layout, data = kept(entity, format_id)
 
     def get(attr: str) -> Any:

@@ -12,7 +12,6 @@ from bunzai.sdk import (
     OutputFile,
     ReadResult,
     RegexScript,
-    UsageError,
     WriteResult,
 )
 
@@ -20,7 +19,7 @@ from .._common import envelope, regex
 from . import shape_of
 
 if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput, Entity
+    from bunzai.sdk import AdapterInput
 
 ENVELOPE = {"type": "regex"}
 """The envelope RisuAI writes around a regex export's scripts."""
@@ -40,13 +39,9 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
     return ReadResult(list(scripts), warnings)
 
 
-def write(entities: Sequence[Entity], options: Mapping[str, Any], format_id: str
+def write(entities: Sequence[RegexScript], options: Mapping[str, Any], format_id: str
           ) -> WriteResult:
-    scripts: list[RegexScript] = []
-    for e in entities:
-        if not isinstance(e, RegexScript):
-            raise UsageError(f"{format_id} writes regex scripts, not a {e.kind}")
-        scripts.append(e)
+    scripts = list(entities)
     layout: Mapping[str, Any] = {}
     for s in scripts:
         record = s.passthrough.get(format_id)

@@ -12,7 +12,7 @@ import base64
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps_layout, sniff_media
+from bunzai.sdk import LossReport, OutputFile, WriteResult, dumps_layout, sniff_media
 from bunzai.sdk.fields import jcopy
 
 from .._common.agnai_memory import write_memory_book
@@ -21,7 +21,7 @@ from .fields import AGNAI_BLOCK, CHARACTER
 from .read import SHADOW
 
 if TYPE_CHECKING:
-    from bunzai.sdk import Asset, Character, Entity
+    from bunzai.sdk import Asset, Character
 
 FOREIGN_ORDER = ("kind", "name", "description", "appearance", "avatar", "tags", "persona",
                  "greeting", "scenario", "sampleChat", "voice", "systemPrompt",
@@ -31,10 +31,8 @@ FOREIGN_ORDER = ("kind", "name", "description", "appearance", "avatar", "tags", 
 """Key order for characters that did not come from Agnai (the order of Agnai's schema)."""
 
 
-def write_character(entity: Entity, options: Mapping[str, Any], format_id: str) -> WriteResult:
-    if entity.kind != "character":
-        raise UsageError(f"{format_id} writes characters, not a {entity.kind}")
-    char: Character = entity  # type: ignore[assignment]
+def write_character(char: Character, options: Mapping[str, Any], format_id: str
+                    ) -> WriteResult:
     loss = LossReport()
     got = char.passthrough.get(format_id)
     layout: dict[str, Any] = got if isinstance(got, dict) else {}

@@ -40,7 +40,7 @@ _V1_KEYS = ("name", "description", "personality", "scenario", "first_mes", "mes_
 _KNOWN = (*_PYG_KEYS, *_V1_KEYS)
 TEXTGEN_CARRIES = ("name", "description", "first_mes", "scenario", "mes_example")
 """What the five-key shape holds (and ``personality`` where the file had that V1 key)."""
-CHAT_CARRIES = tuple(p for p in CARD_CARRIES if p != "assets")
+CHAT_CARRIES = (*CARD_CARRIES, "!assets")
 """What a pygmalion.chat export holds: a V2 card (the codec reports what V2 lacks), no files."""
 
 

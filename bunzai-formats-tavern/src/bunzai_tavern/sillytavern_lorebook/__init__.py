@@ -13,7 +13,6 @@ from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._common.neutral import WORLD_INFO
 from .._common.options import indent_option
-from .._common.paths import ENTRY_FIELDS, book
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -131,7 +130,7 @@ class SillyTavernLorebookAdapter(FormatAdapter):
         ("empty V2 book (entries [] plus book fields)", 0.55),
         ("cards, Agnai (kind), Risu (type risu), NovelAI (lorebookVersion), personas, regex", 0.0),
     )
-    carries = book("", ENTRY_FIELDS)  # World Info maps every field but the folders, which the
+    carries = ("*",)  # every canonical field: World Info maps all but the folders, which the
     # V2/V3 variants hold and the World Info writer reports
     neutral = WORLD_INFO
     losses = (

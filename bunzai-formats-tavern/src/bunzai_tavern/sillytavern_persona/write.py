@@ -12,14 +12,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps_layout
+from bunzai.sdk import LossReport, OutputFile, WriteResult, dumps_layout
 from bunzai.sdk.fields import STR, Bad, jcopy, same
 
 from .fields import DESCRIPTOR, DESCRIPTOR_ATTRS
 from .read import ACTIVE, ROOT_DATA
 
 if TYPE_CHECKING:
-    from bunzai.sdk import Entity, Persona
+    from bunzai.sdk import Persona
 
 
 def avatar_for(name: str, used: set[str]) -> str:
@@ -61,12 +61,9 @@ def _descriptor(p: Persona, layout: Mapping[str, Any], data: Mapping[str, Any],
                             loss, path)
 
 
-def write_backup(entities: Sequence[Entity], options: Mapping[str, Any],
+def write_backup(entities: Sequence[Persona], options: Mapping[str, Any],
                  format_id: str) -> WriteResult:
-    for e in entities:
-        if e.kind != "persona":
-            raise UsageError(f"{format_id} writes personas, not a {e.kind}")
-    personas: list[Persona] = list(entities)  # type: ignore[arg-type]
+    personas = list(entities)
     loss = LossReport()
     many = len(personas) > 1
     layouts = [_own(p.passthrough, format_id) for p in personas]

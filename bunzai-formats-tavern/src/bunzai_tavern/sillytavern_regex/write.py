@@ -6,13 +6,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import LossReport, OutputFile, UsageError, WriteResult, dumps_layout
+from bunzai.sdk import LossReport, OutputFile, WriteResult, dumps_layout
 from bunzai.sdk.cards import build_st_regex
 
 from .read import CONTAINER
 
 if TYPE_CHECKING:
-    from bunzai.sdk import Entity
+    from bunzai.sdk import Entity, RegexScript
 
 _UNSAFE = re.compile(r'[\s.<>:"/\\|?*\x00-\x1f\x7f]')
 
@@ -22,18 +22,15 @@ def export_name(script_name: str) -> str:
     return _UNSAFE.sub("_", script_name).lower() or "regex"
 
 
-def write_scripts(entities: Sequence[Entity], options: Mapping[str, Any],
+def write_scripts(entities: Sequence[RegexScript], options: Mapping[str, Any],
                   format_id: str) -> WriteResult:
-    for e in entities:
-        if e.kind != "regex":
-            raise UsageError(f"{format_id} writes regex scripts, not a {e.kind}")
     json_layout = _record(entities[0], format_id).get("layout")
     loss = LossReport()
     objs: list[dict[str, Any]] = []
     many = len(entities) > 1
     for i, script in enumerate(entities):
         sub = LossReport()
-        objs.append(build_st_regex(script, format_id=format_id, loss=sub, path=""))  # type: ignore[arg-type]
+        objs.append(build_st_regex(script, format_id=format_id, loss=sub, path=""))
         prefix = f"[{i}]." if many else ""
         for entry in sub:
             loss.add(prefix + entry.path.lstrip("."), entry.action, entry.reason)

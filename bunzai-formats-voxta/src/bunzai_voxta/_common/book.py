@@ -18,23 +18,29 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue
+from bunzai.sdk.fields import (
+    Conv,
+    ObjectReader,
+    ObjectWriter,
+    Table,
+    field,
+    is_num,
+    same,
+)
 
 from .jsonfmt import DOTNET
-from .macros import card_survives, to_card, to_voxta
 from .neutral import BOOK_NEUTRAL as BOOK_NEUTRAL
 from .package import BOOK_JSON, JsonMember, is_member, where
 from .util import (
     ABSENT,
+    PLAIN,
+    TEXT,
+    TEXTS,
+    as_text,
     digest,
-    guard,
-    lookup,
     new_id,
     ordered,
-    put,
-    restore,
-    same,
-    text_field,
-    text_list,
+    text_notes,
 )
 
 if TYPE_CHECKING:
@@ -47,6 +53,38 @@ ITEM_ORDER = ("Id", "Keywords", "Text", "Weight", "Deleted", "CreatedAt", "LastU
 BOOK_LAYOUT = frozenset({"$type", "Id", "PackageId", "Version", "DateCreated", "DateModified"})
 ITEM_LAYOUT = frozenset({"Id", "CreatedAt", "LastUpdated", "DeletedAt"})
 """An item's id and its record dates: Voxta's bookkeeping, not something a user wrote."""
+
+
+def weight_of(priority: Any) -> Any:
+    """The item Weight a canonical priority is written as (Voxta's weights are integers)."""
+    if isinstance(priority, float) and priority.is_integer():
+        return int(priority)
+    if isinstance(priority, float):
+        return round(priority)
+    return priority
+
+
+def _weight_notes(key: str, raw: Any, value: Any) -> Sequence[tuple[str, str]]:
+    return (("", f"{key} is not a number; ignored"),) if value is None else ()
+
+
+WEIGHT = Conv("weight", lambda x: x if is_num(x) else None, weight_of,
+              lambda x: type(x) is int, notes=_weight_notes)
+DELETED = Conv("deleted flag", lambda x: x is not True, lambda v: not v)
+"""``Deleted`` is ``enabled: false``; anything but ``true`` is an item in use."""
+
+ITEM = Table((
+    field("keys", "Keywords", conv=TEXTS, absent=[]),
+    field("content", "Text", conv=TEXT, absent=""),
+    field("priority", "Weight", conv=WEIGHT),
+    field("enabled", "Deleted", conv=DELETED, absent=True, omit_empty=True, quiet=True),
+))
+"""A memory-book item's keys the canonical entry names; values that do not come back as they
+were are kept as layout (see ``util.py``)."""
+
+DESCRIPTION = Conv("text", lambda x: as_text(x) or None,
+                   exact=lambda x: type(x) is str and x != "", notes=text_notes)
+"""A book's Description: an empty one says nothing."""
 
 
 def later_book(book_id: str) -> str:
@@ -92,27 +130,14 @@ def read_entries(member: JsonMember, warnings: list[Issue], fmt: str
         if not isinstance(item, Mapping):
             warnings.append(Issue(iw, "an item that is not an object; skipped"))
             continue
-        g: dict[str, Any] = {}
-        keys = text_list(item, "Keywords", iw, warnings)
-        guard(g, "Keywords", item.get("Keywords", ABSENT), keys, keys)
-        content = to_card(text_field(item, "Text", iw, warnings))
-        guard(g, "Text", item.get("Text", ABSENT), content, to_voxta(content))
-        raw_weight = item.get("Weight", ABSENT)
-        priority = raw_weight if isinstance(raw_weight, int | float) and not isinstance(
-            raw_weight, bool) else None
-        if raw_weight is not ABSENT and raw_weight is not None and priority is None:
-            warnings.append(Issue(f"{iw}.Weight", "Weight is not a number; ignored"))
-        guard(g, "Weight", raw_weight, priority, weight_of(priority))
-        raw_deleted = item.get("Deleted", ABSENT)
-        enabled = raw_deleted is not True
-        guard(g, "Deleted", raw_deleted, enabled, ABSENT if enabled else True)
-        rest, extra = split_rest(item, {"Keywords", "Text", "Weight", "Deleted"}, ITEM_LAYOUT)
+        reading = ITEM.read(item, iw, warnings, skip=[k for k in item if k not in ITEM.known()])
+        rest, extra = split_rest(item, ITEM.known(), ITEM_LAYOUT)
         layout: dict[str, Any] = {"book": folder_of(member.path), "order": list(item),
                                   "rest": rest}
-        if g:
-            layout["guards"] = g
-        out.append(LorebookEntry(keys=keys, content=content, enabled=enabled, priority=priority,
-                                 app_data={fmt: extra} if extra else {},
+        record = {k: v for k, v in reading.layout.items() if k != "order"}
+        if record:
+            layout["fields"] = record
+        out.append(LorebookEntry(**reading.values, app_data={fmt: extra} if extra else {},
                                  passthrough={fmt: layout}))
     return out
 
@@ -127,24 +152,17 @@ def book_record(member: JsonMember, first: bool, warnings: list[Issue]
     """(layout record, user data, name, description) of one book."""
     obj = member.value
     w = where(member.path)
-    g: dict[str, Any] = {}
-    name = text_field(obj, "Name", w, warnings)
-    description = text_field(obj, "Description", w, warnings)
+    reader = ObjectReader(obj, w, warnings)
+    name = reader.get("Name", PLAIN, "") if "Name" in obj else None
+    description = reader.get("Description", DESCRIPTION)
     mapped = {"Items", "Name", "Description"} if first else {"Items"}
     rest, extra = split_rest(obj, mapped, BOOK_LAYOUT)
     record: dict[str, Any] = {"id": folder_of(member.path), "path": member.path,
                               "order": list(obj), "rest": rest, "style": member.style,
                               "items": "Items" in obj}
-    canon_name = name if "Name" in obj else None
-    canon_desc = description if "Description" in obj and description else None
-    if first:
-        guard(g, "Name", obj.get("Name", ABSENT), canon_name,
-              canon_name if canon_name is not None else ABSENT)
-        guard(g, "Description", obj.get("Description", ABSENT), canon_desc,
-              canon_desc if canon_desc is not None else ABSENT)
-    if g:
-        record["guards"] = g
-    return record, extra, canon_name if first else None, canon_desc if first else None
+    if first and reader.raw:
+        record["fields"] = {"raw": reader.raw}
+    return record, extra, name if first else None, description if first else None
 
 
 def read_books(members: Sequence[JsonMember], warnings: list[Issue], fmt: str
@@ -170,17 +188,6 @@ def read_books(members: Sequence[JsonMember], warnings: list[Issue], fmt: str
         entries.extend(read_entries(member, warnings, fmt))
     return Lorebook(name=name, description=description, entries=entries,
                     app_data={fmt: extra} if extra else {}, passthrough={fmt: {"books": records}})
-
-
-def weight_of(priority: Any) -> Any:
-    """The item Weight a canonical priority is written as (Voxta's weights are integers)."""
-    if priority is None:
-        return ABSENT
-    if isinstance(priority, float) and priority.is_integer():
-        return int(priority)
-    if isinstance(priority, float):
-        return round(priority)
-    return priority
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -277,23 +284,23 @@ class BookWriter:
     def _book(self, book: Lorebook, record: dict[str, Any], first: bool, extra: dict[str, Any],
               entries: list[tuple[int, LorebookEntry]], loss: LossReport,
               path: str, default_name: str) -> dict[str, Any]:
-        g = record.get("guards") if isinstance(record.get("guards"), dict) else None
+        fields = record.get("fields")
         rest = record.get("rest") if isinstance(record.get("rest"), dict) else None
         obj: dict[str, Any] = dict(rest) if rest is not None else {"$type": "book"}
         if rest is None and self.package_id:
             obj["PackageId"] = self.package_id
         if first:
             obj.update({k: v for k, v in extra.items() if not k.startswith("Books[")})
-            hit, name = lookup(g, "Name", book.name)
-            if not hit:
-                name = book.name
-                if name is None and rest is None:  # a new book: Voxta lists books by name
-                    name = default_name or "Memory book"
-                    loss.approximated(at(path, "name"), "a Voxta memory book needs a name; "
-                                      f"written as {name!r}")
-            put(obj, "Name", ABSENT if name is None else name)
-            put(obj, "Description", restore(g, "Description", book.description,
-                                            book.description if book.description else ABSENT))
+            w = ObjectWriter(fields if isinstance(fields, dict) else None)
+            name = book.name
+            if name is None and rest is None:  # a new book: Voxta lists books by name
+                name = default_name or "Memory book"
+                loss.approximated(at(path, "name"), "a Voxta memory book needs a name; "
+                                  f"written as {name!r}")
+            w.put("Name", name, PLAIN, "")
+            if book.description != "":  # an empty description is none
+                w.put("Description", book.description, DESCRIPTION)
+            obj.update(w.out)
         else:
             mine = extra.get(later_book(record["id"]))
             if isinstance(mine, dict):
@@ -307,28 +314,21 @@ class BookWriter:
 
     def _item(self, entry: LorebookEntry, loss: LossReport, path: str) -> dict[str, Any]:
         layout = _layout(entry, self.fmt)
-        g = layout.get("guards") if isinstance(layout.get("guards"), dict) else None
         rest = layout.get("rest") if isinstance(layout.get("rest"), dict) else None
         item: dict[str, Any] = dict(rest) if rest is not None else {}
         if "Id" not in item:
             item["Id"] = new_id()
         item.update(_data(entry, self.fmt))
-        put(item, "Keywords", restore(g, "Keywords", entry.keys, list(entry.keys)))
-        hit, text = lookup(g, "Text", entry.content)
-        if not hit:
-            text = to_voxta(entry.content)
-            if not card_survives(entry.content):
-                loss.approximated(f"{path}.content", "the text spells a macro Voxta writes "
-                                  "differently ({{ char }}, {{ user }})")
-        put(item, "Text", text)
-        hit, weight = lookup(g, "Weight", entry.priority)
-        if not hit:
-            weight = weight_of(entry.priority)
-            if weight is not ABSENT and not same(weight, entry.priority):
-                loss.approximated(f"{path}.priority", "Voxta weights are whole numbers")
-        put(item, "Weight", weight)
-        put(item, "Deleted", restore(g, "Deleted", entry.enabled,
-                                     ABSENT if entry.enabled else True))
+        fields = layout.get("fields")
+        mapped = ITEM.write(lambda attr: getattr(entry, attr),
+                            fields if isinstance(fields, dict) else None)
+        back = ITEM.reads_as(mapped)
+        if not same(back["content"], entry.content):
+            loss.approximated(f"{path}.content", "the text spells a macro Voxta writes "
+                              "differently ({{ char }}, {{ user }})")
+        if not same(back["priority"], entry.priority):
+            loss.approximated(f"{path}.priority", "Voxta weights are whole numbers")
+        item.update(mapped)
         if not entry.enabled and rest is None:
             self.warnings.append("a disabled entry is written as a deleted memory-book item "
                                  "(Voxta keeps it but never uses it)")

@@ -17,42 +17,52 @@ nothing.  Ids, links and dates' original text are layout.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from bunzai.sdk.fields import Conv, Field, Table, field
+
+from .macros import to_voxta
+from .util import DATE, EXAMPLES, MACRO_TEXTS, PLAIN, TEXT, TEXTS, text_notes
 
 VISUAL = "visual_description"
 """Extension key holding Voxta's Description (appearance)."""
 
-
-@dataclass(frozen=True)
-class Text:
-    """A text field: Voxta key, canonical field, macros translated, written even when empty."""
-
-    key: str
-    field: str
-    macros: bool = True
-    always: bool = True
-    examples: bool = False
-    """Example dialogue: ``<START>`` blocks are written as blank-line separated blocks."""
+_VISUAL_TEXT = Conv("text", TEXT.canon, lambda v: to_voxta(v) if isinstance(v, str) else "",
+                    TEXT.exact, notes=text_notes)
+"""Description: an extension value that is no text is written as an empty Description."""
 
 
-TEXTS = (
-    Text("Name", "name", macros=False),
-    Text("Profile", "description"),
-    Text("Personality", "personality"),
-    Text("Scenario", "scenario"),
-    Text("FirstMessage", "first_mes"),
-    Text("MessageExamples", "mes_example", examples=True),
-    Text("SystemPrompt", "system_prompt", always=False),
-    Text("PostHistoryInstructions", "post_history_instructions", always=False),
-    Text("Creator", "creator", macros=False, always=False),
-    Text("CreatorNotes", "creator_notes", macros=False, always=False),
-    Text("Version", "character_version", macros=False, always=False),
-)
-LISTS = (("Tags", "tags", False), ("AlternativeFirstMessages", "alternate_greetings", True))
-DATES = (("DateCreated", "creation_date"), ("DateModified", "modification_date"))
-MAPPED = frozenset({t.key for t in TEXTS} | {k for k, _, _ in LISTS} | {k for k, _ in DATES}
-                   | {"Description"})
+def _optional(attr: str, key: str, conv: Conv, absent: Any) -> Field:
+    """A key Voxta writes only when it says something (an emptied one is left out)."""
+    return field(attr, key, conv=conv, absent=absent, omit_empty=True, keep_key=False)
+
+
+CHARACTER = Table((
+    field("name", "Name", conv=PLAIN, absent=""),
+    field("description", "Profile", conv=TEXT, absent=""),
+    field("personality", "Personality", conv=TEXT, absent=""),
+    field("scenario", "Scenario", conv=TEXT, absent=""),
+    field("first_mes", "FirstMessage", conv=TEXT, absent=""),
+    field("mes_example", "MessageExamples", conv=EXAMPLES, absent=""),
+    _optional("system_prompt", "SystemPrompt", TEXT, ""),
+    _optional("post_history_instructions", "PostHistoryInstructions", TEXT, ""),
+    _optional("creator", "Creator", PLAIN, ""),
+    _optional("creator_notes", "CreatorNotes", PLAIN, ""),
+    _optional("character_version", "Version", PLAIN, ""),
+    _optional("tags", "Tags", TEXTS, []),
+    _optional("alternate_greetings", "AlternativeFirstMessages", MACRO_TEXTS, []),
+    field("creation_date", "DateCreated", conv=DATE),
+    field("modification_date", "DateModified", conv=DATE),
+    field(VISUAL, "Description", conv=_VISUAL_TEXT, absent=""),
+))
+"""The keys of a ``character.json`` the canonical model names.  The six texts Voxta's editor
+always shows are written even when empty; the others, the lists and the dates only when they
+say something.  ``Description`` maps to ``extensions.visual_description`` (the caller puts it
+there).  Values that do not come back as they were are kept as layout (see ``util.py``)."""
+MAPPED = CHARACTER.known()
+MACROS = ("the text spells a macro Voxta writes differently ({{ char }}, {{ user }}), so it "
+          "reads back in the card spelling")
+EXAMPLE_START = "Voxta separates example dialogues with a blank line; it has no <START> marker"
 
 LAYOUT = frozenset({"$type", "Id", "PackageId", "MemoryBooks", "DefaultScenarios", "Thumbnail"})
 """Structure, not user data: ids, links to books and scenarios, the thumbnail's descriptor."""

@@ -6,7 +6,7 @@ inside the braces.  Cards write ``{{char}}`` and ``{{user}}`` and SillyTavern al
 ``{{Char}}``, ``<BOT>`` and ``<USER>`` (case-insensitively).  Other Scriban expressions
 (``{{ scenario_chars.main }}``, ``{{ has_flag "x" }}``) have no card meaning and pass through.
 
-Readers keep the raw text where a translation would not come back exactly (a guard, see
+Readers keep the raw text where a translation would not come back exactly (as layout, see
 ``util.py``); writers report card text that does not survive (:func:`card_survives`).
 """
 

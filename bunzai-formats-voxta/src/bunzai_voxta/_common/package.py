@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import MalformedInput, thaw
-from bunzai.sdk.fields import type_name
 from bunzai.sdk.zip import write_zip
 
 from .jsonfmt import dumps, style_of
@@ -91,30 +90,15 @@ class Package:
         return digest([self.names, pkg])
 
 
-def open_zip(input: AdapterInput, what: str) -> SafeZip:
-    z = input.zip
-    if z is None:
-        if input.zip_error:
-            raise MalformedInput(f"refusing this {what}: {input.zip_error}")
-        raise MalformedInput(f"not a {what}: not a zip file")
-    return z
-
-
 def load_json(input: AdapterInput, z: SafeZip, path: str) -> JsonMember:
     """A JSON-object member, with a clear error when it is broken."""
-    value = input.zip_json(path)
-    error = input.zip_json_error(path)
-    if error is not None:
-        raise MalformedInput(f"{path}: {error}")
-    if not isinstance(value, Mapping):
-        raise MalformedInput(f"{path} must hold a JSON object, not {type_name(value)}")
-    obj: dict[str, Any] = thaw(value)
+    obj = input.zip_object(path)
     return JsonMember(path, obj, style_of(z.read(path), obj))
 
 
 def open_package(input: AdapterInput) -> Package:
     """Sort the members of a package; resource JSON that cannot be read is listed in ``broken``."""
-    z = open_zip(input, "Voxta package")
+    z = input.zip_archive("Voxta package")
     names = z.names()
     pkg = Package(names=[n for n in names if not n.endswith("/")],
                   comment=zip_comment(z), dirs=any(n.endswith("/") for n in names))
@@ -292,7 +276,6 @@ __all__ = [
     "member_bytes",
     "member_value",
     "open_package",
-    "open_zip",
     "package_json",
     "shared_record",
     "where",

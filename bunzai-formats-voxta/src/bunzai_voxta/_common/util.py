@@ -1,10 +1,10 @@
-"""Small helpers: guarded raw values, key order, dates, ids and type-tolerant field access.
+"""Small helpers: lenient field converters, key order, dates and ids.
 
-A *guard* keeps a same-format rewrite byte-faithful without freezing the entity: when a raw value
-would not come back unchanged from ``write(read(raw))`` (``{{char}}`` where Voxta writes
-``{{ char }}``, a date with seven fractional digits, a number where text belongs), the raw value is
-kept as layout (passthrough) with a fingerprint of the canonical value read from it.  The writer
-restores the raw value only while the canonical value still has that fingerprint; an edit wins.
+Voxta's fields are read through field tables (:mod:`bunzai.sdk.fields`) with *lenient*
+converters: a number where text belongs is read as its text, a list's stray items are skipped,
+an unreadable date reads as none, each with a warning, and the original value is kept as layout
+(the table's ``raw`` record), so a same-format rewrite gives it back while the canonical value is
+unchanged and an edit wins.
 """
 
 from __future__ import annotations
@@ -12,12 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from bunzai.sdk import Issue
-from bunzai.sdk.fields import type_name
+from bunzai.sdk.chats import iso_seconds
+from bunzai.sdk.fields import Conv, type_name
+
+from .macros import examples_to_voxta, to_card, to_voxta
 
 ABSENT: Any = object()
 """Marks a key the source did not have (restored by leaving the key out)."""
@@ -31,37 +33,6 @@ def digest(value: Any) -> str:
     raw = json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr,
                      separators=(",", ":"))
     return hashlib.sha1(raw.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-def same(a: Any, b: Any) -> bool:
-    """JSON equality that also tells ``1`` from ``1.0`` and ``true`` from ``1``."""
-    if a is ABSENT or b is ABSENT:
-        return a is b
-    return type(a) is type(b) and digest(a) == digest(b)
-
-
-def guard(store: dict[str, Any], key: str, raw: Any, canon: Any, rebuilt: Any) -> None:
-    """Remember ``raw`` under ``key`` when rebuilding it from ``canon`` gives something else."""
-    if raw is ABSENT:
-        if rebuilt is not ABSENT:
-            store[key] = {"absent": True, "was": digest(canon)}
-        return
-    if rebuilt is ABSENT or not same(rebuilt, raw):
-        store[key] = {"raw": raw, "was": digest(canon)}
-
-
-def lookup(store: Mapping[str, Any] | None, key: str, canon: Any) -> tuple[bool, Any]:
-    """(True, raw) when ``key`` is guarded and ``canon`` is unchanged since reading."""
-    g = store.get(key) if isinstance(store, Mapping) else None
-    if isinstance(g, Mapping) and g.get("was") == digest(canon):
-        return True, ABSENT if g.get("absent") else g.get("raw")
-    return False, None
-
-
-def restore(store: Mapping[str, Any] | None, key: str, canon: Any, rebuilt: Any) -> Any:
-    """The raw value guarded under ``key`` if ``canon`` is unchanged, else ``rebuilt``."""
-    hit, raw = lookup(store, key, canon)
-    return raw if hit else rebuilt
 
 
 def put(obj: dict[str, Any], key: str, value: Any) -> None:
@@ -90,71 +61,82 @@ def ordered(obj: dict[str, Any], order: Sequence[str] | None,
     return {k: obj[k] for k in keys}
 
 
-# -- tolerant field access ---------------------------------------------------------------------
+# -- lenient converters ------------------------------------------------------------------------
 
 
-def text_field(obj: Mapping[str, Any], key: str, where: str, warnings: list[Issue]) -> str:
-    """A string field: absence and null read as ``""``, numbers as their text (with a warning)."""
-    value = obj.get(key)
+def as_text(value: Any) -> str:
+    """A text as Voxta's fields are read: absence and null are ``""``, a number or boolean its
+    text, anything else ``""``."""
     if value is None or isinstance(value, str):
         return value or ""
-    if isinstance(value, bool | int | float):
-        warnings.append(Issue(f"{where}.{key}", f"{key} is {type_name(value)}, not a string; "
-                              "read as text"))
-        return str(value).lower() if isinstance(value, bool) else str(value)
-    warnings.append(Issue(f"{where}.{key}", f"{key} is {type_name(value)}, not a string; "
-                          "ignored (kept for a Voxta rewrite)"))
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return str(value)
     return ""
 
 
-def text_list(obj: Mapping[str, Any], key: str, where: str, warnings: list[Issue]) -> list[str]:
-    """A list of strings: other items are skipped (with a warning), a lone string is one item."""
-    value = obj.get(key)
+def text_notes(key: str, raw: Any, value: Any) -> Sequence[tuple[str, str]]:
+    """What :func:`as_text` tells the reader about ``raw``."""
+    if raw is None or isinstance(raw, str):
+        return ()
+    if isinstance(raw, bool | int | float):
+        return (("", f"{key} is {type_name(raw)}, not a string; read as text"),)
+    return (("", f"{key} is {type_name(raw)}, not a string; ignored (kept for a Voxta rewrite)"),)
+
+
+def as_texts(value: Any) -> list[str]:
+    """A list of strings: other items are skipped, a lone string is one item."""
     if value is None:
         return []
     if isinstance(value, str):
-        warnings.append(Issue(f"{where}.{key}", f"{key} is a string, not an array; read as one "
-                              "item"))
         return [value] if value else []
     if not isinstance(value, Sequence):
-        warnings.append(Issue(f"{where}.{key}", f"{key} is {type_name(value)}, not an "
-                              "array; ignored (kept for a Voxta rewrite)"))
         return []
-    out: list[str] = []
-    for i, item in enumerate(value):
-        if isinstance(item, str):
-            out.append(item)
-        else:
-            warnings.append(Issue(f"{where}.{key}[{i}]", f"{type_name(item)} where text "
-                                  "belongs; skipped (kept for a Voxta rewrite)"))
-    return out
+    return [item for item in value if isinstance(item, str)]
+
+
+def texts_notes(key: str, raw: Any, value: Any) -> Sequence[tuple[str, str]]:
+    """What :func:`as_texts` tells the reader about ``raw``."""
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        return (("", f"{key} is a string, not an array; read as one item"),)
+    if not isinstance(raw, Sequence):
+        return (("", f"{key} is {type_name(raw)}, not an array; ignored (kept for a Voxta "
+                     "rewrite)"),)
+    return tuple((f"[{i}]", f"{type_name(item)} where text belongs; skipped (kept for a Voxta "
+                  "rewrite)") for i, item in enumerate(raw) if not isinstance(item, str))
+
+
+def _plain(x: Any) -> bool:
+    return type(x) is str and "{" not in x and "<" not in x
+
+
+def _all_str(x: Any) -> bool:
+    return type(x) is list and all(type(i) is str for i in x)
+
+
+PLAIN = Conv("text", as_text, exact=lambda x: type(x) is str, notes=text_notes)
+"""Text written as it is (names, the creator, notes, the version)."""
+TEXT = Conv("text", lambda x: to_card(as_text(x)), to_voxta, _plain, notes=text_notes)
+"""Text with macros: Voxta's ``{{ char }}`` is the card's ``{{char}}``."""
+EXAMPLES = Conv("example dialogue", lambda x: to_card(as_text(x)), examples_to_voxta, _plain,
+                notes=text_notes)
+"""Example dialogue: ``<START>`` blocks are written as blank-line separated blocks."""
+TEXTS = Conv("list of text", as_texts, list, _all_str, notes=texts_notes)
+MACRO_TEXTS = Conv("list of text", lambda x: [to_card(v) for v in as_texts(x)],
+                   lambda vs: [to_voxta(v) for v in vs],
+                   lambda x: type(x) is list and all(_plain(i) for i in x), notes=texts_notes)
 
 
 # -- dates -------------------------------------------------------------------------------------
 
 
 def parse_time(value: Any) -> int | None:
-    """Unix seconds of an ISO-8601 date with offset, or None (also for .NET's year-1 default)."""
-    if not isinstance(value, str) or not value:
-        return None
-    text = value.strip()
-    if text.endswith(("z", "Z")):
-        text = text[:-1] + "+00:00"
-    head, dot, rest = text.partition(".")
-    if dot:  # Python takes at most six fractional digits; .NET writes up to seven
-        digits = len(rest) - len(rest.lstrip("0123456789"))
-        text = head + "." + rest[:min(digits, 6)] + rest[digits:]
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    try:
-        seconds = int(moment.timestamp())
-    except (OverflowError, OSError, ValueError):
-        return None
-    return seconds if seconds >= 0 else None
+    """Unix seconds of a Voxta date, or None (also for .NET's year-1 default, which means none)."""
+    seconds = iso_seconds(value)
+    return seconds if seconds is not None and seconds >= 0 else None
 
 
 def format_time(seconds: int) -> str:
@@ -164,6 +146,14 @@ def format_time(seconds: int) -> str:
     except (OverflowError, OSError, ValueError):
         moment = datetime(1970, 1, 1, tzinfo=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S+00:00")
+
+
+def _date_notes(key: str, raw: Any, value: Any) -> Sequence[tuple[str, str]]:
+    return () if value is not None else (("", f"{key} {raw!r} is not a date bunzai can read; "
+                                               "kept as it is"),)
+
+
+DATE = Conv("date", parse_time, format_time, notes=_date_notes)
 
 
 # -- ids -------------------------------------------------------------------------------------------

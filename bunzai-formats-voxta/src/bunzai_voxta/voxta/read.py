@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Issue, MalformedInput, ReadResult, UnsupportedInput, sniff_media
 
 from .._common.book import read_books, split_rest
-from .._common.character import DATES, LAYOUT, LISTS, MAPPED, TEXTS, VISUAL, Text, explicit
-from .._common.macros import examples_to_voxta, to_card, to_voxta
+from .._common.character import CHARACTER, LAYOUT, MAPPED, VISUAL, explicit
 from .._common.package import (
     BOOK_JSON,
     CHARACTER_JSON,
@@ -27,45 +26,14 @@ from .._common.package import (
     JsonMember,
     Package,
     open_package,
-    open_zip,
     shared_record,
     where,
 )
-from .._common.util import (
-    ABSENT,
-    format_time,
-    guard,
-    parse_time,
-    text_field,
-    text_list,
-)
+from .._common.util import as_texts
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Asset, Character
     from bunzai.sdk.zip import SafeZip
-
-
-def rebuild_text(t: Text, value: str) -> Any:
-    """What the writer puts under ``t.key`` for a canonical text (no raw value to restore)."""
-    if not value and not t.always:
-        return ABSENT
-    if t.examples:
-        return examples_to_voxta(value)
-    return to_voxta(value) if t.macros else value
-
-
-def rebuild_list(values: list[str], macros: bool) -> Any:
-    if not values:
-        return ABSENT
-    return [to_voxta(v) for v in values] if macros else list(values)
-
-
-def rebuild_date(seconds: int | None) -> Any:
-    return ABSENT if seconds is None else format_time(seconds)
-
-
-def rebuild_visual(value: Any) -> Any:
-    return to_voxta(value) if isinstance(value, str) else ""
 
 
 def scenario_only(pkg: Package) -> UnsupportedInput:
@@ -90,7 +58,7 @@ def scenario_only(pkg: Package) -> UnsupportedInput:
 
 def read_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
                  ) -> ReadResult:
-    z = open_zip(input, "Voxta package")
+    z = input.zip_archive("Voxta package")
     pkg = open_package(input)
     for path, reason in pkg.broken.items():
         if CHARACTER_JSON.match(path):
@@ -134,7 +102,7 @@ def read_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
 def _linked(pkg: Package, member: JsonMember, warnings: list[Issue]) -> list[JsonMember]:
     """The books a character links that the package holds, in link order."""
     w = where(member.path)
-    ids = text_list(member.value, "MemoryBooks", w, [])
+    ids = as_texts(member.value.get("MemoryBooks"))
     found: list[JsonMember] = []
     for i, book_id in enumerate(ids):
         book = pkg.books.get(book_id)
@@ -155,36 +123,10 @@ def _character(z: SafeZip, fmt: str, pkg: Package, folder: str, member: JsonMemb
 
     obj = member.value
     w = where(member.path)
-    g: dict[str, Any] = {}
-    fields: dict[str, Any] = {}
-    for t in TEXTS:
-        raw = obj.get(t.key, ABSENT)
-        text = text_field(obj, t.key, w, warnings)
-        value = to_card(text) if t.macros else text
-        fields[t.field] = value
-        guard(g, t.key, raw, value, rebuild_text(t, value))
-    for key, name, macros in LISTS:
-        raw = obj.get(key, ABSENT)
-        values = text_list(obj, key, w, warnings)
-        if macros:
-            values = [to_card(v) for v in values]
-        fields[name] = values
-        guard(g, key, raw, values, rebuild_list(values, macros))
-    for key, name in DATES:
-        raw = obj.get(key, ABSENT)
-        seconds = parse_time(raw)
-        if raw is not ABSENT and raw is not None and seconds is None:
-            warnings.append(Issue(f"{w}.{key}", f"{key} {raw!r} is not a date bunzai can read; "
-                                  "kept as it is"))
-        fields[name] = seconds
-        guard(g, key, raw, seconds, rebuild_date(seconds))
-    extensions: dict[str, Any] = {}
-    raw_visual = obj.get("Description", ABSENT)
-    visual = text_field(obj, "Description", w, warnings)
-    if visual:
-        extensions[VISUAL] = to_card(visual)
-    guard(g, "Description", raw_visual, extensions.get(VISUAL),
-          rebuild_visual(extensions.get(VISUAL)))
+    reading = CHARACTER.read(obj, w, warnings, skip=[k for k in obj if k not in MAPPED])
+    fields = dict(reading.values)
+    visual = fields.pop(VISUAL)
+    extensions: dict[str, Any] = {VISUAL: visual} if visual else {}
 
     rest, extra = character_data(obj, fields["tags"])
     extra.update(carried)
@@ -197,8 +139,9 @@ def _character(z: SafeZip, fmt: str, pkg: Package, folder: str, member: JsonMemb
     thumb = next((a for a in assets if a.name == "main" and a.type == "icon"), None)
     if thumb is not None and thumb.data is not None:
         layout["thumb"] = hashlib.sha1(thumb.data).hexdigest()[:16]
-    if g:
-        layout["guards"] = g
+    record = {k: v for k, v in reading.layout.items() if k != "order"}  # the order is kept whole
+    if record:
+        layout["fields"] = record
     if obj.get("$type") != "character":
         warnings.append(Issue(f"{w}.$type", f"$type is {obj.get('$type')!r}, not 'character'"))
     return Character(**fields, extensions=extensions, lorebook=lorebook, assets=assets,

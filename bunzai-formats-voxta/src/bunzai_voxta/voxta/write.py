@@ -32,16 +32,16 @@ from .._common.book import BookWriter, folder_of
 from .._common.character import (
     ASSET_EXTS,
     ASSET_TYPES,
-    DATES,
-    LISTS,
+    CHARACTER,
+    EXAMPLE_START,
+    MACROS,
     ORDER,
-    TEXTS,
     THUMBNAIL_TYPES,
     VISUAL,
     explicit,
 )
 from .._common.jsonfmt import DOTNET, dumps
-from .._common.macros import card_survives, to_card
+from .._common.macros import card_survives
 from .._common.package import (
     COMMENT,
     THUMBNAIL,
@@ -51,15 +51,13 @@ from .._common.package import (
     is_member,
     package_json,
 )
-from .._common.util import ABSENT, format_time, lookup, new_id, ordered, parse_time, put
-from .read import character_data, rebuild_date, rebuild_list, rebuild_text, rebuild_visual
+from .._common.util import ABSENT, format_time, new_id, ordered
+from .read import character_data
 
 if TYPE_CHECKING:
     from bunzai.sdk import Asset, Character, Neutrality
 
 SUFFIX = ".voxpkg"
-MACROS = ("the text spells a macro Voxta writes differently ({{ char }}, {{ user }}), so it "
-          "reads back in the card spelling")
 PACKAGE_ORDER = ("$type", "Description", "Creator", "ExplicitContent", "EntryResource",
                  "ThumbnailResource", "Name", "Version", "DateCreated", "DateModified", "Id")
 MEDIA_EXT = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/avif": "avif",
@@ -212,7 +210,6 @@ class _Builder:
                    ) -> tuple[dict[str, Any], str, list[tuple[str, bytes]]]:
         layout = _layout(ch, self.fmt)
         rest = layout.get("rest") if isinstance(layout.get("rest"), dict) else None
-        g = layout.get("guards") if isinstance(layout.get("guards"), dict) else None
         obj: dict[str, Any] = dict(rest) if rest is not None else {"$type": "character"}
         if "ExplicitContent" in obj or rest is None:
             obj["ExplicitContent"] = explicit(ch.tags)
@@ -221,35 +218,8 @@ class _Builder:
         if package_id:
             obj["PackageId"] = package_id
 
-        for t in TEXTS:
-            value = getattr(ch, t.field)
-            hit, raw = lookup(g, t.key, value)
-            if not hit:
-                raw = rebuild_text(t, value)
-                if t.examples and isinstance(raw, str) and to_card(raw) != value \
-                        and card_survives(value):
-                    loss.approximated(t.field, "Voxta separates example dialogues with a blank "
-                                      "line; it has no <START> marker")
-                elif t.macros and not card_survives(value):
-                    loss.approximated(t.field, MACROS)
-            put(obj, t.key, raw)
-        for key, name, macros in LISTS:
-            values = getattr(ch, name)
-            hit, raw = lookup(g, key, values)
-            if not hit:
-                raw = rebuild_list(values, macros)
-                if macros and not all(card_survives(v) for v in values):
-                    loss.approximated(name, MACROS)
-            put(obj, key, raw)
-        for key, name in DATES:
-            seconds = getattr(ch, name)
-            hit, raw = lookup(g, key, seconds)
-            if not hit:
-                raw = rebuild_date(seconds)
-            put(obj, key, raw)
-            if not hit and seconds is not None and parse_time(raw) != seconds:
-                loss.approximated(name, "Voxta cannot write this date")
-        self._visual(ch, obj, g, loss)
+        record = layout.get("fields")
+        obj.update(self._fields(ch, record if isinstance(record, dict) else None, loss))
 
         linked = books.write(ch.lorebook, loss, "lorebook", default_name=ch.name)
         self._memory_books(obj, rest, layout, linked)
@@ -262,18 +232,42 @@ class _Builder:
         self.written_data.append(character_data(obj, ch.tags)[1])
         return obj, style, files
 
-    def _visual(self, ch: Character, obj: dict[str, Any], g: dict[str, Any] | None,
-                loss: LossReport) -> None:
-        """Voxta's Description (appearance) from ``extensions.visual_description``."""
-        value = ch.extensions.get(VISUAL)
-        hit, raw = lookup(g, "Description", value)
-        if not hit:
-            raw = rebuild_visual(value)
-            if isinstance(value, str) and not card_survives(value):
-                loss.approximated(f"extensions.{VISUAL}", MACROS)
-        put(obj, "Description", raw)
-        if not isinstance(value, str) and value not in (None, [], {}):
-            loss.dropped(f"extensions.{VISUAL}", "Voxta's Description is a text")
+    @staticmethod
+    def _fields(ch: Character, record: dict[str, Any] | None, loss: LossReport
+                ) -> dict[str, Any]:
+        """The keys the canonical model names, each value's original while it is unchanged;
+        what reads back differently is reported."""
+
+        def get(attr: str) -> Any:
+            if attr == VISUAL:  # no visual description is an empty Description
+                value = ch.extensions.get(VISUAL)
+                return "" if value is None else value
+            return getattr(ch, attr)
+
+        if record and ch.extensions.get(VISUAL) == "":
+            # an empty visual description stated on the entity is an edit: what was recorded
+            # of the Description read when there was none (absent, or null) does not apply
+            record = {"raw": {k: v for k, v in (record.get("raw") or {}).items()
+                              if k != "Description"},
+                      "absent": [a for a in record.get("absent") or () if a != VISUAL]}
+        out = CHARACTER.write(get, record)
+        back = CHARACTER.reads_as(out)
+        for attr in CHARACTER.attrs():
+            value = get(attr)
+            if attr == VISUAL:
+                path = f"extensions.{VISUAL}"
+                if isinstance(value, str) and not same(back[attr], value):
+                    loss.approximated(path, MACROS)
+                elif not isinstance(value, str) and value not in ([], {}):
+                    loss.dropped(path, "Voxta's Description is a text")
+            elif not same(back[attr], value):
+                if attr in ("creation_date", "modification_date"):
+                    loss.approximated(attr, "Voxta cannot write this date")
+                elif attr == "mes_example" and card_survives(value):
+                    loss.approximated(attr, EXAMPLE_START)
+                else:
+                    loss.approximated(attr, MACROS)
+        return out
 
     def _memory_books(self, obj: dict[str, Any], rest: dict[str, Any] | None,
                       layout: dict[str, Any], linked: list[str]) -> None:

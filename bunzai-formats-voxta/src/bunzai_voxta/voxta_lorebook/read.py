@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Issue, MalformedInput, ReadResult
 
 from .._common.book import read_books
-from .._common.package import BOOK_JSON, open_package, open_zip, shared_record, where
+from .._common.package import BOOK_JSON, open_package, shared_record, where
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Lorebook
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def read_book_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
                       ) -> ReadResult:
-    z = open_zip(input, "Voxta package")
+    z = input.zip_archive("Voxta package")
     pkg = open_package(input)
     for path, reason in pkg.broken.items():
         if BOOK_JSON.match(path):

@@ -24,17 +24,10 @@ __all__ = [
 ]
 
 CARD_CARRIES: tuple[str, ...] = (
-    "name", "nickname", "description", "personality", "scenario", "first_mes", "mes_example",
-    "creator_notes", "creator_notes_multilingual", "system_prompt",
-    "post_history_instructions", "alternate_greetings", "group_only_greetings", "tags",
-    "creator", "character_version", "source", "creation_date", "modification_date",
-    "extensions", "lorebook", "assets",
-    *(f"regex_scripts[*].{name}" for name in (
-        "id", "name", "pattern", "flags", "replace", "trim_strings", "placement", "disabled",
-        "markdown_only", "prompt_only", "run_on_edit", "substitute_regex", "min_depth",
-        "max_depth", "app_data")),
+    "*", "!triggers", "regex_scripts[*].*", "!regex_scripts[*].extensions",
 )
-"""What a Character Card V3 holds (a V2 or V1 card holds less: the codec reports that)."""
+"""What a Character Card V3 holds: every canonical field but RisuAI's triggers and the regex
+scripts' extensions (a V2 or V1 card holds less: the codec reports that)."""
 
 CARD_REASONS: tuple[tuple[str, str], ...] = (
     ("triggers", "character cards have no trigger scripts: RisuAI's automation will not run"),

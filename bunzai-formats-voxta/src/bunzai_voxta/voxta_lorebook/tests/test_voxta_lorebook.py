@@ -90,3 +90,23 @@ def test_world_info_to_voxta_books_is_a_new_package(registry: Any) -> None:
 def test_a_cut_off_book_is_refused_naming_it(registry: Any) -> None:
     with pytest.raises(MalformedInput, match=f"Books/{fx.TIDES}/book.json"):
         read(registry, fx.broken_book())
+
+
+def test_odd_values_in_a_book_come_back_as_they_were(registry: Any) -> None:
+    """A null name, a text where keywords belong, a number as text, a float weight, a string
+    Deleted: read as far as they go, with a warning where something is ignored, and a rewrite
+    gives the book's bytes back."""
+    items = [fx.item("a1", ["tide"], "Low at dusk.", 7, Deleted="no"),
+             {**fx.item("a2", [], "x", 5), "Keywords": "gale", "Text": 12, "Weight": 2.5}]
+    obj = {**fx.book(fx.TIDES, "Tides", items), "Name": None}
+    data = fx.build_zip([(f"Books/{fx.TIDES}/book.json", dumps_dotnet(obj))])
+    (book,), warnings = read(registry, data)
+    assert book.name == "" and [e.keys for e in book.entries] == [["tide"], ["gale"]]
+    assert book.entries[1].content == "12" and book.entries[1].priority == 2.5
+    assert all(e.enabled for e in book.entries)
+    assert [w.message for w in warnings] == [
+        "Keywords is a string, not an array; read as one item",
+        "Text is a number, not a string; read as text"]
+    out = registry.write([book], FMT)
+    assert not out.loss
+    assert members(out.files[0].data) == members(data)
