@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from bunzai.sdk import Detection, FormatAdapter
 
-from .._common.character import DEFAULTS
+from .._common.character import DATES, DEFAULTS, IDS, ORIGINAL, VOXTA, setting_path
 from .._common.neutral import BOOK_NEUTRAL
 
 if TYPE_CHECKING:
@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 _CHARACTER = re.compile(r"^Characters/[^/]+/character\.json$")
 _SCENARIO = re.compile(r"^Scenarios/[^/]+/scenario\.json$")
+def _ALWAYS(value: object, owner: object) -> bool:
+    return True
+
+
 _BOOK = re.compile(r"^(?:Books|MemoryBooks)/[^/]+/book\.json$")
 
 
@@ -44,27 +48,26 @@ class VoxtaAdapter(FormatAdapter):
         ("anything else, including BYAF's lower-case characters/ folders", 0.0),
     )
     losses = (
-        ("nickname", "dropped: {{ char }} is Voxta's Name"),
         ("lorebook", "a memory book: keywords, text, weight (priority) and deleted (disabled); "
                      "other entry settings are dropped"),
         ("assets", "the avatar becomes the thumbnail; other files go under Assets/ if Voxta "
                    "takes their type (no GIF, SVG, AAC, FLAC, MOV); remote files are dropped"),
-        ("extensions", "dropped, except visual_description (Voxta's Description)"),
+        ("extensions", "dropped, except visual_description (Voxta's Description) and voxta "
+                       "(the Voxta settings, as Character Foundry keeps them in a card)"),
         ("creator_notes_multilingual, group_only_greetings, source, regex_scripts, triggers",
          "dropped"),
         ("text fields", "{{char}}/{{user}} (and <BOT>/<USER>) written as {{ char }}/{{ user }}"),
     )
     carries = (
-        "name", "description", "personality", "scenario", "first_mes", "mes_example",
+        "name", "nickname", "description", "personality", "scenario", "first_mes", "mes_example",
         "system_prompt", "post_history_instructions", "creator", "creator_notes",
         "character_version", "tags", "alternate_greetings", "creation_date",
-        "modification_date", "extensions.visual_description", "lorebook.name",
+        "modification_date", "extensions.visual_description", "extensions.voxta", "lorebook.name",
         "lorebook.description", "lorebook.entries[*].keys", "lorebook.entries[*].content",
         "lorebook.entries[*].enabled", "lorebook.entries[*].priority", "assets[*].type",
         "assets[*].name", "assets[*].data", "assets[*].uri",
     )
     reasons = (
-        ("nickname", "Voxta has no nickname: {{ char }} is the Name"),
         ("creator_notes_multilingual", "Voxta has creator notes in one language only"),
         ("group_only_greetings", "Voxta has no group-only greetings"),
         ("source", "Voxta has no source list"),
@@ -77,10 +80,14 @@ class VoxtaAdapter(FormatAdapter):
                                 "and a deleted flag"),
     )
     neutral = (
-        *((f"app_data.voxta.{key}", (value,)) for key, value in DEFAULTS.items() if value != []),
+        *((f"extensions.{VOXTA}.{setting_path(key)}", (value,))
+          for key, value in DEFAULTS.items() if value != []),
+        *((f"extensions.{VOXTA}.{name}", _ALWAYS) for name, _ in IDS),
+        *((f"extensions.{VOXTA}.{ORIGINAL}.{key}", _ALWAYS) for key in DATES),
         *((f"lorebook.app_data.voxta.{key}", (value,)) for key, value in BOOK_NEUTRAL.items()),
     )
-    """Voxta's settings for a new character and book (empty lists are neutral anyway)."""
+    """Voxta's settings for a new character and book (empty lists are neutral anyway); the ids
+    and the dates' text Character Foundry keeps beside them are not user data."""
     reader = "read:read_package"
     writer = "write:write_package"
     labeler = "._common.labels:rules"  # beside both adapters: they label the same packages

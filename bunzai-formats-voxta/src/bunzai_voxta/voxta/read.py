@@ -2,11 +2,12 @@
 
 Each ``Characters/<id>/character.json`` is one character; the memory books its ``MemoryBooks``
 links become its lorebook; ``thumbnail.<ext>`` beside it is its avatar (asset ``main``) and the
-files under its ``Assets/`` folder its other assets.  What the canonical model cannot name is user
-data in ``app_data["voxta"]`` (see ``_common/character.py``), and so are the package members no
-character holds (scenarios, books no character links, other files), by member path, with the first
-character.  The package's layout (member order, ``package.json``, the comment) is kept in
-``passthrough``, so the characters of one package are written back as that package.
+files under its ``Assets/`` folder its other assets.  Its Voxta settings go to
+``extensions.voxta`` in Character Foundry's layout (see ``_common/character.py``).  The package
+members no character holds (scenarios, books no character links, other files) are user data in
+``app_data["voxta"]``, by member path, with the first character.  The package's layout (member
+order, ``package.json``, the comment) is kept in ``passthrough``, so the characters of one
+package are written back as that package.
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Issue, MalformedInput, ReadResult, UnsupportedInput, sniff_media
 
 from .._common.book import read_books, split_rest
-from .._common.character import CHARACTER, LAYOUT, MAPPED, VISUAL, explicit
+from .._common.character import (
+    CHARACTER,
+    LAYOUT,
+    MAPPED,
+    VISUAL,
+    VOXTA,
+    explicit,
+    to_extension,
+)
 from .._common.package import (
     BOOK_JSON,
     CHARACTER_JSON,
@@ -129,7 +138,10 @@ def _character(z: SafeZip, fmt: str, pkg: Package, folder: str, member: JsonMemb
     extensions: dict[str, Any] = {VISUAL: visual} if visual else {}
 
     rest, extra = character_data(obj, fields["tags"])
-    extra.update(carried)
+    settings = to_extension(obj, extra)
+    if settings:
+        extensions[VOXTA] = settings
+    extra = dict(carried)
     lorebook = read_books(books, warnings, fmt)
     assets = _assets(z, pkg, folder)
 

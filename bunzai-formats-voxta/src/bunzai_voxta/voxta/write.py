@@ -2,16 +2,20 @@
 
 Output follows the Voxta server: every member deflated, no directory entries, the zip comment
 ``Voxta Package``, compact JSON with .NET escapes, ``$type`` first and ``Id`` last, macros as
-``{{ char }}`` / ``{{ user }}``.  A character read from a Voxta package is rebuilt from its layout
-and app data: the same ids, key order, dialect, dates and Voxta settings, so a same-format rewrite
-gives back the same JSON bytes; characters read from one package are written back as that package
-(its ``package.json``, scenarios and other members included).
+``{{ char }}`` / ``{{ user }}``.  A character's Voxta settings come from ``extensions.voxta``
+(Character Foundry's layout: a Voxta read puts them there, and so does Character Foundry's
+``voxtaToCCv3``), so a card made from a Voxta character brings its voice back.  A character read
+from a Voxta package is rebuilt from its layout and those settings: the same ids, key order,
+dialect and dates, so a same-format rewrite gives back the same JSON bytes; characters read from
+one package are written back as that package (its ``package.json``, scenarios and other members
+included).
 
 The loss report names what reads back differently, known from what was written (the package's
 member order decides the assets and which character holds the other members): the writer never
 reads the package back.
 
-A character from another format gets fresh ids (random UUIDs, as Voxta assigns them).  One
+A character from another format gets fresh ids (random UUIDs, as Voxta assigns them), unless
+its ``extensions.voxta`` names the Voxta character it was made from.  One
 character with no book and no asset besides its avatar becomes a character export
 (``Characters/<id>/`` only, as the server writes it); otherwise the package gets a
 ``package.json`` whose entry resource is the first character, as the server writes a package.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import uuid
 from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -33,12 +38,16 @@ from .._common.character import (
     ASSET_EXTS,
     ASSET_TYPES,
     CHARACTER,
+    DATES,
+    ECHOES,
     EXAMPLE_START,
     MACROS,
     ORDER,
     THUMBNAIL_TYPES,
     VISUAL,
+    VOXTA,
     explicit,
+    from_extension,
 )
 from .._common.jsonfmt import DOTNET, dumps
 from .._common.macros import card_survives
@@ -52,7 +61,6 @@ from .._common.package import (
     package_json,
 )
 from .._common.util import ABSENT, format_time, new_id, ordered
-from .read import character_data
 
 if TYPE_CHECKING:
     from bunzai.sdk import Asset, Character, Neutrality
@@ -83,6 +91,19 @@ def _data(ch: Any, fmt: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _ext_id(ch: Any, name: str) -> str | None:
+    """An id ``extensions.voxta`` gives (a card made from a Voxta character), if it is a GUID."""
+    ext = ch.extensions.get(VOXTA)
+    value = ext.get(name) if isinstance(ext, dict) else None
+    if not isinstance(value, str):
+        return None
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return None
+    return value
+
+
 def _sha(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:16]
 
@@ -108,8 +129,6 @@ class _Builder:
         self.warnings: list[str] = []
         self.sources: list[dict[str, int]] = [{} for _ in entities]
         """Per character: the asset index each of its files was written from, by member."""
-        self.written_data: list[dict[str, Any]] = []
-        """Per character: the app data its written ``character.json`` reads back as."""
         shareds = [_layout(e, fmt).get("shared") for e in entities]
         first = shareds[0]
         self.shared: dict[str, Any] | None = first if (
@@ -130,7 +149,7 @@ class _Builder:
             raw_id = source_package[0].get("Id")
             package_id = raw_id if isinstance(raw_id, str) else None
         elif new_package:
-            package_id = new_id()
+            package_id = _ext_id(self.entities[0], "packageId") or new_id()
         books = BookWriter(package_id if new_package else None, self.warnings, self.fmt,
                            neutral_values())
         characters: list[tuple[str, bytes, list[tuple[str, bytes]]]] = []
@@ -193,6 +212,8 @@ class _Builder:
         out: list[str] = []
         for ch in self.entities:
             folder = _layout(ch, self.fmt).get("folder")
+            if not (isinstance(folder, str) and folder) and not _layout(ch, self.fmt):
+                folder = _ext_id(ch, "id")  # a card that keeps its Voxta id goes back to it
             out.append(folder if isinstance(folder, str) and folder and folder not in out
                        else new_id())
         return out
@@ -215,10 +236,16 @@ class _Builder:
             obj["ExplicitContent"] = explicit(ch.tags)
         extra = {k: v for k, v in _data(ch, self.fmt).items() if not is_member(k)}
         obj.update(extra)
+        kept = self._settings(obj, ch, loss)
         if package_id:
             obj["PackageId"] = package_id
+        elif rest is None and _ext_id(ch, "packageId"):
+            obj["PackageId"] = kept["PackageId"]
 
         record = layout.get("fields")
+        if not isinstance(record, dict) and rest is None:
+            # a card from a Voxta character: the dates' text, while they are the card's dates
+            record = {"raw": {k: kept[k] for k in DATES if isinstance(kept.get(k), str)}}
         obj.update(self._fields(ch, record if isinstance(record, dict) else None, loss))
 
         linked = books.write(ch.lorebook, loss, "lorebook", default_name=ch.name)
@@ -229,8 +256,33 @@ class _Builder:
             obj["Id"] = cid
         style = str(layout.get("style") or DOTNET)
         obj = ordered(obj, layout.get("order") if rest is not None else None, ORDER)
-        self.written_data.append(character_data(obj, ch.tags)[1])
         return obj, style, files
+
+    @staticmethod
+    def _settings(obj: dict[str, Any], ch: Character, loss: LossReport) -> dict[str, Any]:
+        """Put the character's ``extensions.voxta`` settings into ``obj`` (Character Foundry's
+        mapping), report what has no place, and give back its ids and dates' text."""
+        if VOXTA not in ch.extensions:
+            return {}
+        ext = ch.extensions[VOXTA]
+        settings, kept, lost = from_extension(ext)
+        obj.update(settings)
+        neutral = neutral_values()
+        base = f"extensions.{VOXTA}"
+        for path, value, why in lost:
+            where = f"{base}.{path}" if path else base
+            if not neutral.neutral(where, value):
+                loss.dropped(where, why)
+        for name, field_path in ECHOES.items():
+            value = ext.get(name) if isinstance(ext, dict) else None
+            card = ch.nickname if name == "label" else ch.extensions.get(VISUAL)
+            if not isinstance(value, str) or not value:
+                continue
+            if value == card:  # the same text, kept once: where it reads back
+                loss.approximated(f"{base}.{name}", f"read back as {field_path} only")
+            else:
+                loss.dropped(f"{base}.{name}", f"Voxta's is written from {field_path}")
+        return kept
 
     @staticmethod
     def _fields(ch: Character, record: dict[str, Any] | None, loss: LossReport
@@ -391,15 +443,13 @@ class _Builder:
                 loss.approximated(f"assets[{k}].name", "Voxta names files by their file name")
 
     def _report_data(self, i: int, ch: Character) -> None:
-        """The character's own app data: what the object written says of it when read."""
-        before = {k: v for k, v in _data(ch, self.fmt).items() if not is_member(k)}
-        after = self.written_data[i]
-        for key in sorted(set(before) | set(after)):
-            x, y = before.get(key, ABSENT), after.get(key, ABSENT)
-            if x is not ABSENT and y is not ABSENT and same(x, y):
-                continue
-            self.losses[i].approximated(f"app_data.{self.fmt}.{key}", "replaced by what the "
-                                        "character itself says")
+        """Voxta settings kept in app data (canonical files from before they moved to
+        ``extensions.voxta``) are written, and read back in their new place."""
+        neutral = neutral_values()
+        for key, value in _data(ch, self.fmt).items():
+            path = f"app_data.{self.fmt}.{key}"
+            if not is_member(key) and not neutral.neutral(path, value):
+                self.losses[i].approximated(path, f"read back as extensions.{VOXTA}")
 
 
 def _main_icon(assets: list[Asset]) -> int | None:

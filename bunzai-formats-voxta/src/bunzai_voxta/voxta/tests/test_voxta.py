@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import re
+import struct
 import subprocess
 import sys
 import uuid
@@ -127,25 +129,37 @@ def test_purrsephone_field_mapping(registry: Any) -> None:
     assert first.keys == ["memory"] and first.priority == 6 and first.enabled
     assert first.content.startswith("Vega maintains memories of Purrsephone's")
     assert [a.name for a in ch.assets] == ["main"] and ch.assets[0].media_type == "image/png"
-    data = ch.app_data[FMT]
-    assert data["Label"] == "Purrsephone Alpha 0.8"
-    assert len(data["TextToSpeech"]) == 4 and data["ChatStyle"] == 3
-    assert [s["Name"] for s in data["Scripts"]] == ["index", "lib"]
-    assert "vision" in data["Augmentations"]
+    assert ch.nickname == "Purrsephone Alpha 0.8"  # Label
+    # the Voxta settings, where Character Foundry keeps them in a card
+    data = ch.extensions[FMT]
+    assert len(data["textToSpeech"]) == 4 and data["chatSettings"]["chatStyle"] == 3
+    assert data["chatSettings"]["useMemory"] is True
+    assert [s["Name"] for s in data["scripts"]] == ["index", "lib"]
+    assert "vision" in data["augmentations"]
+    assert data["id"] == "cf0a06ea-5b6c-9a4d-945a-1c32ad4349bd"
+    assert data["packageId"] == "111cf329-c052-671b-e247-351f6f7ea8e5"
+    assert data["original"] == {"DateCreated": "2024-11-18T07:40:11.929+00:00",
+                                "DateModified": "2025-10-22T22:54:06.0064021+00:00"}
+    assert FMT not in ch.app_data
     for layout in ("$type", "Id", "PackageId", "MemoryBooks", "Thumbnail"):
-        assert layout not in data and layout in ch.passthrough[FMT]["rest"]
+        assert layout in ch.passthrough[FMT]["rest"]
 
 
 def test_lady_voxta_reports_only_the_settings_that_are_not_voxta_defaults(
         registry: Any) -> None:
     (ch,), _ = read(registry, corpus("Lady_Voxta"))
-    data = ch.app_data[FMT]
-    assert data["TextToSpeech"] == [] and data["Scripts"] == [] and data["UseVision"] is False
-    # another format drops every Voxta setting, but reports only those a user set
+    data = ch.extensions[FMT]
+    assert data["textToSpeech"] == [] and data["scripts"] == []
+    assert data["original"]["UseVision"] is False and data["original"]["ScenarioOnly"] is False
+    # another format drops every Voxta setting, but reports them only when a user set one
     out = registry.write([ch], "backyard-byaf")
-    dropped = sorted(e.path for e in out.loss if e.path.startswith(f"app_data.{FMT}."))
-    assert dropped == [f"app_data.{FMT}.{k}" for k in ("ChatStyle", "NotifyUserAwayReturn",
-                                                       "TimeAware")]
+    assert [e.path for e in out.loss if FMT in e.path] == [f"extensions.{FMT}"]
+    chat = data["chatSettings"]
+    assert (chat["chatStyle"], chat["notifyUserAwayReturn"], chat["timeAware"]) == (1, True, True)
+    chat["chatStyle"] = 0
+    del chat["notifyUserAwayReturn"], chat["timeAware"]
+    out = registry.write([ch], "backyard-byaf")
+    assert not [e.path for e in out.loss if FMT in e.path]  # defaults, ids and dates
     assert ch.lorebook is None and ch.tags == [] and ch.creator_notes == ""
 
 
@@ -326,16 +340,131 @@ def test_sillytavern_card_to_voxta_reads_back_with_an_exact_loss_report(
     # both ways: what changed is reported, and what is reported changed
     assert not conversion_problems(registry, [ch], FMT)
     reported = {e.path for e in out.loss}
-    assert {"nickname", "group_only_greetings", "description", "alternate_greetings",
+    assert back.nickname == "Keeper"  # as Label
+    assert {"group_only_greetings", "description", "alternate_greetings",
             "mes_example", "extensions.depth_prompt",
             "lorebook.entries[0].secondary_keys", "lorebook.entries[0].comment",
             "lorebook.entries[0].insertion_order", "lorebook.entries[1].insertion_order",
             "lorebook.entries[1].constant"} <= reported
     # layout, ids and values that ask nothing of Voxta are not losses
     assert not [p for p in reported if "passthrough" in p]
-    assert not {"extensions.world", "lorebook.entries[0].id", "lorebook.entries[1].id",
+    assert not {"nickname", "extensions.world", "lorebook.entries[0].id", "lorebook.entries[1].id",
                 "lorebook.entries[0].constant", "lorebook.entries[0].position",
                 "lorebook.entries[0].content", "lorebook.entries[1].enabled"} & reported
+
+
+def _card_json(png: bytes) -> dict[str, Any]:
+    """The card a PNG carries (its ``ccv3`` chunk, else ``chara``), as a card reader sees it."""
+    pos, found = 8, {}
+    while pos < len(png):
+        size, kind = struct.unpack(">I4s", png[pos:pos + 8])
+        if kind == b"tEXt":
+            key, _, text = png[pos + 8:pos + 8 + size].partition(b"\0")
+            found[key] = json.loads(base64.b64decode(text))
+        pos += size + 12
+    card: dict[str, Any] = found.get(b"ccv3") or found[b"chara"]
+    return card
+
+
+VOICE_AND_CHAT = ("Label", "Culture", "TextToSpeech", "Scripts", "ChatStyle",
+                  "EnableThinkingSpeech", "NotifyUserAwayReturn", "TimeAware", "UseMemory",
+                  "MaxTokens", "MaxSentences", "Augmentations", "SystemPromptOverrideType",
+                  "ScenarioOnly", "Description", "DateCreated", "DateModified")
+
+
+def test_a_voxta_character_through_a_sillytavern_png_keeps_its_voice_and_settings(
+        registry: Any) -> None:
+    (ch,), _ = read(registry, fx.character_export())
+    png = registry.write([ch], "sillytavern")
+    assert png.files[0].suffix == ".png"
+    assert not png.loss  # the card holds the Voxta settings: nothing to report
+    assert not conversion_problems(registry, [ch], "sillytavern")
+    ext = _card_json(png.files[0].data)["data"]["extensions"]["voxta"]  # where Character
+    assert ext["textToSpeech"][0]["Voice"]["label"] == "Female"  # Foundry looks for them
+    assert ext["chatSettings"]["chatStyle"] == 2 and ext["id"] == fx.KEEPER
+
+    handle, result, _ = registry.read(as_input(png.files[0].data, "mara.png"))
+    assert handle.id == "sillytavern"
+    (card,) = result.entities
+    out = registry.write([card], FMT)
+    assert not out.loss and not conversion_problems(registry, [card], FMT)
+    written = json.loads(members(out.files[0].data)[f"Characters/{fx.KEEPER}/character.json"])
+    source = fx.keeper([])
+    assert {k: written.get(k) for k in VOICE_AND_CHAT} == {k: source[k] for k in VOICE_AND_CHAT}
+
+    # a setting the user removes from the card is gone from the package, not reported
+    del card.extensions[FMT]["textToSpeech"]
+    card.extensions[FMT]["chatSettings"]["speakingRate"] = 1.2  # no such Voxta setting
+    out = registry.write([card], FMT)
+    assert [(e.path, e.action) for e in out.loss] == [
+        ("extensions.voxta.chatSettings.speakingRate", "dropped")]
+    assert "TextToSpeech" not in json.loads(
+        members(out.files[0].data)[f"Characters/{fx.KEEPER}/character.json"])
+    assert not conversion_problems(registry, [card], FMT)
+
+
+def foundry_card() -> dict[str, Any]:
+    """A CCv3 card as Character Foundry's ``voxtaToCCv3`` writes one (our own character)."""
+    voxta = {
+        "id": "0d9c8b7a-6f5e-4d3c-8b2a-1f0e9d8c7b6a",
+        "packageId": "1e2d3c4b-5a69-4877-8695-a4b3c2d1e0f9", "label": "The Pilot",
+        "appearance": "Oilskin coat, salt in her hair.", "culture": "nl-NL",
+        "textToSpeech": [{"Voice": {"parameters": {"VoiceId": "pilot-01"}, "label": "Pilot"},
+                          "Service": {"ServiceName": "Example TTS",
+                                      "ServiceId": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0"}}],
+        "chatSettings": {"chatStyle": 3, "enableThinkingSpeech": True, "useMemory": True,
+                         "maxSentences": 4},
+        "simulationSettings": {"climaxSensitivity": 0.5},
+        "scripts": [{"Name": "index", "Content": "// ferry bell\n"}],
+        "augmentations": ["vision"], "voiceSampleUrl": "https://example.invalid/pilot.wav",
+        "original": {"DateCreated": "2025-02-03T04:05:06.789+00:00",
+                     "DateModified": "2025-02-04T00:00:00+00:00"},
+    }
+    return {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Ilse", "nickname": "The Pilot", "description": "{{char}} runs the ferry.",
+        "personality": "", "scenario": "", "first_mes": "Ticket, {{user}}?", "mes_example": "",
+        "creator_notes": "", "system_prompt": "", "post_history_instructions": "",
+        "alternate_greetings": [], "group_only_greetings": [], "tags": [], "creator": "",
+        "character_version": "1.0", "creation_date": 1738555506,
+        "modification_date": 1738627200,
+        "extensions": {"voxta": voxta, "visual_description": "Oilskin coat, salt in her hair."}}}
+
+
+def test_a_character_foundry_card_brings_its_voxta_settings_back(registry: Any) -> None:
+    handle, result, _ = registry.read(as_input(json.dumps(foundry_card()).encode(), "i.json"))
+    assert handle.id != FMT
+    (card,) = result.entities
+    out = registry.write([card], FMT)
+    # the key Voxta has no place for, by its path; the two that repeat card fields read back
+    # as those fields
+    assert sorted((e.path, e.action) for e in out.loss) == [
+        ("extensions.voxta.appearance", "approximated"),
+        ("extensions.voxta.label", "approximated"),
+        ("extensions.voxta.voiceSampleUrl", "dropped")]
+    assert not conversion_problems(registry, [card], FMT)
+    files = members(out.files[0].data)
+    ext = foundry_card()["data"]["extensions"]["voxta"]
+    obj = json.loads(files[f"Characters/{ext['id']}/character.json"])  # its Voxta id
+    assert obj["PackageId"] == ext["packageId"]
+    assert obj["Label"] == "The Pilot" and obj["Culture"] == "nl-NL"
+    assert obj["Description"] == ext["appearance"]
+    assert obj["TextToSpeech"] == ext["textToSpeech"] and obj["Scripts"] == ext["scripts"]
+    assert (obj["ChatStyle"], obj["EnableThinkingSpeech"], obj["UseMemory"],
+            obj["MaxSentences"], obj["ClimaxSensitivity"]) == (3, True, True, 4, 0.5)
+    assert obj["Augmentations"] == ["vision"]
+    # the dates' own text, while it says what the card's dates say
+    assert obj["DateCreated"] == "2025-02-03T04:05:06.789+00:00"
+    assert obj["DateModified"] == "2025-02-04T00:00:00+00:00"
+    (back,), _ = read(registry, out.files[0].data)
+    assert back.nickname == "The Pilot"
+    assert back.extensions[FMT]["chatSettings"] == ext["chatSettings"]
+
+    # Character Foundry's label and appearance repeat card fields; the card fields win
+    card.nickname = "Ilse of the ferry"
+    out = registry.write([card], FMT)
+    assert ("extensions.voxta.label", "dropped") in {(e.path, e.action) for e in out.loss}
+    assert json.loads(members(out.files[0].data)[
+        f"Characters/{ext['id']}/character.json"])["Label"] == "Ilse of the ferry"
 
 
 def test_a_converted_card_is_a_server_style_package_with_fresh_ids(registry: Any) -> None:
