@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 COMMENT = "Voxta Package"
 """The zip comment the Voxta server writes on every package."""
+SUFFIX = ".voxpkg"
+PACKAGE_ORDER = ("$type", "Description", "Creator", "ExplicitContent", "EntryResource",
+                 "ThumbnailResource", "Name", "Version", "DateCreated", "DateModified", "Id")
+"""The key order of ``package.json`` as the Voxta server writes it."""
 
 CHARACTER_JSON = re.compile(r"^Characters/([^/]+)/character\.json$")
 CHARACTER_FILE = re.compile(r"^Characters/([^/]+)/(.+)$")
@@ -265,7 +269,9 @@ __all__ = [
     "CHARACTER_FILE",
     "CHARACTER_JSON",
     "COMMENT",
+    "PACKAGE_ORDER",
     "SCENARIO_JSON",
+    "SUFFIX",
     "JsonMember",
     "Package",
     "assemble",

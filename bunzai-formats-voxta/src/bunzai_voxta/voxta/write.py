@@ -53,6 +53,8 @@ from .._common.jsonfmt import DOTNET, dumps
 from .._common.macros import card_survives
 from .._common.package import (
     COMMENT,
+    PACKAGE_ORDER,
+    SUFFIX,
     THUMBNAIL,
     assemble,
     build_zip,
@@ -65,9 +67,6 @@ from .._common.util import ABSENT, format_time, new_id, ordered
 if TYPE_CHECKING:
     from bunzai.sdk import Asset, Character, Neutrality
 
-SUFFIX = ".voxpkg"
-PACKAGE_ORDER = ("$type", "Description", "Creator", "ExplicitContent", "EntryResource",
-                 "ThumbnailResource", "Name", "Version", "DateCreated", "DateModified", "Id")
 MEDIA_EXT = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/avif": "avif",
              "video/webm": "webm", "video/mp4": "mp4", "audio/mpeg": "mp3", "audio/wav": "wav",
              "audio/x-wav": "wav", "audio/ogg": "ogg"}

@@ -20,6 +20,8 @@ from .._common.jsonfmt import DOTNET, dumps
 from .._common.package import (
     BOOK_JSON,
     COMMENT,
+    PACKAGE_ORDER,
+    SUFFIX,
     assemble,
     build_zip,
     carried_members,
@@ -31,9 +33,6 @@ from .._common.util import new_id, ordered
 if TYPE_CHECKING:
     from bunzai.sdk import Lorebook
 
-SUFFIX = ".voxpkg"
-PACKAGE_ORDER = ("$type", "Description", "Creator", "ExplicitContent", "EntryResource",
-                 "ThumbnailResource", "Name", "Version", "DateCreated", "DateModified", "Id")
 
 
 def _shared(book: Any, fmt: str) -> Any:
