@@ -57,16 +57,35 @@ def _lift_mirrors(values: dict[str, Any], layout: dict[str, Any]) -> None:
     """
     ext = values["extensions"]
     lifted = []
-    copies = _ST_EXT
+    copies = _LIFT
+    plain = _PLAIN
     for key, value in ext.items():
         spec = copies.get(key)
-        if spec is not None and _copy_agrees(value, values[spec[0]], spec[2]):
+        if spec is None:
+            continue
+        current = values[spec[0]]
+        back = spec[1]
+        if back is None:
+            # An uncoded copy agrees when it is its field's value: same JSON type and value
+            # (None only with None), exactly what _copy_agrees decides for it.
+            t = type(value)
+            if t is type(current) and (value == current if t in plain
+                                       else same(value, current)):
+                lifted.append(key)
+        elif _copy_agrees(value, current, back):
             lifted.append(key)
     if lifted:
         layout["ext_mirror"] = lifted
         layout["ext_order"] = list(ext)
         values["extensions"] = {} if len(lifted) == len(ext) else {
             k: v for k, v in ext.items() if k not in lifted}
+
+
+_PROBE = object()
+_LIFT = {key: (attr, None if back(_PROBE) is _PROBE else back)
+         for key, (attr, _check, back) in _ST_EXT.items()}
+"""Extension key -> (field, its writer mapping, None where the mapping returns the field's own
+value: such a copy is compared with the field directly)."""
 
 
 def _restore_mirrors(entry: LorebookEntry, layout: dict[str, Any] | None) -> dict[str, Any]:
