@@ -236,11 +236,20 @@ def _is_str_dict(x: Any) -> bool:
     return type(x) is dict and all(type(v) is str for v in x.values())
 
 
+_EXACT_TYPES: dict[Callable[[Any], bool], frozenset[type]] = {}
+"""The ``exact`` tests made by :func:`_is` -> the types they accept: :meth:`Table.read` tests
+the type itself, with the same answer."""
+
+
 def _is(*types: type) -> Callable[[Any], bool]:
+    test: Callable[[Any], bool]
     if len(types) == 1:
         t0 = types[0]
-        return lambda x: type(x) is t0
-    return lambda x: type(x) in types
+        test = lambda x: type(x) is t0  # noqa: E731
+    else:
+        test = lambda x: type(x) in types  # noqa: E731
+    _EXACT_TYPES[test] = frozenset(types)
+    return test
 
 
 def _all_str(x: Any) -> bool:
@@ -401,14 +410,17 @@ def _step(f: Field) -> tuple[Any, ...]:
     and which values of the expected type it can take without a record (``fast``)."""
     name, conv = f.names[0]
     if f.attr is None:
-        return (_SLOT, f, None, name, conv, None, None, False, False, False, False, False)
+        return (_SLOT, f, None, name, conv, None, None, False, False, False, False, False,
+                None)
     if len(f.names) > 1:
         return (_SPELLINGS, f, f.attr, name, conv, None, None, False, False, False, False,
-                False)
+                False, None)
     emits = _default_emit(f, conv, _fresh(f.absent), forced=False) is not OMIT
+    # ``exact`` is called only when its types are not known (then ``types`` is None).
+    types = _EXACT_TYPES.get(conv.exact)
     return (_ONE, f, f.attr, name, conv, conv.exact, conv.plain, f.foreign,
             type(f.absent) in (list, dict), f.omit_empty,
-            f.null and f.absent is None and not f.omit_empty, emits)
+            f.null and f.absent is None and not f.omit_empty, emits, types)
 
 
 @dataclass(frozen=True)
@@ -460,7 +472,7 @@ class Table:
         get = src.get
         missing = _MISSING
         for (step, f, attr, name, conv, exact, plain, fast, mutable, omit_empty, null_ok,
-             emits) in self._plan:
+             emits, types) in self._plan:
             if step is _ONE:
                 r = get(name, missing)
                 if r is missing:
@@ -470,9 +482,10 @@ class Table:
                     continue
                 natural.append(name)
                 if fast:
-                    if exact(r):
+                    t = type(r)
+                    if t in types if types is not None else exact(r):
                         if not omit_empty or not same(r, f.absent):
-                            values[attr] = take(r) if type(r) in (list, dict) else r
+                            values[attr] = take(r) if t is dict or t is list else r
                             continue
                     elif not omit_empty:
                         if plain(r):
