@@ -152,10 +152,12 @@ def read_worldinfo(obj: dict[str, Any], *, format_id: str,
                 layout["repeats"] = uid  # the file gives this uid twice: so does the rewrite
                 repeated.append(f"{path}.uid")
             seen.add(key)
+        # The table's values are the reader's own dict: validated as they are (the same
+        # validation as the constructor's), the entry's own places added to them.
+        evals["passthrough"] = {format_id: {WI: layout}} if layout else {}
+        evals["app_data"] = {format_id: data} if data else {}
         try:
-            entries.append(LorebookEntry(**evals, passthrough={format_id: {WI: layout}}
-                                         if layout else {},
-                                         app_data={format_id: data} if data else {}))
+            entries.append(LorebookEntry.model_validate(evals))
         except ValidationError as exc:  # the converters make this unreachable in practice
             raise MalformedInput(f"{path}: {exc.errors()[0]['msg']}") from None
     if entry_warnings:
