@@ -354,7 +354,7 @@ def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
     if top_lifted:
         r.layout["top_lifted"] = top_lifted
 
-    entry = LorebookEntry(**values)
+    entry = LorebookEntry.model_validate(values)  # the reader's own dict, validated as it is
     r.layout["pos_canon"] = entry.position
     _, layout, data = r.finish(ENTRY_KEYS)
     entry.passthrough[format_id] = layout
