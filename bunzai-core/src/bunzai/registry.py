@@ -260,7 +260,10 @@ class Registry:
         self._neutrality: Neutrality | None = None
         self._acts_on: list[tuple[str, Any, str, frozenset[str]]] | None = None
         self._asked: dict[str, tuple[dict[str, AdapterHandle], int, list[tuple[
-            AdapterHandle, frozenset[str] | None, Callable[[AdapterInput], Any]]]]] = {}
+            AdapterHandle, frozenset[str] | None, Callable[[AdapterInput], Any]]], bool]] = {}
+        self._asked_by_signs: dict[tuple[str, frozenset[str]], tuple[
+            dict[str, AdapterHandle], int, list[tuple[AdapterHandle,
+                                                      Callable[[AdapterInput], Any]]]]] = {}
         self.adapters: dict[str, AdapterHandle] = {}
         for rec in host.loaded:
             if rec.info is not None:
@@ -324,13 +327,44 @@ class Registry:
         """The adapters detection asks about a file of ``container``, in registry order, with
         the marks one of which the file must show (None: every such file); worked out once
         per container for the adapters the registry holds."""
+        return self._askable_entry(container)[2]
+
+    def _askable_entry(self, container: str) -> tuple[
+            dict[str, AdapterHandle], int,
+            list[tuple[AdapterHandle, frozenset[str] | None, Callable[[AdapterInput], Any]]],
+            bool]:
+        """:meth:`_askable`'s cache entry: the adapters it was worked out for, their count,
+        the list, and whether any of them declares marks (then the file's signs matter)."""
         adapters = self.adapters
         entry = self._asked.get(container)
         if entry is None or entry[0] is not adapters or entry[1] != len(adapters):
             if len(self._asked) > 64:  # containers are a handful; stay bounded all the same
                 self._asked.clear()
-            entry = self._asked[container] = (adapters, len(adapters),
-                                              _askable(list(adapters.values()), container))
+            askable = _askable(list(adapters.values()), container)
+            entry = self._asked[container] = (
+                adapters, len(adapters), askable,
+                any(marks is not None for _, marks, _ in askable))
+        return entry
+
+    def _asked_for(self, input: AdapterInput
+                   ) -> list[tuple[AdapterHandle, Callable[[AdapterInput], Any]]]:
+        """The adapters detection asks about ``input``, in registry order: those of its
+        container whose marks (if they declare any) meet the file's signs.  Files of one
+        container mostly show the same few sets of signs, so the list is worked out once per
+        (container, signs) for the adapters the registry holds."""
+        container = input.container
+        adapters, _, askable, marked = self._askable_entry(container)
+        if not marked:  # signs are built only when some adapter's marks need them
+            return [(h, detector) for h, _, detector in askable]
+        key = (container, input.signs)
+        entry = self._asked_by_signs.get(key)
+        if entry is None or entry[0] is not adapters or entry[1] != len(adapters):
+            if len(self._asked_by_signs) > 256:  # sign sets vary with the files; stay bounded
+                self._asked_by_signs.clear()
+            signs = key[1]
+            entry = self._asked_by_signs[key] = (adapters, len(adapters), [
+                (h, detector) for h, marks, detector in askable
+                if marks is None or not signs.isdisjoint(marks)])
         return entry[2]
 
     def detect(self, input: AdapterInput, *, formats: Iterable[str] | None = None
@@ -342,18 +376,21 @@ class Registry:
         budget = detect_budget()
         clock = time.perf_counter
         container = input.container
-        asked = (self._askable(container) if formats is None
-                 else _askable([self.get(f) for f in formats], container))
-        signs: frozenset[str] | None = None
-        for h, marks, detector in asked:
-            if marks is not None:  # what AdapterInput.matches says, without the calls
-                if signs is None:
-                    signs = input.signs
-                if signs.isdisjoint(marks):
-                    continue  # none of the marks the adapter needs: it scores 0
+        if formats is None:
+            asked = self._asked_for(input)
+        else:  # what AdapterInput.matches says: a declared container, and one of its marks
+            asked = [(h, detector) for h, marks, detector
+                     in _askable([self.get(f) for f in formats], container)
+                     if marks is None or not input.signs.isdisjoint(marks)]
+        for h, detector in asked:
             t0 = clock()
             try:
-                score, reason = _normalize_score(detector(input))
+                raw = detector(input)
+                if (type(raw) is Detection and type(score := raw.score) is float
+                        and 0.0 <= score <= 1.0):  # the usual answer, as _normalize_score
+                    reason = raw.reason
+                else:
+                    score, reason = _normalize_score(raw)
             except (Exception, SystemExit) as exc:  # a detector never ends the run
                 faults.append(Fault(h.id, f"{type(exc).__name__}: {exc}"))
                 score, reason = 0.0, ""
