@@ -255,8 +255,6 @@ class AdapterInput:
         return found
 
     def _signs(self) -> set[str]:
-        from .cardspec.pngcard import ASSET_PREFIX
-
         container = self.container
         if container == "json":
             doc = self.json
@@ -271,6 +269,8 @@ class AdapterInput:
             png = self.png
             if png is None:
                 return set()
+            from .cardspec.pngcard import ASSET_PREFIX  # only PNG signs need it
+
             out = set()
             for tc in png.text_chunks():
                 kw = tc.keyword.lower()

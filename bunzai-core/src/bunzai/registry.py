@@ -232,6 +232,18 @@ def _askable(handles: Sequence[AdapterHandle], container: str
     return out
 
 
+_NO_SIGNS: frozenset[str] = frozenset()
+
+
+def _rank(c: Candidate) -> tuple[float, str]:
+    """Highest score first; equal scores by format id, so the report is stable."""
+    return -c.score, c.format
+
+
+def _slowest(a: SlowAdapter) -> float:
+    return -a.seconds
+
+
 def _normalize_score(raw: Any) -> tuple[float, str]:
     """A detector's answer as (score, reason); anything but a Detection in 0..1 is a fault."""
     if type(raw) is Detection:
@@ -260,7 +272,10 @@ class Registry:
         self._neutrality: Neutrality | None = None
         self._acts_on: list[tuple[str, Any, str, frozenset[str]]] | None = None
         self._asked: dict[str, tuple[dict[str, AdapterHandle], int, list[tuple[
-            AdapterHandle, frozenset[str] | None, Callable[[AdapterInput], Any]]]]] = {}
+            AdapterHandle, frozenset[str] | None, Callable[[AdapterInput], Any]]], bool]] = {}
+        self._asked_by_signs: dict[tuple[str, frozenset[str]], tuple[
+            dict[str, AdapterHandle], int, list[tuple[str, str,
+                                                      Callable[[AdapterInput], Any]]]]] = {}
         self.adapters: dict[str, AdapterHandle] = {}
         for rec in host.loaded:
             if rec.info is not None:
@@ -324,13 +339,44 @@ class Registry:
         """The adapters detection asks about a file of ``container``, in registry order, with
         the marks one of which the file must show (None: every such file); worked out once
         per container for the adapters the registry holds."""
+        return self._askable_entry(container)[2]
+
+    def _askable_entry(self, container: str) -> tuple[
+            dict[str, AdapterHandle], int,
+            list[tuple[AdapterHandle, frozenset[str] | None, Callable[[AdapterInput], Any]]],
+            bool]:
+        """:meth:`_askable`'s cache entry: the adapters it was worked out for, their count,
+        the list, and whether any of them declares marks (then the file's signs matter)."""
         adapters = self.adapters
         entry = self._asked.get(container)
         if entry is None or entry[0] is not adapters or entry[1] != len(adapters):
             if len(self._asked) > 64:  # containers are a handful; stay bounded all the same
                 self._asked.clear()
-            entry = self._asked[container] = (adapters, len(adapters),
-                                              _askable(list(adapters.values()), container))
+            askable = _askable(list(adapters.values()), container)
+            entry = self._asked[container] = (
+                adapters, len(adapters), askable,
+                any(marks is not None for _, marks, _ in askable))
+        return entry
+
+    def _asked_for(self, input: AdapterInput
+                   ) -> list[tuple[str, str, Callable[[AdapterInput], Any]]]:
+        """The adapters detection asks about ``input``, in registry order: those of its
+        container whose marks (if they declare any) meet the file's signs, as (format id,
+        kind, detector).  Files of one container mostly show the same few sets of signs, so
+        the list is worked out once per (container, signs) for the adapters the registry
+        holds."""
+        container = input.container
+        adapters, _, askable, marked = self._askable_entry(container)
+        # signs are built only when some adapter's marks need them
+        key = (container, input.signs if marked else _NO_SIGNS)
+        entry = self._asked_by_signs.get(key)
+        if entry is None or entry[0] is not adapters or entry[1] != len(adapters):
+            if len(self._asked_by_signs) > 256:  # sign sets vary with the files; stay bounded
+                self._asked_by_signs.clear()
+            signs = key[1]
+            entry = self._asked_by_signs[key] = (adapters, len(adapters), [
+                (h.id, h.kind, detector) for h, marks, detector in askable
+                if marks is None or not signs.isdisjoint(marks)])
         return entry[2]
 
     def detect(self, input: AdapterInput, *, formats: Iterable[str] | None = None
@@ -342,37 +388,42 @@ class Registry:
         budget = detect_budget()
         clock = time.perf_counter
         container = input.container
-        asked = (self._askable(container) if formats is None
-                 else _askable([self.get(f) for f in formats], container))
-        signs: frozenset[str] | None = None
-        for h, marks, detector in asked:
-            if marks is not None:  # what AdapterInput.matches says, without the calls
-                if signs is None:
-                    signs = input.signs
-                if signs.isdisjoint(marks):
-                    continue  # none of the marks the adapter needs: it scores 0
+        if formats is None:
+            asked = self._asked_for(input)
+        else:  # what AdapterInput.matches says: a declared container, and one of its marks
+            asked = [(h.id, h.kind, detector) for h, marks, detector
+                     in _askable([self.get(f) for f in formats], container)
+                     if marks is None or not input.signs.isdisjoint(marks)]
+        for fid, kind, detector in asked:
             t0 = clock()
             try:
-                score, reason = _normalize_score(detector(input))
+                raw = detector(input)
+                if (type(raw) is Detection and type(score := raw.score) is float
+                        and 0.0 <= score <= 1.0):  # the usual answer, as _normalize_score
+                    reason = raw.reason
+                else:
+                    score, reason = _normalize_score(raw)
             except (Exception, SystemExit) as exc:  # a detector never ends the run
-                faults.append(Fault(h.id, f"{type(exc).__name__}: {exc}"))
+                faults.append(Fault(fid, f"{type(exc).__name__}: {exc}"))
                 score, reason = 0.0, ""
             dt = clock() - t0
             if dt > budget:
-                slow.append(SlowAdapter(h.id, dt))
+                slow.append(SlowAdapter(fid, dt))
             if score > 0:
-                candidates.append(Candidate(h.id, h.kind, score, reason, dt))
-        candidates.sort(key=lambda c: (-c.score, c.format))
-        slow.sort(key=lambda a: -a.seconds)
-        report = DetectionReport(input.container, candidates, faults,
+                candidates.append(Candidate(fid, kind, score, reason, dt))
+        if len(candidates) > 1:
+            candidates.sort(key=_rank)
+        if len(slow) > 1:
+            slow.sort(key=_slowest)
+        report = DetectionReport(container, candidates, faults,
                                  container_error=input.container_error(), slow=slow,
                                  budget=budget, size=input.size)
-        top = [c for c in candidates if c.score >= DETECT_THRESHOLD]
-        if top:
-            best = top[0].score
-            tied = [c.format for c in top if c.score == best]
+        if candidates and candidates[0].score >= DETECT_THRESHOLD:
+            # ranked by score: the winner is the first, unless the next ones score the same
+            best = candidates[0].score
+            tied = [c.format for c in candidates if c.score == best]
             if len(tied) == 1:
-                report.winner = top[0]
+                report.winner = candidates[0]
             else:
                 report.tied = tied
         return report

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..adapter import FormatAdapter
 from ..errors import MalformedInput
+from ..frozen import unfrozen
 from ..kinds import ANY_KIND, KINDS
 from ..loss import LossReport
 from ..types import Detection, Issue, OutputFile, ReadResult, WriteResult
@@ -24,8 +25,13 @@ BUNDLE_KEY = "vaud_bundle"
 
 
 def _is_entity(obj: Any) -> bool:
-    return (isinstance(obj, Mapping) and obj.get("kind") in KINDS
+    return (_is_object(obj) and obj.get("kind") in KINDS
             and isinstance(obj.get("schema_version"), str))
+
+
+def _is_object(value: Any) -> bool:
+    """A JSON object (a parsed one is a dict; any other mapping is one too)."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 class VaudJsonAdapter(FormatAdapter):
@@ -49,13 +55,13 @@ class VaudJsonAdapter(FormatAdapter):
     doc = "docs/formats/vaud-json.md"
 
     def detect(self, input: AdapterInput) -> Detection:
-        data = input.json
+        data = unfrozen(input.json)  # only looked at: the parse, not read-only views of it
         if data is None:
             return Detection(0.0)
         if _is_entity(data):
             return Detection(1.0, f"canonical {data['kind']} entity, schema "
                                   f"{data['schema_version']}")
-        if isinstance(data, Mapping) and isinstance(data.get(BUNDLE_KEY), str) \
+        if _is_object(data) and isinstance(data.get(BUNDLE_KEY), str) \
                 and isinstance(data.get("entities"), Sequence):
             return Detection(1.0, "canonical bundle")
         return Detection(0.1, "JSON, but not a canonical entity")

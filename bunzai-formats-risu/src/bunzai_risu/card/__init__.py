@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, Option
+from bunzai.sdk import Detection, FormatAdapter, Option, unfrozen
 from bunzai.sdk.cards import has_encrypted_card
 
 from .._common.declared import ACTS_ON, CARD_CARRIED
@@ -24,12 +24,17 @@ SCORE = 0.95
 
 def is_risu_card(value: Any) -> bool:
     """A V2/V3 card object whose ``data.extensions.risuai`` is an object."""
-    if not isinstance(value, Mapping) or value.get("spec") not in ("chara_card_v2",
-                                                                    "chara_card_v3"):
+    value = unfrozen(value)  # only looked at: the parse itself, not read-only views of it
+    if not _is_object(value) or value.get("spec") not in ("chara_card_v2", "chara_card_v3"):
         return False
     data = value.get("data")
-    ext = data.get("extensions") if isinstance(data, Mapping) else None
-    return isinstance(ext, Mapping) and isinstance(ext.get("risuai"), Mapping)
+    ext = data.get("extensions") if _is_object(data) else None
+    return _is_object(ext) and _is_object(ext.get("risuai"))
+
+
+def _is_object(value: Any) -> bool:
+    """A JSON object (a parsed one is a dict; any other mapping is one too)."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 class RisuCardAdapter(FormatAdapter):

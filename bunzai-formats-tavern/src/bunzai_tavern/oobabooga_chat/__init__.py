@@ -81,7 +81,9 @@ class OobaboogaChatAdapter(FormatAdapter):
     aliases = ("ooba", "textgen-chat")
     carries = CARRIES
     reasons = REASONS
-    signature = {"json": ("internal", "data")}
+    # each branch of score needs its second list: internal (with visible), or data_visible
+    # (with data); a card's top-level "data" alone never scores
+    signature = {"json": ("internal", "data_visible")}
     detection = (
         ("internal and visible lists of [user, reply] rows", 0.95),
         ("data and data_visible lists of rows (before July 2023)", 0.9),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, Option
+from bunzai.sdk import Detection, FormatAdapter, Option, unfrozen
 
 from .._common.neutral import WORLD_INFO
 from .._common.options import indent_option
@@ -65,6 +65,7 @@ def _score_array_book(book: Mapping[str, Any]) -> tuple[float, str]:
 
 def score(data: Any) -> tuple[float, str]:
     """How sure this is a Tavern lorebook, and why (pure function of the parsed JSON)."""
+    data = unfrozen(data)  # only looked at: the parse itself, not read-only views of it
     if not isinstance(data, Mapping):
         return 0.0, ""
     spec = data.get("spec")
