@@ -854,11 +854,16 @@ def _field_for(key: str, conv: Conv, absent: Any, null: bool, quiet: bool) -> Fi
     return f
 
 
-def reorder(obj: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
-    """``obj`` with ``keys`` first (in that order, when present), then the rest as they were."""
+def reorder(obj: dict[str, Any], keys: Any) -> dict[str, Any]:
+    """``obj`` with ``keys`` first (in that order, when present), then the rest as they were.
+
+    ``keys`` is often a key order a reader recorded: anything but a list or tuple of it leaves
+    ``obj`` as it is, and an entry that is not a string names no key."""
+    if not isinstance(keys, list | tuple):
+        return obj
     out: dict[str, Any] = {}
     for k in keys:
-        if k in obj and k not in out:
+        if isinstance(k, str) and k in obj and k not in out:
             out[k] = obj[k]
     for k, v in obj.items():
         if k not in out:

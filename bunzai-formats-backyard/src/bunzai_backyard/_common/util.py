@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,14 +17,6 @@ def put(obj: dict[str, Any], key: str, value: Any) -> None:
     if value is not ABSENT:
         obj[key] = value
 
-
-def ordered(obj: dict[str, Any], order: Sequence[str] | None) -> dict[str, Any]:
-    """``obj`` with keys in the source's order (known keys first, new ones after)."""
-    if not order:
-        return obj
-    out = {k: obj[k] for k in order if k in obj}
-    out.update((k, v) for k, v in obj.items() if k not in out)
-    return out
 
 
 def record(layout: Mapping[str, Any] | None, key: str) -> dict[str, Any] | None:

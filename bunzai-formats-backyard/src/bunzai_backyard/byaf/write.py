@@ -27,7 +27,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult, dumps, sniff_media
-from bunzai.sdk.fields import kept, same
+from bunzai.sdk.fields import kept, reorder, same
 from bunzai.sdk.zip import write_zip
 
 from .._common.character import (
@@ -40,7 +40,6 @@ from .._common.tables import BYAF_KEYS, SCENARIO, character_table
 from .._common.util import (
     ABSENT,
     format_time,
-    ordered,
     put,
     record,
     records,
@@ -216,7 +215,7 @@ class _Builder:
         out["characters"] = char_paths
         out["scenarios"] = self._ordered_scenarios()
         order = src.get("order") if src else None
-        return ordered(out, order if isinstance(order, list) else MANIFEST_ORDER)
+        return reorder(out, order if isinstance(order, list) else MANIFEST_ORDER)
 
     def _author(self) -> Any:
         """The manifest author: the source's object with the creator as its name, or for a new
@@ -235,11 +234,11 @@ class _Builder:
         elif isinstance(order, list) and "name" in order and "name" not in extra:
             extra["name"] = ""
         if isinstance(order, list):
-            return ordered(extra, order)
+            return reorder(extra, order)
         url = extra.get("backyardURL")
         if not creator or not (isinstance(url, str) and url):
             return ABSENT
-        return ordered(extra, ("name", "backyardURL"))
+        return reorder(extra, ("name", "backyardURL"))
 
     def _ordered_scenarios(self) -> list[str]:
         if not self.source:
@@ -276,7 +275,7 @@ class _Builder:
             tail["images"] = items
         obj = table.write(values.get, layout, own, tail=tail)
         if not layout:
-            obj = ordered(obj, CHARACTER_ORDER)
+            obj = reorder(obj, CHARACTER_ORDER)
         report_character(ch, table, BYAF_KEYS, obj, loss, self.settings["personality"])
         return obj, entries
 
@@ -327,7 +326,7 @@ class _Builder:
             prefix = f"images[{index}]."
             item.update((key[len(prefix):], v) for key, v in data.items()
                         if key.startswith(prefix) and key != prefix + "label")
-            items.append(ordered(item, rec.get("order") if rec else None))
+            items.append(reorder(item, rec.get("order") if rec else None))
             entries.append((folder + rel, asset.data or b""))
             self.images[i].append((ai, index, item))
         for index in sorted(junk):
@@ -382,12 +381,12 @@ class _Builder:
                     obj["firstMessages"] = raw["firstMessages"]
                 else:
                     obj["firstMessages"] = first_messages(greeting, cid, keep_empty=True)
-            built.append((rec, ordered(obj, (rec or {}).get("order") or SCENARIO_ORDER)))
+            built.append((rec, reorder(obj, (rec or {}).get("order") or SCENARIO_ORDER)))
         for greeting in alternates:
             obj = {k: copy.deepcopy(v) for k, v in primary.items() if k not in _CLONE_DROPS}
             obj["firstMessages"] = first_messages(greeting, cid, keep_empty=True)
             obj["messages"] = []
-            built.append((None, ordered(obj, SCENARIO_ORDER)))
+            built.append((None, reorder(obj, SCENARIO_ORDER)))
         self._place_backgrounds(i, built, ch)
         for source, scen in built:
             if self.settings["chats"] == "drop" and "messages" in scen:
@@ -428,7 +427,7 @@ class _Builder:
         if i and not rec and not obj.get("firstMessages") and not obj.get("exampleMessages"):
             # a scenario naming no character goes with the archive's first one when read
             obj["firstMessages"] = first_messages("", cid, keep_empty=True)
-        return ordered(obj, order if isinstance(order, list) else SCENARIO_ORDER)
+        return reorder(obj, order if isinstance(order, list) else SCENARIO_ORDER)
 
     @staticmethod
     def _later(rec: dict[str, Any] | None, chat: dict[str, Any] | None,

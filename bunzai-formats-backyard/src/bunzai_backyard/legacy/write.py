@@ -29,11 +29,11 @@ from bunzai.sdk import (
 )
 from bunzai.sdk.cards import CARD_KEYWORDS
 from bunzai.sdk.exif import build_exif_user_comment
-from bunzai.sdk.fields import kept, same
+from bunzai.sdk.fields import kept, reorder, same
 from bunzai.sdk.png import PngFile, is_text_chunk_with_keyword, make_chunk, minimal_png, splice
 
 from .._common.character import character_values, report_character, write_lore
-from .._common.util import ordered, record, stable_id
+from .._common.util import record, stable_id
 from .read import CARD_SHAPES, LAYOUT_KEYS, SHAPE_KEYS, sha, table_of
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def write_legacy(ch: Character, options: Mapping[str, Any], format_id: str) -> W
         root = {"character": inner, **root_data}
         if rec is None or "version" in rec:
             root["version"] = rec.get("version", 4) if rec else 4
-        root = ordered(root, rec.get("order") if rec else ("character", "version"))
+        root = reorder(root, rec.get("order") if rec else ("character", "version"))
     else:
         root = inner
         for key in root_data:
@@ -132,7 +132,7 @@ def _inner(ch: Character, shape: str, layout: Mapping[str, Any], data: Mapping[s
         tail[keys.lore] = lore
     obj = table.write(values.get, layout, own, tail=tail)
     if not layout.get("order"):
-        obj = ordered(obj, CHARACTER_ORDER if legacy else None)
+        obj = reorder(obj, CHARACTER_ORDER if legacy else None)
     report_character(ch, table, keys, obj, loss, personality)
     if not legacy:
         for field in ("scenario", "system_prompt", "first_mes", "mes_example"):

@@ -39,6 +39,7 @@ from bunzai.sdk.cards import (
     parse_card,
     resolve_data_uri,
 )
+from bunzai.sdk.fields import reorder
 
 from . import decorators, lore, regex
 from .assets import make_asset, media_type
@@ -244,12 +245,6 @@ def write_custom_scripts(ch: Character, first: int, format_id: str, loss: LossRe
     return out
 
 
-def _ordered(risuai: dict[str, Any], order: Any) -> dict[str, Any]:
-    if not isinstance(order, list):
-        return risuai
-    ranked = {k: i for i, k in enumerate(order)}
-    return {k: risuai[k] for k in sorted(risuai, key=lambda k: ranked.get(k, len(ranked)))}
-
 
 def _book_view(ch: Character, loss: LossReport, warnings: list[str]) -> Lorebook | None:
     """``ch``'s lorebook as RisuAI's card holds it, with what its decorators cannot carry
@@ -311,7 +306,7 @@ def build_risu_card(ch: Character, loss: LossReport, warnings: list[str], *,
             if k in v2:
                 risuai[k] = v2[k]
     if risuai is not None:
-        view.extensions["risuai"] = _ordered(risuai, info.get("order"))
+        view.extensions["risuai"] = reorder(risuai, info.get("order"))
     if assets is not None:
         view.assets = list(assets)
     if isinstance(v2, Mapping):

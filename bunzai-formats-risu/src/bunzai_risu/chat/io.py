@@ -26,7 +26,7 @@ from bunzai.sdk import (
     sniff_layout,
 )
 from bunzai.sdk.chats import parse_time, stored
-from bunzai.sdk.fields import kept
+from bunzai.sdk.fields import kept, reorder
 
 from . import FORMAT_ID, WRITER_REASONS
 
@@ -234,7 +234,7 @@ def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
     for key, value in own.items():
         if key != "folders":
             out.setdefault(key, value)
-    return _ordered(out, record.get("order"))
+    return reorder(out, record.get("order"))
 
 
 def _bookmarks(chat: Chat, record: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:
@@ -293,7 +293,7 @@ def message_obj(m: ChatMessage, index: int | None = None, loss: LossReport | Non
     if m.model:
         info = {"model": m.model, **(info or {})}
     if info is not None:
-        out["generationInfo"] = _ordered(info, record.get("info_order"))
+        out["generationInfo"] = reorder(info, record.get("info_order"))
     elif "generationInfo" in raw:
         out["generationInfo"] = raw["generationInfo"]
     if m.hidden:
@@ -308,7 +308,7 @@ def message_obj(m: ChatMessage, index: int | None = None, loss: LossReport | Non
         out["isComment"] = raw["isComment"]
     for key, value in own.items():
         out.setdefault(key, value)
-    return _ordered(out, record.get("order"))
+    return reorder(out, record.get("order"))
 
 
 @cache
@@ -316,13 +316,6 @@ def _neutral() -> Neutrality:
     from bunzai.sdk import Neutrality
     return Neutrality()
 
-
-def _ordered(obj: dict[str, Any], order: Any) -> dict[str, Any]:
-    if not isinstance(order, list):
-        return obj
-    out = {k: obj[k] for k in order if isinstance(k, str) and k in obj}
-    out.update((k, v) for k, v in obj.items() if k not in out)
-    return out
 
 
 def write_export(entities: Sequence[Entity], options: Any = None,
@@ -354,5 +347,5 @@ def write_export(entities: Sequence[Entity], options: Any = None,
         if _data(chat).get("folders") != shared:
             loss.approximated(f"[{i}].app_data.{FORMAT_ID}.folders" if many else
                               f"app_data.{FORMAT_ID}.folders", WHY["folders"])
-    data = dumps_layout(_ordered(doc, file.get("order")), file)
+    data = dumps_layout(reorder(doc, file.get("order")), file)
     return WriteResult([OutputFile(data, ".json")], loss)

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, Module, ReadResult
+from bunzai.sdk.fields import reorder
 
 from .._common import risum
 from .._common.module import read_module, write_module
@@ -60,16 +61,9 @@ def main_text(module: Module, format_id: str) -> bytes:
     body, _ = write_module(module, format_id)
     record = module.passthrough.get(format_id)
     order = record.get("envelope") if isinstance(record, Mapping) else None
-    main = ordered({"module": body, "type": "risuModule"}, order)
+    main = reorder({"module": body, "type": "risuModule"}, order)
     return risum.dump_main(body) if list(main) == _MAIN else dumps(main, indent=2)
 
-
-def ordered(doc: dict[str, Any], order: Any) -> dict[str, Any]:
-    if not isinstance(order, list):
-        return doc
-    ranked = {k: i for i, k in enumerate(order)}
-    keys = sorted((k for k in doc if k in ranked), key=ranked.__getitem__)
-    return {k: doc[k] for k in keys + [k for k in doc if k not in ranked]}
 
 
 def validate(input: AdapterInput, entities: Sequence[Entity], format_id: str) -> list[Issue]:

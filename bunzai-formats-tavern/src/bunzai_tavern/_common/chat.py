@@ -113,14 +113,6 @@ def emit(obj: dict[str, Any], record: Mapping[str, Any]) -> bytes:
     return dumps_js(obj)
 
 
-def ordered(out: dict[str, Any], order: Any) -> dict[str, Any]:
-    """``out`` with the recorded key order first, then keys the source did not have."""
-    if not isinstance(order, list):
-        return out
-    result = {k: out[k] for k in order if isinstance(k, str) and k in out}
-    result.update((k, v) for k, v in out.items() if k not in result)
-    return result
-
 
 class Messages:
     """The message lines of a chat file, grouped with the oddities that follow each one.

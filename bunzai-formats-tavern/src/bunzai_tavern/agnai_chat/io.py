@@ -22,8 +22,9 @@ from bunzai.sdk import (
     sniff_layout,
 )
 from bunzai.sdk.chats import parse_time, stored
+from bunzai.sdk.fields import reorder
 
-from .._common.chat import data_of, layout_of, lone_alternative, ordered, record
+from .._common.chat import data_of, layout_of, lone_alternative, record
 from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
     for key, value in data.items():
         out.setdefault(key, value)
     order = rec.get("order")
-    return ordered(out, order if isinstance(order, list) else [
+    return reorder(out, order if isinstance(order, list) else [
         "handle", "userId", "characterId", "msg", "state"])
 
 
@@ -231,7 +232,7 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
     for key, value in data_of(chat, FORMAT_ID).items():
         out.setdefault(key, value)
     order = rec.get("order")
-    return ordered(out, order if isinstance(order, list) else None)
+    return reorder(out, order if isinstance(order, list) else None)
 
 
 def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,

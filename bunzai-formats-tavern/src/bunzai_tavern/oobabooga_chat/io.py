@@ -22,8 +22,9 @@ from bunzai.sdk import (
     sniff_layout,
 )
 from bunzai.sdk.chats import parse_time, stored
+from bunzai.sdk.fields import reorder
 
-from .._common.chat import data_of, layout_of, lone_alternative, ordered
+from .._common.chat import data_of, layout_of, lone_alternative
 from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
@@ -237,7 +238,7 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
             doc["metadata"].update((k, v) for k, v in meta.items() if k not in doc["metadata"])
     for key, value in data_of(chat, FORMAT_ID).items():
         doc.setdefault(key, value)
-    return ordered(doc, record.get("order"))
+    return reorder(doc, record.get("order"))
 
 
 def _report_left_out(kept: list[int], count: int, loss: LossReport) -> None:
@@ -293,7 +294,7 @@ def _meta(m: ChatMessage, loss: LossReport | None, path: str) -> dict[str, Any] 
             out[key[9:]] = value
     if not out and "meta" not in record:
         return None
-    return ordered(out, record.get("meta"))
+    return reorder(out, record.get("meta"))
 
 
 def _version_obj(a: Alternative, loss: LossReport | None, path: str) -> dict[str, Any]:
@@ -310,7 +311,7 @@ def _version_obj(a: Alternative, loss: LossReport | None, path: str) -> dict[str
         out["timestamp"] = record["timestamp"]
     for key, value in data_of(a, FORMAT_ID).items():
         out.setdefault(key, value)
-    return ordered(out, record.get("order"))
+    return reorder(out, record.get("order"))
 
 
 def _attachment_obj(a: Attachment, loss: LossReport | None, path: str
@@ -337,7 +338,7 @@ def _attachment_obj(a: Attachment, loss: LossReport | None, path: str
         loss.approximated(path, WHY["attachment_shape"])
     for key, value in data_of(a, FORMAT_ID).items():
         out.setdefault(key, value)
-    return ordered(out, record.get("order"))
+    return reorder(out, record.get("order"))
 
 
 def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult
 from bunzai.sdk.chats import exact_in, stored
+from bunzai.sdk.fields import reorder
 
 from .._common.chat import (
     Lines,
@@ -29,7 +30,6 @@ from .._common.chat import (
     layout_of,
     lone_alternative,
     nested,
-    ordered,
     produce,
     record,
     report_participants,
@@ -135,7 +135,7 @@ def _header_obj(chat: Chat, names: Mapping[str, str], fmt: str,
     order = layout.get("header_order")
     if order is None and not names:
         order = NAMELESS_HEADER  # no one to name: the header SillyTavern writes today
-    return ordered(out, order)
+    return reorder(out, order)
 
 
 def _metadata(chat: Chat, layout: Mapping[str, Any], data: Mapping[str, Any]) -> Any:
@@ -159,7 +159,7 @@ def _metadata(chat: Chat, layout: Mapping[str, Any], data: Mapping[str, Any]) ->
         out.setdefault(key, value)
     if "chat_metadata" not in layout and not out and "header_order" in layout:
         return None  # the source header had no chat_metadata
-    return ordered(out, rec.get("order"))
+    return reorder(out, rec.get("order"))
 
 
 # -- messages ---------------------------------------------------------------------------------
@@ -185,7 +185,7 @@ def message_obj(m: ChatMessage, names: Mapping[str, str], fmt: str = FORMAT_ID,
     if isinstance(keep, Mapping):
         for key, value in keep.items():
             out.setdefault(key, value)
-    return ordered(out, layout.get("order") or NATURAL)
+    return reorder(out, layout.get("order") or NATURAL)
 
 
 def _extra_obj(m: ChatMessage, layout: Mapping[str, Any], data: Mapping[str, Any],
@@ -219,7 +219,7 @@ def _extra_obj(m: ChatMessage, layout: Mapping[str, Any], data: Mapping[str, Any
         del out["type"]  # the message is no longer a system message
     if not out and "extra" in set(layout.get("absent") or ()):
         return None
-    out = ordered(out, rec.get("order"))
+    out = reorder(out, rec.get("order"))
     if loss is not None and m.attachments:
         _report_attachments(m, out, placed, loss, f"{path}attachments")
     return out
@@ -262,7 +262,7 @@ def _attachments(items: list[Attachment], out: dict[str, Any], fmt: str,
             item["title"] = a.title
         for key, value in data_of(a, fmt).items():
             item.setdefault(key, value)
-        groups.setdefault(where, []).append((j, ordered(item, rec.get("order"))))
+        groups.setdefault(where, []).append((j, reorder(item, rec.get("order"))))
         placed.setdefault(where, []).append(j)
     for where, group in groups.items():
         out[where] = group[0][1] if where == "file" and len(group) == 1 else [g for _, g in group]
@@ -352,8 +352,8 @@ def _info(a: Alternative, fmt: str, loss: LossReport | None, path: str) -> dict[
         for key, value in keep.items():
             out.setdefault(key, value)
     if "extra" not in out and (ext or xrec is not None or not rec):
-        out["extra"] = ordered(ext, xrec.get("order") if xrec else None)
-    return ordered(out, rec.get("order"))
+        out["extra"] = reorder(ext, xrec.get("order") if xrec else None)
+    return reorder(out, rec.get("order"))
 
 
 __all__ = ["dumps_js", "message_obj", "write_chat"]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult
 from bunzai.sdk.chats import stored, to_epoch_ms
+from bunzai.sdk.fields import reorder
 
 from .._common.chat import (
     Lines,
@@ -20,7 +21,6 @@ from .._common.chat import (
     dumps_js,
     layout_of,
     lone_alternative,
-    ordered,
     produce,
     record,
     report_participants,
@@ -175,7 +175,7 @@ def header_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         out.setdefault("notes_type", "discr")
     for key, value in data.items():
         out.setdefault(key, value)
-    return ordered(out, layout.get("header_order"))
+    return reorder(out, layout.get("header_order"))
 
 
 class Clock:
@@ -234,7 +234,7 @@ def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
         out.setdefault(key, value)
     for key, value in record(layout, "keep").items():
         out.setdefault(key, value)
-    return ordered(out, layout.get("order") or ["name", "is_user", "is_name", "send_date",
+    return reorder(out, layout.get("order") or ["name", "is_user", "is_name", "send_date",
                                                 "mes"])
 
 

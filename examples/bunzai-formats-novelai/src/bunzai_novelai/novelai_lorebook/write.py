@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult, dumps, dumps_layout
-from bunzai.sdk.fields import kept
+from bunzai.sdk.fields import kept, reorder
 
 from . import PNG_KEYWORD
 from .read import CONFIG, ENTRY, PRIORITY
@@ -41,11 +41,6 @@ ENTRY_ORDER = ("text", "contextConfig", "displayName", "id", "keys", "searchRang
 BOOK_ORDER = ("lorebookVersion", "entries", "settings", "categories")
 
 
-def _ordered(values: Mapping[str, Any], order: list[str] | tuple[str, ...]) -> dict[str, Any]:
-    out = {k: values[k] for k in order if k in values}
-    out.update((k, v) for k, v in values.items() if k not in out)
-    return out
-
 
 def _entry(entry: Any, i: int, format_id: str, loss: LossReport) -> dict[str, Any]:
     layout, data = kept(entry, format_id)
@@ -55,9 +50,9 @@ def _entry(entry: Any, i: int, format_id: str, loss: LossReport) -> dict[str, An
         config[PRIORITY] = entry.insertion_order
     tail: dict[str, Any] = {}
     if layout is not None and "config" in layout:
-        tail[CONFIG] = _ordered(config, layout["config"])
+        tail[CONFIG] = reorder(config, layout["config"])
     elif config:  # a new entry: NovelAI's context settings around what it says
-        tail[CONFIG] = _ordered({**NEW_CONTEXT, **config}, list(NEW_CONTEXT))
+        tail[CONFIG] = reorder({**NEW_CONTEXT, **config}, list(NEW_CONTEXT))
     if layout is not None:
         tail.update((k, layout[k]) for k in ("lastUpdatedAt",) if k in layout)
 
@@ -77,7 +72,7 @@ def _entry(entry: Any, i: int, format_id: str, loss: LossReport) -> dict[str, An
                                                 "comment)")
         loss.approximated(f"entries[{i}].comment", "NovelAI's displayName, taken from the name")
     out = ENTRY.write(value, layout, data, tail=tail)
-    return out if layout is not None else _ordered(out, ENTRY_ORDER)
+    return out if layout is not None else reorder(out, ENTRY_ORDER)
 
 
 def _book(book: Any, format_id: str, loss: LossReport) -> dict[str, Any]:
@@ -94,7 +89,7 @@ def _book(book: Any, format_id: str, loss: LossReport) -> dict[str, Any]:
     loss.left_out("entries", folders, len(book.entries))
     doc["entries"] = entries
     order = (layout or {}).get("order")
-    return _ordered(doc, order if isinstance(order, list) else BOOK_ORDER)
+    return reorder(doc, order if isinstance(order, list) else BOOK_ORDER)
 
 
 def write_lorebook(book: Any, options: Mapping[str, Any], format_id: str) -> WriteResult:
