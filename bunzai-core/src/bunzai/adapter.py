@@ -23,6 +23,7 @@ from .types import (
     LabelRule,
     Option,
     OutputFile,
+    ReadResult,
     WriteResult,
     declared_options,
 )
@@ -30,7 +31,6 @@ from .types import (
 if TYPE_CHECKING:
     from .input import AdapterInput
     from .model import Entity
-    from .types import ReadResult
 
 
 _NAMED_MODULES: dict[tuple[str, str], str] = {}
@@ -195,8 +195,6 @@ class FormatAdapter:
 
     @hookimpl
     def bunzai_to_canonical(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
-        from .types import ReadResult
-
         raw = self.read(input, options)
         if isinstance(raw, ReadResult):
             return raw

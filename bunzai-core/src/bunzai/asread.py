@@ -33,6 +33,8 @@ FILE = "file"
 ZIP = "zip"
 """Slot of the zip archive an entity was read from (a :class:`~bunzai.containers.zipsafe.
 ZipSource`)."""
+_REF = "\x00ref"
+"""Slot holding the weak reference whose callback drops the entity's entry."""
 
 
 def remember(entity: object, slot: str, value: Any) -> None:
@@ -41,10 +43,11 @@ def remember(entity: object, slot: str, value: Any) -> None:
     slots = _TABLE.get(key)
     if slots is None:
         try:
-            weakref.finalize(entity, _TABLE.pop, key, None)
+            # the entry holds the reference, so its callback lives exactly as long as the entry
+            ref = weakref.ref(entity, lambda _ref: _TABLE.pop(key, None))
         except TypeError:  # not weak-referenceable: nothing could tell when to forget it
             return
-        slots = _TABLE[key] = {}
+        slots = _TABLE[key] = {_REF: ref}
     slots[slot] = value
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .asread import ZIP, remember, remember_file
 from .errors import (
     AmbiguousInput,
     BunzaiError,
@@ -177,9 +178,10 @@ class AdapterHandle:
         return self.record.distribution
 
     def call(self, hook: str, **kwargs: Any) -> Any:
-        if not self.has(hook):
+        impl = self.host.impl(self.record.plugin, hook)
+        if impl is None:
             raise NotImplementedError(hook)
-        return self.host.call(self.record.plugin, hook, **kwargs)
+        return impl.function(*[kwargs[a] for a in impl.argnames])
 
     def has(self, hook: str) -> bool:
         return self.host.impl(self.record.plugin, hook) is not None
@@ -674,10 +676,8 @@ def _remember_source(input: AdapterInput, format_id: str, entities: Sequence[Ent
     format gives back the file."""
     container = input.container
     if container == "json" and not input.streamed:
-        from .asread import remember_file
         remember_file(entities, format_id, input.data)
     elif container in ("zip", "jpeg+zip") and input.zip is not None:
-        from .asread import ZIP, remember
         try:
             source = input.zip.source()
         except (ValueError, IndexError, struct.error):  # nothing to give back: written anew
