@@ -149,3 +149,19 @@ def test_keep_key_decides_whether_an_emptied_value_keeps_the_sources_key(
     layout = table.read({"k": 5}, "$").layout  # "5": a value kept as it was
     assert table.write(lambda a: "5", layout) == {"k": 5}
     assert table.write(lambda a: "", layout) == written
+
+
+def test_a_reader_records_a_key_order_exactly_when_the_writer_would_change_it() -> None:
+    """The order check agrees with ``reorder`` on every arrangement of named and unnamed keys:
+    a card read in its spec's order carries no order record, any other order does."""
+    import itertools
+
+    from bunzai.fields import ObjectReader, reorder
+
+    order = ("a", "b", "c", 7, "b")  # a repeat and a non-key entry name nothing new
+    for n in range(5):
+        for keys in itertools.permutations(("a", "b", "c", "x", "y"), n):
+            obj = dict.fromkeys(keys, "")
+            recorded = "order" in ObjectReader(obj, "$").finish(order).layout  # type: ignore[arg-type]
+            assert recorded == (list(reorder(dict(obj), list(order))) != list(keys)), keys
+    assert "order" not in ObjectReader({"x": 1}, "$").finish(None).layout

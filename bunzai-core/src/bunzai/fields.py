@@ -749,8 +749,11 @@ class ObjectReader:
         if self.warnings is not None:
             self.warnings.append(Issue(f"{self.path}{_quote(key)}", message))
 
-    def finish(self, default_order: Sequence[str] = ()) -> Reading:
-        """The layout and data of the object (values are what :meth:`get` returned)."""
+    def finish(self, default_order: Sequence[str] | None = ()) -> Reading:
+        """The layout and data of the object (values are what :meth:`get` returned).
+
+        The key order is recorded when it is not ``default_order``'s; ``None``: the caller
+        records the order itself."""
         take = _keep if self.owned else jcopy
         read = set(self._read)
         for k, v in self.src.items():
@@ -760,10 +763,8 @@ class ObjectReader:
             self.layout["raw"] = self.raw
         if self.absent:
             self.layout["absent"] = self.absent
-        keys = list(self.src)
-        expected = reorder(dict.fromkeys(keys), default_order)
-        if keys != list(expected):
-            self.layout["order"] = keys
+        if default_order is not None and not _keeps_order(self.src, default_order):
+            self.layout["order"] = list(self.src)
         return Reading(self.values, self.layout, self.data)
 
 
@@ -852,6 +853,35 @@ def _field_for(key: str, conv: Conv, absent: Any, null: bool, quiet: bool) -> Fi
         f = _FIELD_CACHE[cache_key] = Field(key, ((key, conv),), absent=absent, null=null,
                                             quiet=quiet)
     return f
+
+
+_RANKS: dict[int, tuple[Sequence[str], dict[str, int]]] = {}
+
+
+def _keeps_order(obj: Mapping[str, Any], order: Sequence[str]) -> bool:
+    """Whether :func:`reorder` by ``order`` leaves ``obj``'s keys as they are: the keys
+    ``order`` names come first, in its order, and the others after them."""
+    hit = _RANKS.get(id(order))
+    if hit is None or hit[0] is not order:
+        if len(_RANKS) > 256:  # orders are the formats' constants; stay bounded all the same
+            _RANKS.clear()
+        rank: dict[str, int] = {}
+        for k in order:
+            if isinstance(k, str) and k not in rank:
+                rank[k] = len(rank)
+        hit = _RANKS[id(order)] = (order, rank)
+    rank = hit[1]
+    last = -1
+    unnamed = False
+    for k in obj:
+        r = rank.get(k)
+        if r is None:
+            unnamed = True
+        elif unnamed or r < last:
+            return False
+        else:
+            last = r
+    return True
 
 
 def reorder(obj: dict[str, Any], keys: Any) -> dict[str, Any]:

@@ -339,7 +339,7 @@ def parse_card(obj: Mapping[str, Any], *, format_id: str,
         r.warn("character_book", "expected an object; kept as it was, not read")
 
     values["assets"] = _read_assets(body, r, layout, base, warnings, format_id)
-    _, body_layout, body_data = r.finish(DATA_KEYS)
+    _, body_layout, body_data = r.finish(None)
     body_layout["order"] = list(body)  # which keys the card had: the writer keeps its gaps
     if version == "v1":
         copies = [k for k, attr in FLAT_COPIES.items()
