@@ -358,23 +358,35 @@ def parse_card(obj: Mapping[str, Any], *, format_id: str,
     return character
 
 
+_CARD_KEYS = frozenset({"spec", "spec_version", "data"})
+
+
 def _read_root(obj: Mapping[str, Any], body: Mapping[str, Any], layout: dict[str, Any],
                data: dict[str, Any], warnings: list[Issue] | None) -> None:
     """The root of a V2/V3 card besides ``spec`` and ``data``: copies of ``data`` fields are
     layout (compared with ``data``, never merged), other keys are the card's app data."""
-    layout["root_order"] = [str(k) for k in obj]
+    layout["root_order"] = [k if type(k) is str else str(k) for k in obj]
     copies: dict[str, Any] = {}
     mirrored = []
+    plain = type(body) is dict
     for k, v in obj.items():
-        key = str(k)
-        if key in ("spec", "spec_version", "data"):
+        key = k if type(k) is str else str(k)
+        if key in _CARD_KEYS:
             continue
         path = ROOT_MIRRORS.get(key)
         if path is None:
             data[key] = jcopy(v)
             continue
-        value = copies[key] = jcopy(v)
-        source = _at(body, path)
+        if type(v) is str:  # most copies are texts: compared and kept as they are
+            value = copies[key] = v
+            source = body.get(path[0], _NOTHING) if plain and len(path) == 1 \
+                else _at(body, path)
+            if type(source) is str and source == v:
+                mirrored.append(key)
+                continue
+        else:
+            value = copies[key] = jcopy(v)
+            source = _at(body, path)
         if source is not _NOTHING and same(unfrozen(source), value):
             mirrored.append(key)
             continue
