@@ -148,7 +148,8 @@ class SillyTavernChatAdapter(FormatAdapter):
     reasons = REASONS
     neutral = NEUTRAL
     # a header (JSON or the first line) or, in JSON Lines, a message first
-    signature = {"json": HEADER_KEYS, "jsonl": (*HEADER_KEYS, "mes", "is_user")}
+    # A JSON (not JSON Lines) file is one record: only a header with chat_metadata can score.
+    signature = {"json": ("chat_metadata",), "jsonl": (*HEADER_KEYS, "mes", "is_user")}
     detection = (
         ("header line with a chat_metadata object", 0.95),
         ("no header line; first message has is_group (group chats up to 1.13)", 0.9),

@@ -66,7 +66,16 @@ class Found:
         try:
             return self._looked["body"]  # type: ignore[no-any-return]
         except KeyError:
-            body = self._looked["body"] = card_body(self.card)
+            # the version found says where the fields are: the card is not examined again
+            card = self.card
+            if self.version == "v1":
+                body = card
+            elif self.version is None:
+                body = card_body(card)
+            else:
+                inner = card.get("data")
+                body = inner if isinstance(inner, Mapping) else None
+            self._looked["body"] = body
             return body
 
 
