@@ -408,9 +408,6 @@ def _read_root(obj: Mapping[str, Any], body: Mapping[str, Any], layout: dict[str
 
 def _read_assets(body: Mapping[str, Any], r: ObjectReader, layout: dict[str, Any], base: str,
                  warnings: list[Issue] | None, format_id: str) -> list[Asset]:
-    from ..containers.media import sniff_media
-    from ..model import Asset
-
     r.consume("assets")
     raw = body.get("assets")
     if "assets" not in body:
@@ -423,6 +420,8 @@ def _read_assets(body: Mapping[str, Any], r: ObjectReader, layout: dict[str, Any
         r.data["assets"] = jcopy(raw)
         r.warn("assets", "expected an array of assets; kept as it was, not read")
         return []
+    from ..containers.media import sniff_media  # only a card that lists assets needs them
+    from ..model import Asset
     assets: list[Asset] = []
     shapes: list[Any] = []
     for i, item in enumerate(raw):
