@@ -420,16 +420,11 @@ class AdapterInput:
         """
         key = "png_json:" + keyword.lower()
         found: list[ChunkPayload] | None = self._memo.get(key)
-        if found is not None:
-            return found
-
-        def build() -> list[ChunkPayload]:
+        if found is None:  # decoded once per input, whoever asks first
             png = self.png
-            if png is None:
-                return []
-            return [_decode_chunk(tc, self.limits) for tc in png.find_text(keyword)]
-
-        return self.memo(key, build)
+            found = self._memo[key] = [] if png is None else [
+                _decode_chunk(tc, self.limits) for tc in png.find_text(keyword)]
+        return found
 
     # -- zip ------------------------------------------------------------------------------------
 

@@ -220,8 +220,8 @@ class PngFile:
     """
 
     __slots__ = (
-        "_chunks", "_lengths", "_offsets", "_table", "_text", "_types", "_view", "data",
-        "iend_index",
+        "_by_keyword", "_chunks", "_lengths", "_offsets", "_table", "_text", "_types", "_view",
+        "data", "iend_index",
         "is_apng", "limits", "problems", "trailing", "trailing_offset", "truncated",
     )
 
@@ -243,6 +243,7 @@ class PngFile:
     _chunks: list[Chunk] | None
     _table: tuple[tuple[str, int, int, int], ...] | None
     _text: list[TextChunk] | None
+    _by_keyword: dict[str, list[TextChunk]] | None
 
     def __init__(self) -> None:
         raise TypeError("use PngFile.parse(data)")
@@ -301,6 +302,7 @@ class PngFile:
         self._chunks = None
         self._table = None
         self._text = None
+        self._by_keyword = None
         self.problems = problems
         self.trailing_offset = pos
         self.trailing = n - pos
@@ -381,6 +383,10 @@ class PngFile:
 
     def text_chunks(self) -> list[TextChunk]:
         """All tEXt/zTXt/iTXt chunks; malformed headers go to ``problems`` and are skipped."""
+        return list(self._text_list())
+
+    def _text_list(self) -> list[TextChunk]:
+        """:meth:`text_chunks` itself, parsed once (callers here only read it)."""
         if self._text is None:
             found: list[TextChunk] = []
             wanted = [i for i, t in enumerate(self._types) if t in _TEXT_TYPES_B]
@@ -391,12 +397,24 @@ class PngFile:
                 except MalformedInput as exc:
                     self.problems.append(f"skipped malformed text chunk: {exc.message}")
             self._text = found
-        return list(self._text)
+        return self._text
 
     def find_text(self, *keywords: str) -> list[TextChunk]:
-        """Text chunks whose keyword matches one of ``keywords``, case-insensitively."""
+        """Text chunks whose keyword matches one of ``keywords``, case-insensitively, in file
+        order."""
+        index = self._by_keyword
+        if index is None:  # every detector asks for a keyword or two: grouped once
+            index = {}
+            for t in self._text_list():
+                index.setdefault(t.keyword.lower(), []).append(t)
+            self._by_keyword = index
         wanted = {k.lower() for k in keywords}
-        return [t for t in self.text_chunks() if t.keyword.lower() in wanted]
+        hits = [index[k] for k in wanted if k in index]
+        if not hits:
+            return []
+        if len(hits) == 1:
+            return list(hits[0])
+        return [t for t in self._text_list() if t.keyword.lower() in wanted]
 
     @property
     def width(self) -> int:
