@@ -37,6 +37,9 @@ class ChunkPayload:
     error: str | None
     encoding: str
     """``base64`` or ``raw`` (JSON stored directly in the chunk)."""
+    text: bytes | None = None
+    """The JSON text the value was parsed from (the whole chunk text, base64 decoded), for a
+    reader that keeps the layout; ``None`` when it is not at hand (ask the chunk)."""
 
     @property
     def keyword(self) -> str:
@@ -529,7 +532,7 @@ def _decode_chunk(tc: TextChunk, limits: Limits) -> ChunkPayload:
     stripped = raw.strip()
     if stripped[:1] in (b"{", b"["):
         try:
-            return ChunkPayload(tc, freeze(loads(stripped, limits=limits)), None, "raw")
+            return ChunkPayload(tc, freeze(loads(stripped, limits=limits)), None, "raw", raw)
         except BunzaiError as exc:
             return ChunkPayload(tc, None, exc.message, "raw")
     decoded = strict_base64(stripped, limits=limits)  # what writers produce: no guessing
@@ -538,6 +541,9 @@ def _decode_chunk(tc: TextChunk, limits: Limits) -> ChunkPayload:
             if not looks_like_base64(stripped):
                 return ChunkPayload(tc, None, "neither base64 nor JSON", "unknown")
             decoded = decode_base64(stripped, limits=limits)
-        return ChunkPayload(tc, freeze(loads(decoded, limits=limits)), None, "base64")
+        # The text is the decoding of the whole chunk text only when nothing was stripped
+        # (the length limit applies to the chunk text as stored).
+        return ChunkPayload(tc, freeze(loads(decoded, limits=limits)), None, "base64",
+                            decoded if stripped is raw else None)
     except BunzaiError as exc:
         return ChunkPayload(tc, None, exc.message, "base64")

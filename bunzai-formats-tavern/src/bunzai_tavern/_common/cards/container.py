@@ -72,7 +72,7 @@ from . import Found, find_card
 from .avatar import default_avatar, is_default_avatar, to_png
 
 if TYPE_CHECKING:
-    from bunzai.sdk import Asset, Character
+    from bunzai.sdk import Asset, Character, ChunkPayload
 
 __all__ = [
     "CardOptions",
@@ -408,8 +408,10 @@ def image_unchanged(recorded: Any, image: bytes, png: PngFile | None = None) -> 
     return recorded == hashlib.sha256(image).hexdigest()
 
 
-def _chunk_json(p: Any, input: AdapterInput) -> bytes | None:
+def _chunk_json(p: ChunkPayload, input: AdapterInput) -> bytes | None:
     """The JSON text of a card chunk (its base64 decoded), or None when it cannot be read."""
+    if p.text is not None:  # the text the value was parsed from
+        return p.text
     try:
         raw = p.chunk.value_bytes(input.limits)
         return decode_base64(raw, limits=input.limits) if p.encoding == "base64" else raw
