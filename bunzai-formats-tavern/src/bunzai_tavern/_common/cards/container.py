@@ -314,7 +314,7 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
     layout["png"] = {
         "layout": [removed[o] for o in sorted(removed)],
         "image": _fingerprint_kept(png, table, removed),
-        "digest": completed_digest(card),
+        "digest": completed_digest(card, found.version),
     }
 
     placeholder = is_default_avatar(stripped)
@@ -431,7 +431,7 @@ def _read_exif(input: AdapterInput, found: Found, character: Character,
     media, ext = sniff_media(input.data)
     layout["exif"] = {"container": input.container, "encoding": found.exif_encoding,
                   "image": hashlib.sha256(input.data).hexdigest(),
-                  "digest": completed_digest(found.card)}
+                  "digest": completed_digest(found.card, found.version)}
     character.assets.insert(0, Asset(type="icon", name="main", ext=ext, media_type=media,
                                      data=input.data, origin=input.container))
 
