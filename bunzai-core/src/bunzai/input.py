@@ -425,8 +425,13 @@ class AdapterInput:
         found: list[ChunkPayload] | None = self._memo.get(key)
         if found is None:  # decoded once per input, whoever asks first
             png = self.png
-            found = self._memo[key] = [] if png is None else [
-                _decode_chunk(tc, self.limits) for tc in png.find_text(keyword)]
+            if png is None:
+                found = []
+            else:
+                seen: list[tuple[bytes, ChunkPayload]] = self._memo.setdefault(
+                    "png_json_texts", [])
+                found = [_decode_chunk(tc, self.limits, seen) for tc in png.find_text(keyword)]
+            self._memo[key] = found
         return found
 
     # -- zip ------------------------------------------------------------------------------------
@@ -521,14 +526,30 @@ def _memory_lines(data: bytes) -> Iterator[bytes]:
         start = end + 1
 
 
-def _decode_chunk(tc: TextChunk, limits: Limits) -> ChunkPayload:
-    from .containers.base64util import decode_base64, looks_like_base64, strict_base64
-    from .jsonio import loads
+def _decode_chunk(tc: TextChunk, limits: Limits,
+                  seen: list[tuple[bytes, ChunkPayload]]) -> ChunkPayload:
+    """``tc`` decoded; ``seen``: the chunks of the same input decoded so far, with their text.
 
+    A chunk whose text repeats one already decoded (a card written as both ``chara`` and
+    ``ccv3``) shares its decoding: the value is read-only, and the same text gives the same
+    value, error and encoding.
+    """
     try:
         raw = tc.value_bytes(limits)
     except BunzaiError as exc:
         return ChunkPayload(tc, None, exc.message, "unknown")
+    for text, done in seen:
+        if text == raw:
+            return ChunkPayload(tc, done.value, done.error, done.encoding, done.text)
+    payload = _decode_text(tc, raw, limits)
+    seen.append((raw, payload))
+    return payload
+
+
+def _decode_text(tc: TextChunk, raw: bytes, limits: Limits) -> ChunkPayload:
+    from .containers.base64util import decode_base64, looks_like_base64, strict_base64
+    from .jsonio import loads
+
     stripped = raw.strip()
     if stripped[:1] in (b"{", b"["):
         try:

@@ -252,8 +252,9 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
                                   "not written back"))
         else:
             other = unfrozen(p.value)  # shared like the card: copied only where it is kept
-            if json_equal(_without_spec(other), _without_spec(card)) and isinstance(other,
-                                                                                  dict):
+            # the same object: the chunks hold the same text (one parse serves both)
+            if (other is card or json_equal(_without_spec(other), _without_spec(card))
+                    ) and isinstance(other, dict):
                 item["role"] = "mirror"
                 item["set"] = {k: thaw(other[k]) for k in ("spec", "spec_version")
                                if k in other}
