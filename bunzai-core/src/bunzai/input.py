@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
@@ -546,10 +547,20 @@ def _decode_chunk(tc: TextChunk, limits: Limits,
     return payload
 
 
-def _decode_text(tc: TextChunk, raw: bytes, limits: Limits) -> ChunkPayload:
+_Codecs = tuple[Callable[..., "bytes | None"], Callable[[bytes], bool], Callable[..., bytes],
+                Callable[..., Any]]
+
+
+@cache
+def _codecs() -> _Codecs:
+    """What decoding a chunk needs, imported on first use (this module stays import-light)."""
     from .containers.base64util import decode_base64, looks_like_base64, strict_base64
     from .jsonio import loads
+    return strict_base64, looks_like_base64, decode_base64, loads
 
+
+def _decode_text(tc: TextChunk, raw: bytes, limits: Limits) -> ChunkPayload:
+    strict_base64, looks_like_base64, decode_base64, loads = _codecs()
     stripped = raw.strip()
     if stripped[:1] in (b"{", b"["):
         try:
