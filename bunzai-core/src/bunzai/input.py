@@ -233,8 +233,7 @@ class AdapterInput:
         return found
 
     def _sniff(self) -> str:
-        from .containers.sniff import json_start, sniff_container
-
+        json_start, sniff_container = _sniffers()
         if self._data is None and json_start(self.head()):
             found = "json"  # decided from the head: a large JSON file is not read to sniff it
         else:
@@ -273,12 +272,11 @@ class AdapterInput:
             png = self.png
             if png is None:
                 return set()
-            from .cardspec.pngcard import ASSET_PREFIX  # only PNG signs need it
-
+            prefix = _asset_prefix()  # only PNG signs need it
             out = set()
             for tc in png.text_chunks():
                 kw = tc.keyword.lower()
-                out.add(ASSET_PREFIX if kw.startswith(ASSET_PREFIX) else kw)
+                out.add(prefix if kw.startswith(prefix) else kw)
             if png.has_chunk("eXIf"):
                 out.add("exif")
             return out
@@ -405,8 +403,8 @@ class AdapterInput:
             return hit[0]  # type: ignore[no-any-return]
         if self.container not in ("png", "apng"):
             return None
-        from .containers.png import PngFile
-        value, _ = self._view("png", lambda: PngFile.parse(self.data, limits=self.limits))
+        parse = _png_parse()
+        value, _ = self._view("png", lambda: parse(self.data, limits=self.limits))
         return value  # type: ignore[no-any-return]
 
     @property
@@ -516,6 +514,39 @@ class AdapterInput:
         return value  # type: ignore[no-any-return]
 
 
+# What every input needs from modules this one does not import up front (it stays
+# import-light): imported on first use, then asked for without the import machinery.
+
+@cache
+def _sniffers() -> tuple[Callable[[bytes], bool], Callable[[bytes], str]]:
+    from .containers.sniff import json_start, sniff_container
+    return json_start, sniff_container
+
+
+@cache
+def _png_parse() -> Callable[..., PngFile]:
+    from .containers.png import PngFile
+    return PngFile.parse
+
+
+@cache
+def _asset_prefix() -> str:
+    from .cardspec.pngcard import ASSET_PREFIX
+    return ASSET_PREFIX
+
+
+_Codecs = tuple[Callable[..., "bytes | None"], Callable[[bytes], bool], Callable[..., bytes],
+                Callable[..., Any]]
+
+
+@cache
+def _codecs() -> _Codecs:
+    """What decoding a PNG text chunk needs."""
+    from .containers.base64util import decode_base64, looks_like_base64, strict_base64
+    from .jsonio import loads
+    return strict_base64, looks_like_base64, decode_base64, loads
+
+
 def _memory_lines(data: bytes) -> Iterator[bytes]:
     start, n = 0, len(data)
     while start < n:
@@ -545,18 +576,6 @@ def _decode_chunk(tc: TextChunk, limits: Limits,
     payload = _decode_text(tc, raw, limits)
     seen.append((raw, payload))
     return payload
-
-
-_Codecs = tuple[Callable[..., "bytes | None"], Callable[[bytes], bool], Callable[..., bytes],
-                Callable[..., Any]]
-
-
-@cache
-def _codecs() -> _Codecs:
-    """What decoding a chunk needs, imported on first use (this module stays import-light)."""
-    from .containers.base64util import decode_base64, looks_like_base64, strict_base64
-    from .jsonio import loads
-    return strict_base64, looks_like_base64, decode_base64, loads
 
 
 def _decode_text(tc: TextChunk, raw: bytes, limits: Limits) -> ChunkPayload:
