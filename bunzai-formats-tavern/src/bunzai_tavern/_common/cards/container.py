@@ -305,16 +305,15 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
         if offset in texts:  # the text itself, for an unchanged rewrite (in memory only)
             remember_json(character, _chunk_slot(i), texts[offset])
     stripped = splice(png, drop=removed)
-    kept = 0
-    table = png.table()
-    for _type, offset, _length, _crc in table:
-        if offset in removed:
-            removed[offset]["at"] = kept
+    kept: list[tuple[str, int, int, int]] = []  # the chunks the image keeps, in order
+    for row in png.table():
+        if row[1] in removed:
+            removed[row[1]]["at"] = len(kept)
         else:
-            kept += 1
+            kept.append(row)
     layout["png"] = {
         "layout": [removed[o] for o in sorted(removed)],
-        "image": _fingerprint_kept(png, table, removed),
+        "image": _fingerprint_kept(png, kept),
         "digest": completed_digest(card, found.version),
     }
 
@@ -378,12 +377,12 @@ def _parsed_fingerprint(png: PngFile) -> str:
                         memoryview(png.data)[png.trailing_offset:])
 
 
-def _fingerprint_kept(png: PngFile, table: Sequence[tuple[str, int, int, int]],
-                      removed: Mapping[int, Any]) -> str:
-    """:func:`image_fingerprint` of ``splice(png, drop=removed)``, from ``png``'s own chunk
-    table: the splice keeps every other chunk byte for byte (IEND always, a new one when the
-    file had none) and the bytes after IEND, so parsing its output finds the same chunks."""
-    rows = [f"{t}:{length}:{crc}" for t, offset, length, crc in table if offset not in removed]
+def _fingerprint_kept(png: PngFile, kept: Sequence[tuple[str, int, int, int]]) -> str:
+    """:func:`image_fingerprint` of ``splice(png, drop=removed)``, from the rows of ``png``'s
+    own chunk table that it ``kept``: the splice keeps every other chunk byte for byte (IEND
+    always, a new one when the file had none) and the bytes after IEND, so parsing its output
+    finds the same chunks."""
+    rows = [f"{t}:{length}:{crc}" for t, _offset, length, crc in kept]
     if png.iend_index is None:
         rows.append(f"IEND:0:{zlib.crc32(b'IEND')}")
         return _fingerprint(rows, b"")
