@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
@@ -37,6 +38,9 @@ class ChunkPayload:
     error: str | None
     encoding: str
     """``base64`` or ``raw`` (JSON stored directly in the chunk)."""
+    text: bytes | None = None
+    """The JSON text the value was parsed from (the whole chunk text, base64 decoded), for a
+    reader that keeps the layout; ``None`` when it is not at hand (ask the chunk)."""
 
     @property
     def keyword(self) -> str:
@@ -229,8 +233,7 @@ class AdapterInput:
         return found
 
     def _sniff(self) -> str:
-        from .containers.sniff import json_start, sniff_container
-
+        json_start, sniff_container = _sniffers()
         if self._data is None and json_start(self.head()):
             found = "json"  # decided from the head: a large JSON file is not read to sniff it
         else:
@@ -269,12 +272,11 @@ class AdapterInput:
             png = self.png
             if png is None:
                 return set()
-            from .cardspec.pngcard import ASSET_PREFIX  # only PNG signs need it
-
+            prefix = _asset_prefix()  # only PNG signs need it
             out = set()
             for tc in png.text_chunks():
                 kw = tc.keyword.lower()
-                out.add(ASSET_PREFIX if kw.startswith(ASSET_PREFIX) else kw)
+                out.add(prefix if kw.startswith(prefix) else kw)
             if png.has_chunk("eXIf"):
                 out.add("exif")
             return out
@@ -401,8 +403,8 @@ class AdapterInput:
             return hit[0]  # type: ignore[no-any-return]
         if self.container not in ("png", "apng"):
             return None
-        from .containers.png import PngFile
-        value, _ = self._view("png", lambda: PngFile.parse(self.data, limits=self.limits))
+        parse = _png_parse()
+        value, _ = self._view("png", lambda: parse(self.data, limits=self.limits))
         return value  # type: ignore[no-any-return]
 
     @property
@@ -420,16 +422,16 @@ class AdapterInput:
         """
         key = "png_json:" + keyword.lower()
         found: list[ChunkPayload] | None = self._memo.get(key)
-        if found is not None:
-            return found
-
-        def build() -> list[ChunkPayload]:
+        if found is None:  # decoded once per input, whoever asks first
             png = self.png
             if png is None:
-                return []
-            return [_decode_chunk(tc, self.limits) for tc in png.find_text(keyword)]
-
-        return self.memo(key, build)
+                found = []
+            else:
+                seen: list[tuple[bytes, ChunkPayload]] = self._memo.setdefault(
+                    "png_json_texts", [])
+                found = [_decode_chunk(tc, self.limits, seen) for tc in png.find_text(keyword)]
+            self._memo[key] = found
+        return found
 
     # -- zip ------------------------------------------------------------------------------------
 
@@ -512,6 +514,39 @@ class AdapterInput:
         return value  # type: ignore[no-any-return]
 
 
+# What every input needs from modules this one does not import up front (it stays
+# import-light): imported on first use, then asked for without the import machinery.
+
+@cache
+def _sniffers() -> tuple[Callable[[bytes], bool], Callable[[bytes], str]]:
+    from .containers.sniff import json_start, sniff_container
+    return json_start, sniff_container
+
+
+@cache
+def _png_parse() -> Callable[..., PngFile]:
+    from .containers.png import PngFile
+    return PngFile.parse
+
+
+@cache
+def _asset_prefix() -> str:
+    from .cardspec.pngcard import ASSET_PREFIX
+    return ASSET_PREFIX
+
+
+_Codecs = tuple[Callable[..., "bytes | None"], Callable[[bytes], bool], Callable[..., bytes],
+                Callable[..., Any]]
+
+
+@cache
+def _codecs() -> _Codecs:
+    """What decoding a PNG text chunk needs."""
+    from .containers.base64util import decode_base64, looks_like_base64, strict_base64
+    from .jsonio import loads
+    return strict_base64, looks_like_base64, decode_base64, loads
+
+
 def _memory_lines(data: bytes) -> Iterator[bytes]:
     start, n = 0, len(data)
     while start < n:
@@ -523,18 +558,32 @@ def _memory_lines(data: bytes) -> Iterator[bytes]:
         start = end + 1
 
 
-def _decode_chunk(tc: TextChunk, limits: Limits) -> ChunkPayload:
-    from .containers.base64util import decode_base64, looks_like_base64, strict_base64
-    from .jsonio import loads
+def _decode_chunk(tc: TextChunk, limits: Limits,
+                  seen: list[tuple[bytes, ChunkPayload]]) -> ChunkPayload:
+    """``tc`` decoded; ``seen``: the chunks of the same input decoded so far, with their text.
 
+    A chunk whose text repeats one already decoded (a card written as both ``chara`` and
+    ``ccv3``) shares its decoding: the value is read-only, and the same text gives the same
+    value, error and encoding.
+    """
     try:
         raw = tc.value_bytes(limits)
     except BunzaiError as exc:
         return ChunkPayload(tc, None, exc.message, "unknown")
+    for text, done in seen:
+        if text == raw:
+            return ChunkPayload(tc, done.value, done.error, done.encoding, done.text)
+    payload = _decode_text(tc, raw, limits)
+    seen.append((raw, payload))
+    return payload
+
+
+def _decode_text(tc: TextChunk, raw: bytes, limits: Limits) -> ChunkPayload:
+    strict_base64, looks_like_base64, decode_base64, loads = _codecs()
     stripped = raw.strip()
     if stripped[:1] in (b"{", b"["):
         try:
-            return ChunkPayload(tc, freeze(loads(stripped, limits=limits)), None, "raw")
+            return ChunkPayload(tc, freeze(loads(stripped, limits=limits)), None, "raw", raw)
         except BunzaiError as exc:
             return ChunkPayload(tc, None, exc.message, "raw")
     decoded = strict_base64(stripped, limits=limits)  # what writers produce: no guessing
@@ -543,6 +592,9 @@ def _decode_chunk(tc: TextChunk, limits: Limits) -> ChunkPayload:
             if not looks_like_base64(stripped):
                 return ChunkPayload(tc, None, "neither base64 nor JSON", "unknown")
             decoded = decode_base64(stripped, limits=limits)
-        return ChunkPayload(tc, freeze(loads(decoded, limits=limits)), None, "base64")
+        # The text is the decoding of the whole chunk text only when nothing was stripped
+        # (the length limit applies to the chunk text as stored).
+        return ChunkPayload(tc, freeze(loads(decoded, limits=limits)), None, "base64",
+                            decoded if stripped is raw else None)
     except BunzaiError as exc:
         return ChunkPayload(tc, None, exc.message, "base64")

@@ -157,14 +157,31 @@ def _is_blank(v: Any) -> bool:
     return v is None or v == "" or v == [] or v == {} or v == OBSOLESCENCE_NOTICE
 
 
-def completed_digest(obj: Mapping[str, Any]) -> str:
+_COMPLETED: dict[str, tuple[tuple[str, Any], ...]] = {
+    spec: tuple((key, empty) for key, _attr, _conv, empty, first in _FIELDS
+                if _RANK[first] <= rank and key not in _OPTIONAL)
+    for spec, rank in _RANK.items()}
+"""The ``data`` keys a spec requires (and the value the writer gives a card that lacks one)."""
+
+_ENTRY_COMPLETED: tuple[tuple[str, Any], ...] = (
+    ("keys", []), ("content", ""), ("extensions", {}), ("enabled", True),
+    ("insertion_order", 100))
+_ENTRY_COMPLETE_KEYS = {"v1": frozenset(k for k, _v in _ENTRY_COMPLETED),
+                        "v2": frozenset(k for k, _v in _ENTRY_COMPLETED),
+                        "v3": frozenset(k for k, _v in _ENTRY_COMPLETED) | {"use_regex"}}
+"""The book entry keys a spec requires: an entry that has them all is digested as it is."""
+
+
+def completed_digest(obj: Mapping[str, Any], version: Spec | None = None) -> str:
     """:func:`card_digest` of the card as :func:`build_card` writes it back unchanged: with
     each key its spec requires that the card lacked, at the value the writer gives it.  A
-    writer compares it with the card it builds to tell "unchanged since read"."""
+    writer compares it with the card it builds to tell "unchanged since read".  ``version``:
+    :func:`card_version` of ``obj``, when the caller already knows it."""
     card: Any = unfrozen(obj)
-    version = card_version(card)
     if version is None:
-        return card_digest(card)
+        version = card_version(card)
+        if version is None:
+            return card_digest(card)
     spec: Spec = version
     # The card is shared (a reader's input): only the objects that get keys are copied,
     # shallowly, along the path to them.
@@ -175,8 +192,8 @@ def completed_digest(obj: Mapping[str, Any]) -> str:
         if isinstance(body, dict):
             body = card["data"] = dict(body)
     if isinstance(body, dict):
-        for key, _attr, _conv, empty, first in _FIELDS:
-            if _RANK[first] <= _RANK[spec] and key not in _OPTIONAL and key not in body:
+        for key, empty in _COMPLETED[spec]:
+            if key not in body:
                 body[key] = jcopy(empty)
         if spec != "v1":
             body.setdefault("extensions", {})
@@ -186,15 +203,16 @@ def completed_digest(obj: Mapping[str, Any]) -> str:
             book.setdefault("extensions", {})
             entries = book.setdefault("entries", [])
             if isinstance(entries, list):
-                book["entries"] = [_completed_entry(e, spec) if isinstance(e, dict) else e
-                                   for e in entries]
+                required = _ENTRY_COMPLETE_KEYS[spec]
+                book["entries"] = [
+                    _completed_entry(e, spec) if isinstance(e, dict) and not e.keys() >= required
+                    else e for e in entries]  # a complete entry is digested as it is
     return card_digest(card)
 
 
 def _completed_entry(entry: dict[str, Any], spec: Spec) -> dict[str, Any]:
     entry = dict(entry)
-    for key, value in (("keys", []), ("content", ""), ("extensions", {}),
-                       ("enabled", True), ("insertion_order", 100)):
+    for key, value in _ENTRY_COMPLETED:
         if key not in entry:
             entry[key] = jcopy(value)
     if spec == "v3":

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from ..frozen import unfrozen
+
 __all__ = [
     "V1_SIGNALS",
     "V3_ONLY_DATA_KEYS",
@@ -45,25 +47,31 @@ def looks_like_v1(obj: Any) -> bool:
     character-factory write both sets) is a V1 card, in a JSON file or an image alike: that is
     how SillyTavern reads it (its import looks for ``name`` before ``char_name``).
     """
+    obj = unfrozen(obj)  # only read here: the parse a read-only view wraps, asked directly
     if not isinstance(obj, Mapping) or "spec" in obj:
         return False
-    if not isinstance(obj.get("name"), str):
+    get = obj.get
+    if not isinstance(get("name"), str):
         return False
-    if not any(isinstance(obj.get(k), str) for k in V1_SIGNALS):
+    for k in V1_SIGNALS:
+        if isinstance(get(k), str):
+            break
+    else:
         return False
-    if any(k in obj for k in _NOT_V1_KEYS):
-        return False
-    kind = obj.get("kind")
+    for k in _NOT_V1_KEYS:
+        if k in obj:
+            return False
+    kind = get("kind")
     if kind in ("character", "memory"):
         return False
-    if isinstance(kind, str) and isinstance(obj.get("schema_version"), str):
+    if isinstance(kind, str) and isinstance(get("schema_version"), str):
         return False  # bunzai's own canonical JSON (any kind): vaud-json's file, not a card
     if "persona" in obj and "greeting" in obj and "sampleChat" in obj:
         return False  # Agnai's own five-field rule
-    messages = obj.get("messages")
+    messages = get("messages")
     if isinstance(messages, Sequence) and not isinstance(messages, str):
         return False  # a chat log (Agnai's chat export has name and scenario too)
-    return obj.get("type") != "risu"
+    return get("type") != "risu"
 
 
 def card_version(obj: Any) -> CardVersion | None:
@@ -72,6 +80,7 @@ def card_version(obj: Any) -> CardVersion | None:
     The label is what the file says: SillyTavern stamps V2 data as ``chara_card_v3``, so use
     :func:`is_really_v3` when the content matters.
     """
+    obj = unfrozen(obj)  # only read here
     if not isinstance(obj, Mapping):
         return None
     spec = obj.get("spec")

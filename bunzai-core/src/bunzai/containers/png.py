@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from bisect import bisect_left
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -220,8 +221,8 @@ class PngFile:
     """
 
     __slots__ = (
-        "_chunks", "_lengths", "_offsets", "_table", "_text", "_types", "_view", "data",
-        "iend_index",
+        "_by_keyword", "_chunks", "_lengths", "_offsets", "_table", "_text", "_types", "_view",
+        "data", "iend_index",
         "is_apng", "limits", "problems", "trailing", "trailing_offset", "truncated",
     )
 
@@ -243,6 +244,7 @@ class PngFile:
     _chunks: list[Chunk] | None
     _table: tuple[tuple[str, int, int, int], ...] | None
     _text: list[TextChunk] | None
+    _by_keyword: dict[str, list[TextChunk]] | None
 
     def __init__(self) -> None:
         raise TypeError("use PngFile.parse(data)")
@@ -301,6 +303,7 @@ class PngFile:
         self._chunks = None
         self._table = None
         self._text = None
+        self._by_keyword = None
         self.problems = problems
         self.trailing_offset = pos
         self.trailing = n - pos
@@ -381,6 +384,10 @@ class PngFile:
 
     def text_chunks(self) -> list[TextChunk]:
         """All tEXt/zTXt/iTXt chunks; malformed headers go to ``problems`` and are skipped."""
+        return list(self._text_list())
+
+    def _text_list(self) -> list[TextChunk]:
+        """:meth:`text_chunks` itself, parsed once (callers here only read it)."""
         if self._text is None:
             found: list[TextChunk] = []
             wanted = [i for i, t in enumerate(self._types) if t in _TEXT_TYPES_B]
@@ -391,12 +398,24 @@ class PngFile:
                 except MalformedInput as exc:
                     self.problems.append(f"skipped malformed text chunk: {exc.message}")
             self._text = found
-        return list(self._text)
+        return self._text
 
     def find_text(self, *keywords: str) -> list[TextChunk]:
-        """Text chunks whose keyword matches one of ``keywords``, case-insensitively."""
+        """Text chunks whose keyword matches one of ``keywords``, case-insensitively, in file
+        order."""
+        index = self._by_keyword
+        if index is None:  # every detector asks for a keyword or two: grouped once
+            index = {}
+            for t in self._text_list():
+                index.setdefault(t.keyword.lower(), []).append(t)
+            self._by_keyword = index
         wanted = {k.lower() for k in keywords}
-        return [t for t in self.text_chunks() if t.keyword.lower() in wanted]
+        hits = [index[k] for k in wanted if k in index]
+        if not hits:
+            return []
+        if len(hits) == 1:
+            return list(hits[0])
+        return [t for t in self._text_list() if t.keyword.lower() in wanted]
 
     @property
     def width(self) -> int:
@@ -545,8 +564,27 @@ def splice(
     ``drop`` (chunk offsets) removes the chunks that start there instead of asking ``remove``,
     without building a :class:`Chunk` for each chunk of the file.
     """
+    if drop is not None and not insert_before_iend and png.iend_index is not None:
+        return _without_chunks(png, drop)
     return b"".join(splice_parts(png, remove=remove, insert_before_iend=insert_before_iend,
                                  drop=drop))
+
+
+def _without_chunks(png: PngFile, drop: Collection[int]) -> bytes:
+    """:func:`splice` that only drops chunks, from a file that has IEND: the runs between the
+    dropped chunks (IEND kept, and whatever follows it), found without visiting every chunk."""
+    view, offsets, lengths = png._view, png._offsets, png._lengths
+    parts: list[bytes | memoryview] = []
+    start = 0  # the signature is the file's own (parse checked it)
+    for offset in sorted(drop):
+        i = bisect_left(offsets, offset)
+        if i == len(offsets) or offsets[i] != offset or i == png.iend_index:
+            continue  # not a chunk start, or IEND (never removed)
+        if start < offset:
+            parts.append(view[start:offset])
+        start = offset + 12 + lengths[i]
+    parts.append(view[start:])
+    return b"".join(parts)
 
 
 _P = TypeVar("_P", bound=Part)

@@ -72,7 +72,7 @@ from . import Found, find_card
 from .avatar import default_avatar, is_default_avatar, to_png
 
 if TYPE_CHECKING:
-    from bunzai.sdk import Asset, Character
+    from bunzai.sdk import Asset, Character, ChunkPayload
 
 __all__ = [
     "CardOptions",
@@ -252,8 +252,9 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
                                   "not written back"))
         else:
             other = unfrozen(p.value)  # shared like the card: copied only where it is kept
-            if json_equal(_without_spec(other), _without_spec(card)) and isinstance(other,
-                                                                                  dict):
+            # the same object: the chunks hold the same text (one parse serves both)
+            if (other is card or json_equal(_without_spec(other), _without_spec(card))
+                    ) and isinstance(other, dict):
                 item["role"] = "mirror"
                 item["set"] = {k: thaw(other[k]) for k in ("spec", "spec_version")
                                if k in other}
@@ -304,17 +305,16 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
         if offset in texts:  # the text itself, for an unchanged rewrite (in memory only)
             remember_json(character, _chunk_slot(i), texts[offset])
     stripped = splice(png, drop=removed)
-    kept = 0
-    table = png.table()
-    for _type, offset, _length, _crc in table:
-        if offset in removed:
-            removed[offset]["at"] = kept
+    kept: list[tuple[str, int, int, int]] = []  # the chunks the image keeps, in order
+    for row in png.table():
+        if row[1] in removed:
+            removed[row[1]]["at"] = len(kept)
         else:
-            kept += 1
+            kept.append(row)
     layout["png"] = {
         "layout": [removed[o] for o in sorted(removed)],
-        "image": _fingerprint_kept(png, table, removed),
-        "digest": completed_digest(card),
+        "image": _fingerprint_kept(png, kept),
+        "digest": completed_digest(card, found.version),
     }
 
     placeholder = is_default_avatar(stripped)
@@ -377,12 +377,12 @@ def _parsed_fingerprint(png: PngFile) -> str:
                         memoryview(png.data)[png.trailing_offset:])
 
 
-def _fingerprint_kept(png: PngFile, table: Sequence[tuple[str, int, int, int]],
-                      removed: Mapping[int, Any]) -> str:
-    """:func:`image_fingerprint` of ``splice(png, drop=removed)``, from ``png``'s own chunk
-    table: the splice keeps every other chunk byte for byte (IEND always, a new one when the
-    file had none) and the bytes after IEND, so parsing its output finds the same chunks."""
-    rows = [f"{t}:{length}:{crc}" for t, offset, length, crc in table if offset not in removed]
+def _fingerprint_kept(png: PngFile, kept: Sequence[tuple[str, int, int, int]]) -> str:
+    """:func:`image_fingerprint` of ``splice(png, drop=removed)``, from the rows of ``png``'s
+    own chunk table that it ``kept``: the splice keeps every other chunk byte for byte (IEND
+    always, a new one when the file had none) and the bytes after IEND, so parsing its output
+    finds the same chunks."""
+    rows = [f"{t}:{length}:{crc}" for t, _offset, length, crc in kept]
     if png.iend_index is None:
         rows.append(f"IEND:0:{zlib.crc32(b'IEND')}")
         return _fingerprint(rows, b"")
@@ -408,8 +408,10 @@ def image_unchanged(recorded: Any, image: bytes, png: PngFile | None = None) -> 
     return recorded == hashlib.sha256(image).hexdigest()
 
 
-def _chunk_json(p: Any, input: AdapterInput) -> bytes | None:
+def _chunk_json(p: ChunkPayload, input: AdapterInput) -> bytes | None:
     """The JSON text of a card chunk (its base64 decoded), or None when it cannot be read."""
+    if p.text is not None:  # the text the value was parsed from
+        return p.text
     try:
         raw = p.chunk.value_bytes(input.limits)
         return decode_base64(raw, limits=input.limits) if p.encoding == "base64" else raw
@@ -429,7 +431,7 @@ def _read_exif(input: AdapterInput, found: Found, character: Character,
     media, ext = sniff_media(input.data)
     layout["exif"] = {"container": input.container, "encoding": found.exif_encoding,
                   "image": hashlib.sha256(input.data).hexdigest(),
-                  "digest": completed_digest(found.card)}
+                  "digest": completed_digest(found.card, found.version)}
     character.assets.insert(0, Asset(type="icon", name="main", ext=ext, media_type=media,
                                      data=input.data, origin=input.container))
 
