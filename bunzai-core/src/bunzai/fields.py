@@ -25,6 +25,8 @@ travel through ``vaud-json`` unchanged.
 
 from __future__ import annotations
 
+import itertools
+import linecache
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -406,8 +408,9 @@ _SPELLINGS: Any = object()
 
 
 def _step(f: Field) -> tuple[Any, ...]:
-    """How :meth:`Table.read` handles a field, worked out once per table: which path it takes,
-    and which values of the expected type it can take without a record (``fast``)."""
+    """How a table reads a field, worked out once per table: which path it takes, and which
+    values of the expected type it can take without a record (``fast``).  The reference reader
+    follows it field by field; the compiled one is written from it."""
     name, conv = f.names[0]
     if f.attr is None:
         return (_SLOT, f, None, name, conv, None, None, False, False, False, False, False,
@@ -423,21 +426,194 @@ def _step(f: Field) -> tuple[Any, ...]:
             f.null and f.absent is None and not f.omit_empty, emits, types)
 
 
+_Reader = Callable[[dict[str, Any], str, "list[Issue] | None", Callable[[Any], Any],
+                    Sequence[str]], Reading]
+"""A table's compiled reader: ``(src, path, warnings, take, skip) -> Reading``."""
+
+
+def _close(src: Mapping[str, Any], values: dict[str, Any], raw: dict[str, Any],
+           absent: list[str], alias: dict[str, list[str]], data: dict[str, Any],
+           natural: list[str], known: frozenset[str], skip: Sequence[str],
+           take: Callable[[Any], Any]) -> Reading:
+    """The end of a read: unknown keys as data, and the layout of what was found.
+
+    ``natural`` holds the keys read so far, in the order a writer puts them back; the source
+    order is recorded when it differs.
+    """
+    if len(natural) != len(src) or skip:
+        for k in src:
+            if k not in known and k not in skip:
+                data[k] = take(src[k])
+        natural += [k for k in data if k not in natural]
+        natural += [k for k in skip if k in src]
+    layout: dict[str, Any] = {}
+    if raw:
+        layout["raw"] = raw
+    if absent:
+        layout["absent"] = absent
+    if alias:
+        layout["alias"] = alias
+    if len(natural) != len(src) or list(src) != natural:
+        layout["order"] = list(src)
+    return Reading(values, layout, data)
+
+
+_TYPE_NAMES = {t: t.__name__ for t in (bool, int, float, str, list, dict)}
+
+
+def _reader_source(table: Table, keep: bool) -> tuple[str, dict[str, Any]]:
+    """The text of ``table``'s reader and the names it uses: :meth:`Table.read_interpreted`
+    written out for this table's fields, one block per field in field order, with each
+    field's decisions (its path, types, absent value, records) taken once, here.
+
+    ``keep``: the values are taken as they are (the reader's own parse); otherwise mutable
+    ones are copied with ``take``.
+    """
+    ns: dict[str, Any] = {"MISSING": _MISSING, "slow": Table._slow_one,
+                          "spellings": table._read_spellings, "close": _close,
+                          "known": table._known, "same": same, "fresh": _fresh}
+    out = ["def read(src, path, warnings, take, skip):",
+           "    get = src.get",
+           "    values = {}",
+           "    raw = {}",
+           "    absent = []",
+           "    alias = {}",
+           "    data = {}",
+           "    natural = []",
+           "    seen = natural.append"]
+    for i, (step, f, attr, name, conv, exact, plain, fast, mutable, omit_empty, null_ok,
+            emits, types) in enumerate(table._plan):
+        ns[f"field_{i}"] = f
+        ns[f"conv_{i}"] = conv
+        key = repr(name)
+        if step is _SLOT:
+            out += [f"    # {name}: kept as data at its place",
+                    f"    r = get({key}, MISSING)",
+                    "    if r is not MISSING:",
+                    f"        data[{key}] = {'r' if keep else 'take(r)'}",
+                    f"        seen({key})"]
+            continue
+        if step is _SPELLINGS:
+            out += [f"    # {attr}: {', '.join(n for n, _ in f.names)}",
+                    f"    spellings(field_{i}, src, path, warnings, values, raw, absent, alias,"
+                    " data, natural)"]
+            continue
+        target = f"values[{attr!r}]"
+        slow = f"{target} = slow(field_{i}, {key}, conv_{i}, r, path, warnings, raw, data)"
+        if mutable:
+            empty = "[]" if type(f.absent) is list else "{}"
+            missing = empty if not f.absent else f"fresh(field_{i}.absent)"
+        elif f.absent is None or type(f.absent) is bool:
+            missing = repr(f.absent)
+        else:
+            missing = f"field_{i}.absent"
+        out += [f"    # {attr}: {name} ({conv.name})",
+                f"    r = get({key}, MISSING)",
+                "    if r is MISSING:",
+                f"        {target} = {missing}"]
+        if emits:
+            out.append(f"        absent.append({attr!r})")
+        out += ["    else:",
+                f"        seen({key})"]
+        if not fast:
+            out.append(f"        {slow}")
+            continue
+        # the test of a value taken as it is (``exact``), written out for known types (``T``
+        # stands for the value's type)
+        check: str | None
+        if types is not None and all(t in _TYPE_NAMES for t in types):
+            check = " or ".join(f"T is {_TYPE_NAMES[t]}" for t in sorted(types, key=str))
+            if len(types) > 1:
+                check = f"({check})"
+            mutable_types = {list, dict} & set(types)
+        else:
+            if types is not None:
+                ns[f"types_{i}"] = types
+                check = f"T in types_{i}"
+            elif exact is _any:
+                check = None  # never true
+            else:
+                ns[f"exact_{i}"] = exact
+                check = f"exact_{i}(r)"
+            mutable_types = {list, dict}
+        if keep or not mutable_types:
+            value = "r"
+        elif types is not None and set(types) <= {list, dict}:
+            value = "take(r)"
+        else:
+            value = "take(r) if t is dict or t is list else r"
+        if check is not None:
+            if "t is" in value or check.count("T ") > 1:
+                out.append("        t = type(r)")
+                check = check.replace("T ", "t ")
+            else:
+                check = check.replace("T ", "type(r) ")
+        branches: list[tuple[str, str]] = []
+        if omit_empty:
+            if check is not None:
+                branches.append((f"{check} and not same(r, field_{i}.absent)", value))
+        else:
+            if check is not None:
+                branches.append((check, value))
+            if plain is not _any:
+                ns[f"plain_{i}"] = plain
+                ns[f"canon_{i}"] = conv.canon
+                branches.append((f"plain_{i}(r)", f"canon_{i}(r)"))
+            if null_ok:
+                branches.append(("r is None", "None"))
+        for n, (test, got) in enumerate(branches):
+            out += [f"        {'elif' if n else 'if'} {test}:",
+                    f"            {target} = {got}"]
+        if branches:
+            out += ["        else:",
+                    f"            {slow}"]
+        else:
+            out.append(f"        {slow}")
+    out.append("    return close(src, values, raw, absent, alias, data, natural, known, skip,"
+               " take)")
+    return "\n".join(out) + "\n", ns
+
+
+_COMPILED = itertools.count()
+
+
+def _compile_reader(table: Table, keep: bool) -> _Reader:
+    """:func:`_reader_source`, compiled; its text is registered with :mod:`linecache` so a
+    traceback through it shows the line that failed."""
+    text, ns = _reader_source(table, keep)
+    first = next((f.attr for f in table.fields if f.attr), "slots")
+    filename = f"<bunzai.fields reader #{next(_COMPILED)}: {first}, {len(table.fields)} fields>"
+    # the text is built from the table's own fields, never from data
+    exec(compile(text, filename, "exec"), ns)
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    reader: _Reader = ns["read"]
+    return reader
+
+
 @dataclass(frozen=True)
 class Table:
-    """The fields of one JSON object kind."""
+    """The fields of one JSON object kind.
+
+    :meth:`read` runs a reader compiled for the table on its first use (see
+    :func:`_reader_source`; :meth:`reader_source` shows its text), which does what
+    :meth:`read_interpreted`, the rule as written, does: the same values, layout, data and
+    warnings, in the same order.
+    """
 
     fields: tuple[Field, ...]
     _known: frozenset[str] = dc_field(init=False, repr=False, compare=False)
     _plan: tuple[tuple[Any, ...], ...] = dc_field(init=False, repr=False, compare=False)
     _convs: tuple[dict[str, Conv], ...] = dc_field(init=False, repr=False, compare=False)
     """Each field's spellings -> converter (what write looks up per key), in field order."""
+    _readers: dict[bool, _Reader] = dc_field(init=False, repr=False, compare=False)
+    """The compiled readers, by whether they take values as they are (owned) or copy them."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_known",
                            frozenset(n for f in self.fields for n, _ in f.names))
         object.__setattr__(self, "_plan", tuple(_step(f) for f in self.fields))
         object.__setattr__(self, "_convs", tuple(dict(f.names) for f in self.fields))
+        object.__setattr__(self, "_readers", {})
 
     def known(self) -> frozenset[str]:
         """Every key the table maps (all spellings, slots included)."""
@@ -461,6 +637,23 @@ class Table:
         says ``obj`` is the reader's own parse (``AdapterInput.json_mutable``): its values are
         taken as they are instead of copied.
         """
+        src: dict[str, Any] = obj if type(obj) is dict else thaw(obj)
+        keep = owned or src is not obj
+        reader = self._readers.get(keep)
+        if reader is None:
+            reader = self._readers[keep] = _compile_reader(self, keep)
+        return reader(src, path, warnings, _keep if keep else jcopy, skip)
+
+    def reader_source(self, owned: bool = True) -> str:
+        """The Python text of the reader :meth:`read` runs (``owned``: the one that takes the
+        object's values as they are), for inspection; tracebacks show its lines too."""
+        return _reader_source(self, owned)[0]
+
+    def read_interpreted(self, obj: Mapping[str, Any], path: str,
+                         warnings: list[Issue] | None = None, *, skip: Sequence[str] = (),
+                         owned: bool = False) -> Reading:
+        """What :meth:`read` returns, worked out field by field from the plan: the rule the
+        compiled reader follows, kept as the reference it is tested against."""
         src: Mapping[str, Any] = obj if type(obj) is dict else thaw(obj)
         take = _keep if owned or src is not obj else jcopy
         values: dict[str, Any] = {}
@@ -503,23 +696,7 @@ class Table:
             else:
                 self._read_spellings(f, src, path, warnings, values, raw, absent, alias, data,
                                      natural)
-        if len(natural) != len(src) or skip:
-            known = self._known
-            for k in src:
-                if k not in known and k not in skip:
-                    data[k] = take(src[k])
-            natural += [k for k in data if k not in natural]
-            natural += [k for k in skip if k in src]
-        layout: dict[str, Any] = {}
-        if raw:
-            layout["raw"] = raw
-        if absent:
-            layout["absent"] = absent
-        if alias:
-            layout["alias"] = alias
-        if len(natural) != len(src) or list(src) != natural:
-            layout["order"] = list(src)
-        return Reading(values, layout, data)
+        return _close(src, values, raw, absent, alias, data, natural, self._known, skip, take)
 
     @staticmethod
     def _slow_one(f: Field, name: str, conv: Conv, r: Any, path: str,
