@@ -162,6 +162,10 @@ def dumps(obj: Any, *, indent: int | None = None, ensure_ascii: bool = False) ->
     ).encode("utf-8")
 
 
+_ESCAPE = re.compile(rb"\\u")
+"""A ``\\u`` escape: in an ASCII file, the mark of a writer that escapes all non-ASCII text."""
+
+
 def sniff_layout(data: bytes, default_indent: int | None = None) -> dict[str, Any]:
     """How a JSON document was laid out, as far as :func:`dumps_layout` can lay it out again.
 
@@ -189,7 +193,7 @@ def sniff_layout(data: bytes, default_indent: int | None = None) -> dict[str, An
         indent = "\t" if pad.startswith(b"\t") else len(pad) or default_indent
     if (indent or None) != (default_indent or None):
         out["indent"] = indent
-    if data.isascii() and b"\\u" in data:  # the cheap test first: most files are not ASCII
+    if data.isascii() and _ESCAPE.search(data):  # the cheap test first: most files are not ASCII
         out["ascii"] = True
     if data.endswith(b"\n"):
         out["newline"] = True
