@@ -169,12 +169,13 @@ def _random_table(rng: random.Random) -> Any:
              Conv("odd types", STR.canon, exact=lambda x: type(x) in (str, list)))
     absents = (None, None, "", True, 0, [], ["k"], {}, {"a": 1})
     names = iter(f"k{i}" for i in range(100))
+    counts = (1,) if rng.random() < 0.5 else (1, 1, 2, 3)  # half of them: one spelling each
     fields = []
     for i in range(rng.randint(1, 8)):
         if rng.random() < 0.15:
             fields.append(slot(next(names)))
             continue
-        spelled = tuple((next(names), rng.choice(convs)) for _ in range(rng.choice((1, 1, 2, 3))))
+        spelled = tuple((next(names), rng.choice(convs)) for _ in range(rng.choice(counts)))
         fields.append(Field(f"a{i}", spelled, absent=rng.choice(absents),
                             null=rng.random() < 0.3, foreign=rng.random() < 0.8,
                             omit_empty=rng.random() < 0.3, warn_mismatch=rng.random() < 0.5,
@@ -205,13 +206,14 @@ def test_the_compiled_reader_reads_as_the_rule_does() -> None:
             owned = rng.random() < 0.5
             skip = tuple(rng.sample(keys, rng.randint(0, 2))) if rng.random() < 0.2 else ()
             source = freeze(obj) if rng.random() < 0.1 else obj
-            w1: list[Issue] = []
             w2: list[Issue] = []
-            got = table.read(source, "$", w1, skip=skip, owned=owned)
             want = table.read_interpreted(source, "$", w2, skip=skip, owned=owned)
-            assert got == want, table.reader_source(owned)
-            assert [(k, type(v)) for k, v in got.values.items()] == [
-                (k, type(v)) for k, v in want.values.items()]
-            assert [list(part) for part in got] == [list(part) for part in want]
-            assert w1 == w2
-            assert _shared(got, obj) == _shared(want, obj)
+            for _again in range(2):  # the second read knows the key order from the first
+                w1: list[Issue] = []
+                got = table.read(source, "$", w1, skip=skip, owned=owned)
+                assert got == want, table.reader_source(owned)
+                assert [(k, type(v)) for k, v in got.values.items()] == [
+                    (k, type(v)) for k, v in want.values.items()]
+                assert [list(part) for part in got] == [list(part) for part in want]
+                assert w1 == w2
+                assert _shared(got, obj) == _shared(want, obj)

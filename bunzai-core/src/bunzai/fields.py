@@ -258,6 +258,11 @@ def _all_str(x: Any) -> bool:
     return type(x) is list and all(type(i) is str for i in x)
 
 
+_CODES: dict[Callable[[Any], bool], tuple[str, ...]] = {}
+"""The ``plain`` tests made by :func:`enum` -> the names by code: for a value that passes,
+``canon`` is ``names[value]``, which the compiled reader looks up itself."""
+
+
 def enum(names: Sequence[str], what: str) -> Conv:
     """A numeric code (index into ``names``) that canonically is a name; names are accepted too."""
     count = len(names)
@@ -277,6 +282,7 @@ def enum(names: Sequence[str], what: str) -> Conv:
     def plain(x: Any) -> bool:
         return type(x) is int and 0 <= x < count  # a code, written back as the same code
 
+    _CODES[plain] = tuple(str(n) for n in names)
     return Conv(what, canon, source, _any, plain)
 
 
@@ -458,7 +464,93 @@ def _close(src: Mapping[str, Any], values: dict[str, Any], raw: dict[str, Any],
     return Reading(values, layout, data)
 
 
-_TYPE_NAMES = {t: t.__name__ for t in (bool, int, float, str, list, dict)}
+_TYPE_NAMES: dict[type, str] = {t: t.__name__ for t in (bool, int, float, str, list, dict)}
+
+
+_INLINE_EXACT: dict[Callable[[Any], bool], tuple[str, tuple[type, ...]]] = {
+    _all_str: ("T is list and (not r or all(type(i) is str for i in r))", (list,)),
+}
+"""``exact`` tests the compiled reader writes out (``T``: the value's type), and the types
+they accept."""
+
+
+def _type_test(types: frozenset[type]) -> str:
+    test = " or ".join(f"T is {_TYPE_NAMES[t]}" for t in sorted(types, key=str))
+    return f"({test})" if len(types) > 1 else test
+
+
+def _fast_branches(i: int, exact: Any, plain: Any, conv: Conv, types: frozenset[type] | None,
+                   omit_empty: bool, null_ok: bool, keep: bool,
+                   ns: dict[str, Any]) -> list[tuple[str, str]]:
+    """The tests a value of a ``fast`` field is put to, in order, and what it reads as when
+    one holds: taken as it is (``exact``), converted (``plain``), a null.  A first pair
+    ``("t = type(r)", "")`` says the tests share the value's type."""
+    check: str | None
+    value_types: tuple[type, ...] | frozenset[type] | None
+    if types is not None and all(t in _TYPE_NAMES for t in types):
+        check, value_types = _type_test(types), types
+    elif types is not None:
+        ns[f"types_{i}"] = types
+        check, value_types = f"T in types_{i}", types
+    elif exact in _INLINE_EXACT:
+        check, value_types = _INLINE_EXACT[exact]
+    elif exact is _any:
+        check, value_types = None, ()
+    else:
+        ns[f"exact_{i}"] = exact
+        check, value_types = f"exact_{i}(r)", None
+    if keep or (value_types is not None and not {list, dict} & set(value_types)):
+        value = "r"
+    elif value_types is not None and set(value_types) <= {list, dict}:
+        value = "take(r)"
+    else:
+        value = "take(r) if t is dict or t is list else r"
+    branches: list[tuple[str, str]] = []
+    if omit_empty:
+        if check is not None:
+            branches.append((f"{check} and not same(r, field_{i}.absent)", value))
+    else:
+        if check is not None:
+            branches.append((check, value))
+        codes = _CODES.get(plain)
+        plain_types = _EXACT_TYPES.get(plain)
+        if codes is not None:
+            ns[f"codes_{i}"] = codes
+            branches.append((f"T is int and 0 <= r < {len(codes)}", f"codes_{i}[r]"))
+        elif plain is not _any:
+            ns[f"canon_{i}"] = conv.canon
+            if plain_types is not None and all(t in _TYPE_NAMES for t in plain_types):
+                branches.append((_type_test(plain_types), f"canon_{i}(r)"))
+            else:
+                ns[f"plain_{i}"] = plain
+                branches.append((f"plain_{i}(r)", f"canon_{i}(r)"))
+        if null_ok:
+            branches.append(("r is None", "None"))
+    shared = (sum(test.count("T ") for test, _ in branches) > 1
+              or any("t is" in got for _, got in branches))
+    spelled = "t " if shared else "type(r) "
+    branches = [(test.replace("T ", spelled), got) for test, got in branches]
+    return [("t = type(r)", ""), *branches] if shared else branches
+
+
+def _close_simple(src: Mapping[str, Any], values: dict[str, Any], raw: dict[str, Any],
+                  absent: list[str], data: dict[str, Any], names: tuple[str, ...],
+                  known: frozenset[str], skip: Sequence[str], take: Callable[[Any], Any],
+                  shapes: dict[tuple[str, ...], tuple[tuple[str, ...], bool]]) -> Reading:
+    """:func:`_close` for a table with one spelling per field, which reads its keys in field
+    order: the keys read are the table's names found, then the unknown keys in source order.
+    That depends on the key order alone, so what :func:`_close` made of it (the unknown keys,
+    whether the order is recorded) is remembered in ``shapes`` for the next object."""
+    natural = [n for n in names if n in src]
+    reading = _close(src, values, raw, absent, {}, data, natural, known, skip, take)
+    if not skip and len(shapes) < _SHAPES:
+        shapes[tuple(src)] = (tuple(k for k in src if k not in known),
+                              "order" in reading.layout)
+    return reading
+
+
+_SHAPES = 64
+"""Key orders remembered per table: files repeat a few; a hostile file cannot grow them."""
 
 
 def _reader_source(table: Table, keep: bool) -> tuple[str, dict[str, Any]]:
@@ -467,22 +559,34 @@ def _reader_source(table: Table, keep: bool) -> tuple[str, dict[str, Any]]:
     field's decisions (its path, types, absent value, records) taken once, here.
 
     ``keep``: the values are taken as they are (the reader's own parse); otherwise mutable
-    ones are copied with ``take``.
+    ones are copied with ``take``.  ``values`` starts as a copy of the absent values in field
+    order, so a value found takes its attribute's place as it would inserted in order.
     """
+    plan = table._plan
+    simple = all(step[0] is not _SPELLINGS for step in plan)
+    defaults = {attr: f.absent for step, f, attr, *_rest in plan if attr is not None}
     ns: dict[str, Any] = {"MISSING": _MISSING, "slow": Table._slow_one,
                           "spellings": table._read_spellings, "close": _close,
-                          "known": table._known, "same": same, "fresh": _fresh}
+                          "close_simple": _close_simple, "Reading": Reading,
+                          "known": table._known, "same": same, "fresh": _fresh,
+                          "defaults": defaults, "names": tuple(f.names[0][0] for f in table.fields),
+                          "shapes": table._shapes}
     out = ["def read(src, path, warnings, take, skip):",
            "    get = src.get",
-           "    values = {}",
+           "    values = defaults.copy()",
            "    raw = {}",
            "    absent = []",
-           "    alias = {}",
-           "    data = {}",
-           "    natural = []",
-           "    seen = natural.append"]
+           "    data = {}"]
+    if not simple:
+        out += ["    alias = {}",
+                "    natural = []",
+                "    seen = natural.append"]
+
+    def seen(key: str) -> list[str]:
+        return [] if simple else [f"        seen({key})"]
+
     for i, (step, f, attr, name, conv, exact, plain, fast, mutable, omit_empty, null_ok,
-            emits, types) in enumerate(table._plan):
+            emits, types) in enumerate(plan):
         ns[f"field_{i}"] = f
         ns[f"conv_{i}"] = conv
         key = repr(name)
@@ -491,7 +595,7 @@ def _reader_source(table: Table, keep: bool) -> tuple[str, dict[str, Any]]:
                     f"    r = get({key}, MISSING)",
                     "    if r is not MISSING:",
                     f"        data[{key}] = {'r' if keep else 'take(r)'}",
-                    f"        seen({key})"]
+                    *seen(key)]
             continue
         if step is _SPELLINGS:
             out += [f"    # {attr}: {', '.join(n for n, _ in f.names)}",
@@ -500,67 +604,28 @@ def _reader_source(table: Table, keep: bool) -> tuple[str, dict[str, Any]]:
             continue
         target = f"values[{attr!r}]"
         slow = f"{target} = slow(field_{i}, {key}, conv_{i}, r, path, warnings, raw, data)"
-        if mutable:
-            empty = "[]" if type(f.absent) is list else "{}"
-            missing = empty if not f.absent else f"fresh(field_{i}.absent)"
-        elif f.absent is None or type(f.absent) is bool:
-            missing = repr(f.absent)
-        else:
-            missing = f"field_{i}.absent"
         out += [f"    # {attr}: {name} ({conv.name})",
-                f"    r = get({key}, MISSING)",
-                "    if r is MISSING:",
-                f"        {target} = {missing}"]
-        if emits:
-            out.append(f"        absent.append({attr!r})")
-        out += ["    else:",
-                f"        seen({key})"]
+                f"    r = get({key}, MISSING)"]
+        if mutable or emits:
+            out.append("    if r is MISSING:")
+            if mutable:
+                fresh = "[]" if type(f.absent) is list else "{}"
+                if f.absent:
+                    fresh = f"fresh(field_{i}.absent)"
+                out.append(f"        {target} = {fresh}")
+            if emits:
+                out.append(f"        absent.append({attr!r})")
+            out.append("    else:")
+        else:
+            out.append("    if r is not MISSING:")  # the absent value is in place
+        out += seen(key)
         if not fast:
             out.append(f"        {slow}")
             continue
-        # the test of a value taken as it is (``exact``), written out for known types (``T``
-        # stands for the value's type)
-        check: str | None
-        if types is not None and all(t in _TYPE_NAMES for t in types):
-            check = " or ".join(f"T is {_TYPE_NAMES[t]}" for t in sorted(types, key=str))
-            if len(types) > 1:
-                check = f"({check})"
-            mutable_types = {list, dict} & set(types)
-        else:
-            if types is not None:
-                ns[f"types_{i}"] = types
-                check = f"T in types_{i}"
-            elif exact is _any:
-                check = None  # never true
-            else:
-                ns[f"exact_{i}"] = exact
-                check = f"exact_{i}(r)"
-            mutable_types = {list, dict}
-        if keep or not mutable_types:
-            value = "r"
-        elif types is not None and set(types) <= {list, dict}:
-            value = "take(r)"
-        else:
-            value = "take(r) if t is dict or t is list else r"
-        if check is not None:
-            if "t is" in value or check.count("T ") > 1:
-                out.append("        t = type(r)")
-                check = check.replace("T ", "t ")
-            else:
-                check = check.replace("T ", "type(r) ")
-        branches: list[tuple[str, str]] = []
-        if omit_empty:
-            if check is not None:
-                branches.append((f"{check} and not same(r, field_{i}.absent)", value))
-        else:
-            if check is not None:
-                branches.append((check, value))
-            if plain is not _any:
-                ns[f"plain_{i}"] = plain
-                ns[f"canon_{i}"] = conv.canon
-                branches.append((f"plain_{i}(r)", f"canon_{i}(r)"))
-            if null_ok:
-                branches.append(("r is None", "None"))
+        branches = _fast_branches(i, exact, plain, conv, types, omit_empty, null_ok, keep, ns)
+        if branches and branches[0][0] == "t = type(r)":
+            out.append("        t = type(r)")
+            branches = branches[1:]
         for n, (test, got) in enumerate(branches):
             out += [f"        {'elif' if n else 'if'} {test}:",
                     f"            {target} = {got}"]
@@ -569,8 +634,25 @@ def _reader_source(table: Table, keep: bool) -> tuple[str, dict[str, Any]]:
                     f"            {slow}"]
         else:
             out.append(f"        {slow}")
-    out.append("    return close(src, values, raw, absent, alias, data, natural, known, skip,"
-               " take)")
+    if simple:
+        out += ["    shape = None if skip else shapes.get(tuple(src))",
+                "    if shape is None:",
+                "        return close_simple(src, values, raw, absent, data, names, known, skip,"
+                " take, shapes)",
+                "    unknown, order = shape",
+                "    for k in unknown:",
+                f"        data[k] = {'src[k]' if keep else 'take(src[k])'}",
+                "    layout = {}",
+                "    if raw:",
+                "        layout['raw'] = raw",
+                "    if absent:",
+                "        layout['absent'] = absent",
+                "    if order:",
+                "        layout['order'] = list(src)",
+                "    return Reading(values, layout, data)"]
+    else:
+        out.append("    return close(src, values, raw, absent, alias, data, natural, known, skip,"
+                   " take)")
     return "\n".join(out) + "\n", ns
 
 
@@ -607,6 +689,10 @@ class Table:
     """Each field's spellings -> converter (what write looks up per key), in field order."""
     _readers: dict[bool, _Reader] = dc_field(init=False, repr=False, compare=False)
     """The compiled readers, by whether they take values as they are (owned) or copy them."""
+    _shapes: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = dc_field(
+        init=False, repr=False, compare=False)
+    """Key orders read before -> their unknown keys, and whether the order is recorded (see
+    :func:`_close_simple`)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_known",
@@ -614,6 +700,7 @@ class Table:
         object.__setattr__(self, "_plan", tuple(_step(f) for f in self.fields))
         object.__setattr__(self, "_convs", tuple(dict(f.names) for f in self.fields))
         object.__setattr__(self, "_readers", {})
+        object.__setattr__(self, "_shapes", {})
 
     def known(self) -> frozenset[str]:
         """Every key the table maps (all spellings, slots included)."""
