@@ -97,3 +97,14 @@ def test_what_is_not_json_has_no_layout() -> None:
 
     assert sniff_layout(b"\x89PNG\r\n") == {}
     assert sniff_layout(b"\xef\xbb\xbf{\n  \"a\": 1\n}") == {"indent": 2}
+
+
+def test_the_sampled_scan_finds_a_run_wherever_it_starts() -> None:
+    """A run of 19 digits is found at every offset against the sampling stride; 18 are not."""
+    from bunzai.jsonio import _has_digit_run
+
+    prose = b"a" * 4096
+    for length in (18, 19):
+        for at in [*range(40), *range(4096 - 40, 4096 - length + 1)]:
+            data = prose[:at] + b"7" * length + prose[at + length:]
+            assert _has_digit_run(data) == (length == 19), (length, at)

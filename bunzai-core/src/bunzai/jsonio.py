@@ -24,16 +24,17 @@ _BOM = b"\xef\xbb\xbf"
 # (two C passes over the text instead of a per-byte regex loop).
 _DIGITS_TO_1 = bytes(0x31 if 0x30 <= b <= 0x39 else 0x30 for b in range(256))
 _DIGIT_RUN = b"1" * 19
-_STRIDE = 6
-"""Any run of 19 digits holds three consecutive multiples of 6: every sixth byte, three digits
-in a row, marks the only places where a run can be."""
+_STRIDE = 9
+"""Any run of 19 digits holds two consecutive multiples of 9: every ninth byte, two digits in a
+row, marks the only places where a run can be."""
+_PAIR = re.compile(b"11")
 
 
 def _has_digit_run(raw: bytes) -> bool:
     """Whether ``raw`` holds 19 ASCII digits in a row (exactly; see ``_STRIDE``).
 
-    Large texts are mostly prose, so every sixth byte is mapped first and only the places
-    where three sampled digits follow each other are looked at closely; when there are many
+    Large texts are mostly prose, so every ninth byte is mapped first and only the places
+    where two sampled digits follow each other are looked at closely; when there are many
     such places (dates, timestamps), the rest of the text is mapped whole.
     """
     n = len(raw)
@@ -41,16 +42,18 @@ def _has_digit_run(raw: bytes) -> bool:
         return _DIGIT_RUN in raw.translate(_DIGITS_TO_1)
     sampled = raw[::_STRIDE].translate(_DIGITS_TO_1)
     budget = 16 + n // 8192
-    i = sampled.find(b"111")
-    while i >= 0:
-        # samples i..i+2 are bytes 6i..6i+12: a run through them lies within 18 bytes of them
-        lo = max(0, _STRIDE * i - 18)
-        if _DIGIT_RUN in raw[lo:_STRIDE * i + 31].translate(_DIGITS_TO_1):
+    found = _PAIR.search(sampled)
+    while found is not None:
+        # samples i and i+1 are bytes 9i and 9i+9: a run through both starts at 9i-9 or later
+        # and ends by 9i+18
+        i = found.start()
+        lo = max(0, _STRIDE * i - 9)
+        if _DIGIT_RUN in raw[lo:_STRIDE * i + 19].translate(_DIGITS_TO_1):
             return True
         budget -= 1
         if budget < 0:
             return _DIGIT_RUN in raw[lo:].translate(_DIGITS_TO_1)
-        i = sampled.find(b"111", i + 1)
+        found = _PAIR.search(sampled, i + 1)
     return False
 
 
