@@ -533,6 +533,21 @@ def _fast_branches(i: int, exact: Any, plain: Any, conv: Conv, types: frozenset[
     return [("t = type(r)", ""), *branches] if shared else branches
 
 
+def _missing_lines(i: int, f: Field, attr: str, mutable: bool, emits: bool) -> list[str]:
+    """What a reader does for field ``i`` when none of its keys is there: its absent value is
+    in place already unless it is mutable (then a fresh one), and it is recorded as absent
+    when the writer would write it (``emits``)."""
+    out = []
+    if mutable:
+        fresh = "[]" if type(f.absent) is list else "{}"
+        if f.absent:
+            fresh = f"fresh(field_{i}.absent)"
+        out.append(f"        values[{attr!r}] = {fresh}")
+    if emits:
+        out.append(f"        absent.append({attr!r})")
+    return out
+
+
 def _close_simple(src: Mapping[str, Any], values: dict[str, Any], raw: dict[str, Any],
                   absent: list[str], data: dict[str, Any], names: tuple[str, ...],
                   known: frozenset[str], skip: Sequence[str], take: Callable[[Any], Any],
@@ -598,24 +613,24 @@ def _reader_source(table: Table, keep: bool) -> tuple[str, dict[str, Any]]:
                     *seen(key)]
             continue
         if step is _SPELLINGS:
+            present = " or ".join(f"{n!r} in src" for n, _ in f.names)
             out += [f"    # {attr}: {', '.join(n for n, _ in f.names)}",
-                    f"    spellings(field_{i}, src, path, warnings, values, raw, absent, alias,"
-                    " data, natural)"]
+                    f"    if {present}:",
+                    f"        spellings(field_{i}, src, path, warnings, values, raw, absent,"
+                    " alias, data, natural)"]
+            none = _missing_lines(i, f, attr, mutable,
+                                  _default_emit(f, f.names[0][1], _fresh(f.absent),
+                                                forced=False) is not OMIT)
+            if none:
+                out += ["    else:", *none]
             continue
         target = f"values[{attr!r}]"
         slow = f"{target} = slow(field_{i}, {key}, conv_{i}, r, path, warnings, raw, data)"
         out += [f"    # {attr}: {name} ({conv.name})",
                 f"    r = get({key}, MISSING)"]
-        if mutable or emits:
-            out.append("    if r is MISSING:")
-            if mutable:
-                fresh = "[]" if type(f.absent) is list else "{}"
-                if f.absent:
-                    fresh = f"fresh(field_{i}.absent)"
-                out.append(f"        {target} = {fresh}")
-            if emits:
-                out.append(f"        absent.append({attr!r})")
-            out.append("    else:")
+        missing = _missing_lines(i, f, attr, mutable, emits)
+        if missing:
+            out += ["    if r is MISSING:", *missing, "    else:"]
         else:
             out.append("    if r is not MISSING:")  # the absent value is in place
         out += seen(key)
