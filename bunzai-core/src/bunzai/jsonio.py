@@ -57,6 +57,32 @@ def _has_digit_run(raw: bytes) -> bool:
     return False
 
 
+_NUMBER_BEFORE = frozenset(b":,[{ \t\n\r-+.eE")
+"""The bytes that can stand right before a number's digits outside a JSON string (its integer
+part, fraction or exponent), and ``{``, before which digits are an error."""
+
+
+def _number_run(raw: bytes) -> bool:
+    """Whether a run of 19 digits in ``raw`` may be (part of) a number of the JSON text.
+
+    Outside strings a run of digits follows one of ``_NUMBER_BEFORE`` or starts the text; a
+    run after any other byte (``users/1329438723858763848``, a Discord id in a link) is inside
+    a string, where orjson reads it as exactly as the standard library does.  A run inside a
+    string after one of those bytes counts too: the answer may be yes for a string, never no
+    for a number.
+    """
+    mapped = raw.translate(_DIGITS_TO_1)
+    at = mapped.find(_DIGIT_RUN)
+    while at >= 0:
+        if at == 0 or raw[at - 1] in _NUMBER_BEFORE:
+            return True
+        end = mapped.find(b"0", at + 19)  # past this run: the next one starts after it
+        if end < 0:
+            return False
+        at = mapped.find(_DIGIT_RUN, end)
+    return False
+
+
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
@@ -115,14 +141,17 @@ def loads(data: bytes | bytearray | memoryview | str, *, limits: Limits | None =
     elif raw[:1] in (b"\xff", b"\xfe", b"\x00"):
         raw = _transcode_bom(raw)
     message = "integer beyond 64 bits"
-    if not _has_digit_run(raw):
+    run = _has_digit_run(raw)
+    if not run or not _number_run(raw):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            message = str(exc)
+            if not run:
+                message = str(exc)
     # orjson refuses or rounds integers beyond 64 bits, which real files contain; those go to
-    # the standard library (exact integers).  Everything else orjson refuses (NaN, lone
-    # surrogates, bad syntax) stays refused.
+    # the standard library (exact integers), and so does a text with a long digit run that
+    # orjson refuses (the standard library's answer, as for every text with such a run).
+    # Everything else orjson refuses (NaN, lone surrogates, bad syntax) stays refused.
     if "64-bit" not in message and "nteger" not in message:
         if "recursion" in message:
             raise MalformedInput("invalid JSON: nested too deeply") from None
