@@ -206,9 +206,11 @@ def test_the_compiled_reader_reads_as_the_rule_does() -> None:
             owned = rng.random() < 0.5
             skip = tuple(rng.sample(keys, rng.randint(0, 2))) if rng.random() < 0.2 else ()
             source = freeze(obj) if rng.random() < 0.1 else obj
-            w2: list[Issue] = []
-            want = table.read_interpreted(source, "$", w2, skip=skip, owned=owned)
-            for _again in range(2):  # the second read knows the key order from the first
+            for again in range(3):  # later reads know the key order from the first
+                if again == 2:
+                    skip = () if skip else tuple(rng.sample(keys, 1))  # other keys skipped
+                w2: list[Issue] = []
+                want = table.read_interpreted(source, "$", w2, skip=skip, owned=owned)
                 w1: list[Issue] = []
                 got = table.read(source, "$", w1, skip=skip, owned=owned)
                 assert got == want, table.reader_source(owned)

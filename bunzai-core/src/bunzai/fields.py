@@ -551,17 +551,23 @@ def _missing_lines(i: int, f: Field, attr: str, mutable: bool, emits: bool) -> l
 def _close_simple(src: Mapping[str, Any], values: dict[str, Any], raw: dict[str, Any],
                   absent: list[str], data: dict[str, Any], names: tuple[str, ...],
                   known: frozenset[str], skip: Sequence[str], take: Callable[[Any], Any],
-                  shapes: dict[tuple[str, ...], tuple[tuple[str, ...], bool]]) -> Reading:
+                  shapes: dict[Any, tuple[tuple[str, ...], bool]]) -> Reading:
     """:func:`_close` for a table with one spelling per field, which reads its keys in field
     order: the keys read are the table's names found, then the unknown keys in source order.
-    That depends on the key order alone, so what :func:`_close` made of it (the unknown keys,
-    whether the order is recorded) is remembered in ``shapes`` for the next object."""
+    That depends on the key order (and ``skip``) alone, so what :func:`_close` made of it (the
+    unknown keys, whether the order is recorded) is remembered in ``shapes`` for the next
+    object."""
     natural = [n for n in names if n in src]
     reading = _close(src, values, raw, absent, {}, data, natural, known, skip, take)
-    if not skip and len(shapes) < _SHAPES:
-        shapes[tuple(src)] = (tuple(k for k in src if k not in known),
-                              "order" in reading.layout)
+    if len(shapes) < _SHAPES:
+        shapes[_shape(src, skip)] = (tuple(k for k in src if k not in known and k not in skip),
+                                     "order" in reading.layout)
     return reading
+
+
+def _shape(src: Mapping[str, Any], skip: Sequence[str]) -> Any:
+    """What the end of a read depends on: the key order, and the keys the caller handles."""
+    return (tuple(src), tuple(skip)) if skip else tuple(src)
 
 
 _SHAPES = 64
@@ -650,7 +656,8 @@ def _reader_source(table: Table, keep: bool) -> tuple[str, dict[str, Any]]:
         else:
             out.append(f"        {slow}")
     if simple:
-        out += ["    shape = None if skip else shapes.get(tuple(src))",
+        out += ["    # what the key order (and skip, see _shape) made of an object read before",
+                "    shape = shapes.get((tuple(src), tuple(skip)) if skip else tuple(src))",
                 "    if shape is None:",
                 "        return close_simple(src, values, raw, absent, data, names, known, skip,"
                 " take, shapes)",
@@ -704,7 +711,7 @@ class Table:
     """Each field's spellings -> converter (what write looks up per key), in field order."""
     _readers: dict[bool, _Reader] = dc_field(init=False, repr=False, compare=False)
     """The compiled readers, by whether they take values as they are (owned) or copy them."""
-    _shapes: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = dc_field(
+    _shapes: dict[Any, tuple[tuple[str, ...], bool]] = dc_field(
         init=False, repr=False, compare=False)
     """Key orders read before -> their unknown keys, and whether the order is recorded (see
     :func:`_close_simple`)."""
