@@ -165,3 +165,73 @@ def test_a_reader_records_a_key_order_exactly_when_the_writer_would_change_it() 
             recorded = "order" in ObjectReader(obj, "$").finish(order).layout  # type: ignore[arg-type]
             assert recorded == (list(reorder(dict(obj), list(order))) != list(keys)), keys
     assert "order" not in ObjectReader({"x": 1}, "$").finish(None).layout
+
+
+def _random_table(rng: random.Random) -> Any:
+    """A table of random fields: every converter, spelling count and option a table can have."""
+    from bunzai.fields import (
+        DICTLIST,
+        INT_OR_BOOL,
+        NOT_BOOL,
+        STRDICT,
+        TAGS,
+        WHOLE,
+        Field,
+        Table,
+        slot,
+    )
+
+    convs = (*CONVS, DICTLIST, INT_OR_BOOL, NOT_BOOL, STRDICT, TAGS, WHOLE, LENIENT,
+             Conv("odd types", STR.canon, exact=lambda x: type(x) in (str, list)))
+    absents = (None, None, "", True, 0, [], ["k"], {}, {"a": 1})
+    names = iter(f"k{i}" for i in range(100))
+    counts = (1,) if rng.random() < 0.5 else (1, 1, 2, 3)  # half of them: one spelling each
+    fields = []
+    for i in range(rng.randint(1, 8)):
+        if rng.random() < 0.15:
+            fields.append(slot(next(names)))
+            continue
+        spelled = tuple((next(names), rng.choice(convs)) for _ in range(rng.choice(counts)))
+        fields.append(Field(f"a{i}", spelled, absent=rng.choice(absents),
+                            null=rng.random() < 0.3, foreign=rng.random() < 0.8,
+                            omit_empty=rng.random() < 0.3, warn_mismatch=rng.random() < 0.5,
+                            quiet=rng.random() < 0.2))
+    return Table(tuple(fields))
+
+
+def _shared(reading: Any, src: dict[str, Any]) -> list[tuple[str, str]]:
+    """Where a reading holds one of the source's own lists or objects (not a copy)."""
+    mine = {id(v) for v in src.values() if isinstance(v, list | dict)}
+    return [(place, k) for place, part in zip(("values", "layout", "data"), reading, strict=True)
+            for k, v in part.items() if id(v) in mine]
+
+
+def test_the_compiled_reader_reads_as_the_rule_does() -> None:
+    """Table.read runs code compiled for the table; it gives what the rule as written gives:
+    the same values (types included), layout, data and warnings, the same copies and shares."""
+    from bunzai.frozen import freeze
+    from bunzai.types import Issue
+
+    rng = random.Random(18)
+    odd = (*VALUES, "3", " true ", 2.0, 3.5, -1, [1], ["a", 2], [{}], {"x": "y"}, "x", 99)
+    for _ in range(400):
+        table = _random_table(rng)
+        keys = [n for f in table.fields for n, _ in f.names] + ["other", "more"]
+        for _ in range(25):
+            obj = {k: rng.choice(odd) for k in rng.sample(keys, rng.randint(0, len(keys)))}
+            owned = rng.random() < 0.5
+            skip = tuple(rng.sample(keys, rng.randint(0, 2))) if rng.random() < 0.2 else ()
+            source = freeze(obj) if rng.random() < 0.1 else obj
+            for again in range(3):  # later reads know the key order from the first
+                if again == 2:
+                    skip = () if skip else tuple(rng.sample(keys, 1))  # other keys skipped
+                w2: list[Issue] = []
+                want = table.read_interpreted(source, "$", w2, skip=skip, owned=owned)
+                w1: list[Issue] = []
+                got = table.read(source, "$", w1, skip=skip, owned=owned)
+                assert got == want, table.reader_source(owned)
+                assert [(k, type(v)) for k, v in got.values.items()] == [
+                    (k, type(v)) for k, v in want.values.items()]
+                assert [list(part) for part in got] == [list(part) for part in want]
+                assert w1 == w2
+                assert _shared(got, obj) == _shared(want, obj)

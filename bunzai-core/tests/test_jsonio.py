@@ -97,3 +97,50 @@ def test_what_is_not_json_has_no_layout() -> None:
 
     assert sniff_layout(b"\x89PNG\r\n") == {}
     assert sniff_layout(b"\xef\xbb\xbf{\n  \"a\": 1\n}") == {"indent": 2}
+
+
+def test_the_sampled_scan_finds_a_run_wherever_it_starts() -> None:
+    """A run of 19 digits is found at every offset against the sampling stride; 18 are not."""
+    from bunzai.jsonio import _has_digit_run
+
+    prose = b"a" * 4096
+    for length in (18, 19):
+        for at in [*range(40), *range(4096 - 40, 4096 - length + 1)]:
+            data = prose[:at] + b"7" * length + prose[at + length:]
+            assert _has_digit_run(data) == (length == 19), (length, at)
+
+
+def test_long_digit_runs_in_strings_and_numbers_read_as_the_standard_library_reads_them() -> None:
+    """A run of 19+ digits inside a string (a Discord id in a link) does not send the text to
+    the standard library; a number with one does, so big integers stay exact; either way the
+    value is what the standard library reads, types included."""
+    import json
+    import random
+
+    from bunzai.jsonio import loads
+
+    rng = random.Random(64)
+
+    def digits(n: int) -> str:
+        return str(rng.randint(1, 9)) + "".join(rng.choice("0123456789") for _ in range(n - 1))
+
+    def number() -> str:
+        text = rng.choice(("", "-")) + digits(rng.randint(1, 26))
+        if rng.random() < 0.3:
+            text += "." + "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 25)))
+        if rng.random() < 0.2:
+            text += rng.choice("eE") + rng.choice(("", "+", "-")) + str(rng.randint(0, 200))
+        return text
+
+    def string() -> str:
+        before = rng.choice(("users/", "id ", ":", ",", "[", "-", ".", "e", "x", "", "\\n"))
+        return json.dumps(before + digits(rng.randint(15, 24)) + rng.choice(("", "/", " ok")))
+
+    for _ in range(3000):
+        items = [number() if rng.random() < 0.4 else string() for _ in range(rng.randint(1, 6))]
+        text = "{" + ",".join(f'"k{i}":{v}' for i, v in enumerate(items)) + "}"
+        text += " " * rng.choice((0, 3000))  # large texts take the sampled scan
+        want = json.loads(text)
+        got = loads(text.encode())
+        assert got == want and [type(v) for v in got.values()] == [
+            type(v) for v in want.values()], text

@@ -25,6 +25,8 @@ travel through ``vaud-json`` unchanged.
 
 from __future__ import annotations
 
+import itertools
+import linecache
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -256,6 +258,11 @@ def _all_str(x: Any) -> bool:
     return type(x) is list and all(type(i) is str for i in x)
 
 
+_CODES: dict[Callable[[Any], bool], tuple[str, ...]] = {}
+"""The ``plain`` tests made by :func:`enum` -> the names by code: for a value that passes,
+``canon`` is ``names[value]``, which the compiled reader looks up itself."""
+
+
 def enum(names: Sequence[str], what: str) -> Conv:
     """A numeric code (index into ``names``) that canonically is a name; names are accepted too."""
     count = len(names)
@@ -275,6 +282,7 @@ def enum(names: Sequence[str], what: str) -> Conv:
     def plain(x: Any) -> bool:
         return type(x) is int and 0 <= x < count  # a code, written back as the same code
 
+    _CODES[plain] = tuple(str(n) for n in names)
     return Conv(what, canon, source, _any, plain)
 
 
@@ -406,8 +414,9 @@ _SPELLINGS: Any = object()
 
 
 def _step(f: Field) -> tuple[Any, ...]:
-    """How :meth:`Table.read` handles a field, worked out once per table: which path it takes,
-    and which values of the expected type it can take without a record (``fast``)."""
+    """How a table reads a field, worked out once per table: which path it takes, and which
+    values of the expected type it can take without a record (``fast``).  The reference reader
+    follows it field by field; the compiled one is written from it."""
     name, conv = f.names[0]
     if f.attr is None:
         return (_SLOT, f, None, name, conv, None, None, False, False, False, False, False,
@@ -423,21 +432,297 @@ def _step(f: Field) -> tuple[Any, ...]:
             f.null and f.absent is None and not f.omit_empty, emits, types)
 
 
+_Reader = Callable[[dict[str, Any], str, "list[Issue] | None", Callable[[Any], Any],
+                    Sequence[str]], Reading]
+"""A table's compiled reader: ``(src, path, warnings, take, skip) -> Reading``."""
+
+
+def _close(src: Mapping[str, Any], values: dict[str, Any], raw: dict[str, Any],
+           absent: list[str], alias: dict[str, list[str]], data: dict[str, Any],
+           natural: list[str], known: frozenset[str], skip: Sequence[str],
+           take: Callable[[Any], Any]) -> Reading:
+    """The end of a read: unknown keys as data, and the layout of what was found.
+
+    ``natural`` holds the keys read so far, in the order a writer puts them back; the source
+    order is recorded when it differs.
+    """
+    if len(natural) != len(src) or skip:
+        for k in src:
+            if k not in known and k not in skip:
+                data[k] = take(src[k])
+        natural += [k for k in data if k not in natural]
+        natural += [k for k in skip if k in src]
+    layout: dict[str, Any] = {}
+    if raw:
+        layout["raw"] = raw
+    if absent:
+        layout["absent"] = absent
+    if alias:
+        layout["alias"] = alias
+    if len(natural) != len(src) or list(src) != natural:
+        layout["order"] = list(src)
+    return Reading(values, layout, data)
+
+
+_TYPE_NAMES: dict[type, str] = {t: t.__name__ for t in (bool, int, float, str, list, dict)}
+
+
+_INLINE_EXACT: dict[Callable[[Any], bool], tuple[str, tuple[type, ...]]] = {
+    _all_str: ("T is list and (not r or all(type(i) is str for i in r))", (list,)),
+}
+"""``exact`` tests the compiled reader writes out (``T``: the value's type), and the types
+they accept."""
+
+
+def _type_test(types: frozenset[type]) -> str:
+    test = " or ".join(f"T is {_TYPE_NAMES[t]}" for t in sorted(types, key=str))
+    return f"({test})" if len(types) > 1 else test
+
+
+def _fast_branches(i: int, exact: Any, plain: Any, conv: Conv, types: frozenset[type] | None,
+                   omit_empty: bool, null_ok: bool, keep: bool,
+                   ns: dict[str, Any]) -> list[tuple[str, str]]:
+    """The tests a value of a ``fast`` field is put to, in order, and what it reads as when
+    one holds: taken as it is (``exact``), converted (``plain``), a null.  A first pair
+    ``("t = type(r)", "")`` says the tests share the value's type."""
+    check: str | None
+    value_types: tuple[type, ...] | frozenset[type] | None
+    if types is not None and all(t in _TYPE_NAMES for t in types):
+        check, value_types = _type_test(types), types
+    elif types is not None:
+        ns[f"types_{i}"] = types
+        check, value_types = f"T in types_{i}", types
+    elif exact in _INLINE_EXACT:
+        check, value_types = _INLINE_EXACT[exact]
+    elif exact is _any:
+        check, value_types = None, ()
+    else:
+        ns[f"exact_{i}"] = exact
+        check, value_types = f"exact_{i}(r)", None
+    if keep or (value_types is not None and not {list, dict} & set(value_types)):
+        value = "r"
+    elif value_types is not None and set(value_types) <= {list, dict}:
+        value = "take(r)"
+    else:
+        value = "take(r) if t is dict or t is list else r"
+    branches: list[tuple[str, str]] = []
+    if omit_empty:
+        if check is not None:
+            branches.append((f"{check} and not same(r, field_{i}.absent)", value))
+    else:
+        if check is not None:
+            branches.append((check, value))
+        codes = _CODES.get(plain)
+        plain_types = _EXACT_TYPES.get(plain)
+        if codes is not None:
+            ns[f"codes_{i}"] = codes
+            branches.append((f"T is int and 0 <= r < {len(codes)}", f"codes_{i}[r]"))
+        elif plain is not _any:
+            ns[f"canon_{i}"] = conv.canon
+            if plain_types is not None and all(t in _TYPE_NAMES for t in plain_types):
+                branches.append((_type_test(plain_types), f"canon_{i}(r)"))
+            else:
+                ns[f"plain_{i}"] = plain
+                branches.append((f"plain_{i}(r)", f"canon_{i}(r)"))
+        if null_ok:
+            branches.append(("r is None", "None"))
+    shared = (sum(test.count("T ") for test, _ in branches) > 1
+              or any("t is" in got for _, got in branches))
+    spelled = "t " if shared else "type(r) "
+    branches = [(test.replace("T ", spelled), got) for test, got in branches]
+    return [("t = type(r)", ""), *branches] if shared else branches
+
+
+def _missing_lines(i: int, f: Field, attr: str, mutable: bool, emits: bool) -> list[str]:
+    """What a reader does for field ``i`` when none of its keys is there: its absent value is
+    in place already unless it is mutable (then a fresh one), and it is recorded as absent
+    when the writer would write it (``emits``)."""
+    out = []
+    if mutable:
+        fresh = "[]" if type(f.absent) is list else "{}"
+        if f.absent:
+            fresh = f"fresh(field_{i}.absent)"
+        out.append(f"        values[{attr!r}] = {fresh}")
+    if emits:
+        out.append(f"        absent.append({attr!r})")
+    return out
+
+
+def _close_simple(src: Mapping[str, Any], values: dict[str, Any], raw: dict[str, Any],
+                  absent: list[str], data: dict[str, Any], names: tuple[str, ...],
+                  known: frozenset[str], skip: Sequence[str], take: Callable[[Any], Any],
+                  shapes: dict[Any, tuple[tuple[str, ...], bool]]) -> Reading:
+    """:func:`_close` for a table with one spelling per field, which reads its keys in field
+    order: the keys read are the table's names found, then the unknown keys in source order.
+    That depends on the key order (and ``skip``) alone, so what :func:`_close` made of it (the
+    unknown keys, whether the order is recorded) is remembered in ``shapes`` for the next
+    object."""
+    natural = [n for n in names if n in src]
+    reading = _close(src, values, raw, absent, {}, data, natural, known, skip, take)
+    if len(shapes) < _SHAPES:
+        shapes[_shape(src, skip)] = (tuple(k for k in src if k not in known and k not in skip),
+                                     "order" in reading.layout)
+    return reading
+
+
+def _shape(src: Mapping[str, Any], skip: Sequence[str]) -> Any:
+    """What the end of a read depends on: the key order, and the keys the caller handles."""
+    return (tuple(src), tuple(skip)) if skip else tuple(src)
+
+
+_SHAPES = 64
+"""Key orders remembered per table: files repeat a few; a hostile file cannot grow them."""
+
+
+def _reader_source(table: Table, keep: bool) -> tuple[str, dict[str, Any]]:
+    """The text of ``table``'s reader and the names it uses: :meth:`Table.read_interpreted`
+    written out for this table's fields, one block per field in field order, with each
+    field's decisions (its path, types, absent value, records) taken once, here.
+
+    ``keep``: the values are taken as they are (the reader's own parse); otherwise mutable
+    ones are copied with ``take``.  ``values`` starts as a copy of the absent values in field
+    order, so a value found takes its attribute's place as it would inserted in order.
+    """
+    plan = table._plan
+    simple = all(step[0] is not _SPELLINGS for step in plan)
+    defaults = {attr: f.absent for step, f, attr, *_rest in plan if attr is not None}
+    ns: dict[str, Any] = {"MISSING": _MISSING, "slow": Table._slow_one,
+                          "spellings": table._read_spellings, "close": _close,
+                          "close_simple": _close_simple, "Reading": Reading,
+                          "known": table._known, "same": same, "fresh": _fresh,
+                          "defaults": defaults, "names": tuple(f.names[0][0] for f in table.fields),
+                          "shapes": table._shapes}
+    out = ["def read(src, path, warnings, take, skip):",
+           "    get = src.get",
+           "    values = defaults.copy()",
+           "    raw = {}",
+           "    absent = []",
+           "    data = {}"]
+    if not simple:
+        out += ["    alias = {}",
+                "    natural = []",
+                "    seen = natural.append"]
+
+    def seen(key: str) -> list[str]:
+        return [] if simple else [f"        seen({key})"]
+
+    for i, (step, f, attr, name, conv, exact, plain, fast, mutable, omit_empty, null_ok,
+            emits, types) in enumerate(plan):
+        ns[f"field_{i}"] = f
+        ns[f"conv_{i}"] = conv
+        key = repr(name)
+        if step is _SLOT:
+            out += [f"    # {name}: kept as data at its place",
+                    f"    r = get({key}, MISSING)",
+                    "    if r is not MISSING:",
+                    f"        data[{key}] = {'r' if keep else 'take(r)'}",
+                    *seen(key)]
+            continue
+        if step is _SPELLINGS:
+            present = " or ".join(f"{n!r} in src" for n, _ in f.names)
+            out += [f"    # {attr}: {', '.join(n for n, _ in f.names)}",
+                    f"    if {present}:",
+                    f"        spellings(field_{i}, src, path, warnings, values, raw, absent,"
+                    " alias, data, natural)"]
+            none = _missing_lines(i, f, attr, mutable,
+                                  _default_emit(f, f.names[0][1], _fresh(f.absent),
+                                                forced=False) is not OMIT)
+            if none:
+                out += ["    else:", *none]
+            continue
+        target = f"values[{attr!r}]"
+        slow = f"{target} = slow(field_{i}, {key}, conv_{i}, r, path, warnings, raw, data)"
+        out += [f"    # {attr}: {name} ({conv.name})",
+                f"    r = get({key}, MISSING)"]
+        missing = _missing_lines(i, f, attr, mutable, emits)
+        if missing:
+            out += ["    if r is MISSING:", *missing, "    else:"]
+        else:
+            out.append("    if r is not MISSING:")  # the absent value is in place
+        out += seen(key)
+        if not fast:
+            out.append(f"        {slow}")
+            continue
+        branches = _fast_branches(i, exact, plain, conv, types, omit_empty, null_ok, keep, ns)
+        if branches and branches[0][0] == "t = type(r)":
+            out.append("        t = type(r)")
+            branches = branches[1:]
+        for n, (test, got) in enumerate(branches):
+            out += [f"        {'elif' if n else 'if'} {test}:",
+                    f"            {target} = {got}"]
+        if branches:
+            out += ["        else:",
+                    f"            {slow}"]
+        else:
+            out.append(f"        {slow}")
+    if simple:
+        out += ["    # what the key order (and skip, see _shape) made of an object read before",
+                "    shape = shapes.get((tuple(src), tuple(skip)) if skip else tuple(src))",
+                "    if shape is None:",
+                "        return close_simple(src, values, raw, absent, data, names, known, skip,"
+                " take, shapes)",
+                "    unknown, order = shape",
+                "    for k in unknown:",
+                f"        data[k] = {'src[k]' if keep else 'take(src[k])'}",
+                "    layout = {}",
+                "    if raw:",
+                "        layout['raw'] = raw",
+                "    if absent:",
+                "        layout['absent'] = absent",
+                "    if order:",
+                "        layout['order'] = list(src)",
+                "    return Reading(values, layout, data)"]
+    else:
+        out.append("    return close(src, values, raw, absent, alias, data, natural, known, skip,"
+                   " take)")
+    return "\n".join(out) + "\n", ns
+
+
+_COMPILED = itertools.count()
+
+
+def _compile_reader(table: Table, keep: bool) -> _Reader:
+    """:func:`_reader_source`, compiled; its text is registered with :mod:`linecache` so a
+    traceback through it shows the line that failed."""
+    text, ns = _reader_source(table, keep)
+    first = next((f.attr for f in table.fields if f.attr), "slots")
+    filename = f"<bunzai.fields reader #{next(_COMPILED)}: {first}, {len(table.fields)} fields>"
+    # the text is built from the table's own fields, never from data
+    exec(compile(text, filename, "exec"), ns)
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    reader: _Reader = ns["read"]
+    return reader
+
+
 @dataclass(frozen=True)
 class Table:
-    """The fields of one JSON object kind."""
+    """The fields of one JSON object kind.
+
+    :meth:`read` runs a reader compiled for the table on its first use (see
+    :func:`_reader_source`; :meth:`reader_source` shows its text), which does what
+    :meth:`read_interpreted`, the rule as written, does: the same values, layout, data and
+    warnings, in the same order.
+    """
 
     fields: tuple[Field, ...]
     _known: frozenset[str] = dc_field(init=False, repr=False, compare=False)
     _plan: tuple[tuple[Any, ...], ...] = dc_field(init=False, repr=False, compare=False)
     _convs: tuple[dict[str, Conv], ...] = dc_field(init=False, repr=False, compare=False)
     """Each field's spellings -> converter (what write looks up per key), in field order."""
+    _readers: dict[bool, _Reader] = dc_field(init=False, repr=False, compare=False)
+    """The compiled readers, by whether they take values as they are (owned) or copy them."""
+    _shapes: dict[Any, tuple[tuple[str, ...], bool]] = dc_field(
+        init=False, repr=False, compare=False)
+    """Key orders read before -> their unknown keys, and whether the order is recorded (see
+    :func:`_close_simple`)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_known",
                            frozenset(n for f in self.fields for n, _ in f.names))
         object.__setattr__(self, "_plan", tuple(_step(f) for f in self.fields))
         object.__setattr__(self, "_convs", tuple(dict(f.names) for f in self.fields))
+        object.__setattr__(self, "_readers", {})
+        object.__setattr__(self, "_shapes", {})
 
     def known(self) -> frozenset[str]:
         """Every key the table maps (all spellings, slots included)."""
@@ -461,6 +746,23 @@ class Table:
         says ``obj`` is the reader's own parse (``AdapterInput.json_mutable``): its values are
         taken as they are instead of copied.
         """
+        src: dict[str, Any] = obj if type(obj) is dict else thaw(obj)
+        keep = owned or src is not obj
+        reader = self._readers.get(keep)
+        if reader is None:
+            reader = self._readers[keep] = _compile_reader(self, keep)
+        return reader(src, path, warnings, _keep if keep else jcopy, skip)
+
+    def reader_source(self, owned: bool = True) -> str:
+        """The Python text of the reader :meth:`read` runs (``owned``: the one that takes the
+        object's values as they are), for inspection; tracebacks show its lines too."""
+        return _reader_source(self, owned)[0]
+
+    def read_interpreted(self, obj: Mapping[str, Any], path: str,
+                         warnings: list[Issue] | None = None, *, skip: Sequence[str] = (),
+                         owned: bool = False) -> Reading:
+        """What :meth:`read` returns, worked out field by field from the plan: the rule the
+        compiled reader follows, kept as the reference it is tested against."""
         src: Mapping[str, Any] = obj if type(obj) is dict else thaw(obj)
         take = _keep if owned or src is not obj else jcopy
         values: dict[str, Any] = {}
@@ -503,23 +805,7 @@ class Table:
             else:
                 self._read_spellings(f, src, path, warnings, values, raw, absent, alias, data,
                                      natural)
-        if len(natural) != len(src) or skip:
-            known = self._known
-            for k in src:
-                if k not in known and k not in skip:
-                    data[k] = take(src[k])
-            natural += [k for k in data if k not in natural]
-            natural += [k for k in skip if k in src]
-        layout: dict[str, Any] = {}
-        if raw:
-            layout["raw"] = raw
-        if absent:
-            layout["absent"] = absent
-        if alias:
-            layout["alias"] = alias
-        if len(natural) != len(src) or list(src) != natural:
-            layout["order"] = list(src)
-        return Reading(values, layout, data)
+        return _close(src, values, raw, absent, alias, data, natural, self._known, skip, take)
 
     @staticmethod
     def _slow_one(f: Field, name: str, conv: Conv, r: Any, path: str,

@@ -24,16 +24,17 @@ _BOM = b"\xef\xbb\xbf"
 # (two C passes over the text instead of a per-byte regex loop).
 _DIGITS_TO_1 = bytes(0x31 if 0x30 <= b <= 0x39 else 0x30 for b in range(256))
 _DIGIT_RUN = b"1" * 19
-_STRIDE = 6
-"""Any run of 19 digits holds three consecutive multiples of 6: every sixth byte, three digits
-in a row, marks the only places where a run can be."""
+_STRIDE = 9
+"""Any run of 19 digits holds two consecutive multiples of 9: every ninth byte, two digits in a
+row, marks the only places where a run can be."""
+_PAIR = re.compile(b"11")
 
 
 def _has_digit_run(raw: bytes) -> bool:
     """Whether ``raw`` holds 19 ASCII digits in a row (exactly; see ``_STRIDE``).
 
-    Large texts are mostly prose, so every sixth byte is mapped first and only the places
-    where three sampled digits follow each other are looked at closely; when there are many
+    Large texts are mostly prose, so every ninth byte is mapped first and only the places
+    where two sampled digits follow each other are looked at closely; when there are many
     such places (dates, timestamps), the rest of the text is mapped whole.
     """
     n = len(raw)
@@ -41,16 +42,44 @@ def _has_digit_run(raw: bytes) -> bool:
         return _DIGIT_RUN in raw.translate(_DIGITS_TO_1)
     sampled = raw[::_STRIDE].translate(_DIGITS_TO_1)
     budget = 16 + n // 8192
-    i = sampled.find(b"111")
-    while i >= 0:
-        # samples i..i+2 are bytes 6i..6i+12: a run through them lies within 18 bytes of them
-        lo = max(0, _STRIDE * i - 18)
-        if _DIGIT_RUN in raw[lo:_STRIDE * i + 31].translate(_DIGITS_TO_1):
+    found = _PAIR.search(sampled)
+    while found is not None:
+        # samples i and i+1 are bytes 9i and 9i+9: a run through both starts at 9i-9 or later
+        # and ends by 9i+18
+        i = found.start()
+        lo = max(0, _STRIDE * i - 9)
+        if _DIGIT_RUN in raw[lo:_STRIDE * i + 19].translate(_DIGITS_TO_1):
             return True
         budget -= 1
         if budget < 0:
             return _DIGIT_RUN in raw[lo:].translate(_DIGITS_TO_1)
-        i = sampled.find(b"111", i + 1)
+        found = _PAIR.search(sampled, i + 1)
+    return False
+
+
+_NUMBER_BEFORE = frozenset(b":,[{ \t\n\r-+.eE")
+"""The bytes that can stand right before a number's digits outside a JSON string (its integer
+part, fraction or exponent), and ``{``, before which digits are an error."""
+
+
+def _number_run(raw: bytes) -> bool:
+    """Whether a run of 19 digits in ``raw`` may be (part of) a number of the JSON text.
+
+    Outside strings a run of digits follows one of ``_NUMBER_BEFORE`` or starts the text; a
+    run after any other byte (``users/1329438723858763848``, a Discord id in a link) is inside
+    a string, where orjson reads it as exactly as the standard library does.  A run inside a
+    string after one of those bytes counts too: the answer may be yes for a string, never no
+    for a number.
+    """
+    mapped = raw.translate(_DIGITS_TO_1)
+    at = mapped.find(_DIGIT_RUN)
+    while at >= 0:
+        if at == 0 or raw[at - 1] in _NUMBER_BEFORE:
+            return True
+        end = mapped.find(b"0", at + 19)  # past this run: the next one starts after it
+        if end < 0:
+            return False
+        at = mapped.find(_DIGIT_RUN, end)
     return False
 
 
@@ -112,14 +141,17 @@ def loads(data: bytes | bytearray | memoryview | str, *, limits: Limits | None =
     elif raw[:1] in (b"\xff", b"\xfe", b"\x00"):
         raw = _transcode_bom(raw)
     message = "integer beyond 64 bits"
-    if not _has_digit_run(raw):
+    run = _has_digit_run(raw)
+    if not run or not _number_run(raw):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            message = str(exc)
+            if not run:
+                message = str(exc)
     # orjson refuses or rounds integers beyond 64 bits, which real files contain; those go to
-    # the standard library (exact integers).  Everything else orjson refuses (NaN, lone
-    # surrogates, bad syntax) stays refused.
+    # the standard library (exact integers), and so does a text with a long digit run that
+    # orjson refuses (the standard library's answer, as for every text with such a run).
+    # Everything else orjson refuses (NaN, lone surrogates, bad syntax) stays refused.
     if "64-bit" not in message and "nteger" not in message:
         if "recursion" in message:
             raise MalformedInput("invalid JSON: nested too deeply") from None
@@ -162,6 +194,10 @@ def dumps(obj: Any, *, indent: int | None = None, ensure_ascii: bool = False) ->
     ).encode("utf-8")
 
 
+_ESCAPE = re.compile(rb"\\u")
+"""A ``\\u`` escape: in an ASCII file, the mark of a writer that escapes all non-ASCII text."""
+
+
 def sniff_layout(data: bytes, default_indent: int | None = None) -> dict[str, Any]:
     """How a JSON document was laid out, as far as :func:`dumps_layout` can lay it out again.
 
@@ -189,7 +225,7 @@ def sniff_layout(data: bytes, default_indent: int | None = None) -> dict[str, An
         indent = "\t" if pad.startswith(b"\t") else len(pad) or default_indent
     if (indent or None) != (default_indent or None):
         out["indent"] = indent
-    if data.isascii() and b"\\u" in data:  # the cheap test first: most files are not ASCII
+    if data.isascii() and _ESCAPE.search(data):  # the cheap test first: most files are not ASCII
         out["ascii"] = True
     if data.endswith(b"\n"):
         out["newline"] = True

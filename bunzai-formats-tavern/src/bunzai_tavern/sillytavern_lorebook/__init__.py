@@ -7,6 +7,7 @@ Detection only looks at the shared parsed JSON view; the mapping lives in ``worl
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Detection, FormatAdapter, Option, unfrozen
@@ -26,17 +27,21 @@ _OTHER_APPS = ("personas", "persona_descriptions", "scriptName", "findRegex", "l
 _WI_ENTRY_SIGNS = ("uid", "content", "keysecondary", "disable")
 
 
+_NOT_BOOKS = frozenset(_CARD_KEYS + _OTHER_APPS)
+_WI_SIGNS = frozenset(_WI_ENTRY_SIGNS)
+
+
 def _is_list(x: Any) -> bool:
-    return isinstance(x, Sequence) and not isinstance(x, str | bytes)
+    # parsed JSON holds plain lists: their exact type first, the ABC check for the rest
+    return type(x) is list or (isinstance(x, Sequence) and not isinstance(x, str | bytes))
+
+
+def _is_map(x: Any) -> bool:
+    return type(x) is dict or isinstance(x, Mapping)
 
 
 def _sample(values: Any) -> list[Any]:
-    out = []
-    for i, v in enumerate(values):
-        if i >= _SAMPLE:
-            break
-        out.append(v)
-    return out
+    return list(islice(values, _SAMPLE))
 
 
 def _score_array_book(book: Mapping[str, Any]) -> tuple[float, str]:
@@ -49,7 +54,7 @@ def _score_array_book(book: Mapping[str, Any]) -> tuple[float, str]:
         others = [k for k in ("name", "description", "scan_depth", "token_budget",
                               "recursive_scanning", "extensions") if k in book]
         return (0.55, "empty V2 character book") if others else (0.0, "")
-    if not all(isinstance(e, Mapping) for e in items):
+    if not all(_is_map(e) for e in items):
         return 0.0, ""
     if any("keywords" in e or "entry" in e for e in items):
         return 0.0, ""  # Agnai's vocabulary: agnai-memory reads it
@@ -66,7 +71,7 @@ def _score_array_book(book: Mapping[str, Any]) -> tuple[float, str]:
 def score(data: Any) -> tuple[float, str]:
     """How sure this is a Tavern lorebook, and why (pure function of the parsed JSON)."""
     data = unfrozen(data)  # only looked at: the parse itself, not read-only views of it
-    if not isinstance(data, Mapping):
+    if not _is_map(data):
         return 0.0, ""
     spec = data.get("spec")
     if spec is not None:
@@ -78,18 +83,18 @@ def score(data: Any) -> tuple[float, str]:
         return 0.0, ""
     if data.get("kind") is not None or data.get("type") == "risu":
         return 0.0, ""  # Agnai memory / character, Risu lorebook, canonical entities
-    if any(k in data for k in _CARD_KEYS) or any(k in data for k in _OTHER_APPS):
+    if not data.keys().isdisjoint(_NOT_BOOKS):  # a card's or another app's keys
         return 0.0, ""
-    if isinstance(data.get("data"), Mapping) and not isinstance(data.get("entries"), Mapping):
+    if _is_map(data.get("data")) and not _is_map(data.get("entries")):
         return 0.0, ""
     entries = data.get("entries")
-    if isinstance(entries, Mapping):
+    if _is_map(entries):
         values = _sample(entries.values())
-        if values and not all(isinstance(v, Mapping) for v in values):
+        if values and not all(_is_map(v) for v in values):
             return 0.0, ""
         if "is_creation" in data:
             return 0.9, "Chub lorebook (is_creation, entries keyed by id)"
-        if values and any(_is_list(v.get("key")) and any(s in v for s in _WI_ENTRY_SIGNS)
+        if values and any(_is_list(v.get("key")) and not v.keys().isdisjoint(_WI_SIGNS)
                           for v in values):
             return 0.9, "SillyTavern World Info (entries keyed by uid)"
         if not values:

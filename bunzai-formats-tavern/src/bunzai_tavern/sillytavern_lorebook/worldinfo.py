@@ -57,35 +57,40 @@ def _lift_mirrors(values: dict[str, Any], layout: dict[str, Any]) -> None:
     """
     ext = values["extensions"]
     lifted = []
-    copies = _LIFT
     plain = _PLAIN
     for key, value in ext.items():
-        spec = copies.get(key)
-        if spec is None:
-            continue
-        current = values[spec[0]]
-        back = spec[1]
-        if back is None:
-            # An uncoded copy agrees when it is its field's value: same JSON type and value
-            # (None only with None), exactly what _copy_agrees decides for it.
+        attr = _LIFT_SAME.get(key)
+        if attr is not None:
+            # A copy of its field's own value agrees when it is that value: same JSON type and
+            # value (None only with None), exactly what _copy_agrees decides for it.
+            current = values[attr]
             t = type(value)
-            if t is type(current) and (value == current if t in plain
-                                       else same(value, current)):
+            if t is type(current) and (value == current if t in plain else same(value, current)):
                 lifted.append(key)
-        elif _copy_agrees(value, current, back):
-            lifted.append(key)
+        else:
+            spec = _LIFT_CODED.get(key)
+            if spec is not None and _copy_agrees(value, values[spec[0]], spec[1]):
+                lifted.append(key)
     if lifted:
         layout["ext_mirror"] = lifted
         layout["ext_order"] = list(ext)
-        values["extensions"] = {} if len(lifted) == len(ext) else {
-            k: v for k, v in ext.items() if k not in lifted}
+        if len(lifted) == len(ext):
+            values["extensions"] = {}
+        else:
+            rest = dict(ext)
+            for key in lifted:
+                del rest[key]
+            values["extensions"] = rest
 
 
 _PROBE = object()
-_LIFT = {key: (attr, None if back(_PROBE) is _PROBE else back)
-         for key, (attr, _check, back) in _ST_EXT.items()}
-"""Extension key -> (field, its writer mapping, None where the mapping returns the field's own
-value: such a copy is compared with the field directly)."""
+_LIFT_SAME = {key: attr for key, (attr, _check, back) in _ST_EXT.items()
+              if back(_PROBE) is _PROBE}
+"""Extension key -> its field, where the writer writes the field's own value: such a copy is
+compared with the field directly."""
+_LIFT_CODED = {key: (attr, back) for key, (attr, _check, back) in _ST_EXT.items()
+               if key not in _LIFT_SAME}
+"""Extension key -> (field, its writer mapping) for the copies that are coded (position …)."""
 
 
 def _restore_mirrors(entry: LorebookEntry, layout: dict[str, Any] | None) -> dict[str, Any]:
@@ -130,6 +135,9 @@ def read_worldinfo(obj: dict[str, Any], *, format_id: str,
     repeated: list[str] = []
     seen: set[str] = set()
     entry_warnings: list[Issue] = []
+    # The table's values are the reader's own dict: validated as they are, with the model's
+    # own validator (what model_validate calls), the entry's own places added to them.
+    validate = LorebookEntry.__pydantic_validator__.validate_python
     for pos, (okey, raw) in enumerate(entries_obj.items()):
         path = f"$.entries[{okey!r}]"
         if type(raw) is not dict:
@@ -141,7 +149,8 @@ def read_worldinfo(obj: dict[str, Any], *, format_id: str,
         if evals["extensions"]:
             _lift_mirrors(evals, layout)
         uid = evals["id"]
-        key = _uid_key(uid)
+        t = type(uid)
+        key = str(uid) if t is int or t is str else None  # as _uid_key
         if okey != key:
             layout["okey"] = okey
             layout["okey_for"] = uid
@@ -152,12 +161,10 @@ def read_worldinfo(obj: dict[str, Any], *, format_id: str,
                 layout["repeats"] = uid  # the file gives this uid twice: so does the rewrite
                 repeated.append(f"{path}.uid")
             seen.add(key)
-        # The table's values are the reader's own dict: validated as they are (the same
-        # validation as the constructor's), the entry's own places added to them.
         evals["passthrough"] = {format_id: {WI: layout}} if layout else {}
         evals["app_data"] = {format_id: data} if data else {}
         try:
-            entries.append(LorebookEntry.model_validate(evals))
+            entries.append(validate(evals))
         except ValidationError as exc:  # the converters make this unreachable in practice
             raise MalformedInput(f"{path}: {exc.errors()[0]['msg']}") from None
     if entry_warnings:
