@@ -423,11 +423,10 @@ class Registry:
         if candidates and candidates[0].score >= DETECT_THRESHOLD:
             # ranked by score: the winner is the first, unless the next ones score the same
             best = candidates[0].score
-            tied = [c.format for c in candidates if c.score == best]
-            if len(tied) == 1:
+            if len(candidates) == 1 or candidates[1].score != best:
                 report.winner = candidates[0]
             else:
-                report.tied = tied
+                report.tied = [c.format for c in candidates if c.score == best]
         return report
 
     # -- reading --------------------------------------------------------------------------------

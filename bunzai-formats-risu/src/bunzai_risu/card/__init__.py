@@ -82,12 +82,15 @@ class RisuCardAdapter(FormatAdapter):
             return Detection(0.0)
         if input.png is None:
             return Detection(0.0)
+        unreadable = False
         for kw in ("ccv3", "chara"):
             for payload in input.png_json(kw):
                 if is_risu_card(payload.value):
                     return Detection(SCORE, f"{kw} chunk with data.extensions.risuai")
-        if input.png.find_text("risuai"):
+                unreadable = unreadable or payload.error is not None
+        if "risuai" in input.signs:
             return Detection(SCORE, "legacy RisuAI PNG (risuai chunk)")
-        if has_encrypted_card(input.png):
+        # an encrypted card is a card chunk that does not decode as JSON
+        if unreadable and has_encrypted_card(input.png):
             return Detection(SCORE, "encrypted RisuAI card (rcc)")
         return Detection(0.0)
