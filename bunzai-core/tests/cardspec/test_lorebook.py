@@ -52,6 +52,20 @@ def test_st_entry_round_trips_exactly() -> None:
     assert list(out) == list(ST_ENTRY) and list(out["extensions"]) == list(ST_ENTRY["extensions"])
 
 
+def test_an_entry_the_reader_owns_reads_and_round_trips_like_a_shared_one() -> None:
+    """A reader's own parse is taken without copies, and the source is left as it was: an
+    owned entry keeps the order of its extension keys for the rewrite, as a shared one does."""
+    import copy
+
+    source = copy.deepcopy(ST_ENTRY)
+    shared = entry_from_v2(source, format_id=FID)
+    assert source == ST_ENTRY  # a shared parse is only read
+    owned = entry_from_v2(copy.deepcopy(ST_ENTRY), format_id=FID, owned=True)
+    assert owned == shared
+    out = entry_to_v2(owned, format_id=FID, v3=False)
+    assert list(out["extensions"]) == list(ST_ENTRY["extensions"])
+
+
 def test_fields_travel_to_another_format_by_their_st_names() -> None:
     e = entry_from_v2(ST_ENTRY, format_id=FID)
     loss = LossReport()

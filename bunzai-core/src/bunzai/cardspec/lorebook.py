@@ -53,7 +53,7 @@ adapter can reuse the ST-extension mapping.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..fields import (
@@ -274,6 +274,40 @@ _ENTRY_READ: tuple[tuple[str, str, Conv, Any], ...] = tuple(
 """The spec's entry fields, as entry_from_v2 reads them (key, attribute, converter, absent)."""
 
 
+def _lift_settings(items: Iterable[tuple[str, Any]], src: Mapping[str, Any],
+                   values: dict[str, Any], lifted: list[str], ext_null: list[str],
+                   owned: bool) -> dict[str, Any]:
+    """An entry's ``extensions`` without SillyTavern's copies of entry settings, which go to
+    their canonical fields in ``values`` (their keys to ``lifted``; a null copy also to
+    ``ext_null``).  A copy that cannot be read as its field stays, as does a ``case_sensitive``
+    copy that disagrees with the spec's own field, which wins, and a null ``position``: the
+    spec's own position decides."""
+    ext: dict[str, Any] = {}
+    for key, value in items:
+        spec = _EXT_BY_KEY.get(key)
+        if spec is not None:
+            attr = spec[0]
+            if attr == "case_sensitive" and "case_sensitive" in src:
+                if same(value, src.get("case_sensitive")):
+                    lifted.append(key)
+                    continue
+            elif value is None:
+                if key != "position":
+                    values[attr] = None
+                    ext_null.append(key)
+                    lifted.append(key)
+                    continue
+            else:
+                ok, mapped = spec[1](value)  # the checks copy what they keep
+                if ok:
+                    values[attr] = mapped
+                    lifted.append(key)
+                    continue
+        t = type(value)
+        ext[key] = jcopy(value) if not owned and (t is dict or t is list) else value
+    return ext
+
+
 def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
                   warnings: list[Issue] | None = None, path: str = "$",
                   owned: bool = False) -> LorebookEntry:
@@ -297,34 +331,18 @@ def entry_from_v2(obj: Mapping[str, Any], *, format_id: str,
         values["is_folder"] = mode == "folder"
 
     ext_raw = src.get("extensions")
-    ext: dict[str, Any] = r.get("extensions", DICT, {})
     lifted: list[str] = []
     ext_null: list[str] = []
-    for key in list(ext):
-        spec = _EXT_BY_KEY.get(key)
-        if spec is None:
-            continue
-        attr, check, _back = spec
-        value = ext[key]
-        if attr == "case_sensitive" and "case_sensitive" in src:
-            # The spec's own field wins; an equal ST copy is lifted, a different one stays.
-            if not same(value, src.get("case_sensitive")):
-                continue
-            lifted.append(key)
-            del ext[key]
-            continue
-        if value is None:
-            if key == "position":  # the spec's own position decides; keep the null as is
-                continue
-            values[attr] = None
-            ext_null.append(key)
-        else:
-            ok, mapped = check(value)
-            if not ok:
-                continue
-            values[attr] = mapped
-        lifted.append(key)
-        del ext[key]
+    if type(ext_raw) is dict:
+        # read key by key: SillyTavern's copies of entry settings go to their fields, the rest
+        # is kept (copied unless the parse is the reader's own); the source is not changed
+        r.consume("extensions")
+        ext: dict[str, Any] = _lift_settings(ext_raw.items(), src, values, lifted, ext_null,
+                                             r.owned)
+    else:  # absent, null or not an object: what the field reader makes of it
+        ext = r.get("extensions", DICT, {})
+        if ext:
+            ext = _lift_settings(list(ext.items()), src, values, lifted, ext_null, True)
     text_id = ext.get("risu_id")
     if isinstance(text_id, str) and isinstance(values["id"], int) and "id" not in r.raw:
         r.layout["risu_id"] = values["id"]
