@@ -19,8 +19,12 @@ Import-light (``re`` and ``datetime`` only): detectors may call it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .loss import LossReport
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
@@ -213,5 +217,21 @@ def stored(value: datetime | None, raw: Any, form: str) -> tuple[Any, bool]:
     return out, parse_time(out) == _aware(value)
 
 
+def put_time(out: dict[str, Any], key: str, value: datetime | None,
+             record: Mapping[str, Any], form: str, loss: LossReport | None, path: str,
+             why: str) -> None:
+    """Write a time under ``key`` the way chat writers do: :func:`stored` against the
+    source's own text (``record[key]``), a time ``form`` rounds reported as approximated at
+    ``path`` with ``why``; with no time, the source's own value stays as it was."""
+    when, exact = stored(value, record.get(key), form)
+    if when is not None:
+        out[key] = when
+        if not exact and loss is not None:
+            loss.approximated(path, why)
+    elif key in record:
+        out[key] = record[key]
+
+
 __all__ = ["EPOCH", "FORMS", "MONTHS", "exact_in", "format_time", "from_epoch_ms",
-           "iso_seconds", "parse_form", "parse_time", "restore", "stored", "to_epoch_ms"]
+           "iso_seconds", "parse_form", "parse_time", "put_time", "restore", "stored",
+           "to_epoch_ms"]

@@ -23,6 +23,7 @@ from ..chattime import (
     iso_seconds,
     parse_form,
     parse_time,
+    put_time,
     restore,
     stored,
     to_epoch_ms,
@@ -33,7 +34,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ATTACHMENT_TYPES", "EPOCH", "FORMS", "ROLES", "LazyMessages", "exact_in", "format_time",
-    "from_epoch_ms", "iso_seconds", "parse_form", "parse_time", "restore", "stored", "to_epoch_ms",
+    "from_epoch_ms", "iso_seconds", "parse_form", "parse_time", "put_time", "restore", "stored",
+    "to_epoch_ms",
 ]
 
 

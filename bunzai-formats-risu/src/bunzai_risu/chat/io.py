@@ -25,7 +25,7 @@ from bunzai.sdk import (
     dumps_layout,
     sniff_layout,
 )
-from bunzai.sdk.chats import parse_time, stored
+from bunzai.sdk.chats import parse_time, put_time
 from bunzai.sdk.fields import kept, reorder
 
 from . import FORMAT_ID, WRITER_REASONS
@@ -270,13 +270,7 @@ def message_obj(m: ChatMessage, index: int | None = None, loss: LossReport | Non
     if m.role == "narrator" and loss is not None:
         loss.approximated(f"{path}role", WHY["role"])
     out["data"] = raw["data"] if "data" in raw and not m.text else m.text
-    when, exact = stored(m.time, record.get("time"), "epoch_ms")
-    if when is not None:
-        out["time"] = when
-        if not exact and loss is not None:
-            loss.approximated(f"{path}time", WHY["time"])
-    elif "time" in record:
-        out["time"] = record["time"]
+    put_time(out, "time", m.time, record, "epoch_ms", loss, f"{path}time", WHY["time"])
     if m.id:
         out["chatId"] = m.id
     elif "chatId" in raw:

@@ -308,7 +308,7 @@ def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[s
     With ``loss``, what the line changes is reported under ``path`` (``messages[3].``): a
     speaker the format needs and the message lacks, a time its date form rounds.
     """
-    from bunzai.sdk.chats import stored
+    from bunzai.sdk.chats import put_time
 
     layout = layout_of(m, fmt)
     raw = record(layout, "raw")
@@ -328,13 +328,7 @@ def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[s
         out["is_user"] = raw["is_user"]
     elif not ("is_user" in absent and m.role != "user"):
         out["is_user"] = m.role == "user"
-    send_date, exact = stored(m.time, layout.get("send_date"), "epoch_ms")
-    if send_date is not None:
-        out["send_date"] = send_date
-        if not exact and loss is not None:
-            loss.approximated(f"{path}time", reasons["time"])
-    elif "send_date" in layout:
-        out["send_date"] = layout["send_date"]
+    put_time(out, "send_date", m.time, layout, "epoch_ms", loss, f"{path}time", reasons["time"])
     out["mes"] = raw["mes"] if "mes" in raw and not m.text else m.text
     return out, layout, raw, absent
 

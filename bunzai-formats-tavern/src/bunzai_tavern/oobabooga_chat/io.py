@@ -21,7 +21,7 @@ from bunzai.sdk import (
     dumps_layout,
     sniff_layout,
 )
-from bunzai.sdk.chats import parse_time, stored
+from bunzai.sdk.chats import parse_time, put_time
 from bunzai.sdk.fields import reorder
 
 from .._common.chat import data_of, layout_of, lone_alternative
@@ -264,13 +264,7 @@ def _meta(m: ChatMessage, loss: LossReport | None, path: str) -> dict[str, Any] 
     if "meta_raw" in record:
         return record["meta_raw"]  # type: ignore[no-any-return]
     out: dict[str, Any] = {}
-    when, exact = stored(m.time, record.get("timestamp"), "ooba")
-    if when is not None:
-        out["timestamp"] = when
-        if not exact and loss is not None:
-            loss.approximated(f"{path}time", WHY["time"])
-    elif "timestamp" in record:
-        out["timestamp"] = record["timestamp"]
+    put_time(out, "timestamp", m.time, record, "ooba", loss, f"{path}time", WHY["time"])
     if len(m.alternatives) >= 2:
         out["versions"] = [_version_obj(a, loss, f"{path}alternatives[{j}].")
                            for j, a in enumerate(m.alternatives)]
@@ -302,13 +296,7 @@ def _version_obj(a: Alternative, loss: LossReport | None, path: str) -> dict[str
     out: dict[str, Any] = {"content": a.text,
                            "visible_content": record.get("visible_content",
                                                          html.escape(a.text))}
-    when, exact = stored(a.time, record.get("timestamp"), "ooba")
-    if when is not None:
-        out["timestamp"] = when
-        if not exact and loss is not None:
-            loss.approximated(f"{path}time", WHY["time"])
-    elif "timestamp" in record:
-        out["timestamp"] = record["timestamp"]
+    put_time(out, "timestamp", a.time, record, "ooba", loss, f"{path}time", WHY["time"])
     for key, value in data_of(a, FORMAT_ID).items():
         out.setdefault(key, value)
     return reorder(out, record.get("order"))

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult
-from bunzai.sdk.chats import exact_in, stored
+from bunzai.sdk.chats import exact_in, put_time
 from bunzai.sdk.fields import reorder
 
 from .._common.chat import (
@@ -119,13 +119,7 @@ def _header_obj(chat: Chat, names: Mapping[str, str], fmt: str,
     # which SillyTavern also reads (TavernAI chats carry them)
     form = "st_humanized" if chat.created is None or exact_in(chat.created, "st_humanized") \
         else "epoch_ms"
-    created, exact = stored(chat.created, layout.get("create_date"), form)
-    if created is not None:
-        out["create_date"] = created
-        if not exact and loss is not None:
-            loss.approximated("created", WHY["created"])
-    elif "create_date" in layout:
-        out["create_date"] = layout["create_date"]
+    put_time(out, "create_date", chat.created, layout, form, loss, "created", WHY["created"])
     for key, value in data.items():
         if not key.startswith("chat_metadata.") and key != "chat_metadata":
             out[key] = value
@@ -325,13 +319,7 @@ def _info(a: Alternative, fmt: str, loss: LossReport | None, path: str) -> dict[
     rec = layout_of(a, fmt)
     data = data_of(a, fmt)
     out: dict[str, Any] = {}
-    send_date, exact = stored(a.time, rec.get("send_date"), "epoch_ms")
-    if send_date is not None:
-        out["send_date"] = send_date
-        if not exact and loss is not None:
-            loss.approximated(f"{path}time", WHY["time"])
-    elif "send_date" in rec:
-        out["send_date"] = rec["send_date"]
+    put_time(out, "send_date", a.time, rec, "epoch_ms", loss, f"{path}time", WHY["time"])
     xrec = rec.get("extra_obj") if isinstance(rec.get("extra_obj"), Mapping) else None
     ext: dict[str, Any] = {}
     if a.reasoning:

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult
-from bunzai.sdk.chats import stored, to_epoch_ms
+from bunzai.sdk.chats import put_time, to_epoch_ms
 from bunzai.sdk.fields import reorder
 
 from .._common.chat import (
@@ -157,13 +157,8 @@ def header_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         out["character_name"] = chars[0]
     elif "character_name" in layout or "header_order" not in layout:
         out["character_name"] = layout.get("character_name", "")
-    created, exact = stored(chat.created, layout.get("create_date"), "epoch_ms")
-    if created is not None:
-        out["create_date"] = created
-        if not exact and loss is not None:
-            loss.approximated("created", WHY["created"])
-    elif "create_date" in layout:
-        out["create_date"] = layout["create_date"]
+    put_time(out, "create_date", chat.created, layout, "epoch_ms", loss, "created",
+             WHY["created"])
     for key in ("notes", "scenario"):
         value = getattr(chat, key)
         if value:
