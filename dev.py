@@ -90,7 +90,7 @@ def check() -> int:
 
 def docs() -> int:
     ensure_env(dev=False)
-    return run(PY, "-m", "bunzai.docgen", ROOT / "docs", check=False)
+    return run(PY, "-m", "bunzai.engine.docgen", ROOT / "docs", check=False)
 
 
 def main() -> int:

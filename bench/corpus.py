@@ -28,8 +28,8 @@ import timing
 
 import bunzai
 from bunzai.errors import BunzaiError
-from bunzai.input import AdapterInput
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
+from bunzai.io.input import AdapterInput
 
 CLASSES = ("PNG V1", "PNG V2", "PNG V3", "JSON V1", "JSON V2", "JSON V3", "CharX", "World Info")
 PNG_CLASSES = CLASSES[:3]

@@ -23,8 +23,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from bunzai.containers.png import PNG_SIGNATURE, PngFile, make_chunk, make_text_chunk, splice
-from bunzai.containers.zipsafe import write_zip
+from bunzai.io.containers.png import PNG_SIGNATURE, PngFile, make_chunk, make_text_chunk, splice
+from bunzai.io.containers.zipsafe import write_zip
 
 FIXTURE_VERSION = 1
 """Bump when a generator changes, so stale cached files are not reused."""

@@ -47,7 +47,7 @@ import timing  # noqa: E402
 
 import bunzai  # noqa: E402
 from bunzai.api import get_registry  # noqa: E402
-from bunzai.input import AdapterInput  # noqa: E402
+from bunzai.io.input import AdapterInput  # noqa: E402
 
 INTERPRETER_REF_MS = 10.5
 """``python -c pass`` on the machine where the 60 ms cold-start target was set (peers.md §6.5)."""

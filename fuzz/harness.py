@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bunzai.errors import BunzaiError
-from bunzai.input import AdapterInput
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
+from bunzai.io.input import AdapterInput
 
 _REGISTRY: Registry | None = None
 _UNSIGNED: Registry | None = None
@@ -144,8 +144,8 @@ def one_input(data: bytes) -> Outcome:
 
 
 def _after_read(reg: Registry, handle: Any, inp: AdapterInput, result: Any, fmt: str) -> None:
-    from bunzai.summary import summarize
-    from bunzai.validate import canonical_issues
+    from bunzai.engine.summary import summarize
+    from bunzai.engine.validate import canonical_issues
 
     entities = result.entities
     try:

@@ -155,8 +155,8 @@ def mutate_json_bytes(text: bytes, rng: random.Random, mutate_bytes: ByteMutator
 
 
 def _png_chunks(data: bytes) -> list[tuple[bytes, bytes]] | None:
-    from bunzai.containers.png import PngFile
     from bunzai.errors import BunzaiError
+    from bunzai.io.containers.png import PngFile
 
     try:
         png = PngFile.parse(data)
@@ -186,7 +186,7 @@ def _payload(rng: random.Random, value: bytes, mutate_bytes: ByteMutator, max_si
 
 def mutate_png(data: bytes, rng: random.Random, mutate_bytes: ByteMutator, max_size: int
                ) -> bytes | None:
-    from bunzai.containers.png import PNG_SIGNATURE, make_chunk, make_text_chunk
+    from bunzai.io.containers.png import PNG_SIGNATURE, make_chunk, make_text_chunk
 
     chunks = _png_chunks(data)
     if not chunks:
@@ -245,9 +245,9 @@ def mutate_png(data: bytes, rng: random.Random, mutate_bytes: ByteMutator, max_s
 
 
 def _zip_entries(data: bytes) -> tuple[bytes, list[tuple[str, bytes]]] | None:
-    from bunzai.containers.sniff import zip_start_offset
-    from bunzai.containers.zipsafe import SafeZip
     from bunzai.errors import BunzaiError
+    from bunzai.io.containers.sniff import zip_start_offset
+    from bunzai.io.containers.zipsafe import SafeZip
 
     try:
         z = SafeZip.open(data)
@@ -326,7 +326,7 @@ def exif_container(tiff: bytes, container: str) -> bytes:
     if container == "webp":
         return _webp_with_exif(tiff)
     if container in ("png", "apng"):
-        from bunzai.containers.png import PNG_SIGNATURE, make_chunk, minimal_png
+        from bunzai.io.containers.png import PNG_SIGNATURE, make_chunk, minimal_png
         base = minimal_png(1, 1)
         return base[:33] + make_chunk(b"eXIf", tiff) + base[33:] if base.startswith(
             PNG_SIGNATURE) else base
@@ -335,9 +335,9 @@ def exif_container(tiff: bytes, container: str) -> bytes:
 
 def mutate_exif(data: bytes, rng: random.Random, mutate_bytes: ByteMutator, max_size: int
                 ) -> bytes | None:
-    from bunzai.containers.exif import build_exif_user_comment, find_exif, read_user_comment
-    from bunzai.containers.sniff import sniff_container
     from bunzai.errors import BunzaiError
+    from bunzai.io.containers.exif import build_exif_user_comment, find_exif, read_user_comment
+    from bunzai.io.containers.sniff import sniff_container
 
     container = sniff_container(data)
     try:
@@ -393,7 +393,7 @@ def mutate_risum(data: bytes, rng: random.Random, mutate_bytes: ByteMutator, max
 
 def mutate(data: bytes, rng: random.Random, mutate_bytes: ByteMutator, max_size: int) -> bytes:
     """One structure-aware mutation when the container allows it, else a byte mutation."""
-    from bunzai.containers.sniff import sniff_container
+    from bunzai.io.containers.sniff import sniff_container
 
     if rng.random() < 0.6:
         container = sniff_container(data)

@@ -31,7 +31,7 @@ _LIST_CAP = 12
 
 def family_of(data: bytes) -> str:
     """The campaign family of an input, from its sniffed container."""
-    from bunzai.containers.sniff import sniff_container
+    from bunzai.io.containers.sniff import sniff_container
 
     container = sniff_container(data)
     if container in ("png", "apng"):
@@ -78,8 +78,8 @@ def _shrink_text_value(value: bytes) -> bytes:
 
 
 def shrink_png(data: bytes) -> bytes:
-    from bunzai.containers.png import PNG_SIGNATURE, PngFile, make_chunk, make_text_chunk
     from bunzai.errors import BunzaiError
+    from bunzai.io.containers.png import PNG_SIGNATURE, PngFile, make_chunk, make_text_chunk
 
     try:
         png = PngFile.parse(data)
@@ -113,9 +113,9 @@ def shrink_png(data: bytes) -> bytes:
 
 
 def shrink_zip(data: bytes) -> bytes:
-    from bunzai.containers.sniff import zip_start_offset
-    from bunzai.containers.zipsafe import SafeZip
     from bunzai.errors import BunzaiError
+    from bunzai.io.containers.sniff import zip_start_offset
+    from bunzai.io.containers.zipsafe import SafeZip
 
     from .mutate import build_zip
 
@@ -140,9 +140,9 @@ def shrink_zip(data: bytes) -> bytes:
 
 
 def shrink_exif(data: bytes) -> bytes:
-    from bunzai.containers.exif import build_exif_user_comment, find_exif, read_user_comment
-    from bunzai.containers.sniff import sniff_container
     from bunzai.errors import BunzaiError
+    from bunzai.io.containers.exif import build_exif_user_comment, find_exif, read_user_comment
+    from bunzai.io.containers.sniff import sniff_container
 
     from .mutate import exif_container
 
@@ -236,9 +236,9 @@ def _written() -> Iterator[bytes]:
 
 def exif_variants(png: bytes) -> Iterator[bytes]:
     """JPEG and WebP files carrying a PNG card's payload in EXIF, as TavernAI and Backyard do."""
-    from bunzai.containers.exif import build_exif_user_comment, png_exif, read_user_comment
-    from bunzai.containers.png import PngFile
     from bunzai.errors import BunzaiError
+    from bunzai.io.containers.exif import build_exif_user_comment, png_exif, read_user_comment
+    from bunzai.io.containers.png import PngFile
 
     from .mutate import exif_container
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 from bunzai.testing import load_registry
 
 

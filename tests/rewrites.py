@@ -14,7 +14,7 @@ from pathlib import Path
 
 from bunzai.api import as_input
 from bunzai.cardspec import COMPLETED_KEYS
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 from bunzai.testing.kit import rewrite_problems
 
 from .corpus_routes import REWRITE_OPTIONS

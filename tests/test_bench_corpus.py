@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 

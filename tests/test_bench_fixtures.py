@@ -16,9 +16,9 @@ import pytest
 
 import bunzai
 from bunzai.api import as_input
-from bunzai.containers.png import PngFile
+from bunzai.host.registry import Registry
+from bunzai.io.containers.png import PngFile
 from bunzai.model import Character, Lorebook
-from bunzai.registry import Registry
 
 
 def _load_fixtures() -> ModuleType:

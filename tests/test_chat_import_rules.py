@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from bunzai.api import as_input
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 from bunzai.testing import corpus_files, require_corpus
 from bunzai.testing.generated import canonical_examples
 

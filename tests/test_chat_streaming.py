@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from bunzai.input import AdapterInput
-from bunzai.limits import get_limits, set_limits
-from bunzai.outputs import write_atomic
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
+from bunzai.io.input import AdapterInput
+from bunzai.io.limits import get_limits, set_limits
+from bunzai.io.outputs import write_atomic
 
 LINE = "The lamp turns; the storm answers. " * 30  # about a kilobyte per message
 

@@ -26,15 +26,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from bunzai import batch, outputs
 from bunzai.api import set_registry
-from bunzai.batch import plan
 from bunzai.cli import app
+from bunzai.engine import batch
+from bunzai.engine.batch import plan
 from bunzai.errors import ConversionRefused, OutputError
-from bunzai.outputs import output_names, safe_name, write_atomic
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
+from bunzai.host.types import OutputFile
+from bunzai.io import outputs
+from bunzai.io.outputs import output_names, safe_name, write_atomic
 from bunzai.testing import corpus_files, corpus_rows, samples_dir
-from bunzai.types import OutputFile
 
 from .hostile.cases import card_v2, png_card
 
@@ -198,7 +199,7 @@ def test_output_goes_through_a_flushed_temp_file_in_the_target_folder(
 
 _SLOW_WRITER = r"""
 import os, sys, time
-import bunzai.outputs as outputs
+import bunzai.io.outputs as outputs
 
 real_write = os.write
 written = [0]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from bunzai.api import as_input
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 from bunzai.testing import (
     chats_corpus_dir,
     corpus_dir,

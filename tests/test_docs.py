@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bunzai.docgen import render
-from bunzai.registry import Registry
+from bunzai.engine.docgen import render
+from bunzai.host.registry import Registry
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -17,11 +17,11 @@ def test_generated_docs_are_current(registry: Registry) -> None:
 
 
 def test_roster_matches_the_cli_output(registry: Registry) -> None:
-    from bunzai.roster import roster_markdown
+    from bunzai.engine.roster import roster_markdown
     assert (DOCS / "FORMAT-SUPPORT.md").read_text(encoding="utf-8") == roster_markdown(registry)
 
 
 def test_every_adapter_folder_has_its_own_doc_page(registry: Registry) -> None:
-    from bunzai.roster import adapter_readme
+    from bunzai.engine.roster import adapter_readme
     missing = [fid for fid, h in registry.adapters.items() if not adapter_readme(h)]
     assert not missing, f"adapters without a README.md in their folder: {missing}"

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from bunzai.api import as_input, set_registry
 from bunzai.errors import MalformedInput, UnrecognizedInput
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 from bunzai.testing import require_corpus
 
 from .corpus_routes import EXITS

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from bunzai.api import set_registry
 from bunzai.cli import app
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # the fuzz package at the root
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -49,14 +49,14 @@ def test_cli_answers_without_internal_error(registry: Registry, tmp_path, case: 
 ])
 def test_lone_surrogates_are_refused_by_both_parsers(text: bytes) -> None:
     from bunzai.errors import MalformedInput
-    from bunzai.jsonio import loads
+    from bunzai.io.jsonio import loads
 
     with pytest.raises(MalformedInput, match="surrogate"):
         loads(text)
 
 
 def test_surrogate_pairs_and_escaped_backslashes_still_parse() -> None:
-    from bunzai.jsonio import loads
+    from bunzai.io.jsonio import loads
 
     big = 123456789012345678901234
     assert loads(b'{"a": "\\ud83d\\ude00", "n": %d}' % big) == {"a": "\U0001f600", "n": big}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bunzai import hookspecs
+from bunzai.host import hookspecs
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "hooks.md"
 HEADING = re.compile(r"^#{2,4} `(bunzai_\w+)\(([^)]*)\)`\s*$", re.M)

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from bunzai.api import set_registry
 from bunzai.cli import app
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 
 from .hostile.cases import Case, all_cases
 

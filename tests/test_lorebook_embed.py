@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 import bunzai
 from bunzai.api import as_input
 from bunzai.cli import app
-from bunzai.containers.png import PngFile, make_text_chunk, minimal_png, splice
+from bunzai.io.containers.png import PngFile, make_text_chunk, minimal_png, splice
 
 runner = CliRunner()
 

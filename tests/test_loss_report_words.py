@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 from bunzai.testing import as_input, conversion_problems
 
 
@@ -88,7 +88,7 @@ def test_an_avatar_file_name_is_still_reported(registry: Registry, avatar: str) 
 
 
 def _png(rgb: tuple[int, int, int]) -> bytes:
-    from bunzai.containers.png import minimal_png
+    from bunzai.io.containers.png import minimal_png
 
     return minimal_png(2, 2, (*rgb, 255))
 

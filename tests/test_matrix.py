@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bunzai.api import as_input
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 from bunzai.testing import conversion_problems, load_registry, require_corpus
 
 from .routing import is_read_only_shape, is_unreadable, routed_files, short_id
@@ -91,7 +91,7 @@ def test_every_route_names_an_installed_format() -> None:
 
 
 def _byaf_chat_cases() -> list[Any]:
-    from bunzai.chats import extract
+    from bunzai.engine.chats import extract
 
     reg = _registry()
     if "backyard-byaf" not in reg.adapters:
@@ -112,7 +112,7 @@ def _byaf_chat_cases() -> list[Any]:
 @pytest.mark.parametrize(("path", "index", "target"), _byaf_chat_cases())
 def test_every_chat_inside_a_backyard_archive_converts_honestly(path: Path, index: int,
                                                                 target: str) -> None:
-    from bunzai.chats import extract
+    from bunzai.engine.chats import extract
 
     reg = _registry()
     chat = extract(reg, _read(path, "backyard-byaf")[0])[index]

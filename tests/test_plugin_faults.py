@@ -22,7 +22,7 @@ import pytest
 from .hostile.cases import card_v2, png_card
 
 _ADAPTER = '''
-from bunzai.adapter import FormatAdapter
+from bunzai.host.adapter import FormatAdapter
 
 class Adapter(FormatAdapter):
     format_id = "{fid}"

@@ -22,8 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bunzai.api import as_input
-from bunzai.containers.media import sniff_media
-from bunzai.containers.png import minimal_png
+from bunzai.host.registry import Registry
+from bunzai.io.containers.media import sniff_media
+from bunzai.io.containers.png import minimal_png
 from bunzai.model import (
     ATTACHMENT_TYPES,
     PLACEMENTS,
@@ -44,7 +45,6 @@ from bunzai.model import (
     RegexScript,
 )
 from bunzai.model.chat import ROLES as CHAT_ROLES
-from bunzai.registry import Registry
 from bunzai.testing import conversion_problems, load_registry
 
 MAX_EXAMPLES = int(os.environ.get("BUNZAI_PROPERTY_EXAMPLES", "30"))

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from bunzai.api import as_input
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 from bunzai.sdk.cards import COMPLETED_KEYS
 from bunzai.testing import without_completed
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from bunzai.errors import BunzaiError
-from bunzai.frozen import thaw
-from bunzai.input import AdapterInput
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
+from bunzai.io.frozen import thaw
+from bunzai.io.input import AdapterInput
 from bunzai.testing import corpus_dir, samples_dir
 
 _KEYWORDS = ("chara", "ccv3", "rcpersona", "naidata", "persona", "risuai")

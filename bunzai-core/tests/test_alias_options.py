@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bunzai.adapter import FormatAdapter
+from bunzai.host.adapter import FormatAdapter
+from bunzai.host.registry import Registry
+from bunzai.host.types import Option, OutputFile, WriteResult
 from bunzai.model import Character, Entity
-from bunzai.registry import Registry
-from bunzai.types import Option, OutputFile, WriteResult
 
 
 class _Card(FormatAdapter):

@@ -17,8 +17,8 @@ import zlib
 
 import pytest
 
-from bunzai.asread import ZIP, recall, remember, same_json
-from bunzai.containers.zipsafe import SafeZip, write_zip
+from bunzai.io.asread import ZIP, recall, remember, same_json
+from bunzai.io.containers.zipsafe import SafeZip, write_zip
 from bunzai.model import Character, Lorebook, LorebookEntry
 from bunzai.testing import as_input, hand_laid, load_registry
 
@@ -56,7 +56,7 @@ def test_the_memory_is_not_part_of_the_entity() -> None:
     key = id(a)
     del a
     gc.collect()
-    from bunzai import asread
+    from bunzai.io import asread
     assert key not in asread._TABLE
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 import bunzai
-from bunzai.containers.png import minimal_png
+from bunzai.engine.service import convert_batch, makes_batch
 from bunzai.errors import UsageError
+from bunzai.host.registry import Registry
+from bunzai.io.containers.png import minimal_png
 from bunzai.model import Asset, Character
-from bunzai.registry import Registry
-from bunzai.service import convert_batch, makes_batch
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from bunzai.fidelity import Carried, changes, unheld, without_layout
-from bunzai.neutral import Neutrality
+from bunzai.loss.neutral import Neutrality
+from bunzai.loss.rule import Carried, changes, unheld, without_layout
 from bunzai.sdk import Alternative, Chat, ChatMessage
 from bunzai.sdk.chats import LazyMessages
 

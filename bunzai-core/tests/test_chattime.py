@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from bunzai.chattime import (
+from bunzai.chatkit.times import (
     exact_in,
     format_time,
     iso_seconds,

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 import bunzai
 from bunzai.api import set_registry
 from bunzai.cli import app
+from bunzai.host.registry import Registry
 from bunzai.model import Character, Lorebook, LorebookEntry, Persona
-from bunzai.registry import Registry
 
 from .test_detection import make
 
@@ -25,7 +25,7 @@ runner = CliRunner()
 
 @pytest.fixture(autouse=True)
 def core_only() -> Iterator[Registry]:
-    from bunzai.limits import get_limits, set_limits
+    from bunzai.io.limits import get_limits, set_limits
 
     limits = get_limits()
     lore = make("test-lore", 0.0, kind="lorebook")
@@ -221,7 +221,8 @@ def test_help_and_version_import_no_format_plugin_or_models() -> None:
              "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
              "bad = [m for m in sys.modules if m.startswith(('bunzai_tavern', 'bunzai_risu', "
              "'bunzai_backyard', 'bunzai_novelai', 'pydantic', 'PIL', 'importlib.metadata'))"
-             " or m in ('bunzai.model', 'bunzai.registry', 'bunzai.plugins', 'bunzai.types')]\n"
+             " or m in ('bunzai.model', 'bunzai.host.registry',"
+             " 'bunzai.host.plugins', 'bunzai.host.types')]\n"
              "print('LOADED', bad)\n")
     res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True)

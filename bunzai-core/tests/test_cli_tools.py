@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 import bunzai
 from bunzai.api import set_registry
 from bunzai.cli import app
-from bunzai.containers.png import minimal_png
+from bunzai.host.registry import Registry
+from bunzai.io.containers.png import minimal_png
 from bunzai.model import Asset, Character, Lorebook, LorebookEntry
-from bunzai.registry import Registry
 
 runner = CliRunner()
 

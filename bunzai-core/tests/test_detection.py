@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from bunzai.adapter import FormatAdapter
 from bunzai.errors import AmbiguousInput, UnrecognizedInput
-from bunzai.input import AdapterInput
-from bunzai.registry import DETECT_THRESHOLD, Registry
-from bunzai.types import Detection
+from bunzai.host.adapter import FormatAdapter
+from bunzai.host.registry import DETECT_THRESHOLD, Registry
+from bunzai.host.types import Detection
+from bunzai.io.input import AdapterInput
 
 
 def make(fid: str, score: Any, kind: str = "character") -> FormatAdapter:
@@ -132,7 +132,7 @@ def test_one_adapter_cannot_change_what_the_next_sees() -> None:
 
 def test_the_container_is_parsed_once_for_all_adapters() -> None:
     calls = {"n": 0}
-    import bunzai.jsonio as jsonio
+    import bunzai.io.jsonio as jsonio
     real = jsonio.loads
 
     def counting(*a: Any, **k: Any) -> Any:

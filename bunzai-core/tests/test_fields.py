@@ -25,7 +25,7 @@ from bunzai.fields import (
 )
 from bunzai.fields import _field_for as field_for
 from bunzai.fields import _write_one as write_one
-from bunzai.loss import LossReport
+from bunzai.loss.report import LossReport
 
 _MISSING: Any = object()
 CODES = enum(("a", "b", "c"), "code")
@@ -91,7 +91,7 @@ def test_put_copies_what_it_writes() -> None:
 def test_get_all_reads_as_get_does() -> None:
     """get_all is get key after key: the same values, warnings, layout and data."""
     from bunzai.fields import ObjectReader
-    from bunzai.types import Issue
+    from bunzai.host.types import Issue
 
     rng = random.Random(7)
     specs = [("a", "a", STR, ""), ("b", "b", INT, None), ("c", "c", STRLIST, []),
@@ -128,7 +128,7 @@ def test_a_lenient_converter_says_its_own_notes_and_keeps_the_original_as_layout
     """A converter that reads anything (rather than raising Bad) warns in its own words, keeps
     what it could not take as layout (not app data), and gets it back while unchanged."""
     from bunzai.fields import Table, field
-    from bunzai.types import Issue
+    from bunzai.host.types import Issue
 
     table = Table((field("text", "Text", conv=LENIENT, absent=""),))
     warnings: list[Issue] = []
@@ -209,8 +209,8 @@ def _shared(reading: Any, src: dict[str, Any]) -> list[tuple[str, str]]:
 def test_the_compiled_reader_reads_as_the_rule_does() -> None:
     """Table.read runs code compiled for the table; it gives what the rule as written gives:
     the same values (types included), layout, data and warnings, the same copies and shares."""
-    from bunzai.frozen import freeze
-    from bunzai.types import Issue
+    from bunzai.host.types import Issue
+    from bunzai.io.frozen import freeze
 
     rng = random.Random(18)
     odd = (*VALUES, "3", " true ", 2.0, 3.5, -1, [1], ["a", 2], [{}], {"x": "y"}, "x", 99)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bunzai.errors import MalformedInput
-from bunzai.input import AdapterInput
-from bunzai.limits import get_limits
+from bunzai.io.input import AdapterInput
+from bunzai.io.limits import get_limits
 
 SMALL = get_limits().replace(stream_above=64)
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bunzai.errors import MalformedInput
-from bunzai.jsonio import dumps, loads
+from bunzai.io.jsonio import dumps, loads
 
 
 def test_integers_beyond_64_bits_are_exact() -> None:
@@ -45,7 +45,7 @@ def test_the_digit_run_scan_finds_exactly_the_runs_of_nineteen() -> None:
     import random
     import re
 
-    from bunzai.jsonio import _has_digit_run
+    from bunzai.io.jsonio import _has_digit_run
 
     rng = random.Random(19)
     for _ in range(2000):
@@ -76,7 +76,7 @@ DOC = {"name": "Ash", "tags": ["quiet", "kind"], "n": 1, "note": "caf\u00e9"}
 ])
 def test_a_sniffed_layout_lays_the_document_out_again(text: str, default: int | None,
                                                       layout: dict[str, object]) -> None:
-    from bunzai.jsonio import dumps_layout, sniff_layout
+    from bunzai.io.jsonio import dumps_layout, sniff_layout
 
     data = text.encode()
     assert sniff_layout(data, default) == layout
@@ -84,7 +84,7 @@ def test_a_sniffed_layout_lays_the_document_out_again(text: str, default: int | 
 
 
 def test_an_explicit_indent_wins_over_the_recorded_one() -> None:
-    from bunzai.jsonio import dumps_layout
+    from bunzai.io.jsonio import dumps_layout
 
     assert dumps_layout(DOC, {"indent": 2, "newline": True}, 4, {"indent": 0}) == (
         json.dumps(DOC, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
@@ -93,7 +93,7 @@ def test_an_explicit_indent_wins_over_the_recorded_one() -> None:
 
 
 def test_what_is_not_json_has_no_layout() -> None:
-    from bunzai.jsonio import sniff_layout
+    from bunzai.io.jsonio import sniff_layout
 
     assert sniff_layout(b"\x89PNG\r\n") == {}
     assert sniff_layout(b"\xef\xbb\xbf{\n  \"a\": 1\n}") == {"indent": 2}
@@ -101,7 +101,7 @@ def test_what_is_not_json_has_no_layout() -> None:
 
 def test_the_sampled_scan_finds_a_run_wherever_it_starts() -> None:
     """A run of 19 digits is found at every offset against the sampling stride; 18 are not."""
-    from bunzai.jsonio import _has_digit_run
+    from bunzai.io.jsonio import _has_digit_run
 
     prose = b"a" * 4096
     for length in (18, 19):
@@ -117,7 +117,7 @@ def test_long_digit_runs_in_strings_and_numbers_read_as_the_standard_library_rea
     import json
     import random
 
-    from bunzai.jsonio import loads
+    from bunzai.io.jsonio import loads
 
     rng = random.Random(64)
 

@@ -120,8 +120,8 @@ def test_convert_verify_on_the_command_line(reg: Registry, tmp_path: Any) -> Non
 
 
 def test_a_date_stamped_where_there_was_none_is_not_a_change() -> None:
-    from bunzai.fidelity import changes
-    from bunzai.neutral import Neutrality
+    from bunzai.loss.neutral import Neutrality
+    from bunzai.loss.rule import changes
 
     rules = Neutrality()
     assert changes(Character(name="A"), Character(name="A", creation_date=1700000000),
@@ -133,8 +133,8 @@ def test_a_date_stamped_where_there_was_none_is_not_a_change() -> None:
 
 
 def test_an_assets_place_in_the_list_is_layout() -> None:
-    from bunzai.fidelity import changes
-    from bunzai.neutral import Neutrality
+    from bunzai.loss.neutral import Neutrality
+    from bunzai.loss.rule import changes
     from bunzai.sdk import Asset
 
     rules = Neutrality()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bunzai.loss import LossReport
+from bunzai.loss.report import LossReport
 
 
 def _report() -> LossReport:

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 import bunzai
-from bunzai.adapter import FormatAdapter
 from bunzai.errors import UsageError
+from bunzai.host.adapter import FormatAdapter
+from bunzai.host.registry import Registry
+from bunzai.host.types import FormatInfo, Option, OutputFile, WriteResult
 from bunzai.model import Character, Entity
-from bunzai.registry import Registry
-from bunzai.types import FormatInfo, Option, OutputFile, WriteResult
 
 SEEN: list[dict[str, Any]] = []
 

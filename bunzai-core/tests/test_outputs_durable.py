@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import bunzai
-from bunzai import batch
+from bunzai.engine import batch
+from bunzai.io.outputs import write_atomic
 from bunzai.model import Lorebook, LorebookEntry
-from bunzai.outputs import write_atomic
 
 
 def _count_fsync(monkeypatch: pytest.MonkeyPatch) -> list[int]:

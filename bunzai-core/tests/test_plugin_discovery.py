@@ -12,11 +12,11 @@ from typing import Any
 import pluggy
 import pytest
 
-from bunzai import hookspecs
-from bunzai.adapter import FormatAdapter
-from bunzai.hookspecs import PROJECT, hookimpl
-from bunzai.plugins import PluginHost
-from bunzai.types import FormatInfo
+from bunzai.host import hookspecs
+from bunzai.host.adapter import FormatAdapter
+from bunzai.host.hookspecs import PROJECT, hookimpl
+from bunzai.host.plugins import PluginHost
+from bunzai.host.types import FormatInfo
 
 # -- hook discovery -------------------------------------------------------------------------------
 

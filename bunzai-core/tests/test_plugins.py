@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from bunzai.errors import ConversionRefused, MalformedInput
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 
 GOOD = '''
-from bunzai.adapter import FormatAdapter
+from bunzai.host.adapter import FormatAdapter
 class Good(FormatAdapter):
     format_id = "{fid}"
     kind = "lorebook"
@@ -88,7 +88,7 @@ def test_overriding_a_core_format_id_is_refused(site: Path) -> None:
 
 def test_misspelled_hook_is_refused(site: Path) -> None:
     src = GOOD.format(fid="typo") + textwrap.dedent('''
-        from bunzai.hookspecs import hookimpl
+        from bunzai.host.hookspecs import hookimpl
         class Typo(Good):
             @hookimpl
             def bunzai_detcet(self, input):
@@ -103,7 +103,7 @@ def test_misspelled_hook_is_refused(site: Path) -> None:
 
 def test_hook_with_unknown_argument_fails_validation(site: Path) -> None:
     src = GOOD.format(fid="badarg") + textwrap.dedent('''
-        from bunzai.hookspecs import hookimpl
+        from bunzai.host.hookspecs import hookimpl
         class BadArg(Good):
             @hookimpl
             def bunzai_detect(self, input, extra):
@@ -160,8 +160,8 @@ def test_raw_pluggy_module_plugin_works(site: Path) -> None:
 
 def test_format_plugin_missing_required_hooks_is_refused(site: Path) -> None:
     src = '''
-        from bunzai.hookspecs import hookimpl
-        from bunzai.types import FormatInfo
+        from bunzai.host.hookspecs import hookimpl
+        from bunzai.host.types import FormatInfo
         @hookimpl
         def bunzai_format_info():
             return FormatInfo(id="half", kind="regex", label="half")
@@ -191,7 +191,7 @@ def test_load_plugins_allow_list(site: Path) -> None:
 
 def test_plugins_group_may_add_cli_commands(site: Path) -> None:
     src = '''
-        from bunzai.hookspecs import hookimpl
+        from bunzai.host.hookspecs import hookimpl
         @hookimpl
         def bunzai_register_commands(app):
             @app.command("hello-bzt")
@@ -253,8 +253,8 @@ def test_the_host_finds_the_hooks_pluggy_finds() -> None:
 
     import pluggy
 
-    from bunzai.hookspecs import PROJECT, hookimpl
-    from bunzai.plugins import PluginHost
+    from bunzai.host.hookspecs import PROJECT, hookimpl
+    from bunzai.host.plugins import PluginHost
 
     class Base:
         @hookimpl

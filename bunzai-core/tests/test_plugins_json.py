@@ -13,11 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 from bunzai.api import set_registry
-from bunzai.registry import Registry
-from bunzai.roster import plugins_json
+from bunzai.engine.roster import plugins_json
+from bunzai.host.registry import Registry
 
 ADAPTER = '''
-from bunzai.adapter import FormatAdapter
+from bunzai.host.adapter import FormatAdapter
 class A(FormatAdapter):
     format_id = "{fid}"
     kind = "regex"

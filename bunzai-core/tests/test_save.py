@@ -10,8 +10,8 @@ import pytest
 import bunzai
 from bunzai.api import set_registry
 from bunzai.errors import ConversionRefused
+from bunzai.host.registry import Registry
 from bunzai.model import Character
-from bunzai.registry import Registry
 
 
 @pytest.fixture(autouse=True)
@@ -63,7 +63,7 @@ def test_an_entity_written_from_python_is_named_after_itself(tmp_path: Path) -> 
 
 
 def test_several_files_go_beside_the_path_with_their_entity_names(tmp_path: Path) -> None:
-    from bunzai.types import OutputFile, WriteResult
+    from bunzai.host.types import OutputFile, WriteResult
 
     out = WriteResult([OutputFile(b"a", ".json", "Ann"), OutputFile(b"b", ".json", "Bob")])
     made = out.save(tmp_path / "people.json")  # a persona backup fanned out, one file each

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from bunzai.api import as_input, parse_options
+from bunzai.engine.validate import file_issues
 from bunzai.errors import UsageError
+from bunzai.host.registry import Registry
+from bunzai.host.types import OutputFile
+from bunzai.io.outputs import output_names, write_atomic
 from bunzai.model import Character
-from bunzai.outputs import output_names, write_atomic
-from bunzai.registry import Registry
-from bunzai.types import OutputFile
-from bunzai.validate import file_issues
 
 
 def test_one_file_is_stem_plus_suffix() -> None:
@@ -70,7 +70,7 @@ def test_file_issues_lists_reader_warnings_then_format_then_canonical() -> None:
 def test_the_hint_table_names_every_first_party_format() -> None:
     """The table core keeps to point at a missing distribution lists each installed first-party
     adapter's id and aliases under its own distribution."""
-    from bunzai.distributions import FIRST_PARTY
+    from bunzai.host.hints import FIRST_PARTY
     from bunzai.testing import load_registry
 
     rows = {d.name: set(d.formats) for d in FIRST_PARTY}

@@ -6,6 +6,7 @@ import pytest
 
 import bunzai
 from bunzai.errors import MalformedInput
+from bunzai.host.registry import Registry
 from bunzai.model import (
     Asset,
     Character,
@@ -15,7 +16,6 @@ from bunzai.model import (
     Persona,
     RegexScript,
 )
-from bunzai.registry import Registry
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +95,8 @@ def test_invalid_canonical_data_is_a_clear_error(reg: Registry) -> None:
 
 def test_cross_kind_write_is_refused(reg: Registry) -> None:
     from bunzai.errors import ConversionRefused
-    from bunzai.registry import Registry as R
-    from bunzai.types import OutputFile, WriteResult
+    from bunzai.host.registry import Registry as R
+    from bunzai.host.types import OutputFile, WriteResult
 
     from .test_detection import make
 

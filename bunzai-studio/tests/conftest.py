@@ -10,11 +10,11 @@ import anyio
 import httpx
 import pytest
 
-from bunzai import jsonio
-from bunzai.adapter import FormatAdapter
-from bunzai.loss import LossReport
-from bunzai.registry import Registry
-from bunzai.types import Detection, Option, OutputFile, WriteResult
+from bunzai.host.adapter import FormatAdapter
+from bunzai.host.registry import Registry
+from bunzai.host.types import Detection, Option, OutputFile, WriteResult
+from bunzai.io import jsonio
+from bunzai.loss.report import LossReport
 
 
 class Ribbon(FormatAdapter):

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 import bunzai
 from bunzai.api import set_registry
 from bunzai.cli import app as cli_app
-from bunzai.containers.png import minimal_png
+from bunzai.host.registry import Registry
+from bunzai.io.containers.png import minimal_png
 from bunzai.model import Asset, Character, Lorebook, LorebookEntry
-from bunzai.registry import Registry
 from bunzai_studio.app import CSP
 from bunzai_studio.openapi import openapi_schema
 from bunzai_studio.uploads import DEFAULT_MAX_UPLOAD, parse_size
@@ -336,7 +336,7 @@ def test_parse_size_units() -> None:
 
 
 def test_formats_is_the_roster(client: Any, registry: Registry) -> None:
-    from bunzai.roster import roster_json
+    from bunzai.engine.roster import roster_json
 
     assert client.get("/api/formats").json() == roster_json(registry)
     chars = client.get("/api/formats", params={"kind": "character"}).json()

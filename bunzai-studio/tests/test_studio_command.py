@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
 from bunzai_studio.server import allowed_hosts, url_for
 
 BUNZAI = [sys.executable, "-m", "bunzai.cli"]
@@ -33,7 +33,7 @@ def test_registered_as_a_plugin_with_the_command_hook() -> None:
 def test_plugin_and_command_import_no_web_stack() -> None:
     code = (
         "import sys, typer\n"
-        "from bunzai.registry import Registry\n"
+        "from bunzai.host.registry import Registry\n"
         "app = typer.Typer()\n"
         "Registry.load().register_commands(app)\n"
         "names = [c.name for c in app.registered_commands]\n"
@@ -121,7 +121,7 @@ def test_open_starts_the_browser_on_the_printed_url(
 
     import uvicorn
 
-    from bunzai.limits import get_limits, set_limits
+    from bunzai.io.limits import get_limits, set_limits
     from bunzai_studio import server
 
     opened: list[str] = []

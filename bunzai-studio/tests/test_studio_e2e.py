@@ -26,12 +26,12 @@ from typing import Any
 import pytest
 
 import bunzai
-from bunzai.containers.png import minimal_png
 from bunzai.errors import BunzaiError
-from bunzai.input import AdapterInput
+from bunzai.host.registry import Registry
+from bunzai.io.containers.png import minimal_png
+from bunzai.io.input import AdapterInput
+from bunzai.io.outputs import safe_name
 from bunzai.model import Asset, Character, Lorebook, LorebookEntry, RegexScript
-from bunzai.outputs import safe_name
-from bunzai.registry import Registry
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",

@@ -41,7 +41,7 @@ def _dump(obj: object) -> bytes:
 
 
 def _charx_lone_surrogate() -> bytes:
-    from bunzai.containers.zipsafe import write_zip
+    from bunzai.io.containers.zipsafe import write_zip
 
     card = _card(extensions={"risuai": {"counter": 10**20}}, description="half a pair: \ud800")
     card.update(spec="chara_card_v3", spec_version="3.0")
@@ -52,7 +52,7 @@ def _charx_lone_surrogate() -> bytes:
 
 def _byaf_message_owner_is_a_list() -> bytes:
     from bunzai.api import write
-    from bunzai.containers.zipsafe import SafeZip, write_zip
+    from bunzai.io.containers.zipsafe import SafeZip, write_zip
     from bunzai.model import Character
 
     archive = write(Character(name="Marrow", first_mes="Mind the hooks.",

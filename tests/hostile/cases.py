@@ -18,9 +18,9 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from bunzai.containers.exif import build_exif_user_comment
-from bunzai.containers.png import PNG_SIGNATURE, make_chunk, make_text_chunk, minimal_png
-from bunzai.containers.zipsafe import write_zip
+from bunzai.io.containers.exif import build_exif_user_comment
+from bunzai.io.containers.png import PNG_SIGNATURE, make_chunk, make_text_chunk, minimal_png
+from bunzai.io.containers.zipsafe import write_zip
 
 OK = frozenset({0})
 NOPE = frozenset({3, 4})

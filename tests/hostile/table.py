@@ -16,8 +16,8 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
-from bunzai import limits
-from bunzai.limits import Limits, setting_env
+from bunzai.io import limits
+from bunzai.io.limits import Limits, setting_env
 
 from .cases import Case, all_cases
 

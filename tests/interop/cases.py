@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from bunzai.api import as_input
-from bunzai.frozen import thaw
-from bunzai.loss import LossReport
-from bunzai.registry import Registry
+from bunzai.host.registry import Registry
+from bunzai.io.frozen import thaw
+from bunzai.loss.report import LossReport
 from bunzai.testing import load_registry
 
 from ..routing import is_unreadable, routed_files, short_id

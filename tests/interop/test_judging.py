@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bunzai.loss import LossReport
+from bunzai.loss.report import LossReport
 from bunzai.model import Character, LorebookEntry
 
 from . import cases as C

@@ -14,13 +14,31 @@ Everything here is imported lazily, so ``import bunzai`` (and ``bunzai --help``)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .adapter import FormatAdapter
-    from .api import convert, detect, get_registry, read, read_all, write
+    from .api import (
+        chats_of,
+        convert,
+        detect,
+        get_registry,
+        lorebook_of,
+        read,
+        read_all,
+        with_chat,
+        write,
+    )
+    from .engine.service import (
+        diff_files,
+        extract_assets,
+        inspect_file,
+        label_file,
+        validate_file,
+    )
     from .errors import (
         AmbiguousInput,
         BunzaiError,
@@ -31,17 +49,9 @@ if TYPE_CHECKING:
         UnsupportedInput,
         UsageError,
     )
-    from .hookspecs import hookimpl
-    from .input import AdapterInput
-    from .loss import LossEntry, LossReport
-    from .service import (
-        diff_files,
-        extract_assets,
-        inspect_file,
-        label_file,
-        validate_file,
-    )
-    from .types import (
+    from .host.adapter import FormatAdapter
+    from .host.hookspecs import hookimpl
+    from .host.types import (
         API_VERSION,
         Detection,
         FormatInfo,
@@ -52,21 +62,24 @@ if TYPE_CHECKING:
         ReadResult,
         WriteResult,
     )
+    from .io.input import AdapterInput
+    from .loss.report import LossEntry, LossReport
 
-_LAZY = {
-    "convert": "api", "detect": "api", "read": "api", "read_all": "api", "write": "api",
-    "get_registry": "api",
-    "FormatAdapter": "adapter", "hookimpl": "hookspecs", "AdapterInput": "input",
-    "LossEntry": "loss", "LossReport": "loss",
-    "API_VERSION": "types", "Detection": "types", "FormatInfo": "types", "Issue": "types",
-    "LabelRule": "types", "Option": "types", "OutputFile": "types", "ReadResult": "types",
-    "WriteResult": "types",
-    "AmbiguousInput": "errors", "BunzaiError": "errors", "ConversionRefused": "errors",
-    "LimitExceeded": "errors", "MalformedInput": "errors", "UnrecognizedInput": "errors",
-    "UnsupportedInput": "errors", "UsageError": "errors",
-    "inspect_file": "service", "validate_file": "service", "label_file": "service",
-    "diff_files": "service", "extract_assets": "service",
+_EXPORTS = {
+    ".api": ("convert", "detect", "read", "read_all", "write", "get_registry", "lorebook_of",
+             "chats_of", "with_chat"),
+    ".host.adapter": ("FormatAdapter",),
+    ".host.hookspecs": ("hookimpl",),
+    ".io.input": ("AdapterInput",),
+    ".loss.report": ("LossEntry", "LossReport"),
+    ".host.types": ("API_VERSION", "Detection", "FormatInfo", "Issue", "LabelRule", "Option",
+        "OutputFile", "ReadResult", "WriteResult"),
+    ".errors": ("AmbiguousInput", "BunzaiError", "ConversionRefused", "LimitExceeded",
+        "MalformedInput", "UnrecognizedInput", "UnsupportedInput", "UsageError"),
+    ".engine.service": ("inspect_file", "validate_file", "label_file", "diff_files",
+        "extract_assets"),
 }
+
 
 __all__ = [
     "API_VERSION",
@@ -91,6 +104,7 @@ __all__ = [
     "UsageError",
     "WriteResult",
     "__version__",
+    "chats_of",
     "convert",
     "detect",
     "diff_files",
@@ -99,23 +113,13 @@ __all__ = [
     "hookimpl",
     "inspect_file",
     "label_file",
+    "lorebook_of",
     "read",
     "read_all",
     "validate_file",
+    "with_chat",
     "write",
 ]
 
 
-def __dir__() -> list[str]:
-    """What ``dir(bunzai)`` shows: the public API, though it is imported only when used."""
-    return sorted({*globals(), *__all__})
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bunzai' has no attribute {name!r}")
-    from importlib import import_module
-    value = getattr(import_module(f"bunzai.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

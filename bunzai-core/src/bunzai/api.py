@@ -6,12 +6,13 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .input import AdapterInput
+from .io.input import AdapterInput
 
 if TYPE_CHECKING:
+    from .host.registry import DetectionReport, Registry
+    from .host.types import ReadResult, WriteResult
+    from .loss.report import LossReport
     from .model import Entity
-    from .registry import DetectionReport, Registry
-    from .types import ReadResult, WriteResult
 
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview | AdapterInput
 
@@ -22,7 +23,7 @@ def get_registry() -> Registry:
     """The process-wide registry, loaded from entry points on first use."""
     global _registry
     if _registry is None:
-        from .registry import Registry
+        from .host.registry import Registry
         _registry = Registry.load()
     return _registry
 
@@ -45,7 +46,7 @@ def as_input(source: Source, filename: str | None = None) -> AdapterInput:
 def parse_options(pairs: Iterable[str] | None) -> dict[str, str]:
     """Reader/writer options from ``KEY=VALUE`` strings; the registry checks and converts them
     against what the format declares."""
-    from .options import parse_pairs
+    from .host.options import parse_pairs
     return parse_pairs(pairs)
 
 
@@ -103,3 +104,23 @@ def convert(source: Source, to: str, *, filename: str | None = None,
     written.source = (os.fspath(source) if isinstance(source, str | os.PathLike)
                       else filename or name)
     return written
+
+
+def lorebook_of(entity: Entity) -> Entity:
+    """A card's (or module's) embedded lorebook, as a standalone lorebook."""
+    from .engine.lorebooks import extract
+    return extract(entity)
+
+
+def chats_of(entity: Entity, *, registry: Registry | None = None) -> list[Entity]:
+    """The chats an entity carries (a Backyard archive's scenario logs), as canonical chats."""
+    from .engine.chats import extract
+    return extract(registry or get_registry(), entity)
+
+
+def with_chat(entity: Entity, chat: Entity, *, registry: Registry | None = None
+              ) -> tuple[Entity, LossReport]:
+    """A copy of ``entity`` carrying ``chat`` as one more of its chats, and what the entity's
+    format cannot hold of the chat."""
+    from .engine.chats import embed
+    return embed(registry or get_registry(), entity, chat)  # type: ignore[arg-type]

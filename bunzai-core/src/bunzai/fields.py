@@ -34,10 +34,10 @@ from dataclasses import field as dc_field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from .compare import json_equal
-from .frozen import thaw
-from .loss import LossReport
-from .types import Issue
+from .host.types import Issue
+from .io.compare import json_equal
+from .io.frozen import thaw
+from .loss.report import LossReport
 
 __all__ = [
     "BOOL", "DICT", "DICTLIST", "ID", "INT", "INT_OR_BOOL", "NOT_BOOL", "NUM", "OMIT", "STR",

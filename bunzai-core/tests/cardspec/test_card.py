@@ -16,15 +16,15 @@ from bunzai.cardspec import (
     looks_like_v1,
     parse_card,
 )
-from bunzai.compare import json_equal
 from bunzai.errors import MalformedInput
-from bunzai.frozen import freeze
-from bunzai.input import AdapterInput
-from bunzai.loss import LossReport
+from bunzai.host.types import Issue
+from bunzai.io.compare import json_equal
+from bunzai.io.frozen import freeze
+from bunzai.io.input import AdapterInput
+from bunzai.loss.report import LossReport
 from bunzai.model import Character, Lorebook, LorebookEntry, RegexScript
 from bunzai.sdk.cards import COMPLETED_KEYS
 from bunzai.testing import corpus_files, diff_paths, ids, without_completed
-from bunzai.types import Issue
 
 FID = "test-format"
 
@@ -358,7 +358,7 @@ def test_card_digest_ignores_key_order_and_accepts_digests_of_earlier_versions()
     import hashlib
 
     from bunzai.cardspec import card_digest, digest_matches
-    from bunzai.frozen import freeze
+    from bunzai.io.frozen import freeze
 
     card = {"b": [1, 2.5, True, None], "a": {"é": "x", "d": 1e-05}, "big": 10**30}
     reordered = {"big": 10**30, "a": {"d": 1e-05, "é": "x"}, "b": [1, 2.5, True, None]}

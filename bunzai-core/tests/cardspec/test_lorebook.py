@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from bunzai.cardspec import build_book, entry_from_v2, entry_to_v2, parse_book
-from bunzai.compare import json_equal
-from bunzai.loss import LossReport
+from bunzai.host.types import Issue
+from bunzai.io.compare import json_equal
+from bunzai.loss.report import LossReport
 from bunzai.model import Lorebook, LorebookEntry
-from bunzai.types import Issue
 
 FID = "test-format"
 

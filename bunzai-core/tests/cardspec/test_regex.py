@@ -13,9 +13,9 @@ from bunzai.cardspec import (
     split_find_regex,
     validate_card,
 )
-from bunzai.loss import LossReport
+from bunzai.host.types import Issue
+from bunzai.loss.report import LossReport
 from bunzai.model import RegexScript
-from bunzai.types import Issue
 
 FID = "test-format"
 

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from bunzai.containers.base64util import decode_base64, looks_like_base64
 from bunzai.errors import LimitExceeded, MalformedInput
-from bunzai.limits import Limits
+from bunzai.io.containers.base64util import decode_base64, looks_like_base64
+from bunzai.io.limits import Limits
 
 RAW = bytes(range(256)) + os.urandom(1000)
 
@@ -89,7 +89,7 @@ def test_strict_base64_answers_only_where_the_careful_path_agrees(
     first without changing what it finds."""
     import random
 
-    from bunzai.containers import base64util
+    from bunzai.io.containers import base64util
 
     if not accelerated:
         monkeypatch.setattr(base64util, "_pybase64", None)
@@ -105,7 +105,7 @@ def test_strict_base64_answers_only_where_the_careful_path_agrees(
 
 
 def test_strict_base64_leaves_the_rest_to_the_careful_path() -> None:
-    from bunzai.containers.base64util import strict_base64
+    from bunzai.io.containers.base64util import strict_base64
 
     encoded = base64.b64encode(RAW)
     assert strict_base64(encoded) == RAW

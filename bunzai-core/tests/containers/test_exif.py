@@ -10,9 +10,9 @@ import struct
 
 import pytest
 
-from bunzai.containers.exif import build_exif_user_comment, find_exif, read_user_comment
-from bunzai.containers.png import PngFile, make_chunk, minimal_png, splice
 from bunzai.errors import BunzaiError, MalformedInput
+from bunzai.io.containers.exif import build_exif_user_comment, find_exif, read_user_comment
+from bunzai.io.containers.png import PngFile, make_chunk, minimal_png, splice
 
 AQUA = "/work/shared/corpus/other/other__aldozulhaq_TavernAI__Aqua__ce4ac1755d.webp"
 BACKYARD = "/work/shared/corpus/other/other__ahoylabs_byaf__v2__b1152a4dc5.png"

@@ -6,9 +6,9 @@ import struct
 
 import pytest
 
-from bunzai.containers.media import ext_is_plausible, sniff_media
-from bunzai.containers.png import minimal_png
-from bunzai.containers.zipsafe import write_zip
+from bunzai.io.containers.media import ext_is_plausible, sniff_media
+from bunzai.io.containers.png import minimal_png
+from bunzai.io.containers.zipsafe import write_zip
 
 
 def ftyp(major: bytes, *compatible: bytes) -> bytes:

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from bunzai.containers.png import (
+from bunzai.errors import BunzaiError, LimitExceeded, MalformedInput
+from bunzai.io.containers.png import (
     PNG_SIGNATURE,
     Base64TextChunk,
     PngFile,
@@ -24,8 +25,7 @@ from bunzai.containers.png import (
     splice,
     splice_parts,
 )
-from bunzai.errors import BunzaiError, LimitExceeded, MalformedInput
-from bunzai.limits import Limits
+from bunzai.io.limits import Limits
 
 CORPUS = "/work/shared/corpus"
 CORPUS_PNGS = sorted(glob.glob(f"{CORPUS}/png-*/*.png"))

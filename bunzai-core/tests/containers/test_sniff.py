@@ -8,16 +8,16 @@ import struct
 
 import pytest
 
-from bunzai.containers.png import PNG_SIGNATURE, make_chunk, minimal_png
-from bunzai.containers.sniff import (
+from bunzai.errors import MalformedInput
+from bunzai.io.containers.png import PNG_SIGNATURE, make_chunk, minimal_png
+from bunzai.io.containers.sniff import (
     CONTAINER_KINDS,
     find_eocd,
     read_eocd,
     sniff_container,
     zip_start_offset,
 )
-from bunzai.containers.zipsafe import write_zip
-from bunzai.errors import MalformedInput
+from bunzai.io.containers.zipsafe import write_zip
 
 CORPUS = "/work/shared/corpus"
 JPEG = (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"

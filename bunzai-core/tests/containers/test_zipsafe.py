@@ -14,10 +14,10 @@ import zlib
 
 import pytest
 
-from bunzai.containers.sniff import find_eocd, sniff_container
-from bunzai.containers.zipsafe import SafeZip, entry_name_problem, write_zip
 from bunzai.errors import BunzaiError, LimitExceeded, MalformedInput, UnsupportedInput
-from bunzai.limits import Limits
+from bunzai.io.containers.sniff import find_eocd, sniff_container
+from bunzai.io.containers.zipsafe import SafeZip, entry_name_problem, write_zip
+from bunzai.io.limits import Limits
 
 CORPUS = "/work/shared/corpus"
 REAL_ZIPS = sorted(
@@ -403,7 +403,7 @@ def test_random_corruption_only_raises_bunzai_errors() -> None:
 def test_a_reader_gets_a_json_member_or_an_error_naming_it() -> None:
     """``AdapterInput.zip_object``/``zip_archive``: what every archive reader (BYAF, Voxta)
     loads its members with, so a broken member is a one-line error naming it."""
-    from bunzai.input import AdapterInput
+    from bunzai.io.input import AdapterInput
 
     data = write_zip([("a.json", b'{"x": [1]}'), ("list.json", b"[1]"), ("bad.json", b"{")])
     inp = AdapterInput(data, "pack.zip")

@@ -35,7 +35,7 @@ from .openapi import openapi_schema
 from .uploads import LIMIT_HINT, Form, max_upload_from_env, parse_form, read_body
 
 if TYPE_CHECKING:
-    from bunzai.registry import Registry
+    from bunzai.host.registry import Registry
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -112,7 +112,7 @@ class BunzaiJSON(JSONResponse):
     """JSON via core's serializer (orjson, big integers fall back to the standard library)."""
 
     def render(self, content: Any) -> bytes:
-        from bunzai import jsonio
+        from bunzai.io import jsonio
         return jsonio.dumps(content)
 
 
@@ -196,8 +196,8 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
             "x-bunzai-loss-entries": str(len(outcome.payload["loss"]))})
 
     async def formats(request: Request) -> Response:
+        from bunzai.engine.roster import roster_json
         from bunzai.kinds import ANY_KIND, KINDS
-        from bunzai.roster import roster_json
 
         rows = roster_json(reg())
         kind = request.query_params.get("kind")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.errors import BunzaiError, LimitExceeded
 
 if TYPE_CHECKING:
-    from bunzai.registry import Registry
+    from bunzai.host.registry import Registry
 
     from .view import PreviewBudget
 
@@ -67,7 +67,7 @@ def targets(registry: Registry, kind: str) -> list[dict[str, Any]]:
 def output_stem(entities: list[Any], filename: str) -> str:
     """Downloads are named after the card when the file holds one named entity, else after
     the upload (without its suffix, as core strips it)."""
-    from bunzai.outputs import safe_name, source_stem
+    from bunzai.io.outputs import safe_name, source_stem
 
     name = getattr(entities[0], "name", None) if len(entities) == 1 else None
     if isinstance(name, str) and name.strip():
@@ -85,7 +85,7 @@ def _payload(filename: str, result: Any) -> dict[str, Any]:
 def inspect(registry: Registry, data: bytes, filename: str, *, from_format: str | None = None,
             budget: PreviewBudget | None = None) -> Outcome:
     """Detection, the read entity, its validation issues and origin label, and the targets."""
-    from bunzai.service import inspect_file
+    from bunzai.engine.service import inspect_file
 
     from .view import entity_view
 
@@ -114,9 +114,9 @@ def inspect(registry: Registry, data: bytes, filename: str, *, from_format: str 
 def convert(registry: Registry, data: bytes, filename: str, to: str, *,
             from_format: str | None = None, options: dict[str, Any] | None = None) -> Outcome:
     """Read, write as ``to`` (same kind only: core refuses the rest), name the outputs safely."""
-    from bunzai.containers.media import sniff_media
-    from bunzai.outputs import output_names
-    from bunzai.service import convert_file
+    from bunzai.engine.service import convert_file
+    from bunzai.io.containers.media import sniff_media
+    from bunzai.io.outputs import output_names
 
     try:
         found = convert_file(data, to, filename=filename, from_format=from_format,

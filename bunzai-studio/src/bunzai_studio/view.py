@@ -1,7 +1,7 @@
 """The entity as the page shows it: every canonical field, with assets made safe to display.
 
 Asset bytes never reach the page raw.  An asset is previewed only when its *sniffed* media type
-(core's :func:`~bunzai.containers.media.sniff_media`, never the name or declared extension) is a
+(core's :func:`~bunzai.io.containers.media.sniff_media`, never the name or declared extension) is a
 raster image, and then only as a ``data:`` URL; SVG, HTML and everything else is described by
 type and size.  Passthrough data (other formats' baggage) is named, not dumped.
 """
@@ -12,8 +12,8 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from bunzai.containers.media import sniff_media
-from bunzai.frozen import thaw
+from bunzai.io.containers.media import sniff_media
+from bunzai.io.frozen import thaw
 
 PREVIEW_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "image/avif",
                            "image/bmp"})

@@ -40,16 +40,16 @@ from ..fields import (
     reorder,
     same,
 )
-from ..frozen import unfrozen
-from ..loss import LossReport
-from ..types import Issue
+from ..host.types import Issue
+from ..io.frozen import unfrozen
+from ..loss.report import LossReport
 from .detect import SPEC_V2, SPEC_V3, card_version
 from .lorebook import build_book, parse_book
 from .regex import build_st_regex, parse_st_regex
 
 if TYPE_CHECKING:
+    from ..loss.neutral import Neutrality
     from ..model import Asset, Character
-    from ..neutral import Neutrality
 
 __all__ = [
     "COMPLETED_KEYS",
@@ -262,7 +262,7 @@ def resolve_data_uri(uri: str) -> bytes | None:
         return None
     head, _, body = uri.partition(",")
     if head.endswith(";base64"):
-        from ..containers.base64util import decode_base64
+        from ..io.containers.base64util import decode_base64
         try:
             return decode_base64(body)
         except MalformedInput:
@@ -280,7 +280,7 @@ def parse_card(obj: Mapping[str, Any], *, format_id: str,
 
     Raises :class:`~bunzai.errors.MalformedInput` when ``obj`` is not a card at all (no
     object, an unknown ``spec``, ``data`` not an object).  Everything else is read tolerantly;
-    problems are appended to ``warnings`` as :class:`~bunzai.types.Issue` with JSON paths.
+    problems are appended to ``warnings`` as :class:`~bunzai.host.types.Issue` with JSON paths.
     """
     from ..model import Character
 
@@ -438,7 +438,7 @@ def _read_assets(body: Mapping[str, Any], r: ObjectReader, layout: dict[str, Any
         r.data["assets"] = jcopy(raw)
         r.warn("assets", "expected an array of assets; kept as it was, not read")
         return []
-    from ..containers.media import sniff_media  # only a card that lists assets needs them
+    from ..io.containers.media import sniff_media  # only a card that lists assets needs them
     from ..model import Asset
     assets: list[Asset] = []
     shapes: list[Any] = []
@@ -689,7 +689,7 @@ def _spec_typed(conv: Conv, value: Any) -> bool:
 
 @cache
 def _neutral() -> Neutrality:
-    from ..neutral import Neutrality
+    from ..loss.neutral import Neutrality
     return Neutrality()
 
 
@@ -719,7 +719,7 @@ def _write_assets(character: Character, w: ObjectWriter, spec: Spec,
         aw.put("name", asset.name, STR, "main")
         ext = asset.ext
         if ext is None and shape is None:
-            from ..containers.media import sniff_media
+            from ..io.containers.media import sniff_media
             ext = sniff_media(asset.data)[1] if asset.data else "unknown"
         aw.put("ext", ext, STR)
         for key, value in asset.extensions.items():  # each key is a piece of data

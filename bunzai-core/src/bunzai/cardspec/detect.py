@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from ..frozen import unfrozen
+from ..io.frozen import unfrozen
 
 __all__ = [
     "V1_SIGNALS",

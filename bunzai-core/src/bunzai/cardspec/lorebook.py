@@ -73,8 +73,8 @@ from ..fields import (
     reorder,
     same,
 )
-from ..loss import LossReport
-from ..types import Issue
+from ..host.types import Issue
+from ..loss.report import LossReport
 
 if TYPE_CHECKING:
     from ..model import Lorebook, LorebookEntry

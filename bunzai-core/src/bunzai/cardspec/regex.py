@@ -39,8 +39,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..fields import BOOL, INT, STRLIST, Bad, Conv, Table, field, is_int, keep, kept
-from ..loss import LossReport
-from ..types import Issue
+from ..host.types import Issue
+from ..loss.report import LossReport
 
 if TYPE_CHECKING:
     from ..model import RegexScript

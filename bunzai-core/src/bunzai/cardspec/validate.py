@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..fields import type_name
-from ..types import Issue
+from ..host.types import Issue
 from .detect import SPEC_V2, SPEC_V3
 
 __all__ = ["validate_book", "validate_card"]

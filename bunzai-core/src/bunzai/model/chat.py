@@ -5,7 +5,7 @@ the union of what SillyTavern, TavernAI, Agnai, RisuAI, oobabooga, Backyard and 
 keep: participants, messages with alternatives (swipes) and the chosen one, reasoning,
 attachments, hidden messages, and chat-level notes, memory, scenario and branch links.
 
-Times are aware UTC datetimes (see :mod:`bunzai.chattime`): forms without a zone are read as
+Times are aware UTC datetimes (see :mod:`bunzai.chatkit.times`): forms without a zone are read as
 UTC, and each format keeps its original text as layout so a same-format rewrite is exact.
 
 A chat can be tens of megabytes.  ``Chat.messages`` is a list for chats built in code or read

@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..adapter import FormatAdapter
 from ..errors import MalformedInput
-from ..frozen import unfrozen
+from ..host.adapter import FormatAdapter
+from ..host.types import Detection, Issue, OutputFile, ReadResult, WriteResult
+from ..io.frozen import unfrozen
 from ..kinds import ANY_KIND, KINDS
-from ..loss import LossReport
-from ..types import Detection, Issue, OutputFile, ReadResult, WriteResult
+from ..loss.report import LossReport
 
 if TYPE_CHECKING:
-    from ..input import AdapterInput
+    from ..io.input import AdapterInput
     from ..model import Entity
 
 BUNDLE_KEY = "vaud_bundle"
@@ -90,7 +90,7 @@ class VaudJsonAdapter(FormatAdapter):
         return ReadResult(entities)
 
     def write_many(self, entities: Sequence[Entity], options: Mapping[str, Any]) -> WriteResult:
-        from ..jsonio import dumps
+        from ..io.jsonio import dumps
         from ..model import SCHEMA_VERSION
 
         docs = [dump_entity(e) for e in entities]

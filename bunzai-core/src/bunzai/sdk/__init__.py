@@ -22,13 +22,11 @@ to load (detection imports every adapter).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from ..adapter import FormatAdapter
-    from ..asread import json_as_read, remember_json, same_json
-    from ..compare import json_equal
-    from ..containers.media import ext_is_plausible, sniff_media
     from ..errors import (
         BunzaiError,
         ConversionRefused,
@@ -37,14 +35,30 @@ if TYPE_CHECKING:
         UnsupportedInput,
         UsageError,
     )
-    from ..fidelity import Carried, reason_for, unheld
-    from ..frozen import freeze, thaw, unfrozen
-    from ..hookspecs import hookimpl
-    from ..input import AdapterInput, ChunkPayload
-    from ..jsonio import dumps, dumps_layout, loads, sniff_layout
+    from ..host.adapter import FormatAdapter
+    from ..host.hookspecs import hookimpl
+    from ..host.types import (
+        API_VERSION,
+        Detection,
+        FormatInfo,
+        Issue,
+        LabelRule,
+        Option,
+        OutputFile,
+        ReadResult,
+        WriteResult,
+    )
+    from ..io.asread import json_as_read, remember_json, same_json
+    from ..io.compare import json_equal
+    from ..io.containers.media import ext_is_plausible, sniff_media
+    from ..io.frozen import freeze, thaw, unfrozen
+    from ..io.input import AdapterInput, ChunkPayload
+    from ..io.jsonio import dumps, dumps_layout, loads, sniff_layout
+    from ..io.limits import Limits, get_limits, setting_hint
     from ..kinds import ANY_KIND, KINDS
-    from ..limits import Limits, get_limits, setting_hint
-    from ..loss import LossEntry, LossReport
+    from ..loss.neutral import Neutrality
+    from ..loss.report import LossEntry, LossReport
+    from ..loss.rule import Carried, reason_for, unheld
     from ..model import (
         PLACEMENTS,
         POSITIONS,
@@ -65,43 +79,30 @@ if TYPE_CHECKING:
         RegexScript,
         field_defaults,
     )
-    from ..neutral import Neutrality
-    from ..types import (
-        API_VERSION,
-        Detection,
-        FormatInfo,
-        Issue,
-        LabelRule,
-        Option,
-        OutputFile,
-        ReadResult,
-        WriteResult,
-    )
 
-_LAZY = {
-    "FormatAdapter": "adapter", "hookimpl": "hookspecs",
-    "API_VERSION": "types", "Detection": "types", "FormatInfo": "types", "Issue": "types",
-    "LabelRule": "types", "OutputFile": "types", "ReadResult": "types", "WriteResult": "types",
-    "Option": "types",
-    "AdapterInput": "input", "ChunkPayload": "input",
-    "LossEntry": "loss", "LossReport": "loss", "Neutrality": "neutral",
-    "Carried": "fidelity", "unheld": "fidelity", "reason_for": "fidelity",
-    "BunzaiError": "errors", "ConversionRefused": "errors", "LimitExceeded": "errors",
-    "MalformedInput": "errors", "UnsupportedInput": "errors", "UsageError": "errors",
-    "Entity": "model", "Character": "model", "Lorebook": "model", "LorebookEntry": "model",
-    "Module": "model", "Persona": "model", "RegexScript": "model", "Asset": "model",
-    "PLACEMENTS": "model", "POSITIONS": "model", "ROLES": "model", "SELECTIVE_LOGIC": "model",
-    "Chat": "model", "ChatMessage": "model", "Participant": "model", "Alternative": "model",
-    "Attachment": "model",
-    "field_defaults": "model",
-    "dumps": "jsonio", "loads": "jsonio", "sniff_layout": "jsonio", "dumps_layout": "jsonio",
-    "thaw": "frozen", "freeze": "frozen", "unfrozen": "frozen",
-    "json_equal": "compare",
-    "json_as_read": "asread", "remember_json": "asread", "same_json": "asread",
-    "Limits": "limits", "get_limits": "limits", "setting_hint": "limits",
-    "sniff_media": "containers.media", "ext_is_plausible": "containers.media",
-    "KINDS": "kinds", "ANY_KIND": "kinds",
+_EXPORTS = {
+    "bunzai.host.adapter": ("FormatAdapter",),
+    "bunzai.host.hookspecs": ("hookimpl",),
+    "bunzai.host.types": ("API_VERSION", "Detection", "FormatInfo", "Issue", "LabelRule",
+        "OutputFile", "ReadResult", "WriteResult", "Option"),
+    "bunzai.io.input": ("AdapterInput", "ChunkPayload"),
+    "bunzai.loss.report": ("LossEntry", "LossReport"),
+    "bunzai.loss.neutral": ("Neutrality",),
+    "bunzai.loss.rule": ("Carried", "unheld", "reason_for"),
+    "bunzai.errors": ("BunzaiError", "ConversionRefused", "LimitExceeded", "MalformedInput",
+        "UnsupportedInput", "UsageError"),
+    "bunzai.model": ("Entity", "Character", "Lorebook", "LorebookEntry", "Module", "Persona",
+        "RegexScript", "Asset", "PLACEMENTS", "POSITIONS", "ROLES", "SELECTIVE_LOGIC", "Chat",
+        "ChatMessage", "Participant", "Alternative", "Attachment", "field_defaults"),
+    "bunzai.io.jsonio": ("dumps", "loads", "sniff_layout", "dumps_layout"),
+    "bunzai.io.frozen": ("thaw", "freeze", "unfrozen"),
+    "bunzai.io.compare": ("json_equal",),
+    "bunzai.io.asread": ("json_as_read", "remember_json", "same_json"),
+    "bunzai.io.limits": ("Limits", "get_limits", "setting_hint"),
+    "bunzai.io.containers.media": ("sniff_media", "ext_is_plausible"),
+    "bunzai.kinds": ("KINDS", "ANY_KIND"),
 }
+
 
 __all__ = [
     "ANY_KIND",
@@ -168,15 +169,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bunzai.sdk' has no attribute {name!r}")
-    from importlib import import_module
-    value = getattr(import_module(f"bunzai.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return [*__all__, "base64", "cards", "chats", "exif", "fields", "png", "zip"]
+__getattr__, __dir__ = lazy_exports(
+    __name__, _EXPORTS, also=("base64", "cards", "chats", "exif", "fields", "png", "zip"))

@@ -1,6 +1,6 @@
 """Base64 for format adapters: strict or tolerant decoding under the size limits."""
 
-from ..containers.base64util import (
+from ..io.containers.base64util import (
     check_base64_length,
     decode_base64,
     encode_base64,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..chattime import (
+from ..chatkit.times import (
     EPOCH,
     FORMS,
     exact_in,

@@ -1,7 +1,7 @@
 """PNG chunks for format adapters: walk without decoding pixels, text chunks, byte-exact splice."""
 
-from ..containers.placeholder import default_avatar, is_default_avatar
-from ..containers.png import (
+from ..io.containers.placeholder import default_avatar, is_default_avatar
+from ..io.containers.png import (
     PNG_SIGNATURE,
     TEXT_CHUNK_TYPES,
     Base64TextChunk,

@@ -5,7 +5,7 @@ A reader gets its input's archive from :meth:`AdapterInput.zip_archive` and a JS
 the shared read-only views ``AdapterInput.zip`` and ``zip_json``.
 """
 
-from ..containers.zipsafe import (
+from ..io.containers.zipsafe import (
     SafeZip,
     ZipEntry,
     entry_name_problem,

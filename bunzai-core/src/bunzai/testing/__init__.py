@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from ..api import as_input, set_registry
-from ..compare import diff_paths as diff_paths
-from ..limits import get_limits, set_limits
-from ..registry import DetectionReport, Registry
-from ..types import ReadResult
+from ..host.registry import DetectionReport, Registry
+from ..host.types import ReadResult
+from ..io.compare import diff_paths as diff_paths
+from ..io.limits import get_limits, set_limits
 
 ROUTES = Path("tests") / "corpus_routes.py"
 """Where a bunzai checkout keeps its routing table, relative to its root."""
@@ -116,7 +116,7 @@ def without_signatures(registry: Registry) -> Registry:
     same candidates either way."""
     from dataclasses import replace
 
-    from ..registry import AdapterHandle
+    from ..host.registry import AdapterHandle
 
     out = Registry(registry.host)
     out.adapters = {fid: AdapterHandle(replace(h.info, signature=None), h.record, h.host)
@@ -174,7 +174,7 @@ def without_completed(original: Any, written: Any, completed: Sequence[str]) -> 
     path patterns ``completed`` (a spec's required keys, ``data.tags``,
     ``data.character_book.entries[*].extensions``): what must then equal ``original`` exactly,
     key order included, for a same-format rewrite to count as faithful."""
-    from ..neutral import pattern_of
+    from ..loss.neutral import pattern_of
 
     patterns = frozenset(completed)
 
@@ -199,7 +199,7 @@ def uncovered_differences(before: Any, after: Any, loss: Any,
                           registry: Registry | None = None) -> list[str]:
     """Changes in user data between two entities that a loss report does not list."""
     from ..api import get_registry
-    from ..fidelity import changes
+    from ..loss.rule import changes
 
     neutral = (registry or get_registry()).neutrality
     return [p for p in changes(before, after, neutral) if not loss.covers(p)]
@@ -213,7 +213,7 @@ def conversion_problems(registry: Registry, entities: Sequence[Any], target: str
     * a change in user data that the report does not name (a silent loss), and
     * a reported path whose data did not change (a report a user would learn to ignore).
     """
-    from ..fidelity import changes, explains
+    from ..loss.rule import changes, explains
 
     problems: list[str] = []
     result = registry.write(list(entities), target, options or {})
@@ -245,7 +245,7 @@ def conversion_problems(registry: Registry, entities: Sequence[Any], target: str
 def label(registry: Registry, source: Any, filename: str | None = None) -> Any:
     """The origin label of a file (bytes, a path or a JSON value), as ``bunzai label`` gives
     it: read, then every installed label rule."""
-    from ..label import label as run
+    from ..engine.label import label as run
 
     inp = as_input(document_bytes(source) if not isinstance(source, Path) else source,
                    filename)
@@ -255,7 +255,7 @@ def label(registry: Registry, source: Any, filename: str | None = None) -> Any:
 
 def validate(registry: Registry, source: Any, filename: str | None = None) -> Any:
     """The validation issues of a file, as ``bunzai validate`` finds them."""
-    from ..validate import file_issues
+    from ..engine.validate import file_issues
 
     inp = as_input(document_bytes(source) if not isinstance(source, Path) else source,
                    filename)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..registry import Registry
+    from ..host.registry import Registry
 
 JUNK: tuple[Any, ...] = (None, True, 0, -1, 1.5, "", "x", [], {}, [None], {"a": None}, [1, "a"])
 """Values of every JSON type, empty and not."""

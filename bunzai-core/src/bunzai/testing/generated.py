@@ -22,7 +22,7 @@ VARIANTS = ("rich", "minimal")
 
 
 def _png() -> bytes:
-    from ..containers.png import minimal_png
+    from ..io.containers.png import minimal_png
     return minimal_png(2, 2, (200, 120, 40, 255))
 
 

@@ -40,17 +40,17 @@ import pytest
 
 from ..api import as_input
 from ..errors import BunzaiError
+from ..host.plugins import FORMATS_GROUP
+from ..host.registry import Registry, _normalize_score
+from ..host.types import ReadResult
 from ..kinds import ANY_KIND, KINDS
-from ..plugins import FORMATS_GROUP
-from ..registry import Registry, _normalize_score
-from ..types import ReadResult
 from . import conversion_problems, diff_paths, load_registry
 from .generated import VARIANTS, canonical_examples, vaud_json_bytes
 
 if TYPE_CHECKING:
-    from ..input import AdapterInput
-    from ..registry import AdapterHandle
-    from ..types import FormatInfo
+    from ..host.registry import AdapterHandle
+    from ..host.types import FormatInfo
+    from ..io.input import AdapterInput
 
 F = TypeVar("F", bound=Callable[..., Any])
 PathLike = str | os.PathLike[str]
@@ -186,7 +186,7 @@ class Subject:
         return self.handle.id
 
     def distribution_is_core(self) -> bool:
-        from ..plugins import CORE_DISTRIBUTION
+        from ..host.plugins import CORE_DISTRIBUTION
         return self.handle.distribution == CORE_DISTRIBUTION
 
 
@@ -493,8 +493,8 @@ class AdapterConformance:
         """Importing the adapter and detecting files builds no pydantic model and loads no Pillow.
 
         Troubleshooting: every installed adapter is imported and asked to detect every file, so
-        the module your entry point names may import only light core modules (bunzai.adapter,
-        bunzai.types, bunzai.errors, bunzai.kinds); import ``bunzai.model`` and your read/write
+        the module your entry point names may import only light core modules (bunzai.host.adapter,
+        bunzai.host.types, bunzai.errors, bunzai.kinds); import ``bunzai.model`` and your read/write
         modules inside read() and write().
         """
         subject = bunzai_subject
@@ -719,7 +719,7 @@ class AdapterConformance:
             after.extend(self._read(subject, f.data, f"roundtrip{f.suffix}"))
         assert len(after) == len(before), explain(
             f"{sample.name}: read {len(before)} entities, wrote and read back {len(after)}", fix)
-        from ..fidelity import changes
+        from ..loss.rule import changes
 
         diffs: list[str] = []
         for i, (a, b) in enumerate(zip(before, after, strict=True)):
@@ -737,7 +737,7 @@ class AdapterConformance:
 
         Troubleshooting: restore absent keys, original number types and root extras from
         passthrough; never re-encode images or assets, splice new text chunks into the original
-        PNG (``bunzai.containers.png.splice``) and copy zip members as they were.
+        PNG (``bunzai.io.containers.png.splice``) and copy zip members as they were.
         """
         subject = bunzai_subject
         original = as_input(sample)
@@ -762,7 +762,7 @@ class AdapterConformance:
         another format that cannot hold them reports each by path.  Keep only key order,
         absent keys, original types and container layout in ``passthrough[format_id]``.
         """
-        from ..fidelity import changes, without_layout
+        from ..loss.rule import changes, without_layout
 
         subject = bunzai_subject
         before = self._read(subject, sample)
@@ -1083,7 +1083,7 @@ def _mutations_of(doc: Any, budget: int) -> list[tuple[str, Any]]:
 
 def _jsonl_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes]]:
     """JSON Lines copies with one value of one line (the first two and the last) mistyped."""
-    from ..jsonio import dumps, loads
+    from ..io.jsonio import dumps, loads
 
     lines = list(inp.lines())
     numbered = [i for i, line in enumerate(lines) if line.strip()]
@@ -1102,8 +1102,8 @@ def _jsonl_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, byte
 
 def _type_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes]]:
     """Copies of the input with one JSON value of the wrong type, in JSON or PNG text chunks."""
-    from ..frozen import thaw
-    from ..jsonio import dumps
+    from ..io.frozen import thaw
+    from ..io.jsonio import dumps
 
     if inp.container == "json" and inp.json is not None:
         for label, doc in _mutations_of(thaw(inp.json), budget):
@@ -1115,7 +1115,7 @@ def _type_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes
     png = inp.png
     if png is None:
         return
-    from ..containers.png import make_text_chunk, splice
+    from ..io.containers.png import make_text_chunk, splice
 
     payloads = []
     for tc in png.text_chunks():
@@ -1140,7 +1140,7 @@ def _type_mutations(inp: AdapterInput, budget: int) -> Iterable[tuple[str, bytes
 def _json_differences(a: Any, b: Any, completed: tuple[str, ...]) -> list[str]:
     """Paths where two JSON documents differ, leaving out keys the writer may add (a spec's
     required keys the source lacked): only where the original has no such key."""
-    from ..neutral import pattern_of
+    from ..loss.neutral import pattern_of
 
     out = []
     for path in diff_paths(a, b):
@@ -1176,7 +1176,7 @@ def rewrite_problems(original: AdapterInput, written: AdapterInput,
     writer may add where the file lacked them (``completed`` JSON paths, the spec's required
     keys).  A rewrite that adds none must be the file byte for byte: core gives back the text
     of an unchanged JSON document and the bytes of an unchanged zip archive, whatever tool
-    laid them out (:mod:`bunzai.asread`)."""
+    laid them out (:mod:`bunzai.io.asread`)."""
     if original.data == written.data:
         return []
     problems = _file_differences(original, written, tuple(completed))
@@ -1190,7 +1190,7 @@ def rewrite_problems(original: AdapterInput, written: AdapterInput,
 
 def _file_differences(original: AdapterInput, written: AdapterInput,
                       completed: tuple[str, ...] = ()) -> list[str]:
-    from ..frozen import thaw
+    from ..io.frozen import thaw
 
     if original.container != written.container:
         return [f"container changed from {original.container} to {written.container}"]
@@ -1222,8 +1222,8 @@ def _line_differences(original: AdapterInput, written: AdapterInput) -> list[str
 
 def _png_differences(original: AdapterInput, written: AdapterInput,
                      completed: tuple[str, ...] = ()) -> list[str]:
-    from ..containers.png import TEXT_CHUNK_TYPES
-    from ..frozen import thaw
+    from ..io.containers.png import TEXT_CHUNK_TYPES
+    from ..io.frozen import thaw
 
     a, b = original.png, written.png
     if a is None or b is None:
@@ -1258,7 +1258,7 @@ def _png_differences(original: AdapterInput, written: AdapterInput,
 
 def _zip_differences(original: AdapterInput, written: AdapterInput,
                      completed: tuple[str, ...] = ()) -> list[str]:
-    from ..jsonio import loads
+    from ..io.jsonio import loads
 
     a, b = original.zip, written.zip
     if a is None or b is None:

@@ -16,7 +16,7 @@ Fixtures:
     a factory: ``bunzai_isolated_registry(MyAdapter())`` gives a registry with core's adapters
     and only the adapters you pass, for unit tests that must not depend on what is installed;
 ``bunzai_input``
-    a factory turning bytes or a path into the :class:`~bunzai.input.AdapterInput` adapters get;
+    a factory turning bytes or a path into the :class:`~bunzai.io.input.AdapterInput` adapters get;
 ``bunzai_examples``
     a factory for the kit's generated canonical entities: ``bunzai_examples("lorebook")``.
 """
@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 
 from ..api import as_input
-from ..input import AdapterInput
-from ..registry import Registry
+from ..host.registry import Registry
+from ..io.input import AdapterInput
 from .generated import canonical_examples
 from .kit import session_registry
 

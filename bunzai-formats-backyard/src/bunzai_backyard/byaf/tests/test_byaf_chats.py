@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bunzai import chats
+from bunzai import chats_of, with_chat
 from bunzai.sdk import Alternative, Character, Chat, ChatMessage, UsageError
 from bunzai.testing import as_input, corpus_files, load_registry
 
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(not ARCHIVES, reason="corpus not available")
 
 def test_every_scenario_comes_out_as_a_chat_with_its_log() -> None:
     card = _card()
-    found = chats.extract(reg(), card)
+    found = chats_of(card, registry=reg())
     assert len(found) == len(card.app_data["backyard-byaf"]["scenarios"])
     chat = found[0]
     assert chat.title == "Test Scenario" and chat.greeting == card.first_mes
@@ -49,12 +49,12 @@ def test_an_embedded_chat_survives_the_archive_and_comes_back_out() -> None:
         ChatMessage(role="character", text="Always.", chosen=1, alternatives=[
             Alternative(text="No."), Alternative(text="Always.")]),
         ChatMessage(role="user", speaker="Ada", text="(ooc)", hidden=True)])
-    new, loss = chats.embed(reg(), card, chat)
+    new, loss = with_chat(card, chat, registry=reg())
     assert {e.path for e in loss} >= {"messages[2].speaker", "messages[2].hidden"}
     assert card == _card()  # the source entity is never changed
     written = reg().write([new], "backyard-byaf")
     _, res, _ = reg().read(as_input(written.files[0].data, "new.byaf"))
-    back = chats.extract(reg(), res.entities[0])
+    back = chats_of(res.entities[0], registry=reg())
     assert len(back) == 2 and back[-1].title == "Second night"
     shown = back[-1].messages[1]
     assert shown.text == "Always." and shown.chosen == 1
@@ -65,9 +65,9 @@ def test_an_embedded_chat_survives_the_archive_and_comes_back_out() -> None:
 def test_cards_without_chats_and_chats_themselves_are_refused() -> None:
     _, res, _ = reg().read(as_input(corpus_files("ccv2-json")[0]))
     with pytest.raises(UsageError, match="no chats"):
-        chats.extract(reg(), res.entities[0])
+        chats_of(res.entities[0], registry=reg())
     with pytest.raises(UsageError, match="a chat already"):
-        chats.extract(reg(), Chat())
+        chats_of(Chat(), registry=reg())
 
 
 def test_a_faraday_cards_chat_history_comes_out_too() -> None:
@@ -78,12 +78,12 @@ def test_a_faraday_cards_chat_history_comes_out_too() -> None:
                            {"text": "Yo", "activeTimestamp": "2023-12-18T23:32:01.000Z"},
                            {"text": "Hello", "activeTimestamp": "2023-12-18T23:32:09.000Z"}]}],
     }]}})
-    (chat,) = chats.extract(reg(), card)
+    (chat,) = chats_of(card, registry=reg())
     assert (chat.title, chat.notes) == ("Night", "Keep it loud.")
     assert [(m.role, m.text, m.chosen) for m in chat.messages] == [("user", "Hi", None),
                                                                     ("character", "Hello", 1)]
     with pytest.raises(UsageError, match="cannot take"):
-        chats.embed(reg(), card, chat)
+        with_chat(card, chat, registry=reg())
 
 
 def test_the_committed_sample_is_what_its_builder_makes() -> None:
@@ -97,7 +97,7 @@ def test_regenerated_replies_come_out_as_alternatives_with_the_shown_one_chosen(
     from .sample_archive import SAMPLE
 
     _, res, _ = reg().read(as_input(SAMPLE))
-    (chat,) = chats.extract(reg(), res.entities[0])
+    (chat,) = chats_of(res.entities[0], registry=reg())
     assert [m.role for m in chat.messages] == ["user", "character"] * 3
     turns = [(len(m.alternatives), m.chosen, m.text) for m in chat.messages[1::2]]
     assert turns == [(3, 1, "*Wren grins.* It's meant to be heard past the reef."),

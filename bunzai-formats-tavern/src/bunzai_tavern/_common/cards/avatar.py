@@ -1,5 +1,5 @@
 """The image a PNG card is written onto: the character's own avatar, transcoded when needed,
-or the generated placeholder (:mod:`bunzai.containers.placeholder`) when it has none.
+or the generated placeholder (:mod:`bunzai.io.containers.placeholder`) when it has none.
 
 Readers recognise the placeholder's exact bytes and do not turn it into an avatar asset, which
 keeps "no avatar" a round trip.  Pillow is imported only when a non-PNG avatar (JPEG, WebP from

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bunzai import lorebooks
+from bunzai import lorebook_of
 from bunzai.sdk import Chat
 from bunzai.testing import (
     Registry,
@@ -71,7 +71,7 @@ def test_instruct_mode_splits_at_the_turn_tags() -> None:
 
 
 def test_world_info_comes_out_as_a_lorebook() -> None:
-    book = lorebooks.extract(read(SAMPLES / "kobold-lite-chat-mode.json"))
+    book = lorebook_of(read(SAMPLES / "kobold-lite-chat-mode.json"))
     ferry, lamp = book.entries
     assert ferry.keys == ["ferry", "boat"] and ferry.enabled
     assert (lamp.secondary_keys, lamp.enabled, lamp.probability, lamp.group) == (

@@ -1,0 +1,237 @@
+"""Message times in every form real chat files use, read into one type and written back.
+
+The canonical time is a timezone-aware :class:`datetime.datetime` in UTC.  Several forms carry
+no zone: SillyTavern's ``"April 26, 2025 4:40pm"`` and its humanized ``"2025-04-26@16h40m30s"``
+/ ``"2023-4-21 @20h 02m 47s 124ms"`` (wall-clock time of the machine that wrote them),
+oobabooga's ``"May 03, 2026 14:20"``, and ISO 8601 without an offset.  Those are read as UTC —
+SillyTavern's own parser does the same for its humanized forms — so that every time compares
+with every other and a chat moved between apps keeps the clock time it showed.  Epoch
+milliseconds and ISO 8601 with an offset name an instant and are converted exactly.
+
+A reader keeps the original text (or number) in its format's passthrough as layout and a
+writer calls :func:`restore`: when the canonical time still equals what that text reads as, the
+text is written unchanged, so a same-format rewrite is byte-exact; when the time was edited or
+came from another format, it is written in the form the writer asks for.
+
+Import-light (``re`` and ``datetime`` only): detectors may call it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..loss.report import LossReport
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December")
+_MONTH_NUMBER = {m.lower(): i for i, m in enumerate(MONTHS, 1)}
+_MONTH_NUMBER.update({m[:3].lower(): i for i, m in enumerate(MONTHS, 1)})
+
+# SillyTavern getMessageTimeStamp(): "June 19, 2023 2:20pm" (12-hour, minute precision)
+_MERIDIEM = re.compile(r"([A-Za-z]+)\s(\d{1,2}),\s(\d{4})\s(\d{1,2}):(\d{1,2})(am|pm)",
+                       re.IGNORECASE)
+# SillyTavern humanizedDateTime(): "2024-07-12@01h31m37s"
+_HUMANIZED = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})@(\d{1,2})h(\d{1,2})m(\d{1,2})s")
+# TavernAI / early SillyTavern humanizedISO8601DateTime(): "2023-4-21 @20h 02m 47s 124ms"
+_HUMANIZED_MS = re.compile(
+    r"(\d{4})-(\d{1,2})-(\d{1,2}) @(\d{1,2})h (\d{1,2})m (\d{1,2})s (\d{1,3})ms")
+# oobabooga get_current_timestamp(): "May 03, 2026 14:20" (strftime "%b %d, %Y %H:%M")
+_OOBA = re.compile(r"([A-Za-z]{3}) (\d{2}), (\d{4}) (\d{2}):(\d{2})")
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?"
+                  r"(Z|[+-]\d{2}:?\d{2})?")
+_DIGITS = re.compile(r"\d{1,16}")
+
+FORMS = ("epoch_ms", "epoch_ms_text", "iso", "iso_js", "st_meridiem", "st_humanized",
+         "st_humanized_ms", "ooba")
+"""Every form :func:`parse_form` can name and :func:`format_time` can write."""
+
+_MAX_MS = 253402300799999  # 9999-12-31T23:59:59.999Z
+
+
+def from_epoch_ms(ms: int | float) -> datetime | None:
+    """An epoch-milliseconds number as an aware UTC time (None when out of range)."""
+    if isinstance(ms, bool) or not -_MAX_MS <= ms <= _MAX_MS or ms != ms:
+        return None
+    whole = int(ms)
+    micro = round((ms - whole) * 1000) if isinstance(ms, float) else 0
+    return EPOCH + timedelta(milliseconds=whole, microseconds=micro)
+
+
+def to_epoch_ms(value: datetime) -> int:
+    """Milliseconds since the epoch (sub-millisecond parts are dropped, as JavaScript does)."""
+    return (_aware(value) - EPOCH) // _MS
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _wall(year: str, month: int, day: str, hour: int, minute: str, second: str = "0",
+          ms: str = "0") -> datetime | None:
+    try:
+        return datetime(int(year), month, int(day), hour, int(minute), int(second),
+                        int(ms.ljust(3, "0")[:3]) * 1000, tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def parse_form(raw: Any) -> tuple[datetime, str] | None:
+    """``(time, form)`` for a time value as a chat file stores it, or None when it is no time.
+
+    Numbers are epoch milliseconds; strings are tried against every known form.  A form that
+    merely contains a time inside other text does not count: the whole string must match.
+    """
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int | float):
+        dt = from_epoch_ms(raw)
+        return (dt, "epoch_ms") if dt is not None else None
+    if not isinstance(raw, str):
+        return None
+    text = raw.strip()
+    if not text:
+        return None
+    if _DIGITS.fullmatch(text):
+        dt = from_epoch_ms(int(text))
+        return (dt, "epoch_ms_text") if dt is not None else None
+    m = _HUMANIZED_MS.fullmatch(text)
+    if m:
+        y, mo, d, h, mi, s, ms = m.groups()
+        dt = _wall(y, int(mo), d, int(h), mi, s, ms.rjust(3, "0"))
+        return (dt, "st_humanized_ms") if dt else None
+    m = _HUMANIZED.fullmatch(text)
+    if m:
+        y, mo, d, h, mi, s = m.groups()
+        dt = _wall(y, int(mo), d, int(h), mi, s)
+        return (dt, "st_humanized") if dt else None
+    m = _MERIDIEM.fullmatch(text)
+    if m:
+        month, d, y, h, mi, half = m.groups()
+        number = _MONTH_NUMBER.get(month.lower())
+        hour = int(h) % 12 + (12 if half.lower() == "pm" else 0)
+        dt = _wall(y, number, d, hour, mi) if number else None
+        return (dt, "st_meridiem") if dt else None
+    m = _OOBA.fullmatch(text)
+    if m:
+        month, d, y, h, mi = m.groups()
+        number = _MONTH_NUMBER.get(month.lower())
+        dt = _wall(y, number, d, int(h), mi) if number else None
+        return (dt, "ooba") if dt else None
+    if _ISO.fullmatch(text):
+        try:
+            dt = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        form = "iso_js" if text == format_time(_aware(dt), "iso_js") else "iso"
+        return _aware(dt).astimezone(UTC), form
+    return None
+
+
+def parse_time(raw: Any) -> datetime | None:
+    """The canonical (aware, UTC) time of a stored value, or None when it is no time."""
+    found = parse_form(raw)
+    return found[0] if found else None
+
+
+def iso_seconds(raw: Any) -> int | None:
+    """Unix seconds of an ISO 8601 date-time, or None when it is none.
+
+    For the whole-second dates of character files (Backyard's ``…T…:…:….mmmZ``, Voxta's
+    ``…+00:00`` with .NET's seven fraction digits): whatever :meth:`datetime.fromisoformat`
+    reads (fractions are cut to microseconds) with ``Z``/``z`` or an offset; no zone reads as
+    UTC, as in :func:`parse_form`.  Only text is a date here: not a JSON number, not the chat
+    forms.
+    """
+    if not isinstance(raw, str) or not raw:
+        return None
+    text = raw.strip()
+    if text.endswith(("z", "Z")):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    try:
+        return int(_aware(moment).timestamp())
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def format_time(value: datetime, form: str) -> Any:
+    """``value`` written in ``form`` (one of :data:`FORMS`); numbers for the epoch form."""
+    value = _aware(value).astimezone(UTC)
+    if form == "epoch_ms":
+        return to_epoch_ms(value)
+    if form == "epoch_ms_text":
+        return str(to_epoch_ms(value))
+    if form == "iso_js":
+        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    if form == "iso":
+        return value.isoformat().replace("+00:00", "Z")
+    if form == "st_meridiem":
+        hour = value.hour % 12 or 12
+        half = "pm" if value.hour >= 12 else "am"
+        return (f"{MONTHS[value.month - 1]} {value.day}, {value.year} "
+                f"{hour}:{value.minute:02d}{half}")
+    if form == "st_humanized":
+        return value.strftime("%Y-%m-%d@%Hh%Mm%Ss")
+    if form == "st_humanized_ms":
+        return (f"{value.year}-{value.month}-{value.day} @{value.hour}h {value.minute:02d}m "
+                f"{value.second:02d}s {value.microsecond // 1000}ms")
+    if form == "ooba":
+        return f"{MONTHS[value.month - 1][:3]} {value.day:02d}, {value.year} " \
+               f"{value.hour:02d}:{value.minute:02d}"
+    raise ValueError(f"unknown time form {form!r}")
+
+
+def exact_in(value: datetime, form: str) -> bool:
+    """True when ``form`` can hold ``value`` without rounding it."""
+    back = parse_time(format_time(value, form))
+    return back == _aware(value)
+
+
+def restore(value: datetime | None, raw: Any, form: str) -> Any:
+    """What a writer stores for ``value``: the source's own ``raw`` when it still reads as
+    ``value`` (a byte-exact rewrite), otherwise ``value`` in ``form``.  ``None`` for no time."""
+    if value is None:
+        return None
+    if raw is not None and parse_time(raw) == _aware(value):
+        return raw
+    return format_time(value, form)
+
+
+def stored(value: datetime | None, raw: Any, form: str) -> tuple[Any, bool]:
+    """:func:`restore`, and whether what is stored reads back as ``value`` exactly (False when
+    ``form`` rounds it: a writer reports that time as approximated)."""
+    out = restore(value, raw, form)
+    if out is None or out is raw:
+        return out, True
+    assert value is not None
+    return out, parse_time(out) == _aware(value)
+
+
+def put_time(out: dict[str, Any], key: str, value: datetime | None,
+             record: Mapping[str, Any], form: str, loss: LossReport | None, path: str,
+             why: str) -> None:
+    """Write a time under ``key`` the way chat writers do: :func:`stored` against the
+    source's own text (``record[key]``), a time ``form`` rounds reported as approximated at
+    ``path`` with ``why``; with no time, the source's own value stays as it was."""
+    when, exact = stored(value, record.get(key), form)
+    if when is not None:
+        out[key] = when
+        if not exact and loss is not None:
+            loss.approximated(path, why)
+    elif key in record:
+        out[key] = record[key]
+
+
+__all__ = ["EPOCH", "FORMS", "MONTHS", "exact_in", "format_time", "from_epoch_ms",
+           "iso_seconds", "parse_form", "parse_time", "put_time", "restore", "stored",
+           "to_epoch_ms"]

@@ -1,0 +1,5 @@
+"""``python -m bunzai.cli``: the ``bunzai`` command."""
+
+from . import main
+
+main()

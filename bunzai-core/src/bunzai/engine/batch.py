@@ -1,0 +1,308 @@
+"""Batch conversion: many files, one or more worker processes, continuing past bad files.
+
+Output names are decided up front in the parent (from the source names, made safe and unique
+within the batch), so workers never race for a name and two sources never collide silently.
+A source that fans out into several files (a persona backup written one file per persona) names
+them ``STEM-<name>`` after its planned stem, as a single conversion does; the parent hands every
+worker the batch's planned stems and sources once, and a worker only takes a name that it owns
+(see :class:`Reserved`), so no two outputs of a batch and no output and source ever share a name,
+and ``--force`` can replace only a file that existed before the batch.  A file already in the
+folder that holds another format's output (a second ``--to`` into the same ``--out-dir``) is left
+alone and the job's files are named after their target instead (see :func:`_place`).
+Each worker starts with its parent's plugin registry and writes its outputs atomically; the parent
+only receives small results (:class:`~bunzai.engine.service.BatchFile`), so memory stays flat
+however large the batch.  What a batch is (its rules, its plan, its totals) is
+:func:`bunzai.engine.service.convert_batch`; this module is the machinery that runs it.
+
+Outputs are written without a per-file ``fsync`` (one per file serializes parallel workers on the
+file system journal); the batch flushes the file system once when it ends.  A crash
+of bunzai still never leaves a partial output; a power loss before that flush may.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import BunzaiError
+from ..io.sources import RealPaths
+from ..io.sources import expand_sources as expand_sources  # where batches have always had it
+
+if TYPE_CHECKING:
+    from ..host.registry import Registry
+    from ..host.types import OutputFile
+    from .service import BatchFile
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    src: str
+    out: str
+    """The planned output, ``FOLDER/STEM`` followed by :attr:`suffix`.  What is written is
+    ``STEM`` followed by the suffix of the file the writer produced, which only the write
+    knows (``--to json`` gives ``.json`` for a card and for a lorebook, a card read from JSON
+    stays JSON)."""
+    to: str
+    from_format: str | None
+    force: bool
+    options: tuple[tuple[str, Any], ...] = ()
+    suffix: str | None = None
+    """What :attr:`out` ends with after the stem (``""``: nothing, the stem is the whole name);
+    ``None``: its last extension."""
+    verify: bool = False
+    """Read each output back and complete its loss report with what reading finds."""
+
+    @property
+    def stem(self) -> str:
+        """The planned name without its suffix: the stem of every file this job writes."""
+        name = Path(self.out).name
+        if self.suffix is None:
+            return Path(name).stem
+        return name[: -len(self.suffix)] if self.suffix and name.endswith(self.suffix) else name
+
+
+@dataclass(frozen=True, slots=True)
+class Reserved:
+    """What a worker must know of the rest of its batch to name its files (built once per
+    batch, handed to each worker process once, not per job).
+
+    A job with planned stem ``S`` writes ``S + suffix``, and a fanned-out file as
+    ``S-<rest>``.  A job owns a name when it is no source and no other job could write it:
+    it is not another planned stem ``T`` plus a suffix (T's own output: one dot, or one of the
+    batch's compound suffixes such as ``.vaud.json``), and no longer planned stem starts it as
+    ``T-`` (T's fanned-out files and fallbacks), all case-insensitively.  Two jobs can never own
+    the same name, so workers need no coordination, and whatever one job writes, no other job of
+    the batch writes to, not even with ``--force``.
+    """
+
+    stems: frozenset[str]
+    sources: frozenset[str]
+    compound: frozenset[str] = frozenset()
+    """Writer suffixes with more than one dot (casefolded)."""
+
+    @classmethod
+    def of(cls, jobs: Iterable[Job], suffixes: Iterable[str] = ()) -> Reserved:
+        stems: set[str] = set()
+        sources: set[str] = set()
+        key = RealPaths().key
+        for job in jobs:
+            stems.add(job.stem.casefold())
+            sources.add(key(Path(job.src)))
+        compound = {s.casefold() for s in suffixes if s.count(".") > 1}
+        return cls(frozenset(stems), frozenset(sources), frozenset(compound))
+
+    def owns(self, stem: str, name: str, folder: Path) -> bool:
+        """Whether the job with planned stem ``stem`` may write ``name``."""
+        own = stem.casefold()
+        key = name.casefold()
+        if RealPaths().key(folder / name) in self.sources:
+            return False
+        dot = key.rfind(".")
+        if dot > 0 and key[:dot] != own and key[:dot] in self.stems:
+            return False  # the output of the job with that stem (a one-dot suffix)
+        if any(key.endswith(s) and key[: -len(s)] != own and key[: -len(s)] in self.stems
+               for s in self.compound):
+            return False  # the same, with a compound suffix
+        dash = key.find("-", len(own) + 1)
+        while dash != -1:
+            if key[:dash] in self.stems:
+                return False  # the job of that longer stem may fan out into this name
+            dash = key.find("-", dash + 1)
+        return True
+
+
+def plan(sources: list[Path], out_dir: Path, suffix: str) -> list[Path]:
+    """A unique, safe output path per source (unique case-insensitively, as on Windows and
+    macOS), never the path of any source in the batch: with ``--force`` an output written over
+    a source that has not been read yet would destroy it."""
+    from ..io.outputs import safe_name
+
+    used: set[str] = set()
+    key = RealPaths().key
+    taken = {key(src) for src in sources}
+    paths = []
+    for src in sources:
+        stem = safe_name(src.name[: -len(".vaud.json")] if src.name.endswith(".vaud.json")
+                         else src.stem)
+        cand, n = stem, 2
+        while (f"{cand}{suffix}".casefold() in used
+               or key(out_dir / f"{cand}{suffix}") in taken):
+            cand, n = f"{stem}-{n}", n + 1
+        used.add(f"{cand}{suffix}".casefold())
+        paths.append(out_dir / f"{cand}{suffix}")
+    return paths
+
+
+def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved,
+             tag: str | None = None) -> list[Path]:
+    """Where the files of one job go.  One file: ``STEM + suffix`` (its own suffix), or
+    ``STEM-2`` (``-3``...) when the job does not own that name (a source of the batch, or what
+    another job may write).  Several: the names a single conversion gives
+    (:func:`~bunzai.io.outputs.output_names`), each one the job does not own becoming
+    ``STEM-<name>_2`` (``_3``...) with the name's dashes made ``_``, so that no longer planned
+    stem can start it.  With ``tag`` (the target format, see :func:`_place`) every name is
+    ``STEM-<tag>`` plus the rest, and one the job does not own ``STEM-<tag>_2`` (...)."""
+    from ..io.outputs import output_names
+
+    folder = Path(job.out).parent
+    stem = job.stem
+    names = output_names(stem if tag is None else f"{stem}-{tag}", files)
+    used = {n.casefold() for n in names}
+    paths = []
+    for name, f in zip(names, files, strict=True):
+        if not reserved.owns(stem, name, folder):
+            label = name[len(stem) + 1: len(name) - len(f.suffix)].replace("-", "_")
+            n = 2
+            # Each name tried differs in its number, so every planned stem, source and name of
+            # this job rules out at most one: the loop ends.
+            while ((name := (f"{stem}-{n}{f.suffix}" if len(files) == 1 and tag is None
+                             else f"{stem}-{label}_{n}{f.suffix}")).casefold() in used
+                   or not reserved.owns(stem, name, folder)):
+                n += 1
+            used.add(name.casefold())
+        paths.append(folder / name)
+    return paths
+
+
+def _place(job: Job, files: Sequence[OutputFile], reserved: Reserved, target: str,
+           registry: Registry) -> list[Path]:
+    """Where the files of one job go, given what the output folder already holds.
+
+    When a planned name is taken by another format's output (a second ``--to`` into the same
+    ``--out-dir``: Pygmalion and Agnai both write ``.json``; RisuAI, RoleCall and Backyard
+    ``.png``), that file stays and this job's files are named after their target
+    (``STEM-<target>``), with or without ``--force``: both outputs are kept.  A file of the
+    same format (this conversion, run before) or one bunzai does not recognise is in the way
+    of the planned name: the job is skipped, or with ``--force`` replaces it."""
+    planned = _targets(job, files, reserved)
+    for path, f in zip(planned, files, strict=True):
+        if path.exists() and _another_format(path, f, target, registry):
+            return _targets(job, files, reserved, tag=target)
+    return planned
+
+
+def _another_format(path: Path, ours: OutputFile, target: str, registry: Registry) -> bool:
+    """Whether the file at ``path`` is recognised as a format other than the one ``ours`` is
+    (detection on both, so a writer whose output detection names otherwise still matches its
+    earlier output).  Run only when a name is taken, so a batch into a fresh folder pays
+    nothing for it."""
+    from ..io.input import AdapterInput
+
+    def winner(inp: AdapterInput) -> str | None:
+        w = registry.detect(inp).winner
+        return w.format if w is not None else None
+
+    try:
+        theirs = winner(AdapterInput.from_path(path))
+    except (BunzaiError, OSError):
+        return False  # not a file bunzai reads (a folder, an unreadable file): in the way
+    if theirs is None or theirs == target:
+        return False
+    return theirs != winner(AdapterInput(ours.data, path.name))
+
+
+_worker_registry: Any = None
+_worker_reserved: Reserved | None = None
+
+
+def _init_worker(reserved: Reserved | None = None) -> None:
+    """A worker process's start: the registry its parent forked with (loaded anew where
+    processes are spawned), and the batch's reserved names."""
+    global _worker_registry, _worker_reserved
+    if _worker_registry is None:
+        _worker_registry = _load_registry()
+    _worker_reserved = reserved
+
+
+def _load_registry() -> Registry:
+    from ..api import get_registry
+    return get_registry()
+
+
+def _pooled_job(job: Job) -> BatchFile:
+    assert _worker_reserved is not None  # set by the pool's initializer
+    return convert_job(job, _worker_reserved, _worker_registry)
+
+
+def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) -> BatchFile:
+    """Convert one file; never raises for a bad input (the error becomes the result).
+
+    Every target is checked before the first is written, so a source whose output exists
+    (without ``--force``) is skipped whole, not half written; that is a refused conversion,
+    exit code 5, as for a single file."""
+    from ..io.outputs import write_atomic
+    from .service import BatchFile, convert_file
+
+    found = BatchFile(job.src)
+    reg = registry if registry is not None else _load_registry()
+    try:
+        conv = convert_file(job.src, job.to, from_format=job.from_format,
+                            options=dict(job.options), registry=reg, verify=job.verify)
+        facts = conv.to_dict()
+        for key in ("path", "error", "exit_code"):
+            facts.pop(key, None)
+        found.facts = facts
+        if conv.error is not None:
+            found.error, found.exit_code = conv.error.message, conv.error.exit_code
+            return found
+        written, handle = conv.written, conv.target
+        assert written is not None and handle is not None  # no error: it has written
+        targets = _place(job, written.files, reserved, handle.id, reg)
+        if not job.force:
+            for target in targets:
+                if target.exists():
+                    found.status, found.exit_code = "skipped", 5
+                    found.reason = (f"{target} exists (use --force to replace it, or another "
+                                    "--out-dir)")
+                    return found
+        found.outputs = []  # a failed write still says what was written before it
+        for target, f in zip(targets, written.files, strict=True):
+            write_atomic(target, f.parts, force=job.force, durable=False)
+            found.outputs.append(str(target))
+        found.status = "converted"
+    except BunzaiError as exc:
+        found.error, found.exit_code = exc.message, exc.exit_code
+    except Exception as exc:  # one bad file never stops a batch
+        found.error, found.exit_code = f"internal error: {type(exc).__name__}: {exc}", 4
+    return found
+
+
+def run(jobs: list[Job], workers: int, suffixes: Iterable[str] = (),
+        registry: Registry | None = None) -> Iterator[BatchFile]:
+    """Yield one result per job, in order, using ``workers`` processes (1: in-process) that
+    read with ``registry`` (by default the process-wide one).  ``suffixes``: every suffix the
+    installed writers use (see :class:`Reserved`)."""
+    global _worker_registry
+
+    reg = registry if registry is not None else _load_registry()
+    reserved = Reserved.of(jobs, suffixes)
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            yield convert_job(job, reserved, reg)
+        _flush_to_disk()
+        return
+    from concurrent.futures import ProcessPoolExecutor  # the pool's machinery, only for -j 2+
+
+    ctx = None
+    if os.name == "posix":
+        import multiprocessing
+        ctx = multiprocessing.get_context("fork")
+    _worker_registry = reg  # what forked workers start with
+    try:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
+                                 initargs=(reserved,), mp_context=ctx) as pool:
+            chunk = max(1, min(32, len(jobs) // (workers * 8)))
+            yield from pool.map(_pooled_job, jobs, chunksize=chunk)
+    finally:
+        _worker_registry = None
+    _flush_to_disk()
+
+
+def _flush_to_disk() -> None:
+    """One flush for the whole batch instead of an fsync per output (no-op where unsupported)."""
+    sync = getattr(os, "sync", None)
+    if sync is not None:
+        sync()

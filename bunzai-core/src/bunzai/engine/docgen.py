@@ -1,0 +1,38 @@
+"""Regenerate the generated docs: ``python -m bunzai.engine.docgen DOCS_DIR``.
+
+Writes ``FORMAT-SUPPORT.md`` and ``formats/<id>.md`` for every installed adapter, from the
+adapters' declared data; the test suite runs :func:`render` and fails when the files differ.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..host.registry import Registry
+from .roster import format_page, roster_markdown
+
+
+def render(reg: Registry) -> dict[str, str]:
+    """Relative path -> content of every generated doc file."""
+    files = {"FORMAT-SUPPORT.md": roster_markdown(reg)}
+    for fid, handle in sorted(reg.adapters.items()):
+        files[f"formats/{fid}.md"] = format_page(handle)
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    docs = Path(args[0] if args else "docs")
+    reg = Registry.load()
+    for rel, text in render(reg).items():
+        path = docs / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,115 @@
+"""Lorebook operations on canonical entities: extract from a card, embed into one, merge.
+
+Merging never overwrites silently: identical entries (same keys and content) collapse into one,
+and entries that share an id or a key set but say different things are all kept and reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConversionRefused, UsageError
+from ..model import Character, Lorebook, LorebookEntry
+
+if TYPE_CHECKING:
+    from ..host.types import WriteResult
+
+
+@dataclass
+class MergeReport:
+    duplicates: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"duplicates": self.duplicates, "conflicts": self.conflicts}
+
+
+def extract(entity: Any) -> Lorebook:
+    """The lorebook embedded in a character, a module or a chat (KoboldAI Lite world info,
+    RisuAI chat lore), as a standalone entity."""
+    book = getattr(entity, "lorebook", None)
+    if entity.kind not in ("character", "module", "chat"):
+        raise UsageError(f"a {entity.kind} has no embedded lorebook")
+    name = getattr(entity, "name", None) or getattr(entity, "title", None)
+    if book is None or not book.entries:
+        raise UsageError(f"{name or 'this ' + entity.kind} has no embedded lorebook")
+    out: Lorebook = book.model_copy(deep=True)
+    if not out.name:
+        out.name = f"{name}'s Lorebook" if name else None
+    return out
+
+
+def embed(character: Character, book: Lorebook) -> Character:
+    """A copy of the character carrying ``book`` as its embedded lorebook (replacing any)."""
+    if character.kind != "character" or book.kind != "lorebook":
+        raise UsageError("embed takes a character and a lorebook")
+    out = character.model_copy(deep=True)
+    out.lorebook = book.model_copy(deep=True)
+    return out
+
+
+def check_embedded(result: WriteResult, target: str) -> None:
+    """Refuse a card written by ``embed`` that does not hold the book: the card format has no
+    place for it (a Pygmalion five-key card), so the command must not succeed without it.
+
+    Single settings an entry loses on the way are the usual conversion losses and are only
+    reported; what is refused is the book itself reported as dropped or approximated.
+    """
+    for e in result.loss:
+        if e.path in ("lorebook", "lorebook.entries") and e.action != "stashed":
+            raise ConversionRefused(
+                f"a {target} card cannot hold the lorebook ({e.reason}); nothing was written "
+                "(embed into a card format that has a character book, such as sillytavern)")
+
+
+def _signature(e: LorebookEntry) -> tuple[Any, ...]:
+    return (tuple(e.keys), tuple(e.secondary_keys), e.content)
+
+
+def merge(books: list[Lorebook], name: str | None = None) -> tuple[Lorebook, MergeReport]:
+    """Merge lorebooks in order; de-duplicate by content, keep and report conflicts."""
+    report = MergeReport()
+    merged: list[LorebookEntry] = []
+    seen: dict[tuple[Any, ...], int] = {}
+    by_keys: dict[tuple[str, ...], int] = {}
+    used_ids: set[Any] = set()
+    for bi, book in enumerate(books):
+        for ei, entry in enumerate(book.entries):
+            where = f"book {bi + 1} entry {ei + 1}"
+            sig = _signature(entry)
+            if sig in seen:
+                report.duplicates.append(f"{where} duplicates merged entry {seen[sig] + 1}")
+                continue
+            e = entry.model_copy(deep=True)
+            keys = tuple(sorted(e.keys))
+            if keys and keys in by_keys:
+                report.conflicts.append(
+                    f"{where} has the same keys ({', '.join(keys)}) as merged entry "
+                    f"{by_keys[keys] + 1} but different content: both kept")
+            if e.id is not None and e.id in used_ids:
+                new_id = _fresh_id(used_ids, e.id)
+                report.conflicts.append(f"{where} reused id {e.id!r}: renumbered to {new_id!r}")
+                e.id = new_id
+            if e.id is not None:
+                used_ids.add(e.id)
+            seen[sig] = len(merged)
+            if keys:
+                by_keys.setdefault(keys, len(merged))
+            merged.append(e)
+    first = books[0] if books else Lorebook()
+    out = Lorebook(name=name or first.name, description=first.description,
+                   scan_depth=first.scan_depth, token_budget=first.token_budget,
+                   recursive_scanning=first.recursive_scanning,
+                   extensions=dict(first.extensions), entries=merged)
+    return out, report
+
+
+def _fresh_id(used: set[Any], old: Any) -> Any:
+    if isinstance(old, int):
+        n = max((i for i in used if isinstance(i, int)), default=0) + 1
+        return n
+    n = 2
+    while f"{old}-{n}" in used:
+        n += 1
+    return f"{old}-{n}"

@@ -1,0 +1,266 @@
+"""Writing results safely: atomic, never clobbering, with names that are safe everywhere."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import tempfile
+import unicodedata
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import ConversionRefused, MalformedInput, OutputError
+
+if TYPE_CHECKING:
+    from ..host.types import OutputFile, WriteResult
+
+_WINDOWS_RESERVED = {"con", "prn", "aux", "nul", "conin$", "conout$",
+                     *(f"{dev}{i}" for dev in ("com", "lpt") for i in (*"123456789", *"¹²³"))}
+# Forbidden on Windows (<>:"/\\|?* and controls), plus C1 controls and bidirectional overrides,
+# which are legal but let a name display as something else ("evil\u202egnp.exe").
+_UNSAFE = re.compile('[\x00-\x1f\x7f-\x9f<>:"/\\\\|?*\u202a-\u202e\u2066-\u2069]')
+
+
+def safe_name(name: str, *, default: str = "untitled", max_bytes: int = 120) -> str:
+    """A file-name stem that is valid on Windows, macOS and Linux (NFC, no reserved names).
+
+    At most ``max_bytes`` of UTF-8 (cut on a character boundary), so stem, a dedup counter and
+    a suffix stay under every file system's 255-byte limit; never empty, never ending in a dot
+    or space (Windows drops those), never a device name such as ``CON`` or ``com1.txt``.
+    """
+    s = unicodedata.normalize("NFC", name)
+    s = re.sub(r"\s+", " ", _UNSAFE.sub("_", s))
+    encoded = s.encode("utf-8")
+    if len(encoded) > max_bytes:
+        s = encoded[:max_bytes].decode("utf-8", "ignore")
+    s = s.strip().rstrip(". ")
+    if not s or s.strip("._ ") == "":
+        s = default
+    if s.split(".")[0].rstrip(" ").casefold() in _WINDOWS_RESERVED:
+        s = "_" + s
+    return s
+
+
+def output_names(stem: str, files: Sequence[OutputFile]) -> list[str]:
+    """File names for the files of one conversion, shared by the CLI and the studio.
+
+    One file is ``stem + suffix``.  Several (a persona backup fanned out into one-persona files)
+    are ``stem-<name> + suffix`` with each entity's name made safe and deduplicated
+    case-insensitively, so no two outputs collide on a case-insensitive file system.
+    """
+    if len(files) == 1:
+        return [stem + files[0].suffix]
+    used: set[str] = set()
+    names: list[str] = []
+    # stem (<= 120 bytes), a dash, the label, a counter and the suffix stay under 255 bytes
+    room = max(24, 200 - len(stem.encode("utf-8")))
+    for i, f in enumerate(files, 1):
+        label = safe_name(f.name or str(i), max_bytes=room)
+        cand, n = label, 2
+        while cand.casefold() in used:
+            cand, n = f"{label}-{n}", n + 1
+        used.add(cand.casefold())
+        names.append(f"{stem}-{cand}{f.suffix}")
+    return names
+
+
+def make_folder(folder: Path) -> None:
+    """Create an output folder (and its parents); failing (read-only, a file in the way) is a
+    clean :class:`~bunzai.errors.OutputError`."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the output folder: {exc.strerror or exc}",
+                          path=str(folder)) from None
+
+
+_COMPOUND_SUFFIXES = (".vaud.json",)
+
+
+def source_stem(name: str) -> str:
+    """A source file's name without its suffix (``card.vaud.json`` -> ``card``), the stem of
+    what a conversion writes next to it or into a folder."""
+    base = Path(name).name
+    for known in _COMPOUND_SUFFIXES:
+        if base.lower().endswith(known) and len(base) > len(known):
+            return base[: -len(known)]
+    return Path(base).stem or base
+
+
+def output_paths(result: WriteResult, target: str | os.PathLike[str]) -> list[Path]:
+    """Where :func:`save` puts each file of ``result``.
+
+    A folder (one that exists, or a path ending in a separator, then created) gets
+    ``STEM + suffix`` with the stem of the source (or a safe form of
+    the entity's name, or ``untitled``); a name equal to the source's own becomes
+    ``STEM.FORMAT + suffix``, so a same-format conversion never lands on its source.  Any
+    other path names the (first) file.  Several files are ``STEM-<name> + suffix`` beside it,
+    as :func:`output_names` gives them.
+    """
+    path = Path(target)
+    first = result.files[0]
+    if os.fspath(target).endswith(("/", os.sep)) and not path.exists():
+        make_folder(path)  # "converted/": a folder, made on first use
+    if path.is_dir():
+        stem = (source_stem(result.source) if result.source
+                else safe_name(result.name or "untitled"))
+        names = output_names(stem, result.files)
+        if result.source and result.format and any(
+                (path / n).resolve() == Path(result.source).resolve() for n in names):
+            names = output_names(f"{stem}.{result.format}", result.files)
+        return [path / n for n in names]
+    if len(result.files) == 1:
+        return [path]
+    stem = path.name[: -len(first.suffix)] if path.name.endswith(first.suffix) else path.stem
+    return [path.with_name(n) for n in output_names(stem, result.files)]
+
+
+def save(result: WriteResult, target: str | os.PathLike[str], *, force: bool = False
+         ) -> list[Path]:
+    """Write every file of ``result`` as the CLI does: atomically, never over the source, and
+    never over an existing file unless ``force``.  Every path is checked before the first file
+    is written, so a refused save writes nothing."""
+    paths = output_paths(result, target)
+    source = Path(result.source).resolve() if result.source else None
+    for p in paths:
+        if source is not None and p.resolve() == source:
+            raise ConversionRefused("output would replace the source file", path=str(p))
+        if p.exists() and not force:
+            raise ConversionRefused("output exists; pass --force to overwrite", path=str(p))
+    for p, f in zip(paths, result.files, strict=True):
+        write_atomic(p, f.parts, force=force)
+    return paths
+
+
+Payload = bytes | bytearray | memoryview | Iterable[bytes | bytearray | memoryview]
+"""What :func:`write_atomic` takes: one buffer, or parts written in order (a writer can hand
+over a large output piece by piece instead of joining it into one more copy)."""
+
+
+def write_atomic(path: Path, data: Payload, *, force: bool = False,
+                 durable: bool = True) -> None:
+    """Write to a file with no name or a hidden temporary one, flush it, then give it its name.
+
+    Without ``force`` an existing file is never replaced, even if it appears meanwhile (the final
+    step is a hard link, which fails if the name exists).  On Linux the data goes to an unnamed
+    file (``O_TMPFILE``) that is linked into place once complete, so even ``kill -9`` leaves
+    nothing behind; elsewhere (or on a file system without it) to a hidden ``.NAME.*.tmp``
+    beside the output, which an interrupted process may leave.  Never a partial output: a failed
+    write (disk full, permission denied) removes what it wrote, leaves any existing output as it
+    was, and raises :class:`~bunzai.errors.OutputError`.
+
+    ``durable=False`` skips the per-file ``fsync`` (still atomic: a crashed process leaves no
+    partial output, but a power loss may).  Batches use it and flush once at the end, as one
+    fsync per file serializes parallel workers on the file system journal.
+    """
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise MalformedInput(f"output folder {folder} does not exist", path=str(path))
+    if path.exists() and not force:
+        raise ConversionRefused("output exists; pass --force to overwrite", path=str(path))
+    existed = path.exists()
+    parts = [data] if isinstance(data, bytes | bytearray | memoryview) else data
+    fd = _unnamed_file(folder)
+    if fd is not None:
+        try:
+            _write_fd(fd, parts, durable)
+            _link_unnamed(fd, path, folder, force)
+        except OSError as exc:
+            raise _write_failed(path, exc, existed) from None
+        finally:
+            os.close(fd)
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise _write_failed(path, exc, existed) from None
+    try:
+        try:
+            _write_fd(fd, parts, durable)
+        finally:
+            os.close(fd)
+        _give_name(tmp, path, force)
+    except OSError as exc:
+        raise _write_failed(path, exc, existed) from None
+    finally:
+        with contextlib.suppress(OSError):
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+
+def _write_fd(fd: int, parts: Iterable[bytes | bytearray | memoryview], durable: bool) -> None:
+    for part in parts:
+        view = memoryview(part)
+        while view:  # os.write may write less than asked (signals, large buffers)
+            view = view[os.write(fd, view):]
+    if durable:
+        os.fsync(fd)
+
+
+def _unnamed_file(folder: Path) -> int | None:
+    """A file in ``folder`` with no name yet (Linux ``O_TMPFILE``), or None where there is none."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, flag | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o666)
+    except OSError:  # EOPNOTSUPP, EISDIR, EINVAL: this file system or kernel has no O_TMPFILE
+        return None
+
+
+def _link_unnamed(fd: int, path: Path, folder: Path, force: bool) -> None:
+    """Give the complete unnamed file its name; with ``force``, replace what is there."""
+    source = f"/proc/self/fd/{fd}"
+    # A directory fd makes os.link use linkat(AT_SYMLINK_FOLLOW), which links the file the
+    # /proc entry stands for; plain link() would try to link the /proc symlink itself.
+    dir_fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        try:
+            os.link(source, path.name, dst_dir_fd=dir_fd, follow_symlinks=True)
+            return
+        except FileExistsError:
+            if not force:
+                raise ConversionRefused("output exists; pass --force to overwrite",
+                                        path=str(path)) from None
+        # Replacing needs a name to rename from: a hidden one, complete already, gone at once.
+        for _ in range(100):
+            tmp = f".{path.name}.{secrets.token_hex(6)}.tmp"
+            try:
+                os.link(source, tmp, dst_dir_fd=dir_fd, follow_symlinks=True)
+                break
+            except FileExistsError:
+                continue
+        else:  # pragma: no cover - a hundred random names all taken
+            raise FileExistsError(f"no free temporary name in {folder}")
+        try:
+            os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _give_name(tmp: str, path: Path, force: bool) -> None:
+    if force:
+        os.replace(tmp, path)
+        return
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise ConversionRefused("output exists; pass --force to overwrite",
+                                path=str(path)) from None
+    except OSError:
+        if path.exists():
+            raise ConversionRefused("output exists; pass --force to overwrite",
+                                    path=str(path)) from None
+        os.replace(tmp, path)  # a file system without hard links
+
+
+def _write_failed(path: Path, exc: OSError, existed: bool) -> OutputError:
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    kept = "the existing file is unchanged" if existed else "nothing was written"
+    return OutputError(f"cannot write the output: {reason} ({kept})", path=str(path))
