@@ -46,7 +46,7 @@ import peers  # noqa: E402
 import timing  # noqa: E402
 
 import bunzai  # noqa: E402
-from bunzai.api import get_registry  # noqa: E402
+from bunzai.host.registry import get_registry  # noqa: E402
 from bunzai.io.input import AdapterInput  # noqa: E402
 
 INTERPRETER_REF_MS = 10.5

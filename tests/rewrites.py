@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bunzai.api import as_input
 from bunzai.cardspec import COMPLETED_KEYS
 from bunzai.host.registry import Registry
+from bunzai.io.input import as_input
 from bunzai.testing.kit import rewrite_problems
 
 from .corpus_routes import REWRITE_OPTIONS

@@ -15,9 +15,9 @@ from types import ModuleType
 import pytest
 
 import bunzai
-from bunzai.api import as_input
 from bunzai.host.registry import Registry
 from bunzai.io.containers.png import PngFile
+from bunzai.io.input import as_input
 from bunzai.model import Character, Lorebook
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from bunzai.api import as_input
 from bunzai.host.registry import Registry
+from bunzai.io.input import as_input
 from bunzai.testing import corpus_files, require_corpus
 from bunzai.testing.generated import canonical_examples
 

@@ -26,15 +26,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from bunzai.api import set_registry
 from bunzai.cli import app
 from bunzai.engine import batch
 from bunzai.engine.batch import plan
 from bunzai.errors import ConversionRefused, OutputError
-from bunzai.host.registry import Registry
-from bunzai.host.types import OutputFile
+from bunzai.host.registry import Registry, set_registry
 from bunzai.io import outputs
-from bunzai.io.outputs import output_names, safe_name, write_atomic
+from bunzai.io.outputs import OutputFile, output_names, safe_name, write_atomic
 from bunzai.testing import corpus_files, corpus_rows, samples_dir
 
 from .hostile.cases import card_v2, png_card

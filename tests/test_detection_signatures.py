@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from bunzai.api import as_input
 from bunzai.host.registry import Registry
+from bunzai.io.input import as_input
 from bunzai.testing import (
     chats_corpus_dir,
     corpus_dir,

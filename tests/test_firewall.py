@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bunzai.api import as_input, set_registry
 from bunzai.errors import MalformedInput, UnrecognizedInput
-from bunzai.host.registry import Registry
+from bunzai.host.registry import Registry, set_registry
+from bunzai.io.input import as_input
 from bunzai.testing import require_corpus
 
 from .corpus_routes import EXITS

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bunzai.api import set_registry
 from bunzai.cli import app
-from bunzai.host.registry import Registry
+from bunzai.host.registry import Registry, set_registry
 
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # the fuzz package at the root
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bunzai.api import set_registry
 from bunzai.cli import app
-from bunzai.host.registry import Registry
+from bunzai.host.registry import Registry, set_registry
 
 from .hostile.cases import Case, all_cases
 

@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 import bunzai
-from bunzai.api import as_input
 from bunzai.cli import app
 from bunzai.io.containers.png import PngFile, make_text_chunk, minimal_png, splice
+from bunzai.io.input import as_input
 
 runner = CliRunner()
 

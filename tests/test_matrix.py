@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from bunzai.api import as_input
 from bunzai.host.registry import Registry
+from bunzai.io.input import as_input
 from bunzai.testing import conversion_problems, load_registry, require_corpus
 
 from .routing import is_read_only_shape, is_unreadable, routed_files, short_id

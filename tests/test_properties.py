@@ -21,10 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bunzai.api import as_input
 from bunzai.host.registry import Registry
 from bunzai.io.containers.media import sniff_media
 from bunzai.io.containers.png import minimal_png
+from bunzai.io.input import as_input
 from bunzai.model import (
     ATTACHMENT_TYPES,
     PLACEMENTS,

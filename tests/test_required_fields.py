@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from bunzai.api import as_input
 from bunzai.host.registry import Registry
+from bunzai.io.input import as_input
 from bunzai.sdk.cards import COMPLETED_KEYS
 from bunzai.testing import without_completed
 

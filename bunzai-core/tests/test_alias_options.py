@@ -7,7 +7,8 @@ from typing import Any
 
 from bunzai.host.adapter import FormatAdapter
 from bunzai.host.registry import Registry
-from bunzai.host.types import Option, OutputFile, WriteResult
+from bunzai.host.types import Option, WriteResult
+from bunzai.io.outputs import OutputFile
 from bunzai.model import Character, Entity
 
 

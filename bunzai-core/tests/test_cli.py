@@ -13,9 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 import bunzai
-from bunzai.api import set_registry
 from bunzai.cli import app
-from bunzai.host.registry import Registry
+from bunzai.host.registry import Registry, set_registry
 from bunzai.model import Character, Lorebook, LorebookEntry, Persona
 
 from .test_detection import make

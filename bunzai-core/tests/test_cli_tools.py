@@ -11,9 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 import bunzai
-from bunzai.api import set_registry
 from bunzai.cli import app
-from bunzai.host.registry import Registry
+from bunzai.host.registry import Registry, set_registry
 from bunzai.io.containers.png import minimal_png
 from bunzai.model import Asset, Character, Lorebook, LorebookEntry
 

@@ -90,8 +90,8 @@ def test_put_copies_what_it_writes() -> None:
 
 def test_get_all_reads_as_get_does() -> None:
     """get_all is get key after key: the same values, warnings, layout and data."""
+    from bunzai.errors import Issue
     from bunzai.fields import ObjectReader
-    from bunzai.host.types import Issue
 
     rng = random.Random(7)
     specs = [("a", "a", STR, ""), ("b", "b", INT, None), ("c", "c", STRLIST, []),
@@ -127,8 +127,8 @@ LENIENT = Conv("text", _lenient_text, exact=lambda x: type(x) is str,
 def test_a_lenient_converter_says_its_own_notes_and_keeps_the_original_as_layout() -> None:
     """A converter that reads anything (rather than raising Bad) warns in its own words, keeps
     what it could not take as layout (not app data), and gets it back while unchanged."""
+    from bunzai.errors import Issue
     from bunzai.fields import Table, field
-    from bunzai.host.types import Issue
 
     table = Table((field("text", "Text", conv=LENIENT, absent=""),))
     warnings: list[Issue] = []
@@ -209,7 +209,7 @@ def _shared(reading: Any, src: dict[str, Any]) -> list[tuple[str, str]]:
 def test_the_compiled_reader_reads_as_the_rule_does() -> None:
     """Table.read runs code compiled for the table; it gives what the rule as written gives:
     the same values (types included), layout, data and warnings, the same copies and shares."""
-    from bunzai.host.types import Issue
+    from bunzai.errors import Issue
     from bunzai.io.frozen import freeze
 
     rng = random.Random(18)

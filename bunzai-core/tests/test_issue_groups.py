@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bunzai.engine.validate import group_issues
-from bunzai.host.types import Issue
+from bunzai.errors import Issue
 
 
 def test_alike_findings_at_indexed_paths_are_one_group_with_every_path() -> None:

@@ -413,7 +413,7 @@ def test_rich_examples_set_every_canonical_field(kind: str) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_examples_survive_vaud_json_and_carry_fixture_passthrough(kind: str,
                                                                   variant: str) -> None:
-    from bunzai.api import as_input
+    from bunzai.io.input import as_input
     from bunzai.testing import load_registry
     from bunzai.testing.generated import vaud_json_bytes
 

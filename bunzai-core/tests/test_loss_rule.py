@@ -105,7 +105,7 @@ def test_the_api_and_the_cli_verify_too(reg: Registry) -> None:
 def test_convert_verify_on_the_command_line(reg: Registry, tmp_path: Any) -> None:
     import json
 
-    from bunzai.testing import run_cli
+    from bunzai.cli import invoke as run_cli
 
     src = tmp_path / "mara.vaud.json"
     src.write_bytes(bunzai.write(Character(name="Mara", description="A pilot."), "vaud-json",

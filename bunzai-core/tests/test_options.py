@@ -12,7 +12,8 @@ import bunzai
 from bunzai.errors import UsageError
 from bunzai.host.adapter import FormatAdapter
 from bunzai.host.registry import Registry
-from bunzai.host.types import FormatInfo, Option, OutputFile, WriteResult
+from bunzai.host.types import FormatInfo, Option, WriteResult
+from bunzai.io.outputs import OutputFile
 from bunzai.model import Character, Entity
 
 SEEN: list[dict[str, Any]] = []

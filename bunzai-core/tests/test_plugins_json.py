@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bunzai.api import set_registry
 from bunzai.engine.roster import plugins_json
-from bunzai.host.registry import Registry
+from bunzai.host.registry import Registry, set_registry
 
 ADAPTER = '''
 from bunzai.host.adapter import FormatAdapter

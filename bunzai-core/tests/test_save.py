@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 import bunzai
-from bunzai.api import set_registry
 from bunzai.errors import ConversionRefused
-from bunzai.host.registry import Registry
+from bunzai.host.registry import Registry, set_registry
 from bunzai.model import Character
 
 
@@ -63,7 +62,8 @@ def test_an_entity_written_from_python_is_named_after_itself(tmp_path: Path) -> 
 
 
 def test_several_files_go_beside_the_path_with_their_entity_names(tmp_path: Path) -> None:
-    from bunzai.host.types import OutputFile, WriteResult
+    from bunzai.host.types import WriteResult
+    from bunzai.io.outputs import OutputFile
 
     out = WriteResult([OutputFile(b"a", ".json", "Ann"), OutputFile(b"b", ".json", "Bob")])
     made = out.save(tmp_path / "people.json")  # a persona backup fanned out, one file each

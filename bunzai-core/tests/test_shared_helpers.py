@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from bunzai.api import as_input, parse_options
+from bunzai.api import parse_options
 from bunzai.engine.validate import file_issues
 from bunzai.errors import UsageError
 from bunzai.host.registry import Registry
-from bunzai.host.types import OutputFile
-from bunzai.io.outputs import output_names, write_atomic
+from bunzai.io.input import as_input
+from bunzai.io.outputs import OutputFile, output_names, write_atomic
 from bunzai.model import Character
 
 

@@ -96,7 +96,8 @@ def test_invalid_canonical_data_is_a_clear_error(reg: Registry) -> None:
 def test_cross_kind_write_is_refused(reg: Registry) -> None:
     from bunzai.errors import ConversionRefused
     from bunzai.host.registry import Registry as R
-    from bunzai.host.types import OutputFile, WriteResult
+    from bunzai.host.types import WriteResult
+    from bunzai.io.outputs import OutputFile
 
     from .test_detection import make
 

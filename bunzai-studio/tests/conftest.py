@@ -12,8 +12,9 @@ import pytest
 
 from bunzai.host.adapter import FormatAdapter
 from bunzai.host.registry import Registry
-from bunzai.host.types import Detection, Option, OutputFile, WriteResult
+from bunzai.host.types import Detection, Option, WriteResult
 from bunzai.io import jsonio
+from bunzai.io.outputs import OutputFile
 from bunzai.loss.report import LossReport
 
 

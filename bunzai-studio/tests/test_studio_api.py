@@ -13,9 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 import bunzai
-from bunzai.api import set_registry
 from bunzai.cli import app as cli_app
-from bunzai.host.registry import Registry
+from bunzai.host.registry import Registry, set_registry
 from bunzai.io.containers.png import minimal_png
 from bunzai.model import Asset, Character, Lorebook, LorebookEntry
 from bunzai_studio.app import CSP

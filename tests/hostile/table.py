@@ -87,7 +87,7 @@ def observe(case: Case, folder: Path) -> str:
 def hostile_table() -> str:
     import tempfile
 
-    from bunzai.api import set_registry
+    from bunzai.host.registry import set_registry
     from bunzai.testing import load_registry
 
     rows = ["| case | file | allowed exit codes | `bunzai inspect` answers |",

@@ -38,9 +38,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from bunzai.api import as_input
 from bunzai.host.registry import Registry
 from bunzai.io.frozen import thaw
+from bunzai.io.input import as_input
 from bunzai.loss.report import LossReport
 from bunzai.testing import load_registry
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from bunzai.api import as_input
+from bunzai.io.input import as_input
 from bunzai.testing import require_corpus
 
 from . import cases as C

@@ -21,17 +21,7 @@ from ._lazy import lazy_exports
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .api import (
-        chats_of,
-        convert,
-        detect,
-        get_registry,
-        lorebook_of,
-        read,
-        read_all,
-        with_chat,
-        write,
-    )
+    from .api import chats_of, convert, detect, lorebook_of, read, read_all, with_chat, write
     from .engine.service import (
         diff_files,
         extract_assets,
@@ -43,6 +33,7 @@ if TYPE_CHECKING:
         AmbiguousInput,
         BunzaiError,
         ConversionRefused,
+        Issue,
         LimitExceeded,
         MalformedInput,
         UnrecognizedInput,
@@ -51,30 +42,32 @@ if TYPE_CHECKING:
     )
     from .host.adapter import FormatAdapter
     from .host.hookspecs import hookimpl
+    from .host.registry import get_registry
     from .host.types import (
         API_VERSION,
         Detection,
         FormatInfo,
-        Issue,
         LabelRule,
         Option,
-        OutputFile,
         ReadResult,
         WriteResult,
     )
     from .io.input import AdapterInput
+    from .io.outputs import OutputFile
     from .loss.report import LossEntry, LossReport
 
 _EXPORTS = {
-    ".api": ("convert", "detect", "read", "read_all", "write", "get_registry", "lorebook_of",
-             "chats_of", "with_chat"),
+    ".api": ("convert", "detect", "read", "read_all", "write", "lorebook_of", "chats_of",
+             "with_chat"),
+    ".host.registry": ("get_registry",),
     ".host.adapter": ("FormatAdapter",),
     ".host.hookspecs": ("hookimpl",),
     ".io.input": ("AdapterInput",),
     ".loss.report": ("LossEntry", "LossReport"),
-    ".host.types": ("API_VERSION", "Detection", "FormatInfo", "Issue", "LabelRule", "Option",
-        "OutputFile", "ReadResult", "WriteResult"),
-    ".errors": ("AmbiguousInput", "BunzaiError", "ConversionRefused", "LimitExceeded",
+    ".host.types": ("API_VERSION", "Detection", "FormatInfo", "LabelRule", "Option",
+        "ReadResult", "WriteResult"),
+    ".io.outputs": ("OutputFile",),
+    ".errors": ("Issue", "AmbiguousInput", "BunzaiError", "ConversionRefused", "LimitExceeded",
         "MalformedInput", "UnrecognizedInput", "UnsupportedInput", "UsageError"),
     ".engine.service": ("inspect_file", "validate_file", "label_file", "diff_files",
         "extract_assets"),

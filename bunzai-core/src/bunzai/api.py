@@ -6,42 +6,14 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .io.input import AdapterInput
+from .host.registry import get_registry
+from .io.input import Source, as_input
 
 if TYPE_CHECKING:
     from .host.registry import DetectionReport, Registry
     from .host.types import ReadResult, WriteResult
     from .loss.report import LossReport
     from .model import Entity
-
-Source = str | os.PathLike[str] | bytes | bytearray | memoryview | AdapterInput
-
-_registry: Registry | None = None
-
-
-def get_registry() -> Registry:
-    """The process-wide registry, loaded from entry points on first use."""
-    global _registry
-    if _registry is None:
-        from .host.registry import Registry
-        _registry = Registry.load()
-    return _registry
-
-
-def set_registry(registry: Registry | None) -> None:
-    """Replace (or with ``None``, reset) the process-wide registry; tests and embedders use it."""
-    global _registry
-    _registry = registry
-
-
-def as_input(source: Source, filename: str | None = None) -> AdapterInput:
-    """Wrap a path, bytes or an existing input as an :class:`AdapterInput`."""
-    if isinstance(source, AdapterInput):
-        return source
-    if isinstance(source, bytes | bytearray | memoryview):
-        return AdapterInput(bytes(source), filename)
-    return AdapterInput.from_path(source)
-
 
 def parse_options(pairs: Iterable[str] | None) -> dict[str, str]:
     """Reader/writer options from ``KEY=VALUE`` strings; the registry checks and converts them

@@ -1,4 +1,4 @@
-"""bunzai's exception types.
+"""What can be wrong: bunzai's exception types, and the issues validation finds.
 
 Every failure a user can cause (a bad file, an unknown format, a refused conversion) is raised as
 a :class:`BunzaiError` subclass carrying the exit code the CLI reports.  Nothing else is allowed to
@@ -8,6 +8,8 @@ escape the public API: a ``KeyError`` or ``struct.error`` from a parser is a bug
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 
 class BunzaiError(Exception):
@@ -99,3 +101,15 @@ class PluginError(BunzaiError):
     """A plugin could not be loaded or misbehaved; the host keeps running without it."""
 
     exit_code = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One validation finding, located by a JSON path into the source (``$.data.name``)."""
+
+    path: str
+    message: str
+    severity: Literal["error", "warning"] = "warning"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "message": self.message, "severity": self.severity}

@@ -34,9 +34,10 @@ from dataclasses import field as dc_field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from .host.types import Issue
+from .errors import Issue
 from .io.compare import json_equal
 from .io.frozen import thaw
+from .io.jsonio import type_name
 from .loss.report import LossReport
 
 __all__ = [
@@ -72,23 +73,6 @@ def is_int(x: Any) -> bool:
 
 def is_num(x: Any) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
-
-
-def type_name(x: Any) -> str:
-    """A JSON type in words, for messages: ``a string``, ``an array``, ``null``."""
-    if x is None:
-        return "null"
-    if isinstance(x, bool):
-        return "a boolean"
-    if is_num(x):
-        return "a number"
-    if isinstance(x, str):
-        return "a string"
-    if isinstance(x, Mapping):
-        return "an object"
-    if isinstance(x, Sequence):
-        return "an array"
-    return type(x).__name__
 
 
 # -- converters ---------------------------------------------------------------------------------

@@ -16,8 +16,7 @@ from bunzai.cardspec import (
     looks_like_v1,
     parse_card,
 )
-from bunzai.errors import MalformedInput
-from bunzai.host.types import Issue
+from bunzai.errors import Issue, MalformedInput
 from bunzai.io.compare import json_equal
 from bunzai.io.frozen import freeze
 from bunzai.io.input import AdapterInput

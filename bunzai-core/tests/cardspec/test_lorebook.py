@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from bunzai.cardspec import build_book, entry_from_v2, entry_to_v2, parse_book
-from bunzai.host.types import Issue
+from bunzai.errors import Issue
 from bunzai.io.compare import json_equal
 from bunzai.loss.report import LossReport
 from bunzai.model import Lorebook, LorebookEntry

@@ -13,7 +13,7 @@ from bunzai.cardspec import (
     split_find_regex,
     validate_card,
 )
-from bunzai.host.types import Issue
+from bunzai.errors import Issue
 from bunzai.loss.report import LossReport
 from bunzai.model import RegexScript
 

@@ -131,7 +131,7 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
     """
     import anyio
 
-    from bunzai.api import get_registry
+    from bunzai.host.registry import get_registry
 
     limit = max_upload if max_upload is not None else max_upload_from_env()
     limiter = anyio.CapacityLimiter(workers)

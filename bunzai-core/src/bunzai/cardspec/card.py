@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import MalformedInput
+from ..errors import Issue, MalformedInput
 from ..fields import (
     DICT,
     INT,
@@ -40,7 +40,6 @@ from ..fields import (
     reorder,
     same,
 )
-from ..host.types import Issue
 from ..io.frozen import unfrozen
 from ..loss.report import LossReport
 from .detect import SPEC_V2, SPEC_V3, card_version

@@ -56,6 +56,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..errors import Issue
 from ..fields import (
     BOOL,
     DICT,
@@ -73,7 +74,6 @@ from ..fields import (
     reorder,
     same,
 )
-from ..host.types import Issue
 from ..loss.report import LossReport
 
 if TYPE_CHECKING:

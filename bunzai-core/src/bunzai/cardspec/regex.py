@@ -38,8 +38,8 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..errors import Issue
 from ..fields import BOOL, INT, STRLIST, Bad, Conv, Table, field, is_int, keep, kept
-from ..host.types import Issue
 from ..loss.report import LossReport
 
 if TYPE_CHECKING:

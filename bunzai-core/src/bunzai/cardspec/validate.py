@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..fields import type_name
-from ..host.types import Issue
+from ..errors import Issue
+from ..io.jsonio import type_name
 from .detect import SPEC_V2, SPEC_V3
 
 __all__ = ["validate_book", "validate_card"]

@@ -330,7 +330,7 @@ _NOTED: set[int] = set()
 
 def _registry() -> Registry:
     """The process-wide registry; its configuration warnings are shown once."""
-    from ..api import get_registry
+    from ..host.registry import get_registry
     reg = get_registry()
     if id(reg) not in _NOTED:
         _NOTED.add(id(reg))
@@ -985,6 +985,22 @@ def schema_command(
 
     from ..model import json_schema
     typer.echo(json.dumps(json_schema(kind), indent=2, ensure_ascii=False))
+
+
+def invoke(*args: str, registry: Registry | None = None) -> Any:
+    """Run ``bunzai`` in-process with typer's test runner (exit code, stdout, stderr): for
+    tests of commands, a plugin's included; ``registry`` replaces the process-wide one."""
+    from typer.testing import CliRunner
+
+    from ..host.registry import set_registry
+
+    if registry is not None:
+        set_registry(registry)
+    try:
+        return CliRunner().invoke(app, list(args))
+    finally:
+        if registry is not None:
+            set_registry(None)
 
 
 # -- entry point -----------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from ..io.sources import expand_sources as expand_sources  # where batches have 
 
 if TYPE_CHECKING:
     from ..host.registry import Registry
-    from ..host.types import OutputFile
+    from ..io.outputs import OutputFile
     from .service import BatchFile
 
 
@@ -218,7 +218,7 @@ def _init_worker(reserved: Reserved | None = None) -> None:
 
 
 def _load_registry() -> Registry:
-    from ..api import get_registry
+    from ..host.registry import get_registry
     return get_registry()
 
 

@@ -17,23 +17,22 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..errors import BunzaiError, UnrecognizedInput, UsageError
+from ..host.registry import get_registry
+from ..io.input import Source, as_input
 
 if TYPE_CHECKING:
+    from ..errors import Issue
     from ..host.registry import AdapterHandle, DetectionReport, Registry
-    from ..host.types import Issue, WriteResult
+    from ..host.types import WriteResult
     from ..io.input import AdapterInput
     from .diff import Change
     from .label import LabelResult
 
-Source = str | os.PathLike[str] | bytes | bytearray | memoryview
 R = TypeVar("R", bound="Reading")
 
 
 def _registry(registry: Registry | None) -> Registry:
-    if registry is not None:
-        return registry
-    from ..api import get_registry
-    return get_registry()
+    return registry if registry is not None else get_registry()
 
 
 # -- the request: format names checked before any file is read -----------------------------------
@@ -208,7 +207,7 @@ def read_file(source: Source, *, filename: str | None = None, from_format: str |
     path = _name_of(source, filename)
     reading = Reading(path, forced=from_format)
     try:
-        inp = _input(source, path)
+        inp = as_input(source, path)
         reading.input = inp
         reading.container = inp.container
         if detect or from_format is None:
@@ -234,15 +233,6 @@ def _name_of(source: Source, filename: str | None) -> str | None:
     if isinstance(source, str | os.PathLike):
         return os.fspath(source)
     return filename
-
-
-def _input(source: Source, path: str | None) -> AdapterInput:
-    from ..io.input import AdapterInput
-    if isinstance(source, str | os.PathLike):
-        inp = AdapterInput.from_path(source)
-        inp.filename = path
-        return inp
-    return AdapterInput(bytes(source), path)
 
 
 # -- inspect / validate / label --------------------------------------------------------------------

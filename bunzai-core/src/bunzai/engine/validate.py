@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..host.types import Issue
+from ..errors import Issue
 
 if TYPE_CHECKING:
     from ..host.registry import AdapterHandle, Registry

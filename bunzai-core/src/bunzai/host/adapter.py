@@ -13,16 +13,16 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..errors import Issue
+from ..io.outputs import OutputFile
 from ..loss.report import LossReport
 from .hookspecs import hookimpl
 from .types import (
     API_VERSION,
     Detection,
     FormatInfo,
-    Issue,
     LabelRule,
     Option,
-    OutputFile,
     ReadResult,
     WriteResult,
     declared_options,

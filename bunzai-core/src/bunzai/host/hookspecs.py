@@ -18,9 +18,10 @@ import pluggy
 if TYPE_CHECKING:
     import typer
 
+    from ..errors import Issue
     from ..io.input import AdapterInput
     from ..model import Entity
-    from .types import Detection, FormatInfo, Issue, LabelRule, ReadResult, WriteResult
+    from .types import Detection, FormatInfo, LabelRule, ReadResult, WriteResult
 
 PROJECT = "bunzai"
 hookspec = pluggy.HookspecMarker(PROJECT)

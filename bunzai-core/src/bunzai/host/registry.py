@@ -18,17 +18,19 @@ from ..errors import (
     AmbiguousInput,
     BunzaiError,
     ConversionRefused,
+    Issue,
     MalformedInput,
     UnrecognizedInput,
     UsageError,
 )
 from ..io.asread import ZIP, remember, remember_file
 from ..io.input import AdapterInput
+from ..io.outputs import OutputFile
 from ..kinds import ANY_KIND
 from ..loss.report import LossReport
 from .options import check as check_options
 from .plugins import BrokenPlugin, PluginHost, PluginRecord
-from .types import Detection, FormatInfo, Issue, LabelRule, OutputFile, ReadResult, WriteResult
+from .types import Detection, FormatInfo, LabelRule, ReadResult, WriteResult
 
 if TYPE_CHECKING:
     import typer
@@ -712,3 +714,20 @@ def _read_back_input(f: OutputFile, spool: str, n: int) -> AdapterInput:
         for part in f.parts:
             fh.write(part)
     return AdapterInput.from_path(path)
+
+
+_registry: Registry | None = None
+
+
+def get_registry() -> Registry:
+    """The process-wide registry, loaded from entry points on first use."""
+    global _registry
+    if _registry is None:
+        _registry = Registry.load()
+    return _registry
+
+
+def set_registry(registry: Registry | None) -> None:
+    """Replace (or with ``None``, reset) the process-wide registry; tests and embedders use it."""
+    global _registry
+    _registry = registry

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -13,6 +13,8 @@ from ..loss.report import LossReport
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ..errors import Issue
+    from ..io.outputs import OutputFile
     from ..model import Entity
 
 API_VERSION = 1
@@ -175,97 +177,12 @@ class Detection:
     reason: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Issue:
-    """One validation finding, located by a JSON path into the source (``$.data.name``)."""
-
-    path: str
-    message: str
-    severity: Literal["error", "warning"] = "warning"
-
-    def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "message": self.message, "severity": self.severity}
-
-
 @dataclass
 class ReadResult:
     """What a reader returns: one or more entities and any non-fatal warnings."""
 
     entities: list[Entity]
     warnings: list[Issue] = field(default_factory=list)
-
-
-Buffer = bytes | bytearray | memoryview
-Part = Buffer | Iterable[Buffer]
-"""A piece of an output: a buffer, or a re-iterable producer of buffers (a base64 asset chunk
-built piece by piece as it is written, so it never exists whole)."""
-
-
-class OutputFile:
-    """One file a writer produced; ``name`` distinguishes files of a multi-file result.
-
-    ``data`` is either the file's bytes or a list of :data:`Part` written in order.  A writer
-    of a large file hands over parts (views into its assets, chunks produced as they are
-    written) so the output never exists as one copy next to the assets it is made of;
-    :attr:`parts` streams them, :attr:`data` joins them on first use.
-    """
-
-    __slots__ = ("_joined", "_parts", "name", "suffix")
-
-    suffix: str
-    name: str | None
-    _joined: bytes | None
-    _parts: Sequence[Part] | None
-
-    def __init__(self, data: Buffer | Sequence[Part], suffix: str,
-                 name: str | None = None) -> None:
-        if isinstance(data, bytes):
-            self._joined, self._parts = data, None
-        else:
-            self._joined = None
-            self._parts = (data,) if isinstance(data, bytearray | memoryview) else data
-        self.suffix = suffix
-        self.name = name
-
-    @property
-    def data(self) -> bytes:
-        """The whole file as one ``bytes`` (joined once from the parts, then kept)."""
-        if self._joined is None:
-            self._joined = b"".join(self.parts)
-            self._parts = None
-        return self._joined
-
-    @property
-    def streamed(self) -> bool:
-        """True while the file is held as parts, not joined (:attr:`data` would join them)."""
-        return self._joined is None
-
-    @property
-    def parts(self) -> Iterator[Buffer]:
-        """The file's bytes in order, piece by piece, without joining them (each access starts
-        again from the first)."""
-        parts = self._parts
-        if parts is None:
-            yield self.data
-            return
-        for part in parts:
-            if isinstance(part, bytes | bytearray | memoryview):
-                yield part
-            else:
-                yield from part
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OutputFile):
-            return NotImplemented
-        return (self.suffix, self.name, self.data) == (other.suffix, other.name, other.data)
-
-    def __hash__(self) -> int:
-        return hash((self.suffix, self.name, self.data))
-
-    def __repr__(self) -> str:
-        what = (f"{len(self._joined):,} bytes" if self._joined is not None
-                else f"{len(self._parts or ())} parts")
-        return f"OutputFile({what}, suffix={self.suffix!r}, name={self.name!r})"
 
 
 @dataclass

@@ -488,7 +488,7 @@ class AdapterInput:
             z = self.zip
             if z is None or not z.has(name):
                 raise MalformedInput(f"{name} is missing from the archive")
-            from ..fields import type_name
+            from .jsonio import type_name
             raise MalformedInput(f"{name} must hold a JSON object, not {type_name(value)}")
         out: dict[str, Any] = thaw(value)
         return out
@@ -517,6 +517,23 @@ class AdapterInput:
 # What every input needs from modules this one does not import up front (it stays
 # import-light): imported on first use, then asked for without the import machinery.
 
+Source = str | os.PathLike[str] | bytes | bytearray | memoryview | AdapterInput
+"""What every function that reads takes: a path, a file's bytes, or an input already made."""
+
+
+def as_input(source: Source, filename: str | None = None) -> AdapterInput:
+    """The one way a source becomes an :class:`AdapterInput`: a path is read (its name, as
+    given, names the file in every message), bytes are wrapped with ``filename``, an input is
+    itself."""
+    if isinstance(source, AdapterInput):
+        return source
+    if isinstance(source, bytes | bytearray | memoryview):
+        return AdapterInput(bytes(source), filename)
+    inp = AdapterInput.from_path(source)
+    inp.filename = os.fspath(source)
+    return inp
+
+
 @cache
 def _sniffers() -> tuple[Callable[[bytes], bool], Callable[[bytes], str]]:
     from .containers.sniff import json_start, sniff_container
@@ -531,7 +548,7 @@ def _png_parse() -> Callable[..., PngFile]:
 
 @cache
 def _asset_prefix() -> str:
-    from ..cardspec.pngcard import ASSET_PREFIX
+    from .containers.pngcard import ASSET_PREFIX
     return ASSET_PREFIX
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -253,3 +253,20 @@ def dumps_layout(obj: Any, layout: Any = None, default_indent: int | None = None
     else:
         out = dumps(obj, indent=indent, ensure_ascii=ascii_only)
     return out + b"\n" if rec.get("newline") else out
+
+
+def type_name(x: Any) -> str:
+    """A JSON type in words, for messages: ``a string``, ``an array``, ``null``."""
+    if x is None:
+        return "null"
+    if isinstance(x, bool):
+        return "a boolean"
+    if isinstance(x, int | float):
+        return "a number"
+    if isinstance(x, str):
+        return "a string"
+    if isinstance(x, Mapping):
+        return "an object"
+    if isinstance(x, Sequence):
+        return "an array"
+    return type(x).__name__

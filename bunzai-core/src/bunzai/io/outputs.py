@@ -8,20 +8,103 @@ import re
 import secrets
 import tempfile
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..errors import ConversionRefused, MalformedInput, OutputError
-
-if TYPE_CHECKING:
-    from ..host.types import OutputFile, WriteResult
 
 _WINDOWS_RESERVED = {"con", "prn", "aux", "nul", "conin$", "conout$",
                      *(f"{dev}{i}" for dev in ("com", "lpt") for i in (*"123456789", *"¹²³"))}
 # Forbidden on Windows (<>:"/\\|?* and controls), plus C1 controls and bidirectional overrides,
 # which are legal but let a name display as something else ("evil\u202egnp.exe").
 _UNSAFE = re.compile('[\x00-\x1f\x7f-\x9f<>:"/\\\\|?*\u202a-\u202e\u2066-\u2069]')
+
+
+Buffer = bytes | bytearray | memoryview
+Part = Buffer | Iterable[Buffer]
+"""A piece of an output: a buffer, or a re-iterable producer of buffers (a base64 asset chunk
+built piece by piece as it is written, so it never exists whole)."""
+
+
+class OutputFile:
+    """One file a writer produced; ``name`` distinguishes files of a multi-file result.
+
+    ``data`` is either the file's bytes or a list of :data:`Part` written in order.  A writer
+    of a large file hands over parts (views into its assets, chunks produced as they are
+    written) so the output never exists as one copy next to the assets it is made of;
+    :attr:`parts` streams them, :attr:`data` joins them on first use.
+    """
+
+    __slots__ = ("_joined", "_parts", "name", "suffix")
+
+    suffix: str
+    name: str | None
+    _joined: bytes | None
+    _parts: Sequence[Part] | None
+
+    def __init__(self, data: Buffer | Sequence[Part], suffix: str,
+                 name: str | None = None) -> None:
+        if isinstance(data, bytes):
+            self._joined, self._parts = data, None
+        else:
+            self._joined = None
+            self._parts = (data,) if isinstance(data, bytearray | memoryview) else data
+        self.suffix = suffix
+        self.name = name
+
+    @property
+    def data(self) -> bytes:
+        """The whole file as one ``bytes`` (joined once from the parts, then kept)."""
+        if self._joined is None:
+            self._joined = b"".join(self.parts)
+            self._parts = None
+        return self._joined
+
+    @property
+    def streamed(self) -> bool:
+        """True while the file is held as parts, not joined (:attr:`data` would join them)."""
+        return self._joined is None
+
+    @property
+    def parts(self) -> Iterator[Buffer]:
+        """The file's bytes in order, piece by piece, without joining them (each access starts
+        again from the first)."""
+        parts = self._parts
+        if parts is None:
+            yield self.data
+            return
+        for part in parts:
+            if isinstance(part, bytes | bytearray | memoryview):
+                yield part
+            else:
+                yield from part
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, OutputFile):
+            return NotImplemented
+        return (self.suffix, self.name, self.data) == (other.suffix, other.name, other.data)
+
+    def __hash__(self) -> int:
+        return hash((self.suffix, self.name, self.data))
+
+    def __repr__(self) -> str:
+        what = (f"{len(self._joined):,} bytes" if self._joined is not None
+                else f"{len(self._parts or ())} parts")
+        return f"OutputFile({what}, suffix={self.suffix!r}, name={self.name!r})"
+
+
+class Written(Protocol):
+    """What :func:`save` needs of a write's result (:class:`bunzai.host.types.WriteResult`)."""
+
+    @property
+    def files(self) -> Sequence[OutputFile]: ...
+    @property
+    def source(self) -> str | None: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def format(self) -> str | None: ...
 
 
 def safe_name(name: str, *, default: str = "untitled", max_bytes: int = 120) -> str:
@@ -90,7 +173,7 @@ def source_stem(name: str) -> str:
     return Path(base).stem or base
 
 
-def output_paths(result: WriteResult, target: str | os.PathLike[str]) -> list[Path]:
+def output_paths(result: Written, target: str | os.PathLike[str]) -> list[Path]:
     """Where :func:`save` puts each file of ``result``.
 
     A folder (one that exists, or a path ending in a separator, then created) gets
@@ -118,7 +201,7 @@ def output_paths(result: WriteResult, target: str | os.PathLike[str]) -> list[Pa
     return [path.with_name(n) for n in output_names(stem, result.files)]
 
 
-def save(result: WriteResult, target: str | os.PathLike[str], *, force: bool = False
+def save(result: Written, target: str | os.PathLike[str], *, force: bool = False
          ) -> list[Path]:
     """Write every file of ``result`` as the CLI does: atomically, never over the source, and
     never over an existing file unless ``force``.  Every path is checked before the first file
@@ -135,12 +218,11 @@ def save(result: WriteResult, target: str | os.PathLike[str], *, force: bool = F
     return paths
 
 
-Payload = bytes | bytearray | memoryview | Iterable[bytes | bytearray | memoryview]
 """What :func:`write_atomic` takes: one buffer, or parts written in order (a writer can hand
 over a large output piece by piece instead of joining it into one more copy)."""
 
 
-def write_atomic(path: Path, data: Payload, *, force: bool = False,
+def write_atomic(path: Path, data: Part, *, force: bool = False,
                  durable: bool = True) -> None:
     """Write to a file with no name or a hidden temporary one, flush it, then give it its name.
 
@@ -191,7 +273,7 @@ def write_atomic(path: Path, data: Payload, *, force: bool = False,
                 os.unlink(tmp)
 
 
-def _write_fd(fd: int, parts: Iterable[bytes | bytearray | memoryview], durable: bool) -> None:
+def _write_fd(fd: int, parts: Iterable[Buffer], durable: bool) -> None:
     for part in parts:
         view = memoryview(part)
         while view:  # os.write may write less than asked (signals, large buffers)

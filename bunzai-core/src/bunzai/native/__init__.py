@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MalformedInput
+from ..errors import Issue, MalformedInput
 from ..host.adapter import FormatAdapter
-from ..host.types import Detection, Issue, OutputFile, ReadResult, WriteResult
+from ..host.types import Detection, ReadResult, WriteResult
 from ..io.frozen import unfrozen
+from ..io.outputs import OutputFile
 from ..kinds import ANY_KIND, KINDS
 from ..loss.report import LossReport
 

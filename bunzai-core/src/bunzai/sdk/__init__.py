@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..errors import (
         BunzaiError,
         ConversionRefused,
+        Issue,
         LimitExceeded,
         MalformedInput,
         UnsupportedInput,
@@ -41,10 +42,8 @@ if TYPE_CHECKING:
         API_VERSION,
         Detection,
         FormatInfo,
-        Issue,
         LabelRule,
         Option,
-        OutputFile,
         ReadResult,
         WriteResult,
     )
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
     from ..io.input import AdapterInput, ChunkPayload
     from ..io.jsonio import dumps, dumps_layout, loads, sniff_layout
     from ..io.limits import Limits, get_limits, setting_hint
+    from ..io.outputs import OutputFile
     from ..kinds import ANY_KIND, KINDS
     from ..loss.neutral import Neutrality
     from ..loss.report import LossEntry, LossReport
@@ -83,14 +83,15 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "bunzai.host.adapter": ("FormatAdapter",),
     "bunzai.host.hookspecs": ("hookimpl",),
-    "bunzai.host.types": ("API_VERSION", "Detection", "FormatInfo", "Issue", "LabelRule",
-        "OutputFile", "ReadResult", "WriteResult", "Option"),
+    "bunzai.host.types": ("API_VERSION", "Detection", "FormatInfo", "LabelRule",
+        "ReadResult", "WriteResult", "Option"),
     "bunzai.io.input": ("AdapterInput", "ChunkPayload"),
     "bunzai.loss.report": ("LossEntry", "LossReport"),
     "bunzai.loss.neutral": ("Neutrality",),
     "bunzai.loss.rule": ("Carried", "unheld", "reason_for"),
-    "bunzai.errors": ("BunzaiError", "ConversionRefused", "LimitExceeded", "MalformedInput",
-        "UnsupportedInput", "UsageError"),
+    "bunzai.io.outputs": ("OutputFile",),
+    "bunzai.errors": ("Issue", "BunzaiError", "ConversionRefused", "LimitExceeded",
+        "MalformedInput", "UnsupportedInput", "UsageError"),
     "bunzai.model": ("Entity", "Character", "Lorebook", "LorebookEntry", "Module", "Persona",
         "RegexScript", "Asset", "PLACEMENTS", "POSITIONS", "ROLES", "SELECTIVE_LOGIC", "Chat",
         "ChatMessage", "Participant", "Alternative", "Attachment", "field_defaults"),

@@ -39,7 +39,7 @@ from ..cardspec import (
     validate_card,
 )
 from ..cardspec.lorebook import ENTRY_KEYS
-from ..cardspec.pngcard import (
+from ..io.containers.pngcard import (
     ASSET_PREFIX,
     ASSET_URI_PREFIX,
     CARD_KEYWORDS,

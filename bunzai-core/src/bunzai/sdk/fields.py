@@ -39,8 +39,8 @@ from ..fields import (
     reorder,
     same,
     slot,
-    type_name,
 )
+from ..io.jsonio import type_name
 
 __all__ = [
     "BOOL", "DICT", "DICTLIST", "ID", "INT", "INT_OR_BOOL", "NOT_BOOL", "NUM", "OMIT", "STR",

@@ -13,10 +13,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..api import as_input, set_registry
-from ..host.registry import DetectionReport, Registry
+from ..host.registry import DetectionReport, Registry, set_registry
 from ..host.types import ReadResult
 from ..io.compare import diff_paths as diff_paths
+from ..io.input import as_input
 from ..io.limits import get_limits, set_limits
 
 ROUTES = Path("tests") / "corpus_routes.py"
@@ -198,7 +198,7 @@ def without_completed(original: Any, written: Any, completed: Sequence[str]) -> 
 def uncovered_differences(before: Any, after: Any, loss: Any,
                           registry: Registry | None = None) -> list[str]:
     """Changes in user data between two entities that a loss report does not list."""
-    from ..api import get_registry
+    from ..host.registry import get_registry
     from ..loss.rule import changes
 
     neutral = (registry or get_registry()).neutrality
@@ -263,21 +263,6 @@ def validate(registry: Registry, source: Any, filename: str | None = None) -> An
     return file_issues(registry, handle, inp, result)
 
 
-def run_cli(*args: str, registry: Registry | None = None) -> Any:
-    """Run the ``bunzai`` command in-process (typer's runner): exit code, stdout, stderr."""
-    from typer.testing import CliRunner
-
-    from ..cli import app
-
-    if registry is not None:
-        set_registry(registry)
-    try:
-        return CliRunner().invoke(app, list(args))
-    finally:
-        if registry is not None:
-            set_registry(None)
-
-
 def hand_laid(value: Any, indent: int | str = 2, *, ascii: bool = False,
               end: str = "\n\n") -> bytes:
     """``value`` as JSON laid out the way editors and many tools write it, and bunzai's own
@@ -340,7 +325,6 @@ __all__: Sequence[str] = [
     "require_corpus",
     "rezipped",
     "route",
-    "run_cli",
     "samples_dir",
     "set_limits",
     "set_registry",

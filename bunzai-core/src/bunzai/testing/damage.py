@@ -64,8 +64,8 @@ def check_damaged_round_trips(registry: Registry, format_id: str, docs: Sequence
     first document that breaks the rule."""
     import json
 
-    from ..api import as_input
     from ..errors import BunzaiError
+    from ..io.input import as_input
 
     handle = registry.get(format_id)
     read = 0

@@ -38,11 +38,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import pytest
 
-from ..api import as_input
 from ..errors import BunzaiError
 from ..host.plugins import FORMATS_GROUP
 from ..host.registry import Registry, _normalize_score
 from ..host.types import ReadResult
+from ..io.input import as_input
 from ..kinds import ANY_KIND, KINDS
 from . import conversion_problems, diff_paths, load_registry
 from .generated import VARIANTS, canonical_examples, vaud_json_bytes
@@ -513,7 +513,7 @@ class AdapterConformance:
             obj = ep[0].load()
             plugin = obj() if isinstance(obj, type) else obj
             after_import = heavy()
-            from bunzai.api import as_input
+            from bunzai.io.input import as_input
             for path in {samples!r}:
                 plugin.bunzai_detect(input=as_input(path))
             print(json.dumps({{"import": after_import, "detect": heavy()}}))

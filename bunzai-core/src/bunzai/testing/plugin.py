@@ -28,9 +28,8 @@ from typing import Any
 
 import pytest
 
-from ..api import as_input
 from ..host.registry import Registry
-from ..io.input import AdapterInput
+from ..io.input import AdapterInput, as_input
 from .generated import canonical_examples
 from .kit import session_registry
 

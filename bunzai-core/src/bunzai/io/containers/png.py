@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from bunzai.errors import LimitExceeded, MalformedInput
-from bunzai.host.types import Part
 from bunzai.io.limits import Limits, get_limits, setting_hint
+from bunzai.io.outputs import Part
 
 from .base64util import encode_base64
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..io.containers.png import Chunk, PngFile
+    from .png import Chunk, PngFile
 
 __all__ = [
     "ASSET_PREFIX",
