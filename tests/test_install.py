@@ -1,4 +1,4 @@
-"""Installing bunzai the way a user does: the checkout's one command.
+"""Installing bunzai the way a user does: the checkout's one command, and the built wheels.
 
 Each test makes a fresh virtual environment outside the checkout, installs with the real pip
 (dependencies from the package index) and drives the installed ``bunzai`` command from a
@@ -14,8 +14,11 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import tomllib
 import venv
+import zipfile
+from email.parser import HeaderParser
 from pathlib import Path
 
 import pytest
@@ -28,6 +31,19 @@ from .plugin_env import ROOT, PluginEnv
 EVERYTHING = {"bunzai-core", "bunzai-formats-tavern", "bunzai-formats-risu",
               "bunzai-formats-backyard", "bunzai-formats-voxta", "bunzai-studio"}
 NOVELAI_BOOK = ROOT / "examples/bunzai-formats-novelai/tests/samples/harbour-town.lorebook"
+
+BOOK = {"entries": {"0": {
+    "uid": 0, "key": ["lighthouse"], "keysecondary": [], "comment": "The lighthouse",
+    "content": "The lighthouse on the point has been dark since the storm.", "constant": False,
+    "selective": True, "order": 100, "position": 0, "disable": False}}}
+CHAT = [
+    {"user_name": "Rowan", "character_name": "Pell Ashdown",
+     "create_date": "2024-05-01@12h00m00s", "chat_metadata": {}},
+    {"name": "Pell Ashdown", "is_user": False, "is_system": False,
+     "send_date": "May 1, 2024 12:00pm", "mes": "The tide is out. Mind the rocks.", "extra": {}},
+    {"name": "Rowan", "is_user": True, "is_system": False,
+     "send_date": "May 1, 2024 12:01pm", "mes": "I brought the lantern oil.", "extra": {}},
+]
 
 
 def _fresh(path: Path) -> PluginEnv:
@@ -65,6 +81,35 @@ def _inspect(env: PluginEnv, path: Path, cwd: Path) -> dict[str, object]:
     return found
 
 
+def _project_names() -> set[str]:
+    """Every distribution in the checkout: the root and each folder with a pyproject."""
+    tomls = [ROOT / "pyproject.toml", *ROOT.glob("*/pyproject.toml"),
+             *ROOT.glob("examples/*/pyproject.toml")]
+    names = set()
+    for toml in tomls:
+        project = tomllib.loads(toml.read_text(encoding="utf-8")).get("project")
+        if project:
+            names.add(project["name"])
+    return names
+
+
+def _metadata(artifact: Path) -> dict[str, list[str]]:
+    """The core metadata of a wheel (METADATA) or an sdist (PKG-INFO), field by field."""
+    if artifact.name.endswith(".whl"):
+        with zipfile.ZipFile(artifact) as z:
+            text = z.read(next(n for n in z.namelist()
+                               if n.endswith(".dist-info/METADATA"))).decode()
+    else:
+        with tarfile.open(artifact) as t:
+            member = next(m for m in t.getmembers() if m.name.count("/") == 1
+                          and m.name.endswith("/PKG-INFO"))
+            handle = t.extractfile(member)
+            assert handle is not None
+            text = handle.read().decode()
+    msg = HeaderParser().parsestr(text)
+    return {key: msg.get_all(key) or [] for key in set(msg.keys())}
+
+
 # -- the checkout: one command ---------------------------------------------------------------
 
 
@@ -95,6 +140,55 @@ def test_one_pip_command_installs_everything_from_a_checkout(tmp_path: Path) -> 
     assert proc.returncode == 2 and re.search(f"novelai comes with {both_ways}", proc.stderr)
     _pip(env, hint[1], cwd=ROOT)
     assert _inspect(env, NOVELAI_BOOK, tmp_path)["format"] == "novelai-lorebook"
+
+
+# -- python3 dev.py dist: every distribution's wheel and sdist --------------------------------
+
+
+def test_dist_builds_every_distribution_and_the_wheels_read_every_family(tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    proc = subprocess.run([sys.executable, str(ROOT / "dev.py"), "dist", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, f"dev.py dist failed:\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
+    wheels = sorted(out.glob("*.whl"))
+    sdists = sorted(out.glob("*.tar.gz"))
+    expected = _project_names()
+    assert {_metadata(w)["Name"][0] for w in wheels} == expected
+    assert {_metadata(s)["Name"][0] for s in sdists} == expected
+    assert proc.stdout.count("PASSED") == 2 * len(expected)  # twine check, one per artifact
+    # the published `bunzai` names its members by version: an index refuses folders
+    meta = next(w for w in wheels if _metadata(w)["Name"] == ["bunzai"])
+    requires = _metadata(meta)["Requires-Dist"]
+    assert {re.split(r"[\[~<>=!; ]", r, maxsplit=1)[0] for r in requires} == EVERYTHING
+    assert not [r for r in requires if "@" in r or "file:" in r], requires
+
+    env = _fresh(tmp_path / "venv")
+    _pip(env, *wheels, cwd=tmp_path)
+    _nothing_from_the_checkout(env, tmp_path, "bunzai", "bunzai_tavern", "bunzai_risu",
+                               "bunzai_backyard", "bunzai_voxta", "bunzai_studio",
+                               "bunzai_novelai")
+    files = tmp_path / "files"
+    files.mkdir()
+    charx = files / "card.charx"
+    made = env.run("bunzai", "convert", ROOT / "examples/cards/bunzai-sample.png",
+                   "--to", "risu-charx", "-o", charx, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    (files / "book.json").write_text(json.dumps(BOOK), encoding="utf-8")
+    (files / "chat.jsonl").write_text("".join(json.dumps(m) + "\n" for m in CHAT),
+                                      encoding="utf-8")
+    family = {
+        ROOT / "examples/cards/bunzai-sample.png": "sillytavern",
+        charx: "risu-charx",
+        ROOT / "bunzai-formats-backyard/src/bunzai_backyard/byaf/tests/samples/"
+               "byaf-chat-regenerated-replies.byaf": "backyard-byaf",
+        ROOT / "bunzai-formats-voxta/tests/samples/voxta-character-export.voxpkg": "voxta",
+        files / "book.json": "sillytavern-lorebook",
+        files / "chat.jsonl": "sillytavern-chat",
+        NOVELAI_BOOK: "novelai-lorebook",
+    }
+    for path, fmt in family.items():
+        seen = _inspect(env, path, tmp_path)
+        assert (seen["format"], seen["status"]) == (fmt, "ok"), path.name
 
 
 # -- the hints name a real folder of the checkout ---------------------------------------------
