@@ -114,6 +114,9 @@ def _metadata(artifact: Path) -> dict[str, list[str]]:
 
 
 def test_one_pip_command_installs_everything_from_a_checkout(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    install = readme.split("## Install", 1)[1].split("\n## ", 1)[0]
+    assert "\npip install ./bunzai\n" in install and "\npipx install ./bunzai " in install
     env = _fresh(tmp_path / "venv")
     (tmp_path / "bunzai").symlink_to(ROOT, target_is_directory=True)  # "cloned as bunzai"
     _pip(env, "./bunzai", cwd=tmp_path)  # pip install ./bunzai, beside the checkout
@@ -200,3 +203,43 @@ def test_every_install_hint_names_a_folder_of_the_checkout_holding_that_distribu
         toml = folder / "pyproject.toml"
         assert toml.is_file(), f"{dist.name}: no {dist.checkout_path} in the checkout"
         assert tomllib.loads(toml.read_text(encoding="utf-8"))["project"]["name"] == dist.name
+
+
+# -- the documents say what works -------------------------------------------------------------
+
+
+def test_readme_installs_before_the_developer_quick_start_and_says_python3() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert 0 < readme.index("\n## Install\n") < readme.index("\n## Quick start")
+    quick = readme.split("\n## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "\npython3 dev.py demo " in quick and "\npython3 dev.py test " in quick
+    # Debian and Ubuntu have no `python`; every command the README gives says python3
+    assert not re.findall(r"(?<![\w/.-])python (?:dev\.py|-m)", readme)
+    help_text = subprocess.run([sys.executable, str(ROOT / "dev.py"), "--help"],
+                               capture_output=True, text=True, timeout=60).stdout
+    for task in ("demo", "test", "dist"):
+        assert f"python3 dev.py {task}" in help_text
+
+
+def test_install_page_is_linked_and_every_folder_it_installs_exists() -> None:
+    page = (ROOT / "docs/install.md").read_text(encoding="utf-8")
+    assert "(install.md)" in (ROOT / "docs/README.md").read_text(encoding="utf-8")
+    assert "(docs/install.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
+    for needed in ("pipx install ./bunzai", "pip install ./bunzai", "Pillow", "pip uninstall",
+                   "pipx uninstall bunzai", "git -C bunzai pull", "python3 dev.py dist"):
+        assert needed in page, needed
+    studio = (ROOT / "bunzai-studio/README.md").read_text(encoding="utf-8")
+    assert re.search(r"^pip install \./bunzai\b", studio, re.M)
+    assert not re.search(r"^pip install bunzai-studio\b", studio, re.M)
+    docs = page + studio + (ROOT / "README.md").read_text(encoding="utf-8")
+    folders = re.findall(r"(?:pip install|pipx install|pipx inject bunzai)((?: \./\S+)+)", docs)
+    assert folders
+    for group in folders:
+        for arg in group.split():
+            arg = arg.rstrip("`.,;)")
+            # `./bunzai/…` is from the folder holding the checkout; `./…` from inside it
+            if arg == "./bunzai" or arg.startswith("./bunzai/"):
+                rel = arg.removeprefix("./bunzai").removeprefix("/")
+            else:
+                rel = arg.removeprefix("./")
+            assert (ROOT / rel / "pyproject.toml").is_file(), f"{arg} names no distribution"
