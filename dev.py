@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Developer entry point: needs only Python >= 3.11 and pip; installs what each task needs.
 
-    python dev.py demo     convert the bundled sample card (installs bunzai into .venv first)
-    python dev.py test     run the whole test suite (installs bunzai and test tools first)
-    python dev.py check    ruff on everything, mypy --strict on bunzai-core
-    python dev.py docs     regenerate docs/FORMAT-SUPPORT.md and docs/formats/*.md
+    python3 dev.py demo    convert the bundled sample card (installs bunzai into .venv first)
+    python3 dev.py test    run the whole test suite (installs bunzai and test tools first)
+    python3 dev.py check   ruff on everything, mypy --strict on bunzai-core
+    python3 dev.py docs    regenerate docs/FORMAT-SUPPORT.md and docs/formats/*.md
+    python3 dev.py dist    build a wheel and an sdist of every distribution into dist/ (or the
+                           folder given) and check them with twine
 
 The virtual environment lives in ``.venv``; it is (re)installed when a pyproject changes.
 """
@@ -12,9 +14,14 @@ The virtual environment lives in ``.venv``; it is (re)installed when a pyproject
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
+import tomllib
 import venv
 from pathlib import Path
 
@@ -28,7 +35,9 @@ MEMBERS = ["bunzai-core", "bunzai-formats-tavern", "bunzai-formats-risu",
            # files go through the same firewall and matrix as the first-party formats
            "examples/bunzai-formats-novelai"]
 DEV_TOOLS = ["pytest>=8", "hypothesis>=6", "jsonschema>=4", "ruff>=0.6", "mypy>=1.10",
-             "Pillow>=10", "httpx>=0.27", "playwright>=1.40"]
+             "Pillow>=10", "httpx>=0.27", "playwright>=1.40",
+             # dist: builds without an isolated environment per build (seconds, not minutes)
+             "build>=1.0", "hatchling>=1.20", "twine>=5"]
 SAMPLE = ROOT / "examples" / "cards" / "bunzai-sample.png"
 
 
@@ -93,6 +102,71 @@ def docs() -> int:
     return run(PY, "-m", "bunzai.engine.docgen", ROOT / "docs", check=False)
 
 
+def _toml(table: dict[str, object], prefix: str = "") -> str:
+    """``table`` as TOML: enough for a pyproject of strings, lists of strings and tables (a JSON
+    string or list of strings is also a TOML one)."""
+    lines = [f"{k} = {json.dumps(v)}" for k, v in table.items() if not isinstance(v, dict)]
+    text = "\n".join(lines) + ("\n" if lines else "")
+    for key, value in table.items():
+        if isinstance(value, dict):
+            name = f"{prefix}.{key}" if prefix else key
+            body = _toml(value, name)
+            if any(not isinstance(v, dict) for v in value.values()):
+                text += f"\n[{name}]\n"
+            text += body
+    return text
+
+
+def _published_meta(stage: Path) -> None:
+    """The root distribution ``bunzai`` as it is published, written into ``stage``.
+
+    From a checkout it names the folders beside it (``bunzai-core @ {root:uri}/bunzai-core``);
+    an index refuses such references and a user of the index has no such folders, so the
+    published one names each distribution by the version in its folder (``~=0.1.0``).  Only
+    the tables a build reads are kept: the workspace and tool settings stay in the checkout.
+    """
+    doc = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    project = doc["project"]
+    deps = []
+    for dep in project["dependencies"]:
+        found = re.fullmatch(r"(\S+?)\s*@\s*\{root:uri\}/(\S+)", dep)
+        if not found:
+            deps.append(dep)
+            continue
+        member = tomllib.loads((ROOT / found[2] / "pyproject.toml").read_text(encoding="utf-8"))
+        deps.append(f"{found[1]}~={member['project']['version']}")
+    project["dependencies"] = deps
+    hatch = dict(doc["tool"]["hatch"])
+    hatch.pop("metadata", None)  # no direct references left to allow
+    stage.mkdir(parents=True, exist_ok=True)
+    text = _toml({"build-system": doc["build-system"], "project": project,
+                  "tool": {"hatch": hatch}})
+    (stage / "pyproject.toml").write_text(text, encoding="utf-8")
+    shutil.copyfile(ROOT / project["readme"], stage / project["readme"])
+
+
+def dist(args: list[str]) -> int:
+    """Every distribution's sdist, then its wheel built from that sdist (so a file missing from
+    the sdist fails here), into ``dist/`` or the folder given; then ``twine check``."""
+    ensure_env(dev=True)
+    out = Path(args[0]).resolve() if args else ROOT / "dist"
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.iterdir():  # earlier builds of ours only; anything else in the folder stays
+        if old.name.startswith(("bunzai-", "bunzai_")) and old.name.endswith((".whl", ".tar.gz")):
+            old.unlink()
+    with tempfile.TemporaryDirectory(prefix="bunzai-meta-") as stage:
+        _published_meta(Path(stage))
+        for folder in [*MEMBERS, stage]:
+            code = run(PY, "-m", "build", "--no-isolation", "--outdir", out, ROOT / folder,
+                       check=False)
+            if code:
+                return code
+    built = sorted(str(p) for p in out.iterdir()
+                   if p.name.startswith(("bunzai-", "bunzai_"))
+                   and p.name.endswith((".whl", ".tar.gz")))
+    return run(PY, "-m", "twine", "check", "--strict", *built, check=False)
+
+
 def main() -> int:
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__)
@@ -106,6 +180,8 @@ def main() -> int:
         return check()
     if task == "docs":
         return docs()
+    if task == "dist":
+        return dist(rest)
     print(f"unknown task {task!r}\n{__doc__}", file=sys.stderr)
     return 2
 

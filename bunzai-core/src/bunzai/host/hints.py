@@ -1,11 +1,12 @@
 """The project's own plugin distributions: so a missing one is a hint, not a dead end.
 
-Core reads no format by name.  This table is the one place it knows the first-party
-distributions, only to tell a user what to install when a file goes unrecognized (``this looks
-like a RisuAI CharX: pip install bunzai-formats-risu``), a format name is unknown, or a command is
-missing.  The signs are cheap looks at the shared input views, never a reader: a hint may be
-wrong, so it is always worded as a guess, and it is only given for a distribution that is not
-loaded.
+Core reads no format by name.  This table is the one place it knows the distributions kept in
+the bunzai repository, only to tell a user what to install when a file goes unrecognized (``this
+looks like a RisuAI CharX, read by bunzai-formats-risu: pip install bunzai-formats-risu (from a
+package index) or pip install ./bunzai-formats-risu (from a bunzai checkout)``), a format name is
+unknown, or a command is missing.  Both ways are named because a user may have either.  The
+signs are cheap looks at the shared input views, never a reader: a hint may be wrong, so it is
+always worded as a guess, and it is only given for a distribution that is not loaded.
 """
 
 from __future__ import annotations
@@ -91,6 +92,13 @@ def _backyard_chat(inp: AdapterInput) -> bool:
         and "ChatItems" in doc["chat"]
 
 
+def _novelai_lorebook(inp: AdapterInput) -> bool:
+    doc = _json(inp)
+    if doc is None and inp.png is not None and inp.png.find_text("naidata"):
+        return True
+    return isinstance(doc, Mapping) and "lorebookVersion" in doc
+
+
 def _exif_card(inp: AdapterInput) -> bool:
     found = inp.exif_user_comment
     return found is not None and b"character" in found[1][:4096]
@@ -102,12 +110,19 @@ Sign = tuple[str, Callable[["AdapterInput"], bool]]
 @dataclass(frozen=True, slots=True)
 class Distribution:
     """A first-party distribution: its pip name, the format names (ids and aliases) it adds,
-    the commands it adds, and signs of the files only it reads."""
+    the commands it adds, signs of the files only it reads, and its folder in a checkout
+    (relative to the checkout's root; its name when empty)."""
 
     name: str
     formats: tuple[str, ...] = ()
     commands: tuple[str, ...] = ()
     signs: tuple[Sign, ...] = ()
+    folder: str = ""
+
+    @property
+    def checkout_path(self) -> str:
+        """The argument ``pip install`` takes in a checkout: ``./bunzai-formats-risu``."""
+        return f"./{self.folder or self.name}"
 
 
 FIRST_PARTY: tuple[Distribution, ...] = (
@@ -148,6 +163,14 @@ FIRST_PARTY: tuple[Distribution, ...] = (
         signs=(("a Voxta package (.voxpkg)", _voxpkg),),
     ),
     Distribution("bunzai-studio", commands=("studio",)),
+    # the worked third-party example: not part of ``pip install ./bunzai``, but a NovelAI
+    # lorebook is common enough that the user is told where its reader is
+    Distribution(
+        "bunzai-formats-novelai",
+        formats=("novelai-lorebook", "novelai", "lorebook-nai"),
+        signs=(("a NovelAI lorebook", _novelai_lorebook),),
+        folder="examples/bunzai-formats-novelai",
+    ),
 )
 
 
@@ -157,7 +180,8 @@ def _advice(dist: Distribution, loaded: Iterable[str]) -> str | None:
         return None
     if _installed(dist.name):
         return ", which is installed but not loaded (see BUNZAI_LOAD_PLUGINS and 'bunzai plugins')"
-    return f": pip install {dist.name}"
+    return (f": pip install {dist.name} (from a package index) or pip install "
+            f"{dist.checkout_path} (from a bunzai checkout)")
 
 
 def _installed(name: str) -> bool:
@@ -181,8 +205,8 @@ def _provider(wanted: Callable[[Distribution], bool], loaded: Iterable[str]
 
 
 def format_hint(name: str, loaded: Iterable[str]) -> str:
-    """``; risu-charx comes with bunzai-formats-risu: pip install bunzai-formats-risu`` for a
-    format name that no loaded distribution provides, or ``""``."""
+    """``; risu-charx comes with bunzai-formats-risu: pip install …`` for a format name that
+    no loaded distribution provides, or ``""``."""
     found = _provider(lambda d: name.lower() in d.formats, loaded)
     return f"; {name} comes with {found[0].name}{found[1]}" if found else ""
 
