@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from bunzai.distributions import FIRST_PARTY
+from bunzai.host.hints import FIRST_PARTY
 
 from .plugin_env import ROOT, PluginEnv
 
