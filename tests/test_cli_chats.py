@@ -65,8 +65,8 @@ def test_chat_extract_and_embed_round_the_backyard_archive(tmp_path: Path) -> No
     assert out["chats"] == 1 and Path(out["output"]).name == "card.jsonl"
     res = bunzai("chat", "embed", card, ST, "-o", tmp_path / "new.byaf", "--json")
     assert res.returncode == 0, res.stderr
-    chat_loss = {e["path"] for e in json.loads(res.stdout)["chat_loss"]}
-    assert "messages[0].speaker" in chat_loss
+    chat_loss = {e["path"] for e in json.loads(res.stdout)["loss"]}
+    assert "chat.messages[0].speaker" in chat_loss
     res = bunzai("chat", "extract", tmp_path / "new.byaf", "-o", tmp_path / "x.jsonl",
                  "--json")
     assert res.returncode == 0 and json.loads(res.stdout)["chats"] == 2

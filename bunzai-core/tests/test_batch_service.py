@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import bunzai
-from bunzai.engine.service import convert_batch, makes_batch
+from bunzai.engine.batch import convert_batch, makes_batch
 from bunzai.errors import UsageError
 from bunzai.host.registry import Registry
 from bunzai.io.containers.png import minimal_png

@@ -9,7 +9,8 @@ import pytest
 
 from bunzai.errors import AmbiguousInput, UnrecognizedInput
 from bunzai.host.adapter import FormatAdapter
-from bunzai.host.registry import DETECT_THRESHOLD, Registry
+from bunzai.host.detection import DETECT_THRESHOLD
+from bunzai.host.registry import Registry
 from bunzai.host.types import Detection
 from bunzai.io.input import AdapterInput
 

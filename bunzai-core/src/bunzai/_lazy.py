@@ -27,7 +27,7 @@ def lazy_exports(package: str, exports: Mapping[str, Iterable[str]], *,
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(import_module(module, package), name)
+        value = getattr(import_module(module, sys.modules[package].__package__), name)
         setattr(sys.modules[package], name, value)
         return value
 

@@ -1,25 +1,74 @@
-"""The Python API for people who script; the CLI is a thin layer over these functions."""
+"""The engine's API: what the CLI, the studio and scripts do with files, typed.
+
+Two families.  The one-shot functions raise on a bad file, for scripts (``read``, ``convert``…).
+The file operations return a result with the file's error inside it (``inspect_file``,
+``convert_file``, ``convert_batch``…), for front ends that go on past a bad file; the CLI and
+the studio use these and nothing below them.  Everything here is a thin layer over
+:mod:`bunzai.engine`: one path reads a file (detection, then the hint for a missing plugin,
+then the reader), one writes it.
+"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .host.registry import get_registry
+from ._lazy import lazy_exports
+from .host.registry import get_registry, set_registry
 from .io.input import Source, as_input
 
 if TYPE_CHECKING:
-    from .host.registry import DetectionReport, Registry
-    from .host.types import ReadResult, WriteResult
+    from .engine.assets import Extraction, extract_assets
+    from .engine.batch import BatchConversion, BatchFile, convert_batch, makes_batch
+    from .engine.converting import (
+        Conversion,
+        convert_file,
+        embed_chat,
+        embed_lorebook,
+        extract_chats,
+        extract_lorebook,
+        merge_lorebooks,
+    )
+    from .engine.diff import Difference, diff_files, diff_folders
+    from .engine.inspecting import (
+        Inspection,
+        Labelling,
+        Validation,
+        inspect_file,
+        label_file,
+        validate_file,
+    )
+    from .engine.reading import Outcome, Reading, default_format, read_file
+    from .host.detection import DetectionReport
+    from .host.registry import Registry
+    from .host.types import FormatInfo, ReadResult, WriteResult
+    from .io.outputs import output_names, safe_name, source_stem
     from .loss.report import LossReport
     from .model import Entity
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".engine.assets": ("Extraction", "extract_assets"),
+    ".engine.batch": ("BatchConversion", "BatchFile", "convert_batch", "makes_batch"),
+    ".engine.converting": ("Conversion", "convert_file", "embed_chat", "embed_lorebook",
+                           "extract_chats", "extract_lorebook", "merge_lorebooks"),
+    ".engine.diff": ("Difference", "diff_files", "diff_folders"),
+    ".engine.inspecting": ("Inspection", "Labelling", "Validation", "inspect_file",
+                           "label_file", "validate_file"),
+    ".engine.reading": ("Outcome", "Reading", "default_format", "read_file"),
+    ".io.outputs": ("output_names", "safe_name", "source_stem"),
+})
+
 
 def parse_options(pairs: Iterable[str] | None) -> dict[str, str]:
     """Reader/writer options from ``KEY=VALUE`` strings; the registry checks and converts them
     against what the format declares."""
     from .host.options import parse_pairs
     return parse_pairs(pairs)
+
+
+def formats(kind: str | None = None, *, registry: Registry | None = None) -> list[FormatInfo]:
+    """Every installed format (of ``kind``), as its adapter declares it."""
+    return (registry or get_registry()).formats(kind)
 
 
 def detect(data: Source, filename: str | None = None, *,
@@ -32,8 +81,7 @@ def read_all(source: Source, *, filename: str | None = None, format: str | None 
              registry: Registry | None = None, **options: Any) -> ReadResult:
     """Every entity in a file (persona backups and regex arrays hold several)."""
     reg = registry or get_registry()
-    _, result, _ = reg.read(as_input(source, filename), format=format, options=options)
-    return result
+    return reg.read(as_input(source, filename), format=format, options=options)[1]
 
 
 def read(source: Source, *, filename: str | None = None, format: str | None = None,
@@ -61,21 +109,14 @@ def convert(source: Source, to: str, *, filename: str | None = None,
     """Read ``source`` and write it as ``to``; cross-kind conversions are refused.
 
     ``result.save(folder_or_path)`` writes the output as ``bunzai convert`` would."""
-    reg = registry or get_registry()
-    inp = as_input(source, filename)
-    _, result, _ = reg.read(inp, format=from_format)
-    name = inp.filename
-    del inp  # the entities hold what they need: free the input (a whole CharX) before the write
-    try:
-        written = reg.write(result.entities, to, options, verify=verify)
-    except Exception as exc:
-        from .errors import BunzaiError
-        if isinstance(exc, BunzaiError):
-            raise exc.with_path(name) from None
-        raise
-    written.source = (os.fspath(source) if isinstance(source, str | os.PathLike)
-                      else filename or name)
-    return written
+    from .engine.converting import convert_file
+
+    found = convert_file(source, to, filename=filename, from_format=from_format,
+                         options=options, registry=registry, verify=verify)
+    if found.error is not None:
+        raise found.error
+    assert found.written is not None  # no error: it has written
+    return found.written
 
 
 def lorebook_of(entity: Entity) -> Entity:
@@ -87,7 +128,7 @@ def lorebook_of(entity: Entity) -> Entity:
 def chats_of(entity: Entity, *, registry: Registry | None = None) -> list[Entity]:
     """The chats an entity carries (a Backyard archive's scenario logs), as canonical chats."""
     from .engine.chats import extract
-    return extract(registry or get_registry(), entity)
+    return extract(registry or get_registry(), entity)  # type: ignore[return-value]
 
 
 def with_chat(entity: Entity, chat: Entity, *, registry: Registry | None = None
@@ -96,3 +137,50 @@ def with_chat(entity: Entity, chat: Entity, *, registry: Registry | None = None
     format cannot hold of the chat."""
     from .engine.chats import embed
     return embed(registry or get_registry(), entity, chat)  # type: ignore[arg-type]
+
+
+__all__ = [
+    "BatchConversion",
+    "BatchFile",
+    "Conversion",
+    "Difference",
+    "Extraction",
+    "Inspection",
+    "Labelling",
+    "Outcome",
+    "Reading",
+    "Source",
+    "Validation",
+    "as_input",
+    "chats_of",
+    "convert",
+    "convert_batch",
+    "convert_file",
+    "default_format",
+    "detect",
+    "diff_files",
+    "diff_folders",
+    "embed_chat",
+    "embed_lorebook",
+    "extract_assets",
+    "extract_chats",
+    "extract_lorebook",
+    "formats",
+    "get_registry",
+    "inspect_file",
+    "label_file",
+    "lorebook_of",
+    "makes_batch",
+    "merge_lorebooks",
+    "output_names",
+    "parse_options",
+    "read",
+    "read_all",
+    "read_file",
+    "safe_name",
+    "set_registry",
+    "source_stem",
+    "validate_file",
+    "with_chat",
+    "write",
+]

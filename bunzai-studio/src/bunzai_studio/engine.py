@@ -85,7 +85,7 @@ def _payload(filename: str, result: Any) -> dict[str, Any]:
 def inspect(registry: Registry, data: bytes, filename: str, *, from_format: str | None = None,
             budget: PreviewBudget | None = None) -> Outcome:
     """Detection, the read entity, its validation issues and origin label, and the targets."""
-    from bunzai.engine.service import inspect_file
+    from bunzai.engine.inspecting import inspect_file
 
     from .view import entity_view
 
@@ -114,7 +114,7 @@ def inspect(registry: Registry, data: bytes, filename: str, *, from_format: str 
 def convert(registry: Registry, data: bytes, filename: str, to: str, *,
             from_format: str | None = None, options: dict[str, Any] | None = None) -> Outcome:
     """Read, write as ``to`` (same kind only: core refuses the rest), name the outputs safely."""
-    from bunzai.engine.service import convert_file
+    from bunzai.engine.converting import convert_file
     from bunzai.io.containers.media import sniff_media
     from bunzai.io.outputs import output_names
 

@@ -34,15 +34,11 @@ from .. import __version__
 from ..errors import BunzaiError, UsageError
 
 if TYPE_CHECKING:
-    from ..engine.service import (
-        BatchFile,
-        Conversion,
-        Difference,
-        Inspection,
-        Labelling,
-        Outcome,
-        Validation,
-    )
+    from ..engine.batch import BatchFile
+    from ..engine.converting import Conversion
+    from ..engine.diff import Difference
+    from ..engine.inspecting import Inspection, Labelling, Validation
+    from ..engine.reading import Outcome
     from ..host.registry import Registry
 
 _SETTINGS: dict[str, Any] = {"add_completion": False, "rich_markup_mode": None,
@@ -215,12 +211,12 @@ def _plugin_listing() -> dict[str, tuple[str, str]]:
     global _LISTED
     if _LISTED is not None:
         return _LISTED
-    from ..host.entrypoints import command_plugins, load
+    from ..host.entrypoints import PLUGINS_GROUP, allowed, entry_points
 
     _LISTED = {}
-    for _name, path, dist in command_plugins():
+    for ep in entry_points((PLUGINS_GROUP,), allowed()):
         try:
-            plugin = load(path)
+            plugin = ep.load()
             hook = getattr(plugin, "bunzai_register_commands", None)
             if hook is None:
                 continue
@@ -231,7 +227,7 @@ def _plugin_listing() -> dict[str, tuple[str, str]]:
                 name = name.lower().replace("_", "-")
                 if name and name not in _CORE:
                     doc = info.help or getattr(info.callback, "__doc__", None)
-                    _LISTED[name] = (_first_line(doc), dist)
+                    _LISTED[name] = (_first_line(doc), ep.distribution)
         except Exception:  # a broken plugin is left out here; 'bunzai plugins' says why
             continue
     return _LISTED
@@ -347,8 +343,8 @@ def _apply_limits(max_size: int | None) -> None:
 
 def _files(paths: Sequence[Path]) -> list[Path]:
     """The files behind the arguments: folders walked, globs matched, each file once."""
-    from ..engine.service import expand
-    found = expand(paths)
+    from ..io.sources import expand_sources
+    found = expand_sources(os.fspath(p) for p in paths)
     if not found:
         raise UsageError("is a folder with no files to read", path=str(paths[0]))
     return found
@@ -358,7 +354,7 @@ def _start(paths: Sequence[Path], from_: str | None, max_size: int | None, as_js
            ) -> tuple[Registry, list[Path]]:
     """What every reading command does first: the limit, the registry, ``--from`` checked,
     and the files found; a problem with any of them ends the command before a file is read."""
-    from ..engine.service import check_source_format
+    from ..engine.reading import check_source_format
 
     try:
         _apply_limits(max_size)
@@ -418,7 +414,7 @@ def inspect_command(
     max_size: MaxSizeOpt = None,
 ) -> None:
     """What a file is: container, format, confidence, every candidate, and a summary."""
-    from ..engine.service import inspect_file
+    from ..engine.inspecting import inspect_file
 
     reg, found = _start(files, from_, max_size, as_json)
     gap = len(found) > 1
@@ -471,7 +467,7 @@ def validate_command(
     max_size: MaxSizeOpt = None,
 ) -> None:
     """Check files against their format's rules and the canonical model (exit 1 if invalid)."""
-    from ..engine.service import validate_file
+    from ..engine.inspecting import validate_file
 
     reg, found = _start(files, from_, max_size, as_json)
     results: list[Validation] = _each(
@@ -514,7 +510,7 @@ def label_command(
     max_size: MaxSizeOpt = None,
 ) -> None:
     """Guess which app made (origin) and last saved (last writer) a file, with evidence."""
-    from ..engine.service import label_file
+    from ..engine.inspecting import label_file
 
     reg, found = _start(files, from_, max_size, as_json)
     gap = len(found) > 1
@@ -584,7 +580,8 @@ def convert_command(
     file is named with the reason, and the exit code is that of the worst file.
     """
     from ..api import parse_options
-    from ..engine.service import check_source_format, check_target, makes_batch
+    from ..engine.batch import makes_batch
+    from ..engine.reading import check_source_format, check_target
 
     try:
         _apply_limits(max_size)
@@ -602,7 +599,7 @@ def convert_command(
 
 def _convert_one(reg: Registry, src: Path, to: str, out: Path | None, from_: str | None,
                  force: bool, opts: Mapping[str, Any], as_json: bool, verify: bool) -> None:
-    from ..engine.service import convert_file
+    from ..engine.converting import convert_file
 
     conv = convert_file(src, to, from_format=from_, options=opts, registry=reg, verify=verify)
     if conv.ok:
@@ -623,7 +620,7 @@ def _convert_one(reg: Registry, src: Path, to: str, out: Path | None, from_: str
 def _convert_batch(reg: Registry, srcs: list[Path], to: str, out_dir: Path | None, jobs: int,
                    from_: str | None, force: bool, opts: Mapping[str, Any], as_json: bool,
                    out: Path | None, verify: bool) -> None:
-    from ..engine.service import convert_batch
+    from ..engine.batch import convert_batch
 
     try:
         work = convert_batch(srcs, to, out_dir=out_dir, out=out, jobs=jobs, from_format=from_,
@@ -682,7 +679,7 @@ def diff_command(
     Two folders are compared file by file, pairing files by name without the suffix.  Values
     are shortened on a line; --verbose adds a line diff of long text (and to --json).
     """
-    from ..engine.service import diff_files, diff_folders
+    from ..engine.diff import diff_files, diff_folders
 
     try:
         _apply_limits(max_size)
@@ -736,7 +733,7 @@ def extract_command(
     max_size: MaxSizeOpt = None,
 ) -> None:
     """Write every embedded asset with a safe name and its real extension, plus manifest.json."""
-    from ..engine.service import extract_assets
+    from ..engine.assets import extract_assets
 
     try:
         _apply_limits(max_size)
@@ -801,7 +798,7 @@ def lorebook_extract(
     as_json: JsonOpt = False,
 ) -> None:
     """Write a card's embedded lorebook as a standalone lorebook file."""
-    from ..engine.service import extract_lorebook
+    from ..engine.converting import extract_lorebook
 
     try:
         conv = extract_lorebook(card, to=to, registry=_registry())
@@ -823,7 +820,7 @@ def lorebook_embed(
     as_json: JsonOpt = False,
 ) -> None:
     """Embed a lorebook into a card, writing a new card."""
-    from ..engine.service import embed_lorebook
+    from ..engine.converting import embed_lorebook
 
     try:
         conv = embed_lorebook(card, book, to=to, registry=_registry())
@@ -844,7 +841,7 @@ def lorebook_merge(
     as_json: JsonOpt = False,
 ) -> None:
     """Merge lorebooks: identical entries collapse, conflicting ones are kept and reported."""
-    from ..engine.service import merge_lorebooks
+    from ..engine.converting import merge_lorebooks
 
     try:
         conv = merge_lorebooks(books, to=to, name=name, registry=_registry())
@@ -884,7 +881,7 @@ def chat_extract(
     as_json: JsonOpt = False,
 ) -> None:
     """Write the chats inside a card (each Backyard scenario's log) as standalone chat files."""
-    from ..engine.service import extract_chats
+    from ..engine.converting import extract_chats
 
     try:
         conv = extract_chats(card, to=to, registry=_registry())
@@ -906,18 +903,14 @@ def chat_embed(
     as_json: JsonOpt = False,
 ) -> None:
     """Attach a chat to a card as one more of its chats, reporting what the card cannot hold."""
-    from ..engine.service import embed_chat
+    from ..engine.converting import embed_chat
 
     try:
         conv = embed_chat(card, chat, to=to, registry=_registry())
     except BunzaiError as exc:
         _fail(exc, as_json)
 
-    def report() -> None:
-        for e in conv.extra.get("chat_loss", []):
-            _say(f"  {e['action']}: chat {e['path']} - {e['reason']}")
-
-    _present(conv, out, force, as_json, report)
+    _present(conv, out, force, as_json)
 
 
 # -- formats / plugins / schema --------------------------------------------------------------------

@@ -10,9 +10,9 @@ and ``--force`` can replace only a file that existed before the batch.  A file a
 folder that holds another format's output (a second ``--to`` into the same ``--out-dir``) is left
 alone and the job's files are named after their target instead (see :func:`_place`).
 Each worker starts with its parent's plugin registry and writes its outputs atomically; the parent
-only receives small results (:class:`~bunzai.engine.service.BatchFile`), so memory stays flat
+only receives small results (:class:`BatchFile`), so memory stays flat
 however large the batch.  What a batch is (its rules, its plan, its totals) is
-:func:`bunzai.engine.service.convert_batch`; this module is the machinery that runs it.
+:func:`convert_batch`; the rest of this module is the machinery that runs it.
 
 Outputs are written without a per-file ``fsync`` (one per file serializes parallel workers on the
 file system journal); the batch flushes the file system once when it ends.  A crash
@@ -22,19 +22,19 @@ of bunzai still never leaves a partial output; a power loss before that flush ma
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import BunzaiError
-from ..io.sources import RealPaths
-from ..io.sources import expand_sources as expand_sources  # where batches have always had it
+from ..errors import BunzaiError, UsageError
+from ..host.registry import get_registry
+from ..io.sources import RealPaths, expand_sources
+from .reading import check_source_format, check_target
 
 if TYPE_CHECKING:
     from ..host.registry import Registry
     from ..io.outputs import OutputFile
-    from .service import BatchFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +218,6 @@ def _init_worker(reserved: Reserved | None = None) -> None:
 
 
 def _load_registry() -> Registry:
-    from ..host.registry import get_registry
     return get_registry()
 
 
@@ -234,12 +233,12 @@ def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) 
     (without ``--force``) is skipped whole, not half written; that is a refused conversion,
     exit code 5, as for a single file."""
     from ..io.outputs import write_atomic
-    from .service import BatchFile, convert_file
+    from .converting import transform_file
 
     found = BatchFile(job.src)
     reg = registry if registry is not None else _load_registry()
     try:
-        conv = convert_file(job.src, job.to, from_format=job.from_format,
+        conv = transform_file(job.src, job.to, None, from_format=job.from_format,
                             options=dict(job.options), registry=reg, verify=job.verify)
         facts = conv.to_dict()
         for key in ("path", "error", "exit_code"):
@@ -306,3 +305,172 @@ def _flush_to_disk() -> None:
     sync = getattr(os, "sync", None)
     if sync is not None:
         sync()
+
+
+# -- the batch as the engine offers it --------------------------------------------------------
+
+
+
+BatchStatus = Literal["converted", "skipped", "failed"]
+
+
+@dataclass(eq=False, repr=False)
+class BatchFile:
+    """One file of a batch conversion, as the worker that converted it reports it.
+
+    It carries the conversion's JSON and never its entities or bytes, so that it stays small on
+    its way back from a worker process and a batch of any size holds one at a time."""
+
+    path: str
+    status: BatchStatus = "failed"
+    facts: dict[str, Any] = field(default_factory=dict)
+    """The conversion's own JSON (:meth:`Conversion.to_dict`, without path and error): the
+    format read, the target, the loss report and the warnings."""
+    outputs: list[str] | None = None
+    """The files written, in order; None when the work stopped before writing."""
+    reason: str | None = None
+    """Why the file was skipped (an output in the way)."""
+    error: str | None = None
+    """Why the file failed (the problem, without the path)."""
+    exit_code: int = 0
+    """What ``bunzai`` exits with for this file alone."""
+
+    def __repr__(self) -> str:
+        return f"<BatchFile {self.path!r} {self.status}>"
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "converted"
+
+    @property
+    def format(self) -> str | None:
+        """The format the file was read as."""
+        return self.facts.get("format")
+
+    @property
+    def to(self) -> str | None:
+        """The format written (an alias resolved for this file's kind)."""
+        return self.facts.get("to")
+
+    @property
+    def loss(self) -> list[dict[str, Any]]:
+        """Every loss report entry (action, path, reason), in report order."""
+        return list(self.facts.get("loss", []))
+
+    @property
+    def loss_summary(self) -> str:
+        return str(self.facts.get("loss_summary", "nothing lost"))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's JSON line: path, output, status, the conversion's JSON, then what was
+        written and why the file was skipped or failed."""
+        first = self.outputs[0] if self.ok and self.outputs else None
+        out: dict[str, Any] = {"path": self.path, "output": first, "status": self.status}
+        out.update(self.facts)
+        if self.outputs is not None:
+            out["outputs"] = list(self.outputs)
+        if self.error is not None:
+            out.update({"error": self.error, "exit_code": self.exit_code})
+        if self.reason is not None:
+            out.update({"exit_code": self.exit_code, "reason": self.reason})
+        return out
+
+
+class BatchConversion:
+    """``bunzai convert`` over many files: each source's planned output, converted when
+    :meth:`run` is iterated (one :class:`BatchFile` per source, in order), and the totals so
+    far.  Only the totals are kept, so memory stays flat however large the batch."""
+
+    def __init__(self, jobs: Sequence[Any], workers: int, suffixes: Iterable[str],
+                 registry: Registry) -> None:
+        self.jobs = list(jobs)
+        """The planned work (:class:`bunzai.engine.batch.Job`): source, output stem, options."""
+        self.workers = workers
+        self.converted = self.skipped = self.failed = 0
+        self.exit_code = 0
+        """The worst file's exit code so far."""
+        self._suffixes = frozenset(suffixes)
+        self._registry = registry
+        self._started = False
+
+    @property
+    def size(self) -> int:
+        """How many files the batch converts."""
+        return len(self.jobs)
+
+    @property
+    def done(self) -> int:
+        return self.converted + self.skipped + self.failed
+
+    def run(self) -> Iterator[BatchFile]:
+        """Convert every file (``workers`` processes), yielding each one's result in order and
+        counting it; a batch runs once."""
+        if self._started:
+            raise RuntimeError("a batch runs once; plan another to convert again")
+        self._started = True
+        for found in run(self.jobs, self.workers, self._suffixes, registry=self._registry):
+            if found.status == "converted":
+                self.converted += 1
+            elif found.status == "skipped":
+                self.skipped += 1
+            else:
+                self.failed += 1
+            self.exit_code = max(self.exit_code, found.exit_code)
+            yield found
+
+    def to_dict(self) -> dict[str, Any]:
+        """The totals: files, converted, skipped, failed and the worst exit code."""
+        return {"files": self.size, "converted": self.converted, "skipped": self.skipped,
+                "failed": self.failed, "exit_code": self.exit_code}
+
+
+def makes_batch(sources: Sequence[str | os.PathLike[str]],
+                out_dir: str | os.PathLike[str] | None = None) -> bool:
+    """Whether a conversion request is a batch: several sources, a folder, a glob, or an
+    output folder."""
+    return len(sources) > 1 or out_dir is not None or any(
+        Path(s).is_dir() or any(ch in os.fspath(s) for ch in "*?[") for s in sources)
+
+
+def convert_batch(sources: Sequence[str | os.PathLike[str]], to: str, *,
+                  out_dir: str | os.PathLike[str] | None,
+                  out: str | os.PathLike[str] | None = None, jobs: int = 1,
+                  from_format: str | None = None, options: Mapping[str, Any] | None = None,
+                  force: bool = False, verify: bool = False,
+                  registry: Registry | None = None) -> BatchConversion:
+    """Plan the conversion of many files (files, folders, globs) into ``out_dir``: every
+    output's name is chosen now, unique within the batch and never a source's (see
+    :mod:`bunzai.engine.batch`); nothing is converted until :meth:`BatchConversion.run`.
+
+    A request that cannot be a batch raises :class:`~bunzai.errors.UsageError` (an ``out``
+    file, no ``out_dir``, ``jobs`` below 1, a folder without files), an output folder that
+    cannot be made :class:`~bunzai.errors.OutputError`."""
+    from ..io.outputs import make_folder
+
+    reg = registry or get_registry()
+    check_source_format(from_format, reg)
+    check_target(to, reg, options)
+    paths = [Path(s) for s in sources]
+    folder = next((p for p in paths if p.is_dir()), None)
+    if out is not None:
+        if folder is not None:
+            raise UsageError("is a folder: converting a folder is a batch; use --out-dir "
+                             "instead of --out", path=str(folder))
+        raise UsageError("--out names one file; use --out-dir for several sources")
+    if out_dir is None:
+        if folder is not None:
+            raise UsageError("is a folder: converting a folder is a batch; give --out-dir",
+                             path=str(folder))
+        raise UsageError("converting several files needs --out-dir")
+    if jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    found = expand_sources(os.fspath(p) for p in paths)
+    if not found:
+        raise UsageError("is a folder with no files to read", path=str(paths[0]))
+    target_dir = Path(out_dir)
+    make_folder(target_dir)
+    stems = plan(found, target_dir, "")
+    opts = tuple((options or {}).items())
+    work = [Job(str(s), str(o), to, from_format, force, opts, "", verify)
+            for s, o in zip(found, stems, strict=True)]
+    return BatchConversion(work, jobs, (i.suffix for i in reg.formats()), reg)

@@ -12,13 +12,22 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from ..errors import UsageError
+from ..host.registry import get_registry
+from ..io.input import Source
 from ..loss.neutral import Neutrality, pattern_of
+from .reading import Outcome, Reading, read_file
+
+if TYPE_CHECKING:
+    from ..host.registry import Registry
 
 _SKIP = {"passthrough", "schema_version"}
 
@@ -223,3 +232,88 @@ def _diff_assets(a: list[Any], b: list[Any], path: str, out: list[Change]) -> No
         for y in rest:
             out.append(Change(f"{path}[{y.type}:{y.name}]", "added", None,
                               _asset_hash(y) or y.uri))
+
+
+# -- files and folders ----------------------------------------------------------------------------
+
+
+
+@dataclass(eq=False, repr=False)
+class Difference(Outcome):
+    """``bunzai diff``: two files of one kind compared field by field, whatever their formats.
+    ``only`` marks a file of a folder comparison that has no counterpart on the other side."""
+
+    other: str | None = None
+    a: Reading | None = None
+    b: Reading | None = None
+    changes: list[Change] = field(default_factory=list)
+    only: Literal["a", "b"] | None = None
+
+    @property
+    def equal(self) -> bool:
+        return self.ok and self.only is None and not self.changes
+
+    @property
+    def exit_code(self) -> int:
+        if self.error is not None:
+            return self.error.exit_code
+        return 0 if self.equal else 1
+
+    def to_dict(self, *, unified: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "other": self.other}
+        if self.a is not None and self.a.handle is not None:
+            out["format"] = self.a.handle.id
+            out["kind"] = self.a.kind
+        if self.b is not None and self.b.handle is not None:
+            out["other_format"] = self.b.handle.id
+        if self.only is not None:
+            out["only_in"] = self.only
+        if self.ok:
+            out.update({"equal": self.equal,
+                        "changes": [c.to_dict(unified=unified) for c in self.changes]})
+        out.update(self._error())
+        return out
+
+
+def diff_files(a: Source, b: Source, *, registry: Registry | None = None) -> Difference:
+    """Every difference between two files of the same kind (lorebook entries matched by id or
+    keys, assets by hash); format-specific data that says nothing new is not a difference."""
+
+    reg = registry or get_registry()
+    ra, rb = read_file(a, registry=reg), read_file(b, registry=reg)
+    found = Difference(ra.path, other=rb.path, a=ra, b=rb)
+    found.error = ra.error or rb.error
+    if found.ok:
+        if ra.kind != rb.kind:
+            found.error = UsageError(f"cannot diff a {ra.kind} against a {rb.kind}",
+                                     path=ra.path)
+        else:
+            found.changes = diff_all(ra.entities, rb.entities, reg.neutrality)
+    ra.input = rb.input = None
+    return found
+
+
+def diff_folders(a: str | os.PathLike[str], b: str | os.PathLike[str], *,
+                 registry: Registry | None = None) -> list[Difference]:
+    """Two folders compared file by file: files pair up by their path without the suffix
+    (``old/seraphina.png`` with ``new/seraphina.charx``), and a file without a counterpart is
+    a difference of its own."""
+    from ..io.outputs import source_stem
+
+    def index(root: Path) -> dict[str, Path]:
+        found: dict[str, Path] = {}
+        for p in sorted(q for q in root.rglob("*") if q.is_file() and not q.name.startswith(".")):
+            key = str(p.relative_to(root).with_name(source_stem(p.name))).casefold()
+            found.setdefault(key, p)
+        return found
+
+    left, right = index(Path(a)), index(Path(b))
+    out: list[Difference] = []
+    for key in sorted(set(left) | set(right)):
+        if key not in right:
+            out.append(Difference(str(left[key]), only="a"))
+        elif key not in left:
+            out.append(Difference(str(right[key]), only="b"))
+        else:
+            out.append(diff_files(left[key], right[key], registry=registry))
+    return out

@@ -67,7 +67,7 @@ def _signature(e: LorebookEntry) -> tuple[Any, ...]:
     return (tuple(e.keys), tuple(e.secondary_keys), e.content)
 
 
-def merge(books: list[Lorebook], name: str | None = None) -> tuple[Lorebook, MergeReport]:
+def merge_books(books: list[Lorebook], name: str | None = None) -> tuple[Lorebook, MergeReport]:
     """Merge lorebooks in order; de-duplicate by content, keep and report conflicts."""
     report = MergeReport()
     merged: list[LorebookEntry] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import Issue
@@ -37,6 +38,11 @@ _NAMED_MODULES: dict[tuple[str, str], str] = {}
 """(adapter module, relative module name) -> the module's full name, resolved once: a read
 or write names its function on every call, and resolving a relative import costs more than the
 lookup in ``sys.modules``."""
+
+
+_DERIVED = frozenset({"id", "label", "description", "can_read", "can_write", "alias_options",
+                      "options", "signature"})
+"""FormatInfo fields :meth:`FormatAdapter.info` works out rather than copies."""
 
 
 class FormatAdapter:
@@ -150,32 +156,22 @@ class FormatAdapter:
 
     @classmethod
     def info(cls) -> FormatInfo:
+        """The class attributes as the declaration core reads (:class:`FormatInfo`)."""
+        declared = {f.name: getattr(cls, f.name) for f in fields(FormatInfo)
+                    if f.name not in _DERIVED and hasattr(cls, f.name)}
         return FormatInfo(
+            **declared,
             id=cls.format_id,
-            kind=cls.kind,
             label=cls.label or cls.format_id,
             description=cls.description or (cls.__doc__ or "").strip().split("\n")[0],
-            suffix=cls.suffix,
             can_read=cls.read is not FormatAdapter.read or cls.reader is not None,
             can_write=(cls.write is not FormatAdapter.write
                        or cls.write_many is not FormatAdapter.write_many
                        or cls.writer is not None),
-            multi=cls.multi,
-            aliases=cls.aliases,
             alias_options={k: dict(v) for k, v in cls.alias_options.items()},
-            carries_passthrough=cls.carries_passthrough,
-            carries=cls.carries,
-            reasons=cls.reasons,
-            neutral=cls.neutral,
-            acts_on=cls.acts_on,
-            api_version=cls.api_version,
             options=declared_options(cls.options, cls.format_id),
-            detection=cls.detection,
             signature=({k: tuple(v) for k, v in cls.signature.items()}
                        if cls.signature is not None else None),
-            losses=cls.losses,
-            doc=cls.doc,
-            default_for_kind=cls.default_for_kind,
         )
 
     # -- the pluggy hooks -----------------------------------------------------------------------

@@ -1,8 +1,10 @@
-"""Plugin entry points read cheaply, for ``bunzai --help``.
+"""Finding bunzai's entry points: the one loader, for loading plugins and for ``--help``.
 
-The help lists plugin commands, and everything that loads plugins properly
-(:mod:`bunzai.plugins`) costs more than the rest of the help's start: ``importlib.metadata``
-with the email parser behind it, pluggy, core's data types.  This module imports none of them.
+It reads the ``entry_points.txt`` of each installed distribution's metadata folder
+(``*.dist-info``, and a setuptools ``*.egg-info``) on ``sys.path``, as ``importlib.metadata``
+does, without importing it: that module and the email parser behind it cost ``bunzai --help``
+more than the rest of its start.  The kill switches are honoured here, so nothing that finds
+plugins can forget them.
 """
 
 from __future__ import annotations
@@ -10,77 +12,133 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
+FORMATS_GROUP = "bunzai.formats"
+PLUGINS_GROUP = "bunzai.plugins"
+GROUPS = (FORMATS_GROUP, PLUGINS_GROUP)
+
 
 def norm(name: str) -> str:
-    """A distribution name as packaging compares them."""
+    """A distribution name as packaging compares them (``Bunzai_Formats.Risu`` is
+    ``bunzai-formats-risu``)."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def command_plugins(environ: Mapping[str, str] | None = None) -> list[tuple[str, str, str]]:
-    """``(name, object path, distribution)`` of each ``bunzai.plugins`` entry point, found
-    without importing ``importlib.metadata``.
+@dataclass(frozen=True, slots=True)
+class EntryPoint:
+    """One entry point of a bunzai group, and the distribution that declares it."""
 
-    ``bunzai --help`` lists plugin commands, and importing ``importlib.metadata`` (the email
-    parser and zip support behind it) would cost it more than the rest of its start.  This reads
-    the ``entry_points.txt`` of each ``*.dist-info`` folder on ``sys.path`` instead, honouring the
-    kill switches; a distribution seen twice counts once (the first on ``sys.path``, as Python
-    imports it).  It serves only that listing: loading plugins goes through
-    :class:`bunzai.plugins.PluginHost`.
-    """
+    name: str
+    value: str
+    """``module:attribute``."""
+    group: str
+    distribution: str
+    version: str | None
+
+    def load(self) -> Any:
+        """The object the entry point names; a class is instantiated (a plugin is an object)."""
+        module, _, attr = self.value.partition(":")
+        obj: Any = import_module(module.strip())
+        for part in filter(None, attr.strip().split(".")):
+            obj = getattr(obj, part)
+        return obj() if isinstance(obj, type) else obj
+
+
+def allowed(environ: Mapping[str, str] | None = None, *, autoload: bool | None = None,
+            allow: Iterable[str] | None = None) -> set[str] | None:
+    """The distributions whose entry points load (normalized names; empty: none), or None for
+    every one.  ``BUNZAI_DISABLE_PLUGIN_AUTOLOAD`` loads none unless ``autoload`` says
+    otherwise; ``BUNZAI_LOAD_PLUGINS=a,b`` (empty: none) or ``allow`` names the only ones."""
     env = os.environ if environ is None else environ
-    if env.get("BUNZAI_DISABLE_PLUGIN_AUTOLOAD", "") not in ("", "0", "false"):
-        return []
-    allow = ({norm(a) for a in env["BUNZAI_LOAD_PLUGINS"].split(",") if a.strip()}
-             if "BUNZAI_LOAD_PLUGINS" in env else None)
-    found: list[tuple[str, str, str]] = []
+    if autoload is None:
+        autoload = env.get("BUNZAI_DISABLE_PLUGIN_AUTOLOAD", "") in ("", "0", "false")
+    if not autoload:
+        return set()
+    if allow is not None:
+        return {norm(n) for n in allow}
+    if "BUNZAI_LOAD_PLUGINS" not in env:
+        return None
+    return {norm(n) for n in env["BUNZAI_LOAD_PLUGINS"].split(",") if n.strip()}
+
+
+def entry_points(groups: tuple[str, ...] = GROUPS, allow: set[str] | None = None
+                 ) -> list[EntryPoint]:
+    """Every entry point of ``groups``, sorted by distribution, group and name so the outcome
+    never depends on the order of ``sys.path``; a distribution visible twice (an editable
+    install beside a site one) counts once, the first as Python would import it.  ``allow``:
+    only these distributions (normalized names)."""
+    found: list[EntryPoint] = []
+    for dist, version, text in _distributions():
+        if allow is not None and norm(dist) not in allow:
+            continue
+        found.extend(EntryPoint(name, value, group, dist, version)
+                     for group, name, value in _entries(text) if group in groups)
+    return sorted(found, key=lambda e: (norm(e.distribution), e.group, e.name))
+
+
+def installed() -> list[str]:
+    """Every installed distribution that declares a bunzai entry point (for messages)."""
+    return sorted({norm(e.distribution) for e in entry_points()})
+
+
+def _distributions() -> Iterator[tuple[str, str | None, str]]:
+    """(name, version, entry_points.txt) of each distribution on ``sys.path`` that has one."""
     seen: set[str] = set()
     for entry in sys.path:
         try:
-            names = os.listdir(entry or ".")
+            names = sorted(os.listdir(entry or "."))
         except OSError:
             continue
-        for folder in sorted(n for n in names if n.endswith(".dist-info")):
-            dist = norm(folder[: -len(".dist-info")].rsplit("-", 1)[0])
-            if dist in seen:
+        for folder in names:
+            if not folder.endswith((".dist-info", ".egg-info")):
                 continue
-            seen.add(dist)
-            if allow is not None and dist not in allow:
-                continue
+            where = os.path.join(entry or ".", folder)
             try:
-                with open(os.path.join(entry or ".", folder, "entry_points.txt"),
-                          encoding="utf-8") as fh:
+                with open(os.path.join(where, "entry_points.txt"), encoding="utf-8") as fh:
                     text = fh.read()
             except OSError:
                 continue
-            found.extend((name, value, dist) for name, value in
-                         _section(text, "bunzai.plugins"))
-    return sorted(found, key=lambda f: (f[2], f[0]))
+            name, version = _name_and_version(where, folder)
+            if norm(name) in seen:
+                continue
+            seen.add(norm(name))
+            yield name, version, text
 
 
-def _section(text: str, group: str) -> list[tuple[str, str]]:
-    """``name = value`` lines of one ``[group]`` of an ``entry_points.txt``."""
-    out: list[tuple[str, str]] = []
-    inside = False
+def _name_and_version(where: str, folder: str) -> tuple[str, str | None]:
+    """The ``Name`` and ``Version`` headers of the distribution's metadata; the folder's name
+    when they cannot be read."""
+    stem = folder.rsplit(".", 1)[0]
+    name, _, version = stem.partition("-")
+    found: dict[str, str] = {}
+    for meta in ("METADATA", "PKG-INFO"):
+        try:
+            with open(os.path.join(where, meta), encoding="utf-8") as fh:
+                for line in fh:
+                    if not line.strip():
+                        break  # the headers end at the first blank line
+                    key, sep, value = line.partition(":")
+                    if sep and key in ("Name", "Version"):
+                        found.setdefault(key, value.strip())
+        except OSError:
+            continue
+        break
+    return found.get("Name", name), found.get("Version", version.split("-")[0] or None)
+
+
+def _entries(text: str) -> Iterator[tuple[str, str, str]]:
+    """(group, name, value) of each ``name = value`` line of an ``entry_points.txt``."""
+    group = ""
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith(("#", ";")):
             continue
         if line.startswith("["):
-            inside = line == f"[{group}]"
-        elif inside and "=" in line:
+            group = line.strip("[]").strip()
+        elif "=" in line:
             name, _, value = line.partition("=")
-            out.append((name.strip(), value.strip()))
-    return out
-
-
-def load(path: str) -> Any:
-    """The object an entry point names (``module:attr``); a class is instantiated."""
-    module, _, attr = path.partition(":")
-    obj: Any = import_module(module)
-    for part in filter(None, attr.split(".")):
-        obj = getattr(obj, part)
-    return obj() if isinstance(obj, type) else obj
+            yield group, name.strip(), value.strip()

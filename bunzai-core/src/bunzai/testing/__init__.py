@@ -13,7 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..host.registry import DetectionReport, Registry, set_registry
+from ..host.detection import DetectionReport
+from ..host.registry import Registry, set_registry
 from ..host.types import ReadResult
 from ..io.compare import diff_paths as diff_paths
 from ..io.input import as_input
@@ -118,10 +119,8 @@ def without_signatures(registry: Registry) -> Registry:
 
     from ..host.registry import AdapterHandle
 
-    out = Registry(registry.host)
-    out.adapters = {fid: AdapterHandle(replace(h.info, signature=None), h.record, h.host)
-                    for fid, h in registry.adapters.items()}
-    return out
+    return Registry(registry.host, {fid: AdapterHandle(replace(h.info, signature=None), h.record)
+                                     for fid, h in registry.adapters.items()})
 
 
 def detection_outline(report: DetectionReport) -> tuple[Any, ...]:

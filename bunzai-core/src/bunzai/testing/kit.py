@@ -39,8 +39,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import pytest
 
 from ..errors import BunzaiError
-from ..host.plugins import FORMATS_GROUP
-from ..host.registry import Registry, _normalize_score
+from ..host.detection import _normalize_score
+from ..host.entrypoints import FORMATS_GROUP
+from ..host.registry import Registry
 from ..host.types import ReadResult
 from ..io.input import as_input
 from ..kinds import ANY_KIND, KINDS
