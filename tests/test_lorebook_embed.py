@@ -90,3 +90,62 @@ def test_an_unchanged_v1_card_stays_v1(tmp_path: Path) -> None:
         inp = as_input(out.data, f"x{out.suffix}")
         obj = inp.json if inp.container == "json" else inp.png_json("chara")[0].value
         assert "spec" not in obj
+
+
+def _card_with_book(tmp_path: Path) -> Path:
+    """A V2 card of our own whose book already holds two entries."""
+    data = {**V1_CARD, "character_book": {"entries": [
+        {"keys": ["tide"], "content": "Spring tides flood the lower quay.", "enabled": True,
+         "insertion_order": 10, "comment": "Tides"},
+        {"keys": ["gull"], "content": "Gulls nest under the harbour master's roof.",
+         "enabled": True, "insertion_order": 20, "comment": "Gulls"}]}}
+    card = tmp_path / "odile-v2.json"
+    card.write_text(json.dumps({"spec": "chara_card_v2", "spec_version": "2.0",
+                                "data": {**data, "tags": [], "creator": "", "character_version":
+                                         "", "system_prompt": "", "post_history_instructions":
+                                         "", "alternate_greetings": [], "creator_notes": "",
+                                         "extensions": {}}}), encoding="utf-8")
+    return card
+
+
+def test_a_card_that_has_a_book_is_refused_unless_told_what_to_do_with_it(tmp_path: Path
+                                                                            ) -> None:
+    _, _, book = _files(tmp_path)
+    card = _card_with_book(tmp_path)
+    out = tmp_path / "new.json"
+    res = runner.invoke(app, ["lorebook", "embed", str(card), str(book), "-o", str(out)])
+    assert res.exit_code == 5, res.output
+    assert "already holds a lorebook of 2 entries" in res.output
+    assert "--replace" in res.output and "--merge" in res.output
+    assert not out.exists()
+
+
+def test_replace_reports_each_entry_of_the_old_book_as_dropped(tmp_path: Path) -> None:
+    _, _, book = _files(tmp_path)
+    card = _card_with_book(tmp_path)
+    out = tmp_path / "new.json"
+    res = runner.invoke(app, ["lorebook", "embed", str(card), str(book), "-o", str(out),
+                              "--replace", "--json"])
+    assert res.exit_code == 0, res.output
+    found = json.loads(res.stdout)
+    assert found["replaced_entries"] == ["Tides", "Gulls"]
+    dropped = {e["path"] for e in found["loss"] if e["action"] == "dropped"}
+    assert {"lorebook.entries[0]", "lorebook.entries[1]"} <= dropped
+    assert [e.comment for e in bunzai.read(out).lorebook.entries] == ["Quay", "Lamp"]
+    text = runner.invoke(app, ["lorebook", "embed", str(card), str(book), "-o", str(out),
+                               "--replace", "--force"])
+    assert "replaced the card's own book: 2 entries (Tides, Gulls)" in text.output
+
+
+def test_merge_keeps_both_books(tmp_path: Path) -> None:
+    _, _, book = _files(tmp_path)
+    card = _card_with_book(tmp_path)
+    out = tmp_path / "new.json"
+    res = runner.invoke(app, ["lorebook", "embed", str(card), str(book), "-o", str(out),
+                              "--merge"])
+    assert res.exit_code == 0, res.output
+    assert [e.comment for e in bunzai.read(out).lorebook.entries] == [
+        "Tides", "Gulls", "Quay", "Lamp"]
+    both = runner.invoke(app, ["lorebook", "embed", str(card), str(book), "-o", str(out),
+                               "--merge", "--replace"])
+    assert both.exit_code == 2

@@ -810,23 +810,41 @@ def lorebook_extract(
 @lorebook_app.command("embed", cls=_Command)
 def lorebook_embed(
     card: Annotated[Path, typer.Argument(metavar="CARD", help="Character card.")],
-    book: Annotated[Path, typer.Argument(
-        metavar="BOOK", help="Lorebook to embed (replaces the card's own).")],
+    book: Annotated[Path, typer.Argument(metavar="BOOK", help="Lorebook to embed.")],
     out: OutOpt,
     to: Annotated[str | None, typer.Option("--to", "-t", metavar="FORMAT", show_default=False,
                                            help="Card format (default: the card's own).")
                   ] = None,
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="A card that has a book: replace it (its entries are reported as "
+                          "dropped).")] = False,
+    merge: Annotated[bool, typer.Option(
+        "--merge", help="A card that has a book: merge the two as 'lorebook merge' does.")
+                     ] = False,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Embed a lorebook into a card, writing a new card."""
+    """Embed a lorebook into a card, writing a new card (a card that has a book is refused
+    unless told to replace or merge it)."""
     from ..engine.converting import embed_lorebook
 
     try:
-        conv = embed_lorebook(card, book, to=to, registry=_registry())
+        conv = embed_lorebook(card, book, to=to, replace=replace, merge=merge,
+                              registry=_registry())
     except BunzaiError as exc:
         _fail(exc, as_json)
-    _present(conv, out, force, as_json)
+
+    def report() -> None:
+        replaced = conv.extra.get("replaced_entries")
+        if replaced:
+            _say(f"  replaced the card's own book: {len(replaced)} entries "
+                 f"({', '.join(replaced)})")
+        for d in conv.extra.get("duplicates", []):
+            _say(f"  duplicate: {d}")
+        for c in conv.extra.get("conflicts", []):
+            _say(f"  conflict: {c}")
+
+    _present(conv, out, force, as_json, report)
 
 
 @lorebook_app.command("merge", cls=_Command)
