@@ -69,7 +69,7 @@ from bunzai.sdk.png import (
 )
 
 from . import Found, find_card
-from .avatar import default_avatar, is_default_avatar, to_png
+from .avatar import Undecodable, default_avatar, is_default_avatar, to_png
 
 if TYPE_CHECKING:
     from bunzai.sdk import Asset, Character, ChunkPayload
@@ -463,12 +463,12 @@ def _image(character: Character, icon: int | None, loss: LossReport,
     asset = character.assets[icon]
     data = asset.data or b""
     if sniff_media(data)[0] != "image/png":
-        converted = to_png(data)
-        if converted is None:
-            loss.dropped(f"assets[{icon}]", f"the avatar ({sniff_media(data)[0]}) could not be "
-                         "converted to PNG (not an image Pillow reads, or Pillow is not "
-                         "installed); a placeholder image was used")
-            warnings.append("the avatar could not be converted to PNG; a placeholder was used")
+        try:
+            converted = to_png(data)
+        except Undecodable as exc:
+            loss.dropped(f"assets[{icon}]", f"the avatar ({sniff_media(data)[0]}) does not decode "
+                         f"({exc}); a placeholder image was used")
+            warnings.append("the avatar does not decode; a placeholder was used")
             return _walked(default_avatar())
         loss.approximated(f"assets[{icon}]", f"converted from {sniff_media(data)[0]} to PNG to "
                           "carry the card")

@@ -1,0 +1,85 @@
+"""Images a card carries are converted, never swapped for a placeholder in silence.
+
+Pillow is a dependency of every distribution that converts images, so a WebP or JPEG avatar
+always becomes the PNG a card is written onto; only an image Pillow cannot decode gives way to
+a placeholder, and the loss report says it was dropped and why.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from bunzai.model import Asset, Character
+from bunzai.testing import load_registry
+
+ROOT = Path(__file__).resolve().parents[1]
+MEMBERS = ["bunzai-core", "bunzai-formats-tavern", "bunzai-formats-risu",
+           "bunzai-formats-backyard", "bunzai-formats-voxta", "examples/bunzai-formats-novelai"]
+_IMPORTS_PIL = re.compile(r"^\s*(from PIL\b|import PIL\b)", re.M)
+
+
+def _converts_images(member: Path) -> bool:
+    """Whether the distribution's shipped code (its tests aside) imports Pillow."""
+    return any(_IMPORTS_PIL.search(p.read_text(encoding="utf-8"))
+               for p in (member / "src").rglob("*.py") if "tests" not in p.parts)
+
+
+def _depends_on_pillow(member: Path) -> bool:
+    project = tomllib.loads((member / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return "pillow" in [re.split(r"[<>=!~\[ ;]", d, maxsplit=1)[0].lower()
+                        for d in project.get("dependencies", [])]
+
+
+def test_a_distribution_that_converts_images_depends_on_pillow() -> None:
+    converting = [m for m in MEMBERS if _converts_images(ROOT / m)]
+    # both card families convert avatars: the rule below checks something
+    assert {"bunzai-formats-tavern", "bunzai-formats-risu"} <= set(converting)
+    missing = [m for m in converting if not _depends_on_pillow(ROOT / m)]
+    assert not missing, f"these import Pillow without depending on it: {missing}"
+
+
+_NOT_AN_IMAGE = b"RIFF\x20\x00\x00\x00WEBPVP8 " + b"\x00" * 24
+"""A WebP header over nothing: sniffed as WebP, decoded by nobody."""
+
+
+def _character(avatar: bytes) -> Character:
+    return Character(name="Mira", description="A lamplighter.", first_mes="Hello.",
+                     assets=[Asset(type="icon", name="main", ext="webp",
+                                   media_type="image/webp", data=avatar)])
+
+
+def _webp() -> bytes:
+    from io import BytesIO
+
+    from PIL import Image
+
+    out = BytesIO()
+    Image.new("RGB", (3, 2), (200, 40, 40)).save(out, format="WEBP")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("target", ["sillytavern", "rolecall", "risu"])
+def test_a_webp_avatar_becomes_the_png_the_card_is_written_on(target: str) -> None:
+    from io import BytesIO
+
+    from PIL import Image
+
+    out = load_registry().write([_character(_webp())], target)
+    assert out.files[0].suffix == ".png"
+    with Image.open(BytesIO(out.files[0].data)) as im:
+        assert im.size == (3, 2)
+    assert not [e for e in out.loss if e.action == "dropped" and e.path.startswith("assets")]
+
+
+@pytest.mark.parametrize("target", ["sillytavern", "rolecall", "risu"])
+def test_an_avatar_that_does_not_decode_is_reported_dropped_with_the_reason(target: str
+                                                                             ) -> None:
+    out = load_registry().write([_character(_NOT_AN_IMAGE)], target)
+    dropped = [e for e in out.loss if e.action == "dropped" and e.path.startswith("assets[0]")]
+    assert dropped, [str(e) for e in out.loss]
+    reason = dropped[0].reason
+    assert "decode" in reason and "installed" not in reason, reason
