@@ -682,3 +682,17 @@ def test_a_v3_json_card_never_points_at_bytes_it_does_not_carry() -> None:
         back = reg().read(as_input(out.data, "c.json"), format=target)[1].entities[0]
         assert [a.data for a in back.assets[:2]] == [icon, happy]
         assert not any((a.uri or "").startswith(("embeded://", "__asset:")) for a in back.assets)
+
+
+@pytest.mark.parametrize("keyword", ["chara", "ccv3"])
+def test_a_png_cut_inside_its_card_chunk_says_so(keyword: str) -> None:
+    whole = png_with([card_chunk(keyword, sample_card())])
+    start = whole.index(keyword.encode() + b"\x00")  # the chunk's data, after its type
+    declared = int.from_bytes(whole[start - 8:start - 4], "big")
+    cut = whole[:start + 100]
+    with pytest.raises(MalformedInput) as err:
+        load_registry().read(as_input(cut, filename="card.png"))
+    assert err.value.exit_code == 4
+    assert err.value.message == (f"truncated PNG: the {keyword} chunk is cut at byte 100 of "
+                                 f"{declared}")
+
