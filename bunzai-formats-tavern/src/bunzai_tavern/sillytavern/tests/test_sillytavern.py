@@ -16,6 +16,7 @@ from bunzai.sdk import (
     AdapterInput,
     Asset,
     Character,
+    ConversionRefused,
     Lorebook,
     LorebookEntry,
     MalformedInput,
@@ -531,6 +532,24 @@ def test_exif_cards(fmt: str, encoding: str) -> None:
     out = write(ch)  # bunzai does not rewrite EXIF: a changed card becomes a PNG card
     assert out.suffix == ".png" and out.loss.covers("assets[0]")
     assert card_json(out.data, "chara")["data"]["first_mes"] == "changed"
+
+
+@pytest.mark.parametrize(("fmt", "suffix"), [("WEBP", ".webp"), ("JPEG", ".jpg")])
+def test_an_exif_card_is_never_saved_under_a_png_name(fmt: str, suffix: str,
+                                                      tmp_path: Path) -> None:
+    card = {"name": "Exif", "description": "d", "first_mes": "hi"}
+    ch = read(exif_image(fmt, json.dumps(card).encode()), "card.img").entities[0]
+    out = write(ch)  # unchanged: kept as the image it was
+    assert out.suffix == suffix
+    with pytest.raises(ConversionRefused) as err:
+        out.save(tmp_path / "card.png")
+    assert f"card{suffix}" in err.value.message and not (tmp_path / "card.png").exists()
+    assert out.save(tmp_path / f"card{suffix}") == [tmp_path / f"card{suffix}"]
+    # asked for a PNG container, the image is re-encoded, and the report says so
+    png = write(ch, container="png")
+    assert png.data.startswith(b"\x89PNG") and png.loss.covers("assets[0]")
+    assert [e.action for e in png.loss if e.path == "assets[0]"] == ["approximated"]
+    assert png.save(tmp_path / "card.png") == [tmp_path / "card.png"]
 
 
 # -- validation and labels -----------------------------------------------------------------
