@@ -78,8 +78,16 @@ def write(entity: Character, options: Mapping[str, Any], format_id: str) -> Writ
             listed.append(placed)
     placeholder = _main_icon(listed, files, taken)
     if placeholder is not None:
-        listed.append(placeholder)
-        loss.approximated(f"assets[{len(listed) - 1}]",
+        # a main icon without bytes (``ccdefault:``, the container's image, of a card read
+        # from JSON) gives its place to the generated one: a card has one main icon
+        at = next((k for k, a in enumerate(listed)
+                   if a.type == "icon" and a.name == "main" and not a.data), None)
+        if at is None:
+            listed.append(placeholder)
+            at = len(listed) - 1
+        else:
+            listed[at] = placeholder
+        loss.approximated(f"assets[{at}]",
                           "the character has no avatar and RisuAI finishes importing a CharX "
                           "only once it has saved an image: the generated default image is "
                           "its main icon")

@@ -387,3 +387,24 @@ def test_validate_says_each_problem_once_with_risuais_severity(reg: Any) -> None
                                                   "to; kept as an orphan asset"),
         ("error", "$.data.extensions", "missing: RisuAI's importer fails without "
                                        "data.extensions")]
+
+
+def test_a_main_icon_without_bytes_gives_its_place_to_the_default_image(reg: Any) -> None:
+    from bunzai.service import validate_file
+
+    # a JSON card names its picture ccdefault: (the container's own image), with no bytes
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Ivy", "first_mes": "Hi", "description": "", "personality": "",
+        "scenario": "", "mes_example": "", "creator_notes": "", "system_prompt": "",
+        "post_history_instructions": "", "alternate_greetings": [], "tags": [],
+        "creator": "", "character_version": "", "group_only_greetings": [],
+        "extensions": {}, "assets": [{"type": "icon", "uri": "ccdefault:", "name": "main",
+                                      "ext": "png"}]}}
+    _, src, _ = reg.read(AdapterInput(json.dumps(card).encode(), "ivy.json"),
+                         format="sillytavern")
+    out = reg.write(src.entities, "risu-charx")
+    listed = json.loads(_zip(out.data).read("card.json"))["data"]["assets"]
+    assert [(a["type"], a["name"]) for a in listed] == [("icon", "main")]
+    found = validate_file(out.data, filename="ivy.charx", from_format="risu-charx",
+                          strict=True, registry=reg)
+    assert found.valid, [i.to_dict() for i in found.issues]
