@@ -198,17 +198,36 @@ def _place(i: int, a: Asset, files: dict[str, bytes], taken: set[str],
         return a  # remote, ccdefault: or another scheme: kept as written
     if uri and uri.startswith("data:") and resolve_data_uri(uri) == a.data:
         return a
-    path = embedded_path(uri) if uri else None
+    media, sniffed = sniff_media(a.data)
+    if (a.ext and media != "application/octet-stream" and not (a.origin or "").startswith(
+            "zip:") and a.ext.lower() not in (media.split("/")[-1], sniffed)):
+        # an extension that lies about the bytes (a JPEG declared "png") is the bytes' own
+        # (no loss: an extension says nothing the bytes do not); one read from a CharX is
+        # kept as the archive had it
+        a = a.model_copy(update={"ext": sniffed})
+    wanted = path = embedded_path(uri) if uri else None
+    why = ""
     if path is not None:
         # RisuAI's own writer renames unsafe names (``sad:1``) but not their URIs; an entry
         # name must be safe everywhere, so such a URI is pointed at the sanitised name.
         path = "/".join(sanitize(part) for part in path.split("/"))
-    if path is not None and (entry_name_problem(path) or path.casefold() in taken
-                             or path in ("card.json", "module.risum")):
-        path = None
+        if path != wanted:
+            why = "a name that is not safe in a zip on every system"
+    if path is not None and path.casefold() in taken:
+        same = next((n for n in files if n.casefold() == path.casefold()), None)
+        if same is not None and files[same] == a.data:
+            path = same  # the same file twice: both entries point to it
+        else:
+            path, why = None, "a name another file of the archive already has"
+    elif path is not None and (entry_name_problem(path) or path in ("card.json",
+                                                                    "module.risum")):
+        path, why = None, "a name the archive cannot hold"
     scheme = uri[:uri.index("://") + 3] if uri and path is not None else "embeded://"
     if path is None:
         path = dedupe(charx_path(a.type, a.name, ext_for(a)), taken)
     taken.add(path.casefold())
     files[path] = a.data
+    if wanted is not None and path != wanted:
+        loss.approximated(f"assets[{i}].uri", f"{wanted!r} is {why}: the file is stored as "
+                                              f"{path!r} and the card points there")
     return a.model_copy(update={"uri": scheme + path})
