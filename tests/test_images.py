@@ -83,3 +83,57 @@ def test_an_avatar_that_does_not_decode_is_reported_dropped_with_the_reason(targ
     assert dropped, [str(e) for e in out.loss]
     reason = dropped[0].reason
     assert "decode" in reason and "installed" not in reason, reason
+
+
+def _card_with_a_cut_picture(idats: int) -> bytes:
+    """A SillyTavern PNG card (our own) whose card chunk is whole and whose picture, split in
+    ``idats`` image-data chunks, is cut short inside the last of them."""
+    import base64
+    import json
+    import os
+    import struct
+    import zlib
+
+    from bunzai.sdk.png import PNG_SIGNATURE, make_chunk, make_text_chunk
+
+    width, height = 48, 48
+    rows = b"".join(b"\x00" + os.urandom(width * 3) for _ in range(height))
+    packed = zlib.compress(rows)
+    step = -(-len(packed) // idats)
+    card = {"spec": "chara_card_v2", "spec_version": "2.0",
+            "data": {"name": "Mira", "description": "A lamplighter.", "first_mes": "Hello."}}
+    whole = b"".join([
+        PNG_SIGNATURE,
+        make_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)),
+        make_text_chunk("chara", base64.b64encode(json.dumps(card).encode())),
+        *(make_chunk(b"IDAT", packed[k:k + step]) for k in range(0, len(packed), step)),
+        make_chunk(b"IEND", b"")])
+    return whole[:len(whole) - 12 - step // 2]  # half of the last image-data chunk is gone
+
+
+@pytest.mark.parametrize("idats", [1, 3])
+def test_a_card_whose_picture_is_cut_short_says_so_on_read_and_write(idats: int) -> None:
+    from bunzai.api import as_input
+
+    reg = load_registry()
+    data = _card_with_a_cut_picture(idats)
+    _, read, _ = reg.read(as_input(data, "mira.png"), format="sillytavern")
+    assert read.entities[0].name == "Mira"  # the card itself is whole
+    assert any("picture is damaged" in w.message for w in read.warnings), read.warnings
+    for target, app in (("risu-charx", "SillyTavern"), ("backyard-byaf", "Backyard")):
+        out = reg.write(read.entities, target)
+        said = [e for e in out.loss if e.path == "assets[0]" and "damaged" in e.reason]
+        assert said and app in said[0].reason, (target, [str(e) for e in out.loss])
+
+
+def test_a_whole_picture_is_not_called_damaged() -> None:
+    from bunzai.api import as_input
+    from bunzai.sdk.png import image_damage
+
+    reg = load_registry()
+    out = reg.write([_character(_webp())], "sillytavern")
+    assert image_damage(out.files[0].data) is None
+    _, read, _ = reg.read(as_input(out.files[0].data, "c.png"), format="sillytavern")
+    assert not any("damaged" in w.message for w in read.warnings)
+    for target in ("risu-charx", "backyard-byaf"):
+        assert not [e for e in reg.write(read.entities, target).loss if "damaged" in e.reason]

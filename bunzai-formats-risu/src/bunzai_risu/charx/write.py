@@ -23,7 +23,7 @@ from bunzai.sdk import (
     sniff_media,
 )
 from bunzai.sdk.cards import ASSET_URI_PREFIX, resolve_data_uri
-from bunzai.sdk.png import default_avatar
+from bunzai.sdk.png import default_avatar, image_damage
 from bunzai.sdk.zip import entry_name_problem, write_zip
 
 from .._common import risum
@@ -227,6 +227,10 @@ def _place(i: int, a: Asset, files: dict[str, bytes], taken: set[str],
         path = dedupe(charx_path(a.type, a.name, ext_for(a)), taken)
     taken.add(path.casefold())
     files[path] = a.data
+    if media == "image/png" and (damage := image_damage(a.data)) is not None:
+        loss.stashed(f"assets[{i}]", f"the picture is damaged: {damage}; the CharX carries it "
+                                     "as it is, and RisuAI and SillyTavern show it broken or "
+                                     "their placeholder instead")
     if wanted is not None and path != wanted:
         loss.approximated(f"assets[{i}].uri", f"{wanted!r} is {why}: the file is stored as "
                                               f"{path!r} and the card points there")

@@ -64,6 +64,7 @@ from bunzai.sdk.png import (
     PngFile,
     TextChunk,
     make_text_chunk,
+    png_damage,
     splice,
     splice_parts,
 )
@@ -231,6 +232,10 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
     assert png is not None and found.payload is not None
     for problem in png.problems:
         warnings.append(Issue("$", f"PNG: {problem}"))
+    damage = png_damage(png)
+    if damage is not None:
+        warnings.append(Issue("$", f"the picture is damaged: {damage}; the card is read whole, "
+                              "but apps show the picture broken or their placeholder instead"))
     winner = found.payload
     removed: dict[int, dict[str, Any]] = {}
     texts: dict[int, bytes] = {}
