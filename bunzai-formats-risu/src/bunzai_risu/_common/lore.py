@@ -62,9 +62,6 @@ REASONS = {
     "comment": "RisuAI entries have one title (comment)",
     "name": "RisuAI entries have one title (comment)",
     "is_folder": "a RisuAI folder's key is its folder marker",
-    "folder_key": "RisuAI knows a folder by its key (its entries point to it), so the folder "
-                  "gets its marker as its key; RisuAI and SillyTavern show that as the "
-                  "entry's key",
     "extensions.risu_case_sensitive": "RisuAI's risu_case_sensitive is the entry's "
                                       "case_sensitive setting",
 }
@@ -172,8 +169,6 @@ def read_entry(raw: Mapping[str, Any], path: str, warnings: list[Issue], format_
         values["id"] = folder_id(text) if isinstance(text, str) else None
         if isinstance(text, str) and not text.startswith(FOLDER_PREFIX):
             layout["key"] = text  # a folder key without RisuAI's marker
-        elif isinstance(text, str):
-            layout["marked"] = True  # the marker is the key the source had
     elif values.get("use_regex") and isinstance(text, str) and text:
         values["keys"] = [text]
     entry = LorebookEntry(**values)
@@ -262,18 +257,7 @@ def write_entry(entry: LorebookEntry, format_id: str, index: int = 0, *,
     out = ENTRY.write(get, layout, data)
     if loss is not None:
         _report(entry, view, original, loss, path)
-        if folder_ident is not None and not _had_key(entry, out.get("key")):
-            loss.approximated(f"{path}keys", REASONS["folder_key"])
     return out
-
-
-def _had_key(entry: LorebookEntry, key: Any) -> bool:
-    """Whether the folder ``entry`` had ``key`` as its key where it was read: a RisuAI reader
-    saw it (marked, or kept when it lacks the marker), or another format gave it as a key."""
-    if key in entry.keys:
-        return True
-    return any(isinstance(rec, Mapping) and (rec.get("marked") or rec.get("key") == key)
-               for fid, rec in entry.passthrough.items() if fid.startswith("risu"))
 
 
 def _rank(order: list[str]) -> Any:

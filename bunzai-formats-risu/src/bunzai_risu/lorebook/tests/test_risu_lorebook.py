@@ -163,42 +163,6 @@ def test_folder_written_for_risu_has_the_marker_key(reg: Any) -> None:
     assert data[1]["folder"] == "\uf000folder:places"
 
 
-_BOOK_WITH_A_FOLDER = json.dumps({"entries": [
-    {"keys": [], "content": "", "mode": "folder", "comment": "Harbour",
-     "extensions": {"risu_id": "harbour"}, "enabled": True, "insertion_order": 100, "id": 0},
-    {"keys": ["dock"], "content": "Ships moor here.", "folder": "harbour", "enabled": True,
-     "insertion_order": 100, "id": 1},
-    {"keys": [], "content": "Rain every evening.", "constant": True, "enabled": True,
-     "insertion_order": 100, "id": 2}]}).encode()
-"""A SillyTavern character book of our own: a RisuAI-style folder without keys, an entry in
-it, and an always-on entry without keys."""
-
-
-def test_an_entry_written_for_risu_has_the_source_keys_or_the_report_says_why(reg: Any
-                                                                              ) -> None:
-    _, src, _ = reg.read(AdapterInput(_BOOK_WITH_A_FOLDER, "book.json"),
-                         format="sillytavern-lorebook")
-    out = reg.write(src.entities, "risu-lorebook")
-    data = json.loads(out.data)["data"]
-    # the keyless always-on entry gets no key of bunzai's making
-    assert data[2]["key"] == "" and data[2]["alwaysActive"] is True
-    # the folder needs its marker (RisuAI opens a folder on its entries' `folder` = its key):
-    # a key the source did not have, so the report names it
-    assert data[0]["key"] == "\uf000folder:harbour" and data[1]["folder"] == data[0]["key"]
-    reasons = {e.path: e.reason for e in out.loss}
-    assert "entries[0].keys" in reasons and "marker" in reasons["entries[0].keys"]
-    assert not any(p.startswith(("entries[1].keys", "entries[2].keys")) for p in reasons)
-    # a folder RisuAI wrote keeps its own key, which is the source's: nothing to report
-    again = reg.write(_read_all(reg, out.data), "risu-lorebook")
-    assert json.loads(again.data)["data"][0]["key"] == data[0]["key"]
-    assert not [e for e in again.loss if e.path.endswith("keys")]
-
-
-def _read_all(reg: Any, data: bytes) -> list[Any]:
-    _, result, _ = reg.read(AdapterInput(data, "lorebook_export.json"), format="risu-lorebook")
-    return list(result.entities)
-
-
 def test_wrong_types_read_with_warnings(reg: Any) -> None:
     data = _export([_entry(key=5, insertorder="7", alwaysActive="true", extentions=[1])])
     _, result, _ = reg.read(AdapterInput(data, "b.json"))
