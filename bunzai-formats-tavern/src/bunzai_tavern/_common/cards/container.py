@@ -69,7 +69,7 @@ from bunzai.sdk.png import (
     splice_parts,
 )
 
-from . import Found, find_card
+from . import Found, cut_card_chunk, find_card
 from .avatar import Undecodable, default_avatar, is_default_avatar, to_png
 
 if TYPE_CHECKING:
@@ -237,6 +237,10 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
         warnings.append(Issue("$", f"the picture is damaged: {damage}; the card is read whole, "
                               "but apps show the picture broken or their placeholder instead"))
     winner = found.payload
+    cut = cut_card_chunk(png)
+    if cut is not None:  # a second card chunk, cut short: the whole one is read
+        warnings.append(Issue("$", f"{cut}; the card is read from the {winner.keyword!r} "
+                                   "chunk"))
     removed: dict[int, dict[str, Any]] = {}
     texts: dict[int, bytes] = {}
     payloads = sorted([*input.png_json("ccv3"), *input.png_json("chara")],

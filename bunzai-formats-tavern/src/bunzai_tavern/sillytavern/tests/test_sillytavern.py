@@ -717,6 +717,16 @@ def test_a_png_cut_inside_its_card_chunk_says_so(keyword: str) -> None:
                                  f"{declared}")
 
 
+def test_a_second_card_chunk_cut_short_is_named_and_the_whole_one_read() -> None:
+    whole = png_with(before_iend=[card_chunk("chara", sample_card()),
+                                  card_chunk("ccv3", sample_card())])
+    start = whole.index(b"ccv3\x00")
+    res = read(whole[:start + 40])
+    assert res.entities[0].name == "Wren"
+    assert any(w.message.startswith("truncated PNG: the ccv3 chunk is cut at byte 40 of ")
+               and "read from the 'chara' chunk" in w.message for w in res.warnings)
+
+
 
 # -- what bunzai writes, its own validator accepts -------------------------------------------
 
