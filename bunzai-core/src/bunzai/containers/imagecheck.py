@@ -1,8 +1,9 @@
 """Whether a PNG's picture can be shown whole: a card whose text chunks are intact may still
 carry a picture cut short in its image data, which apps then show broken or replace with their
 placeholder.  Readers name it on read; writers that carry the picture on say what the target
-gets.  Pixels are never decoded: the chunk walk, then (for :func:`image_damage`) the zlib
-stream of the image data, inflated in bounded pieces and thrown away.
+gets.  Pixels are never decoded: the chunk walk, then (for :func:`image_damage`, and only for
+image data laid out as a cut file leaves it) the zlib stream, inflated in bounded pieces and
+thrown away.
 """
 
 from __future__ import annotations
@@ -41,6 +42,11 @@ def image_damage(data: bytes | memoryview) -> str | None:
     found = png_damage(png)
     if found is not None:
         return found
+    sizes = [length for type_, _offset, length, _crc in png.table() if type_ == "IDAT"]
+    if len(sizes) < 2 or sizes[-1] < max(sizes[:-1]):
+        # encoders write image data in equal chunks and a shorter last one; a file cut short
+        # and given a new end keeps only whole chunks.  Only that shape is inflated to check.
+        return None
     stream = zlib.decompressobj()
     try:
         for chunk in png.chunks_of("IDAT"):
