@@ -162,8 +162,11 @@ def cut_card_chunk(png: PngFile) -> str | None:
     if png.cut is None or (png.cut[3] or "").lower() not in CARD_KEYWORDS:
         return None
     _, offset, length, keyword = png.cut
-    return (f"truncated PNG: the {keyword} chunk is cut at byte "
-            f"{len(png.data) - offset - 8} of {length}")
+    present = len(png.data) - offset - 8
+    if present >= length:  # every byte of it is there; the checksum after it is not
+        return (f"truncated PNG: the {keyword} chunk is cut in its checksum, after all "
+                f"{length} bytes of it")
+    return f"truncated PNG: the {keyword} chunk is cut at byte {present} of {length}"
 
 
 def _why_unreadable(payloads: Sequence[ChunkPayload]) -> str:

@@ -715,6 +715,10 @@ def test_a_png_cut_inside_its_card_chunk_says_so(keyword: str) -> None:
     assert err.value.exit_code == 4
     assert err.value.message == (f"truncated PNG: the {keyword} chunk is cut at byte 100 of "
                                  f"{declared}")
+    with pytest.raises(MalformedInput) as err:  # the data whole, its checksum cut
+        load_registry().read(as_input(whole[:start + declared + 2], filename="card.png"))
+    assert err.value.message == (f"truncated PNG: the {keyword} chunk is cut in its checksum, "
+                                 f"after all {declared} bytes of it")
 
 
 def test_a_second_card_chunk_cut_short_is_named_and_the_whole_one_read() -> None:
