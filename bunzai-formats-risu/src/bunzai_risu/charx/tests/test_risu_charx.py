@@ -393,7 +393,7 @@ def test_validate_says_each_problem_once_with_risuais_severity(reg: Any) -> None
 
 
 def test_a_main_icon_without_bytes_gives_its_place_to_the_default_image(reg: Any) -> None:
-    from bunzai.service import validate_file
+    from bunzai import validate_file
 
     # a JSON card names its picture ccdefault: (the container's own image), with no bytes
     card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
@@ -432,7 +432,7 @@ def test_a_charx_written_again_keeps_every_uri(reg: Any) -> None:
 
 
 def test_an_extension_that_lies_about_the_bytes_is_written_as_the_bytes_are(reg: Any) -> None:
-    from bunzai.service import validate_file
+    from bunzai import validate_file
 
     ch = Character(name="Ivy", first_mes="Hi", assets=[
         Asset(type="icon", name="main", ext="png", data=minimal_png(3, 4),

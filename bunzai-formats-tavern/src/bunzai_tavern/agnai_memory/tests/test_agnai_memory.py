@@ -229,7 +229,7 @@ def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
 
 
 def test_a_book_from_elsewhere_passes_agnais_own_checks() -> None:
-    from bunzai.service import validate_file
+    from bunzai import validate_file
 
     wi = {"entries": {"0": {"uid": 0, "key": ["tide"], "content": "The tide turns."}}}
     _, res, _ = reg().read(as_input(json.dumps(wi).encode(), "w.json"),

@@ -736,7 +736,7 @@ def test_a_second_card_chunk_cut_short_is_named_and_the_whole_one_read() -> None
 
 
 def _own_findings(data: bytes, fmt: str) -> list[str]:
-    from bunzai.service import validate_file
+    from bunzai import validate_file
 
     v = validate_file(data, filename="card.png", from_format=fmt, strict=True, registry=reg())
     assert v.ok, v.error
