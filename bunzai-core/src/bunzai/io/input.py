@@ -279,6 +279,8 @@ class AdapterInput:
                 out.add(prefix if kw.startswith(prefix) else kw)
             if png.has_chunk("eXIf"):
                 out.add("exif")
+            if png.cut is not None and png.cut[3]:  # a cut text chunk: its reader names it
+                out.add(png.cut[3].lower())
             return out
         if container in ("zip", "jpeg+zip"):
             z = self.zip

@@ -207,6 +207,7 @@ def save(result: Written, target: str | os.PathLike[str], *, force: bool = False
     never over an existing file unless ``force``.  Every path is checked before the first file
     is written, so a refused save writes nothing."""
     paths = output_paths(result, target)
+    _check_image_name(paths, result.files)
     source = Path(result.source).resolve() if result.source else None
     for p in paths:
         if source is not None and p.resolve() == source:
@@ -218,8 +219,19 @@ def save(result: Written, target: str | os.PathLike[str], *, force: bool = False
     return paths
 
 
-"""What :func:`write_atomic` takes: one buffer, or parts written in order (a writer can hand
-over a large output piece by piece instead of joining it into one more copy)."""
+_IMAGES = {".png": "PNG", ".apng": "PNG", ".webp": "WebP", ".jpg": "JPEG", ".jpeg": "JPEG",
+           ".gif": "GIF"}
+
+
+def _check_image_name(paths: Sequence[Path], files: Sequence[OutputFile]) -> None:
+    """Refuse to put one kind of image under another's name (a WebP card kept as it was,
+    asked for as ``card.png``): apps pick the decoder by the name and reject the file."""
+    for p, f in zip(paths, files, strict=True):
+        named, holds = _IMAGES.get(p.suffix.lower()), _IMAGES.get(f.suffix.lower())
+        if named and holds and named != holds:
+            raise ConversionRefused(
+                f"the output is a {holds} image, not a {named}: name it "
+                f"{p.with_suffix(f.suffix).name}", path=str(p))
 
 
 def write_atomic(path: Path, data: Part, *, force: bool = False,

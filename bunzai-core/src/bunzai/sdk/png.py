@@ -1,5 +1,6 @@
 """PNG chunks for format adapters: walk without decoding pixels, text chunks, byte-exact splice."""
 
+from ..io.containers.imagecheck import image_damage, png_damage
 from ..io.containers.placeholder import default_avatar, is_default_avatar
 from ..io.containers.png import (
     PNG_SIGNATURE,
@@ -24,11 +25,13 @@ __all__ = [
     "PngFile",
     "TextChunk",
     "default_avatar",
+    "image_damage",
     "is_default_avatar",
     "is_text_chunk_with_keyword",
     "make_chunk",
     "make_text_chunk",
     "minimal_png",
+    "png_damage",
     "splice",
     "splice_parts",
 ]

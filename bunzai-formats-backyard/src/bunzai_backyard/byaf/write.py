@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult, dumps, sniff_media
 from bunzai.sdk.fields import kept, reorder, same
+from bunzai.sdk.png import image_damage
 from bunzai.sdk.zip import write_zip
 
 from .._common.character import (
@@ -298,6 +299,7 @@ class _Builder:
                 loss.dropped(f"assets[{ai}]", "BYAF images must be PNG, JPEG, WebP or GIF")
                 self.dropped[i].add(ai)
             else:
+                _note_damage(loss, ai, asset.data)
                 chosen.append((ai, asset, ext))
         for ai, asset in enumerate(ch.assets):
             if asset.type not in ("icon", "background"):
@@ -481,6 +483,7 @@ class _Builder:
                              "WebP or GIF images")
                 self.dropped[i].add(k)
             else:
+                _note_damage(loss, k, asset.data)
                 usable.append((k, asset.data, ext, asset.name))
         free = [obj for _, obj in built if not obj.get("backgroundImage")]
         for j, (k, _, _, _) in enumerate(usable):
@@ -656,6 +659,17 @@ class _Builder:
                 continue
             if x is ABSENT or y is ABSENT or not same(x, y):
                 self.losses[i].approximated(f"app_data.{self.fmt}.{key}", why)
+
+
+def _note_damage(loss: LossReport, index: int, data: bytes) -> None:
+    """Say what Backyard gets of a damaged PNG picture (it goes along as it is)."""
+    if sniff_media(data[:64])[0] != "image/png":
+        return
+    damage = image_damage(data)
+    if damage is not None:
+        loss.stashed(f"assets[{index}]", f"the picture is damaged: {damage}; the archive "
+                                         "carries it as it is, and Backyard shows it broken or "
+                                         "not at all")
 
 
 def _json(obj: Any) -> bytes:

@@ -1,8 +1,8 @@
 """Container images the RisuAI formats need: a PNG to carry chunks, a JPEG to carry a CharX.
 
-Pillow is optional and imported only when a transcode is really needed (an avatar in the wrong
-format); without it a small generated image stands in and the writer reports the avatar as
-approximated.
+Pillow (a dependency of this distribution) is imported only when a transcode is really needed
+(an avatar in the wrong format).  An image Pillow cannot decode gives way to a small generated
+one, and the writer reports the avatar dropped with Pillow's reason.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from bunzai.sdk.cards import chunk_keyword, is_card_or_asset_chunk
 from bunzai.sdk.png import minimal_png, splice
 
 if TYPE_CHECKING:
+    from bunzai.sdk import LossReport
     from bunzai.sdk.png import Chunk, PngFile
 
 RISU_KEYWORDS = frozenset({"risuai", "persona"})
@@ -34,11 +35,14 @@ TINY_JPEG = bytes.fromhex(
 """A valid 1x1 grey baseline JPEG (JFIF, no EXIF) for a JPEG-wrapped CharX without an avatar."""
 
 
-def _pillow_convert(data: bytes, fmt: str) -> bytes | None:
-    try:
-        from PIL import Image
-    except ImportError:
-        return None
+UNDECODABLE = "the image does not decode"
+"""How a reason for an image that could not be converted begins: it is dropped, not changed."""
+
+
+def _pillow_convert(data: bytes, fmt: str) -> bytes | str:
+    """``data`` re-encoded as ``fmt``, or why Pillow cannot decode it."""
+    from PIL import Image
+
     try:
         with Image.open(io.BytesIO(data)) as opened:
             opened.load()
@@ -48,8 +52,8 @@ def _pillow_convert(data: bytes, fmt: str) -> bytes | None:
             out = io.BytesIO()
             im.save(out, format=fmt)
             return out.getvalue()
-    except Exception:  # a damaged or unsupported image: the caller falls back
-        return None
+    except Exception as exc:  # a damaged or unsupported image: the caller falls back
+        return f"{UNDECODABLE} ({sniff_media(data)[0]}: {exc or type(exc).__name__})"
 
 
 def as_png(data: bytes | None) -> tuple[bytes, str | None]:
@@ -59,8 +63,8 @@ def as_png(data: bytes | None) -> tuple[bytes, str | None]:
     if sniff_media(data)[0] == "image/png":
         return data, None
     converted = _pillow_convert(data, "PNG")
-    if converted is None:
-        return minimal_png(), "the image could not be converted to PNG (is Pillow installed?)"
+    if isinstance(converted, str):
+        return minimal_png(), f"{converted}; a 1x1 transparent PNG stands in"
     return converted, "the image was converted to PNG"
 
 
@@ -71,9 +75,18 @@ def as_jpeg(data: bytes | None) -> tuple[bytes, str | None]:
     if sniff_media(data)[0] == "image/jpeg":
         return data, None
     converted = _pillow_convert(data, "JPEG")
-    if converted is None:
-        return TINY_JPEG, "the image could not be converted to JPEG (is Pillow installed?)"
+    if isinstance(converted, str):
+        return TINY_JPEG, f"{converted}; a 1x1 JPEG stands in"
     return converted, "the image was converted to JPEG"
+
+
+def report_image(loss: LossReport, path: str, why: str) -> None:
+    """Report an image :func:`as_png` or :func:`as_jpeg` changed: dropped when it did not
+    decode, approximated otherwise."""
+    if why.startswith(UNDECODABLE):
+        loss.dropped(path, why)
+    else:
+        loss.approximated(path, why)
 
 
 def _replaced(chunk: Chunk) -> bool:

@@ -34,7 +34,7 @@ from bunzai.sdk.png import PngFile, make_text_chunk
 
 from .._common.assets import data_uri
 from .._common.card import CARD, build_risu_card
-from .._common.images import as_png, strip_chunks
+from .._common.images import as_png, report_image, strip_chunks
 from .read import LEGACY_ORIGIN, fingerprint, legacy_fingerprint, vits_refs
 
 _EMBEDDED = (ASSET_URI_PREFIX, "embeded://", "embedded://")
@@ -120,7 +120,7 @@ def _write_png(ch: Character, record: Mapping[str, Any]) -> WriteResult:
     icon = ch.assets[icon_index] if icon_index is not None else None
     picture, why = _picture(icon)
     if icon is not None and (why or picture != icon.data):
-        loss.approximated(f"assets[{icon_index}].data", why or _PICTURE)
+        report_image(loss, f"assets[{icon_index}].data", why or _PICTURE)
     chunks: list[bytes] = []
     placed: list[tuple[int, Asset]] = []
     taken: set[str] = set()
@@ -234,7 +234,7 @@ def _write_legacy(ch: Character, record: Mapping[str, Any], legacy: Mapping[str,
     icon = next((a for a in ch.assets if a.origin == "png:container"), None)
     picture, why = _picture(icon)
     if icon is not None and (why or picture != icon.data):
-        loss.approximated(f"assets[{ch.assets.index(icon)}].data", why or _PICTURE)
+        report_image(loss, f"assets[{ch.assets.index(icon)}].data", why or _PICTURE)
     chunks = {"chara": make_text_chunk("chara", encode_base64(dumps(card))),
               "risuai": make_text_chunk("risuai", str(legacy.get("text", "")))}
     keywords = record.get("keywords")

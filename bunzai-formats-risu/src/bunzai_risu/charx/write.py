@@ -23,7 +23,7 @@ from bunzai.sdk import (
     sniff_media,
 )
 from bunzai.sdk.cards import ASSET_URI_PREFIX, resolve_data_uri
-from bunzai.sdk.png import default_avatar
+from bunzai.sdk.png import default_avatar, image_damage
 from bunzai.sdk.zip import entry_name_problem, write_zip
 
 from .._common import risum
@@ -78,8 +78,16 @@ def write(entity: Character, options: Mapping[str, Any], format_id: str) -> Writ
             listed.append(placed)
     placeholder = _main_icon(listed, files, taken)
     if placeholder is not None:
-        listed.append(placeholder)
-        loss.approximated(f"assets[{len(listed) - 1}]",
+        # a main icon without bytes (``ccdefault:``, the container's image, of a card read
+        # from JSON) gives its place to the generated one: a card has one main icon
+        at = next((k for k, a in enumerate(listed)
+                   if a.type == "icon" and a.name == "main" and not a.data), None)
+        if at is None:
+            listed.append(placeholder)
+            at = len(listed) - 1
+        else:
+            listed[at] = placeholder
+        loss.approximated(f"assets[{at}]",
                           "the character has no avatar and RisuAI finishes importing a CharX "
                           "only once it has saved an image: the generated default image is "
                           "its main icon")
@@ -190,17 +198,40 @@ def _place(i: int, a: Asset, files: dict[str, bytes], taken: set[str],
         return a  # remote, ccdefault: or another scheme: kept as written
     if uri and uri.startswith("data:") and resolve_data_uri(uri) == a.data:
         return a
-    path = embedded_path(uri) if uri else None
+    media, sniffed = sniff_media(a.data)
+    if (a.ext and media != "application/octet-stream" and not (a.origin or "").startswith(
+            "zip:") and a.ext.lower() not in (media.split("/")[-1], sniffed)):
+        # an extension that lies about the bytes (a JPEG declared "png") is the bytes' own
+        # (no loss: an extension says nothing the bytes do not); one read from a CharX is
+        # kept as the archive had it
+        a = a.model_copy(update={"ext": sniffed})
+    wanted = path = embedded_path(uri) if uri else None
+    why = ""
     if path is not None:
         # RisuAI's own writer renames unsafe names (``sad:1``) but not their URIs; an entry
         # name must be safe everywhere, so such a URI is pointed at the sanitised name.
         path = "/".join(sanitize(part) for part in path.split("/"))
-    if path is not None and (entry_name_problem(path) or path.casefold() in taken
-                             or path in ("card.json", "module.risum")):
-        path = None
+        if path != wanted:
+            why = "a name that is not safe in a zip on every system"
+    if path is not None and path.casefold() in taken:
+        same = next((n for n in files if n.casefold() == path.casefold()), None)
+        if same is not None and files[same] == a.data:
+            path = same  # the same file twice: both entries point to it
+        else:
+            path, why = None, "a name another file of the archive already has"
+    elif path is not None and (entry_name_problem(path) or path in ("card.json",
+                                                                    "module.risum")):
+        path, why = None, "a name the archive cannot hold"
     scheme = uri[:uri.index("://") + 3] if uri and path is not None else "embeded://"
     if path is None:
         path = dedupe(charx_path(a.type, a.name, ext_for(a)), taken)
     taken.add(path.casefold())
     files[path] = a.data
+    if media == "image/png" and (damage := image_damage(a.data)) is not None:
+        loss.stashed(f"assets[{i}]", f"the picture is damaged: {damage}; the CharX carries it "
+                                     "as it is, and RisuAI and SillyTavern show it broken or "
+                                     "their placeholder instead")
+    if wanted is not None and path != wanted:
+        loss.approximated(f"assets[{i}].uri", f"{wanted!r} is {why}: the file is stored as "
+                                              f"{path!r} and the card points there")
     return a.model_copy(update={"uri": scheme + path})

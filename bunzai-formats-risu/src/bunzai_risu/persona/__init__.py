@@ -46,7 +46,8 @@ class RisuPersonaAdapter(FormatAdapter):
     losses = (
         ("title / avatar_id / is_default / position / depth / role / lorebook / connections",
          "dropped: a RisuAI persona holds a name, a prompt, a note and its picture"),
-        ("avatar", "approximated: converted to PNG (Pillow) or replaced by a 1x1 PNG"),
+        ("avatar", "approximated: converted to PNG (Pillow); dropped, a 1x1 PNG standing in, "
+                   "when it does not decode"),
     )
     doc = "bunzai-formats-risu/src/bunzai_risu/persona/README.md"
     reader = "io:read"

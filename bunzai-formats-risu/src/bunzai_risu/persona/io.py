@@ -20,7 +20,7 @@ from bunzai.sdk.fields import Table, field, keep, kept
 from bunzai.sdk.png import PngFile, make_text_chunk
 
 from .._common.assets import make_asset
-from .._common.images import as_png, strip_chunks
+from .._common.images import as_png, report_image, strip_chunks
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -82,8 +82,8 @@ def write(entity: Persona, options: Mapping[str, Any], format_id: str) -> WriteR
         loss.approximated("avatar", why or "a RisuAI persona is a picture")
     else:
         if why or picture != avatar.data:
-            loss.approximated("avatar.data", why or "a RisuAI persona's picture keeps no "
-                                                    "card or persona text of its own")
+            report_image(loss, "avatar.data", why or "a RisuAI persona's picture keeps no "
+                                                      "card or persona text of its own")
         if avatar.type != AVATAR_TYPE:
             loss.approximated("avatar.type", "a RisuAI persona's picture is its user icon")
         if avatar.name != AVATAR_NAME:

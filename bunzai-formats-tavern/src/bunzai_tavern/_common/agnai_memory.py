@@ -136,6 +136,15 @@ def write_memory_book(book: Lorebook, *, format_id: str, loss: LossReport,
         if not from_agnai and entry.name is None and entry.comment:
             # Agnai titles entries by name: the same title, under Agnai's name for it
             overrides["name"] = entry.comment
+        if not isinstance(elayout, dict):
+            # Agnai's schema wants both numbers (its import turns a missing one into 0):
+            # an entry from elsewhere gets them, so Agnai's own checks pass
+            for attr, name in (("priority", "priority"), ("insertion_order", "weight")):
+                if getattr(entry, attr) is None:
+                    overrides[attr] = 0
+                    loss.approximated(f"{epath}.{attr}", f"an Agnai memory entry needs a "
+                                      f"{name}; none was set: written as 0, what Agnai "
+                                      "takes for a missing one")
 
         def get(attr: str, entry: Any = entry, overrides: dict[str, Any] = overrides) -> Any:
             return overrides[attr] if attr in overrides else getattr(entry, attr)
@@ -150,8 +159,10 @@ def write_memory_book(book: Lorebook, *, format_id: str, loss: LossReport,
     for key, value in (layout.get("ids") or {}).items():
         tail[key] = jcopy(value)
     tail["entries"] = entries
-    out = BOOK.write(lambda a: getattr(book, a), layout, book.app_data.get(format_id), loss,
-                     path, tail=tail)
+    # Agnai's schema wants a name (its import calls a nameless book "Imported Book")
+    unnamed = not layout and book.name is None
+    out = BOOK.write(lambda a: "" if unnamed and a == "name" else getattr(book, a), layout,
+                     book.app_data.get(format_id), loss, path, tail=tail)
     if not from_agnai and "kind" in out:
         out = {"kind": out.pop("kind"), **out}  # where Agnai's download puts it
     return out

@@ -35,7 +35,7 @@ from bunzai.sdk.fields import Table, field, jcopy, keep, kept
 from bunzai.sdk.png import PngFile, is_text_chunk_with_keyword, make_text_chunk, splice
 
 from .._common.cards import find_card
-from .._common.cards.avatar import default_avatar, is_default_avatar, to_png
+from .._common.cards.avatar import Undecodable, default_avatar, is_default_avatar, to_png
 from .._common.cards.container import card_text, main_icon, read_found, write_character
 
 if TYPE_CHECKING:
@@ -258,10 +258,11 @@ def _avatar_png(avatar: Asset | None, loss: LossReport) -> bytes:
         if any(is_text_chunk_with_keyword(c, {"rcpersona"}) for c in png.chunks):
             return splice(png, remove=lambda c: is_text_chunk_with_keyword(c, {"rcpersona"}))
         return data
-    converted = to_png(data)
-    if converted is None:
-        loss.dropped("avatar", "the avatar could not be converted to PNG (is Pillow "
-                     "installed?); a placeholder was used")
+    try:
+        converted = to_png(data)
+    except Undecodable as exc:
+        loss.dropped("avatar", f"the avatar ({sniff_media(data)[0]}) does not decode ({exc}); "
+                     "a placeholder was used")
         return default_avatar()
     loss.approximated("avatar", f"converted from {sniff_media(data)[0]} to PNG")
     return converted

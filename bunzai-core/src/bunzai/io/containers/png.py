@@ -213,6 +213,17 @@ def _stop_reason(ctype: bytes, length: int, pos: int, n: int) -> str:
     )
 
 
+def _cut(buf: bytes | memoryview, ctype: bytes, pos: int, length: int
+         ) -> tuple[str, int, int, str | None]:
+    """:attr:`PngFile.cut` for the chunk at ``pos`` that runs past the end of ``buf``."""
+    keyword = None
+    if ctype in _TEXT_TYPES_B:
+        head = bytes(buf[pos + 8:pos + 8 + 80])
+        if b"\x00" in head:
+            keyword = head.split(b"\x00", 1)[0].decode("latin-1")
+    return ctype.decode("latin-1"), pos, length, keyword
+
+
 class PngFile:
     """A walked PNG: chunk index, APNG flag, IEND position and what looked odd.
 
@@ -222,7 +233,7 @@ class PngFile:
 
     __slots__ = (
         "_by_keyword", "_chunks", "_lengths", "_offsets", "_table", "_text", "_types", "_view",
-        "data", "iend_index",
+        "cut", "data", "iend_index",
         "is_apng", "limits", "problems", "trailing", "trailing_offset", "truncated",
     )
 
@@ -234,6 +245,10 @@ class PngFile:
     trailing: int
     """How many bytes at the end do not form chunks (after IEND, or a truncated chunk)."""
     truncated: bool
+    cut: tuple[str, int, int, str | None] | None
+    """The chunk the file ends inside: (type, offset, declared data length, the keyword of a
+    text chunk when what is left holds it); its data has ``len(data) - offset - 8`` bytes of
+    them.  Names what a truncation cut, which the chunk list no longer shows."""
     """The walk stopped before IEND (cut file or corrupt chunk); what was read is usable."""
     problems: list[str]
     limits: Limits
@@ -274,11 +289,14 @@ class PngFile:
         last = n - 12
         pos = 8
         stop_reason = ""
+        cut: tuple[str, int, int, str | None] | None = None
         while pos <= last:
             length, ctype = unpack(buf, pos)
             end = pos + 12 + length
             if end > n or length > MAX_CHUNK_LENGTH or not ctype.isalpha():
                 stop_reason = _stop_reason(ctype, length, pos, n)
+                if end > n and length <= MAX_CHUNK_LENGTH and ctype.isalpha():
+                    cut = _cut(buf, ctype, pos, length)
                 break
             add_type(ctype)
             add_offset(pos)
@@ -308,6 +326,7 @@ class PngFile:
         self.trailing_offset = pos
         self.trailing = n - pos
         self.truncated = False
+        self.cut = cut
 
         try:
             iend: int | None = types.index(b"IEND")

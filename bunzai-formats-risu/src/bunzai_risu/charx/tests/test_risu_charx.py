@@ -243,9 +243,12 @@ def test_risu_renamed_duplicates_are_read_and_repaired(reg: Any) -> None:
     ch = _read(reg, data)
     assert [x.data for x in ch.assets] == [a, b, c] and not any(x.orphan for x in ch.assets)
     out = reg.write([ch], "risu-charx")
-    # new file names inside the archive are no loss; assets[3] is the generated main icon,
-    # as the character has no avatar
-    assert {e.path for e in out.loss} == {"assets[3]"}
+    # each URI that now points to another name is named, with the name it points to;
+    # assets[3] is the generated main icon, as the character has no avatar
+    reasons = {e.path: e.reason for e in out.loss}
+    assert set(reasons) == {"assets[1].uri", "assets[2].uri", "assets[3]"}
+    assert "'assets/emotion/image/happy_1.png'" in reasons["assets[1].uri"]
+    assert "'assets/emotion/image/sad_1.png'" in reasons["assets[2].uri"]
     z = _zip(out.data)
     uris = [x["uri"] for x in json.loads(z.read("card.json"))["data"]["assets"]][:3]
     assert len(set(uris)) == 3
@@ -387,3 +390,58 @@ def test_validate_says_each_problem_once_with_risuais_severity(reg: Any) -> None
                                                   "to; kept as an orphan asset"),
         ("error", "$.data.extensions", "missing: RisuAI's importer fails without "
                                        "data.extensions")]
+
+
+def test_a_main_icon_without_bytes_gives_its_place_to_the_default_image(reg: Any) -> None:
+    from bunzai import validate_file
+
+    # a JSON card names its picture ccdefault: (the container's own image), with no bytes
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Ivy", "first_mes": "Hi", "description": "", "personality": "",
+        "scenario": "", "mes_example": "", "creator_notes": "", "system_prompt": "",
+        "post_history_instructions": "", "alternate_greetings": [], "tags": [],
+        "creator": "", "character_version": "", "group_only_greetings": [],
+        "extensions": {}, "assets": [{"type": "icon", "uri": "ccdefault:", "name": "main",
+                                      "ext": "png"}]}}
+    _, src, _ = reg.read(AdapterInput(json.dumps(card).encode(), "ivy.json"),
+                         format="sillytavern")
+    out = reg.write(src.entities, "risu-charx")
+    listed = json.loads(_zip(out.data).read("card.json"))["data"]["assets"]
+    assert [(a["type"], a["name"]) for a in listed] == [("icon", "main")]
+    found = validate_file(out.data, filename="ivy.charx", from_format="risu-charx",
+                          strict=True, registry=reg)
+    assert found.valid, [i.to_dict() for i in found.issues]
+
+
+def test_a_charx_written_again_keeps_every_uri(reg: Any) -> None:
+    a, b = minimal_png(1, 1), minimal_png(2, 2)
+    uri = "embeded://assets/emotion/image/"
+    assets = [{"type": "icon", "uri": uri + "main.png", "name": "main", "ext": "png"},
+              {"type": "emotion", "uri": uri + "Happy.png", "name": "happy", "ext": "png"},
+              {"type": "emotion", "uri": uri + "Happy.png", "name": "glad", "ext": "png"},
+              {"type": "emotion", "uri": uri + "calm.png", "name": "calm", "ext": "png"}]
+    data = write_zip([("assets/emotion/image/main.png", a),
+                      ("assets/emotion/image/Happy.png", b),
+                      ("assets/emotion/image/calm.png", b),
+                      ("card.json", _card(assets=assets))])
+    out = reg.write([_read(reg, data)], "risu-charx")
+    written = json.loads(_zip(out.data).read("card.json"))["data"]["assets"]
+    # two entries naming one file, and two files with the same bytes, keep their URIs
+    assert [x["uri"] for x in written] == [x["uri"] for x in assets]
+    assert not out.loss, [str(e) for e in out.loss]
+
+
+def test_an_extension_that_lies_about_the_bytes_is_written_as_the_bytes_are(reg: Any) -> None:
+    from bunzai import validate_file
+
+    ch = Character(name="Ivy", first_mes="Hi", assets=[
+        Asset(type="icon", name="main", ext="png", data=minimal_png(3, 4),
+              media_type="image/png"),
+        Asset(type="emotion", name="happy", ext="png", data=TINY_JPEG,
+              media_type="image/jpeg")])
+    out = reg.write([ch], "risu-charx")
+    written = json.loads(_zip(out.data).read("card.json"))["data"]["assets"]
+    assert [x["ext"] for x in written] == ["png", "jpg"]
+    found = validate_file(out.data, filename="ivy.charx", from_format="risu-charx",
+                          strict=True, registry=reg)
+    assert found.valid, [i.to_dict() for i in found.issues]

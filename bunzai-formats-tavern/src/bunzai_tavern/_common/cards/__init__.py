@@ -12,10 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk.cards import ENCRYPTED_PREFIX, card_body, card_version
+from bunzai.sdk.cards import CARD_KEYWORDS, ENCRYPTED_PREFIX, card_body, card_version
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, ChunkPayload
+    from bunzai.sdk.png import PngFile
 
 __all__ = [
     "Found",
@@ -147,7 +148,25 @@ def _find_png(input: AdapterInput) -> Found:
             break
     if found.card is None and found.card_chunks:
         found.problem = _why_unreadable([*ccv3, *chara])
+    elif found.card is None:
+        cut = cut_card_chunk(png)
+        if cut is not None:
+            found.card_chunks, found.problem = 1, cut
     return found
+
+
+def cut_card_chunk(png: PngFile) -> str | None:
+    """What a PNG that ends inside a card text chunk is: ``truncated PNG: the chara chunk is
+    cut at byte N of M``; None when the file is whole or cut elsewhere.  Without this the cut
+    chunk is simply not there, and the file reads as a PNG with no card at all."""
+    if png.cut is None or (png.cut[3] or "").lower() not in CARD_KEYWORDS:
+        return None
+    _, offset, length, keyword = png.cut
+    present = len(png.data) - offset - 8
+    if present >= length:  # every byte of it is there; the checksum after it is not
+        return (f"truncated PNG: the {keyword} chunk is cut in its checksum, after all "
+                f"{length} bytes of it")
+    return f"truncated PNG: the {keyword} chunk is cut at byte {present} of {length}"
 
 
 def _why_unreadable(payloads: Sequence[ChunkPayload]) -> str:

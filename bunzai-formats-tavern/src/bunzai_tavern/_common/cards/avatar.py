@@ -2,28 +2,31 @@
 or the generated placeholder (:mod:`bunzai.io.containers.placeholder`) when it has none.
 
 Readers recognise the placeholder's exact bytes and do not turn it into an avatar asset, which
-keeps "no avatar" a round trip.  Pillow is imported only when a non-PNG avatar (JPEG, WebP from
-a CharX or BYAF) has to become a PNG.
+keeps "no avatar" a round trip.  Pillow (a dependency of this distribution) is imported only
+when a non-PNG avatar (JPEG, WebP from a CharX or BYAF) has to become a PNG.
 """
 
 from __future__ import annotations
 
 from bunzai.sdk.png import default_avatar, is_default_avatar
 
-__all__ = ["default_avatar", "is_default_avatar", "to_png"]
+__all__ = ["Undecodable", "default_avatar", "is_default_avatar", "to_png"]
 
 
-def to_png(data: bytes) -> bytes | None:
+class Undecodable(ValueError):
+    """An image Pillow cannot decode; the message says what Pillow found wrong."""
+
+
+def to_png(data: bytes) -> bytes:
     """``data`` (any image Pillow reads) re-encoded as PNG; the first frame of an animation.
 
-    ``None`` when Pillow is missing or cannot decode the bytes.
+    Raises :class:`Undecodable` (with Pillow's reason) when the bytes do not decode, so the
+    writer can report the avatar dropped for that reason.
     """
-    try:
-        from io import BytesIO
+    from io import BytesIO
 
-        from PIL import Image
-    except ImportError:
-        return None
+    from PIL import Image
+
     try:
         with Image.open(BytesIO(data)) as opened:
             opened.load()
@@ -33,5 +36,5 @@ def to_png(data: bytes) -> bytes | None:
             out = BytesIO()
             im.save(out, format="PNG")
             return out.getvalue()
-    except Exception:  # Pillow raises many types for corrupt or hostile images
-        return None
+    except Exception as exc:  # Pillow raises many types for corrupt or hostile images
+        raise Undecodable(str(exc) or type(exc).__name__) from None

@@ -64,12 +64,13 @@ from bunzai.sdk.png import (
     PngFile,
     TextChunk,
     make_text_chunk,
+    png_damage,
     splice,
     splice_parts,
 )
 
-from . import Found, find_card
-from .avatar import default_avatar, is_default_avatar, to_png
+from . import Found, cut_card_chunk, find_card
+from .avatar import Undecodable, default_avatar, is_default_avatar, to_png
 
 if TYPE_CHECKING:
     from bunzai.sdk import Asset, Character, ChunkPayload
@@ -204,6 +205,14 @@ def _backfill(character: Character, format_id: str, shaped: bool = True) -> dict
                       loss=LossReport(), root_duplicates=True)
 
 
+def _beside_v3(character: Character, format_id: str) -> Character:
+    """``character`` as a reader takes it from the ``ccv3`` chunk written of it: the V2
+    ``chara`` copy is derived from that, so the two chunks never disagree (a V3 card fills in
+    what the character leaves unset, such as an entry's ``use_regex``)."""
+    v3 = build_card(character, spec="v3", format_id=format_id, loss=LossReport())
+    return parse_card(v3, format_id=format_id)
+
+
 def _backfill_kind(other: Any, keyword: str, winner: str, character: Character,
                    format_id: str) -> bool | None:
     """Whether ``other`` is the V2 backfill of the card read (and which kind), else None."""
@@ -223,7 +232,15 @@ def _read_png(input: AdapterInput, found: Found, card: Any, character: Character
     assert png is not None and found.payload is not None
     for problem in png.problems:
         warnings.append(Issue("$", f"PNG: {problem}"))
+    damage = png_damage(png)
+    if damage is not None:
+        warnings.append(Issue("$", f"the picture is damaged: {damage}; the card is read whole, "
+                              "but apps show the picture broken or their placeholder instead"))
     winner = found.payload
+    cut = cut_card_chunk(png)
+    if cut is not None:  # a second card chunk, cut short: the whole one is read
+        warnings.append(Issue("$", f"{cut}; the card is read from the {winner.keyword!r} "
+                                   "chunk"))
     removed: dict[int, dict[str, Any]] = {}
     texts: dict[int, bytes] = {}
     payloads = sorted([*input.png_json("ccv3"), *input.png_json("chara")],
@@ -463,12 +480,12 @@ def _image(character: Character, icon: int | None, loss: LossReport,
     asset = character.assets[icon]
     data = asset.data or b""
     if sniff_media(data)[0] != "image/png":
-        converted = to_png(data)
-        if converted is None:
-            loss.dropped(f"assets[{icon}]", f"the avatar ({sniff_media(data)[0]}) could not be "
-                         "converted to PNG (not an image Pillow reads, or Pillow is not "
-                         "installed); a placeholder image was used")
-            warnings.append("the avatar could not be converted to PNG; a placeholder was used")
+        try:
+            converted = to_png(data)
+        except Undecodable as exc:
+            loss.dropped(f"assets[{icon}]", f"the avatar ({sniff_media(data)[0]}) does not decode "
+                         f"({exc}); a placeholder image was used")
+            warnings.append("the avatar does not decode; a placeholder was used")
             return _walked(default_avatar())
         loss.approximated(f"assets[{icon}]", f"converted from {sniff_media(data)[0]} to PNG to "
                           "carry the card")
@@ -665,7 +682,7 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mappi
         def backfill(shaped: bool) -> dict[str, Any]:
             # built only when the layout has a backfill chunk
             if shaped not in backfills:
-                backfills[shaped] = _backfill(work, format_id, shaped)
+                backfills[shaped] = _backfill(_beside_v3(work, format_id), format_id, shaped)
             return backfills[shaped]
 
         for n, item in enumerate(chunk_layout):
@@ -678,10 +695,16 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mappi
                 tail.append(_asset_chunk(asset_keyword(key), data))
     else:
         chunks = opts.chunks or "both"
-        if chunks in ("both", "chara"):
-            chara_loss = loss if chunks == "chara" else LossReport()
+        ccv3 = (build_card(work, spec="v3", format_id=format_id, loss=loss)
+                if chunks in ("both", "ccv3") else None)
+        if ccv3 is not None and chunks == "both":
+            # the V2 copy of what the ccv3 chunk reads as, so that the two always agree
+            tail.append(make_text_chunk("chara", card_text(
+                _backfill(parse_card(ccv3, format_id=format_id), format_id), "base64")))
+        elif chunks == "chara":
+            chara_loss = loss
             v2 = work
-            if icon is not None and chunks == "chara":
+            if icon is not None:
                 # the picture itself is the avatar: a V2 card loses its record, so its name
                 v2 = work.model_copy(update={"assets": list(work.assets)})
                 v2.assets[icon] = v2.assets[icon].model_copy(update={"uri": None})
@@ -691,12 +714,29 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mappi
             chara = build_card(v2, spec="v2", format_id=format_id, loss=chara_loss,
                                root_duplicates=True)
             tail.append(make_text_chunk("chara", card_text(chara, "base64")))
-        if chunks in ("both", "ccv3"):
-            ccv3 = build_card(work, spec="v3", format_id=format_id, loss=loss)
+        if ccv3 is not None:
             tail.append(make_text_chunk("ccv3", card_text(ccv3, "base64")))
+        first_text = _first_text_at(png)
+        if first_text is not None:  # Agnai and TavernAI read the first text chunk
+            placed[first_text], tail = tail, []
         for key, data in chunk_assets.items():
             tail.append(_asset_chunk(asset_keyword(key), data))
     return _assemble(image, png, placed, tail)
+
+
+def _first_text_at(png: PngFile) -> int | None:
+    """Where (among the chunks :func:`_assemble` keeps) the image's first text chunk is: the
+    card chunks go before it, so that an avatar's own ``Title`` or ``Author`` is not the
+    first text chunk; None when the image keeps none."""
+    cards = card_or_asset_offsets(png)
+    kept = 0
+    for type_, offset, _length, _crc in png.table():
+        if offset in cards:
+            continue
+        if type_ in ("tEXt", "zTXt", "iTXt"):
+            return kept
+        kept += 1
+    return None
 
 
 def _base64_length(size: int) -> int:

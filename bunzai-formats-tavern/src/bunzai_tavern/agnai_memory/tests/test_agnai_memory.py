@@ -116,7 +116,8 @@ def test_a_title_written_as_agnais_name_is_no_loss_either_way() -> None:
     out = reg().write(res.entities, FID)
     assert [e["name"] for e in json.loads(out.files[0].data)["entries"]] == [
         "Title 0", "Title 1", "Title 2"]  # Agnai shows an entry's name as its title
-    assert out.loss.lines() == ["nothing lost"]
+    # the numbers World Info does not have are all the report names
+    assert {e.path.split(".")[-1] for e in out.loss} == {"priority", "insertion_order"}
     assert conversion_problems(reg(), res.entities, FID) == []
     # and back: a name that repeats the comment is the same title, not a dropped field
     memory = read(out.files[0].data).entities
@@ -225,3 +226,19 @@ def test_damaged_files_read_tolerantly_or_fail_cleanly_and_round_trip() -> None:
     seeds += [BOOK]
     # a settings.json is written as a backup or an export, not as read
     assert check_damaged_round_trips(reg(), FID, seeds, exact=lambda d: not is_settings(d)) > 30
+
+
+def test_a_book_from_elsewhere_passes_agnais_own_checks() -> None:
+    from bunzai import validate_file
+
+    wi = {"entries": {"0": {"uid": 0, "key": ["tide"], "content": "The tide turns."}}}
+    _, res, _ = reg().read(as_input(json.dumps(wi).encode(), "w.json"),
+                           format="sillytavern-lorebook")
+    out = reg().write(res.entities, FID)
+    doc = json.loads(out.files[0].data)
+    assert doc["name"] == "" and doc["entries"][0]["priority"] == 0
+    assert doc["entries"][0]["weight"] == 0
+    found = validate_file(out.files[0].data, filename="book.json", from_format=FID,
+                          strict=True, registry=reg())
+    assert found.valid, [i.to_dict() for i in found.issues]
+    assert {e.path for e in out.loss} == {"entries[0].priority", "entries[0].insertion_order"}

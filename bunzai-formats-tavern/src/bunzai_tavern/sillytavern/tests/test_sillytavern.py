@@ -16,6 +16,7 @@ from bunzai.sdk import (
     AdapterInput,
     Asset,
     Character,
+    ConversionRefused,
     Lorebook,
     LorebookEntry,
     MalformedInput,
@@ -267,14 +268,15 @@ def test_two_different_chara_chunks_first_wins_other_kept() -> None:
     assert write(res.entities[0]).data == data
 
 
-def test_edited_card_is_rewritten_chara_then_ccv3_before_iend() -> None:
+def test_edited_card_is_rewritten_chara_then_ccv3_before_the_first_text_chunk() -> None:
     data = png_with(before_idat=[make_chunk(b"tEXt", b"Title\x00x"),
                                  card_chunk("chara", V2)])
     ch = read(data).entities[0]
     ch.first_mes = "Changed."
     out = write(ch)
     types = [(t, k) for t, k, _ in chunks(out.data)]
-    assert types[-3:] == [("tEXt", "chara"), ("tEXt", "ccv3"), ("IEND", "")]
+    # Agnai and TavernAI read the first text chunk: the card, not the picture's title
+    assert types[1:4] == [("tEXt", "chara"), ("tEXt", "ccv3"), ("tEXt", "Title")]
     assert card_json(out.data, "chara")["data"]["first_mes"] == "Changed."
     assert card_json(out.data, "chara")["first_mes"] == "Changed."  # root duplicate regenerated
     assert card_json(out.data, "ccv3")["spec"] == "chara_card_v3"
@@ -533,6 +535,24 @@ def test_exif_cards(fmt: str, encoding: str) -> None:
     assert card_json(out.data, "chara")["data"]["first_mes"] == "changed"
 
 
+@pytest.mark.parametrize(("fmt", "suffix"), [("WEBP", ".webp"), ("JPEG", ".jpg")])
+def test_an_exif_card_is_never_saved_under_a_png_name(fmt: str, suffix: str,
+                                                      tmp_path: Path) -> None:
+    card = {"name": "Exif", "description": "d", "first_mes": "hi"}
+    ch = read(exif_image(fmt, json.dumps(card).encode()), "card.img").entities[0]
+    out = write(ch)  # unchanged: kept as the image it was
+    assert out.suffix == suffix
+    with pytest.raises(ConversionRefused) as err:
+        out.save(tmp_path / "card.png")
+    assert f"card{suffix}" in err.value.message and not (tmp_path / "card.png").exists()
+    assert out.save(tmp_path / f"card{suffix}") == [tmp_path / f"card{suffix}"]
+    # asked for a PNG container, the image is re-encoded, and the report says so
+    png = write(ch, container="png")
+    assert png.data.startswith(b"\x89PNG") and png.loss.covers("assets[0]")
+    assert [e.action for e in png.loss if e.path == "assets[0]"] == ["approximated"]
+    assert png.save(tmp_path / "card.png") == [tmp_path / "card.png"]
+
+
 # -- validation and labels -----------------------------------------------------------------
 
 
@@ -682,3 +702,78 @@ def test_a_v3_json_card_never_points_at_bytes_it_does_not_carry() -> None:
         back = reg().read(as_input(out.data, "c.json"), format=target)[1].entities[0]
         assert [a.data for a in back.assets[:2]] == [icon, happy]
         assert not any((a.uri or "").startswith(("embeded://", "__asset:")) for a in back.assets)
+
+
+@pytest.mark.parametrize("keyword", ["chara", "ccv3"])
+def test_a_png_cut_inside_its_card_chunk_says_so(keyword: str) -> None:
+    whole = png_with([card_chunk(keyword, sample_card())])
+    start = whole.index(keyword.encode() + b"\x00")  # the chunk's data, after its type
+    declared = int.from_bytes(whole[start - 8:start - 4], "big")
+    cut = whole[:start + 100]
+    with pytest.raises(MalformedInput) as err:
+        load_registry().read(as_input(cut, filename="card.png"))
+    assert err.value.exit_code == 4
+    assert err.value.message == (f"truncated PNG: the {keyword} chunk is cut at byte 100 of "
+                                 f"{declared}")
+    with pytest.raises(MalformedInput) as err:  # the data whole, its checksum cut
+        load_registry().read(as_input(whole[:start + declared + 2], filename="card.png"))
+    assert err.value.message == (f"truncated PNG: the {keyword} chunk is cut in its checksum, "
+                                 f"after all {declared} bytes of it")
+
+
+def test_a_second_card_chunk_cut_short_is_named_and_the_whole_one_read() -> None:
+    whole = png_with(before_iend=[card_chunk("chara", sample_card()),
+                                  card_chunk("ccv3", sample_card())])
+    start = whole.index(b"ccv3\x00")
+    res = read(whole[:start + 40])
+    assert res.entities[0].name == "Wren"
+    assert any(w.message.startswith("truncated PNG: the ccv3 chunk is cut at byte 40 of ")
+               and "read from the 'chara' chunk" in w.message for w in res.warnings)
+
+
+
+# -- what bunzai writes, its own validator accepts -------------------------------------------
+
+
+def _own_findings(data: bytes, fmt: str) -> list[str]:
+    from bunzai import validate_file
+
+    v = validate_file(data, filename="card.png", from_format=fmt, strict=True, registry=reg())
+    assert v.ok, v.error
+    return [f"{i.path}: {i.message}" for i in v.issues]
+
+
+def test_an_avatar_with_its_own_text_chunks_does_not_push_the_card_chunk_back() -> None:
+    from bunzai.sdk.png import make_text_chunk
+
+    avatar = image_png(extra=[make_text_chunk("Title", b"Portrait"),
+                              make_text_chunk("Author", b"Someone")])
+    ch = Character(name="Mira", description="d", first_mes="hi",
+                   assets=[Asset(type="icon", name="main", ext="png", media_type="image/png",
+                                 data=avatar)])
+    for fmt in ("sillytavern", "rolecall"):
+        out = reg().write([ch], fmt).files[0].data
+        texts = [t.keyword for t in PngFile.parse(out).text_chunks()]
+        assert texts[0] == "chara" and {"Title", "Author"} <= set(texts), texts
+        assert not _own_findings(out, fmt)
+
+
+@pytest.mark.parametrize(("fmt", "options"), [("sillytavern", {}),
+                                              ("sillytavern", {"chunks": "both"}),
+                                              ("rolecall", {})])
+def test_the_two_card_chunks_bunzai_writes_agree(fmt: str, options: dict[str, Any]) -> None:
+    # an entry that leaves use_regex unset: V3 must say false, and the V2 copy must agree
+    book = Lorebook(entries=[LorebookEntry(keys=["tide"], content="The tide turns.")])
+    ch = Character(name="Mira", description="d", first_mes="hi", lorebook=book)
+    out = reg().write([ch], fmt, options).files[0].data
+    assert {"chara", "ccv3"} <= {t.keyword for t in PngFile.parse(out).text_chunks()}
+    assert not _own_findings(out, fmt)
+
+
+def test_a_v1_card_given_a_book_is_written_with_chunks_that_agree() -> None:
+    v1 = png_with(before_iend=[card_chunk("chara", {"name": "Old", "description": "d",
+                                                    "first_mes": "hi"})])
+    ch = read(v1).entities[0]
+    ch.lorebook = Lorebook(entries=[LorebookEntry(keys=["tide"], content="The tide turns.")])
+    out = write(ch)
+    assert not _own_findings(out.data, FID)

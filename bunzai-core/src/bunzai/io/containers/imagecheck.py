@@ -1,0 +1,61 @@
+"""Whether a PNG's picture can be shown whole: a card whose text chunks are intact may still
+carry a picture cut short in its image data, which apps then show broken or replace with their
+placeholder.  Readers name it on read; writers that carry the picture on say what the target
+gets.  Pixels are never decoded: the chunk walk, then (for :func:`image_damage`, and only for
+image data laid out as a cut file leaves it) the zlib stream, inflated in bounded pieces and
+thrown away.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from bunzai.errors import MalformedInput
+
+from .png import PngFile
+
+__all__ = ["image_damage", "png_damage"]
+
+_IMAGE_DATA = ("IDAT", "fdAT")
+_PIECE = 1 << 20
+
+
+def png_damage(png: PngFile) -> str | None:
+    """What the chunk walk alone shows is wrong with the picture of ``png`` (cheap: no
+    inflating), or None."""
+    types = png.chunk_types
+    if png.cut is not None and (png.cut[0] in _IMAGE_DATA or "IDAT" in types):
+        return "its image data is cut short (the file ends inside it)"
+    if "IDAT" not in types:
+        return "it has no image data"
+    return None
+
+
+def image_damage(data: bytes | memoryview) -> str | None:
+    """Why the PNG picture ``data`` cannot be shown whole, or None when it can: not a PNG,
+    :func:`png_damage`, or image data whose compressed stream is corrupt or ends early (a
+    picture cut short and then given a new end, as removing a card's chunks does)."""
+    try:
+        png = PngFile.parse(data)
+    except MalformedInput as exc:
+        return f"it is not a readable PNG ({exc.message})"
+    found = png_damage(png)
+    if found is not None:
+        return found
+    sizes = [length for type_, _offset, length, _crc in png.table() if type_ == "IDAT"]
+    if len(sizes) < 2 or sizes[-1] < max(sizes[:-1]):
+        # encoders write image data in equal chunks and a shorter last one; a file cut short
+        # and given a new end keeps only whole chunks.  Only that shape is inflated to check.
+        return None
+    stream = zlib.decompressobj()
+    try:
+        for chunk in png.chunks_of("IDAT"):
+            pending = bytes(chunk.data)
+            while pending and not stream.eof:
+                stream.decompress(pending, _PIECE)
+                pending = stream.unconsumed_tail
+            if stream.eof:
+                return None
+    except zlib.error as exc:
+        return f"its image data is corrupt ({exc})"
+    return "its image data ends early (the picture is cut short)"

@@ -1,0 +1,114 @@
+"""What bunzai writes, its own validator accepts: ``bunzai validate --strict`` finds nothing in
+a card or lorebook bunzai wrote, except what the source file already had.
+
+Every readable corpus file and sample of those kinds is written to every writable format of
+its kind (the routes of :mod:`tests.routing`); each output is validated as its format and
+compared with the source's own findings.  A finding is the source's when the source has the
+same message at the same path.  Two conditions each container words in its own way are
+matched by what they are about rather than by their words: an entry that can never activate
+(by its index) and an asset no card entry refers to (by count).
+
+One consequence is allowed, because the writer already says it: an entry the target cannot
+make always-on or keep as a folder (the report names its ``constant`` or ``is_folder``), and
+which has no keys, can never activate in the target.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bunzai.api import as_input
+from bunzai.registry import Registry
+from bunzai.engine.inspecting import validate_file
+from bunzai.testing import load_registry, require_corpus
+
+from .routing import is_unreadable, routed_files, short_id
+
+require_corpus()
+
+KINDS = ("character", "lorebook")
+_ENTRY = re.compile(r"entries\[(\d+)\]")
+_NEVER = ("entry has no keys and is not constant: it can never activate",
+          "no keys and not forceActivation: the entry never activates")
+_ORPHAN = "no asset refers to; kept as an orphan asset"
+
+
+@cache
+def _registry() -> Registry:
+    return load_registry()
+
+
+def _cases() -> list[Any]:
+    reg = _registry()
+    cases = []
+    for path, fmt in routed_files():
+        if fmt is None or is_unreadable(path) or fmt not in reg.adapters:
+            continue
+        kind = reg.adapters[fmt].kind
+        if kind in KINDS:
+            cases += [pytest.param(path, fmt, info.id, id=f"{short_id(path)}->{info.id}")
+                      for info in reg.formats(kind) if info.can_write]
+    return cases
+
+
+def _findings(data: Path | bytes, fmt: str, name: str | None = None) -> list[tuple[str, str]]:
+    found = validate_file(data, filename=name, from_format=fmt, strict=True,
+                          registry=_registry())
+    assert found.ok, f"{fmt} cannot read it back: {found.error}"
+    return [(i.path, i.message) for i in found.issues]
+
+
+def _kind_of(message: str) -> str | None:
+    if message in _NEVER:
+        return "never"
+    return "orphan" if message.endswith(_ORPHAN) else None
+
+
+def _entry(path: str) -> int | None:
+    hit = _ENTRY.search(path)
+    return int(hit.group(1)) if hit else None
+
+
+@cache
+def _source(path: Path, fmt: str) -> tuple[frozenset[tuple[str, str]], frozenset[int], int]:
+    """The source's findings, the entries it finds can never activate, its orphan count."""
+    found = _findings(path, fmt)
+    never = {_entry(p) for p, m in found if _kind_of(m) == "never"}
+    orphans = sum(1 for _, m in found if _kind_of(m) == "orphan")
+    return frozenset(found), frozenset(i for i in never if i is not None), orphans
+
+
+@pytest.mark.parametrize(("path", "source", "target"), _cases())
+def test_what_bunzai_writes_its_validator_accepts(path: Path, source: str, target: str
+                                                  ) -> None:
+    reg = _registry()
+    had, never, orphans = _source(path, source)
+    _, read, _ = reg.read(as_input(path), format=source)
+    out = reg.write(list(read.entities), target)
+    new: list[str] = []
+    for n, file in enumerate(out.files):
+        stem = "lorebook." if reg.adapters[target].kind == "character" else ""
+        prefix = f"[{n}]." if len(out.files) > 1 else ""
+        counted: Counter[str] = Counter()
+        for p, message in _findings(file.data, target, f"out{file.suffix}"):
+            kind = _kind_of(message)
+            if (p, message) in had:
+                continue
+            if kind == "orphan":
+                counted[kind] += 1
+                if counted[kind] <= orphans:
+                    continue
+            if kind == "never":
+                i = _entry(p)
+                if i in never or (i is not None and any(
+                        out.loss.covers(f"{prefix}{stem}entries[{i}].{f}")
+                        for f in ("constant", "is_folder"))):
+                    continue
+            new.append(f"{p}: {message}")
+    assert not new, f"{target} wrote what its own validator finds: {new[:8]}"
