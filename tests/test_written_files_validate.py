@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from bunzai.api import as_input
-from bunzai.registry import Registry
 from bunzai.engine.inspecting import validate_file
+from bunzai.host.registry import Registry
 from bunzai.testing import load_registry, require_corpus
 
 from .routing import is_unreadable, routed_files, short_id
