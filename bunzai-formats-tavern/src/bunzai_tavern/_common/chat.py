@@ -10,6 +10,12 @@ Each message keeps its layout (key order, raw values, its line) in ``passthrough
 and the app's own data (keys bunzai has no field for) in ``app_data[format_id]``.  Writers say
 what they change while they build each line: the loss report is made in one pass over the
 messages, before the file is produced, and nothing is read back.
+
+A line that is neither blank nor a JSON object (cut off mid-message, not UTF-8, nested deeper
+than the parser goes, a number beyond the float range) is damaged: the reader names it in a
+warning (``line 3: not JSON, 41 bytes skipped``) and keeps its text as app data
+(:data:`SKIPPED`) of the message before it, or of the chat when no message comes before it.
+The same format writes it back where it was; every other format reports it dropped.
 """
 
 from __future__ import annotations
@@ -25,9 +31,14 @@ from bunzai.sdk import BunzaiError, json_equal, loads
 from bunzai.sdk.fields import kept
 
 if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput, ChatMessage, LossReport
+    from bunzai.sdk import AdapterInput, ChatMessage, Issue, LossReport
 
 ABSENT: Any = object()
+
+SKIPPED = "skipped lines"
+"""App-data key of the damaged lines that follow a message (or open the chat): their texts in
+order, each a string, or ``{"base64": …}`` when it is not UTF-8.  SillyTavern's and
+TavernAI's own keys have no spaces, so it does not meet theirs."""
 
 
 @dataclass(slots=True)
@@ -38,6 +49,39 @@ class Line:
     eol: bytes
     value: Any = ABSENT
     """The parsed JSON object, or ABSENT for a blank, broken or non-object line."""
+    number: int = 0
+    """Its line number in the file, from 1."""
+    problem: str | None = None
+    """Why a line that is not blank is no record (``not JSON``); None for a record or a blank
+    line."""
+
+
+def _problem(text: bytes) -> str:
+    """What is wrong with a line that did not parse as a JSON object, in a user's words."""
+    try:
+        value = loads(text)
+    except BunzaiError as exc:
+        why = str(exc.message)
+        if "UTF-8" in why:
+            return "not valid UTF-8"
+        if "depth limit" in why or "nested too deeply" in why or "recursion" in why:
+            return "JSON nested deeper than the parser allows"
+        if "infinity" in why or "out of range" in why:
+            return "a number beyond the float range"
+        return "not JSON"
+    return f"a JSON {_kind(value)}, not an object"
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return "number"
 
 
 def split_eol(line: bytes) -> tuple[bytes, bytes]:
@@ -48,42 +92,99 @@ def split_eol(line: bytes) -> tuple[bytes, bytes]:
     return line, b""
 
 
-def parse_line(raw: bytes) -> Line:
+def parse_line(raw: bytes, number: int = 0) -> Line:
     body, eol = split_eol(raw)
-    line = Line(body, eol)
+    line = Line(body, eol, number=number)
     text = body.strip()
+    if not text:
+        return line
     if text.startswith(b"{"):
         try:
             value = loads(text)
         except BunzaiError:
-            return line
+            value = ABSENT
         if isinstance(value, dict):
             line.value = value
+            return line
+    line.problem = _problem(text)
     return line
 
 
 def iter_lines(input: AdapterInput, skip: int = 0) -> Iterator[Line]:
     for n, raw in enumerate(input.lines()):
         if n >= skip:
-            yield parse_line(raw)
+            yield parse_line(raw, n + 1)
 
 
-def keep_line(line: Line) -> Any:
-    """A blank or broken line as layout: its text (base64 when it is not UTF-8) and ending."""
+def damage(line: Line) -> Issue:
+    """The read warning that names a damaged line."""
+    from bunzai.sdk import Issue
+
+    return Issue(f"line {line.number}", f"{line.problem}, {len(line.body):,} bytes skipped")
+
+
+def line_text(body: bytes) -> Any:
+    """A line's text as JSON holds it: a string, or ``{"base64": …}`` when not UTF-8."""
     try:
-        text: Any = line.body.decode("utf-8")
+        return body.decode("utf-8")
     except UnicodeDecodeError:
-        text = {"base64": base64.b64encode(line.body).decode("ascii")}
-    return [text, line.eol.decode("ascii")]
+        return {"base64": base64.b64encode(body).decode("ascii")}
 
 
-def restore_line(kept: Any) -> bytes:
+def text_bytes(text: Any) -> bytes:
+    """The bytes of a line text kept by :func:`line_text` (empty for anything else)."""
+    if isinstance(text, Mapping):
+        try:
+            return base64.b64decode(str(text.get("base64", "")))
+        except ValueError:
+            return b""
+    return text.encode("utf-8", "surrogatepass") if isinstance(text, str) else b""
+
+
+def keep_line(line: Line, skipped: list[Any] | None = None) -> Any:
+    """A blank or damaged line as layout: its text and ending.  With ``skipped``, a damaged
+    line's text goes there (the owner's app data) and the layout keeps its place only."""
+    if line.problem is not None and skipped is not None:
+        skipped.append(line_text(line.body))
+        return [{"skipped": len(skipped) - 1}, line.eol.decode("ascii")]
+    return [line_text(line.body), line.eol.decode("ascii")]
+
+
+def restore_line(kept: Any, skipped: Any = ()) -> tuple[bytes, int | None]:
+    """The bytes of a line kept by :func:`keep_line`, and the index in ``skipped`` it took
+    (None for a blank line, or a place whose text is gone)."""
     if not isinstance(kept, list) or len(kept) != 2:
-        return b""
+        return b"", None
     text, eol = kept
-    body = (base64.b64decode(text["base64"]) if isinstance(text, Mapping)
-            else str(text).encode("utf-8"))
-    return body + str(eol).encode("ascii")
+    end = str(eol).encode("ascii")
+    if isinstance(text, Mapping) and "skipped" in text:
+        k = text["skipped"]
+        if isinstance(k, int) and isinstance(skipped, list) and 0 <= k < len(skipped):
+            return text_bytes(skipped[k]) + end, k
+        return b"", None
+    return text_bytes(text) + end, None
+
+
+def placed(kept: Any, skipped: Any) -> tuple[list[bytes], list[Any]]:
+    """The blank and damaged lines kept at one place (``kept``, layout), the damaged ones with
+    their texts from ``skipped`` (app data); and the texts no place holds (a chat written
+    without its layout, or one whose app data gained a line), to be written after them."""
+    texts = skipped if isinstance(skipped, list) else []
+    used: set[int] = set()
+    out: list[bytes] = []
+    for item in kept or ():
+        data, k = restore_line(item, texts)
+        if k is not None:
+            used.add(k)
+        if data:
+            out.append(data)
+    return out, [t for k, t in enumerate(texts) if k not in used]
+
+
+def unplaced(rest: list[Any], eol: bytes, more: bool) -> Iterator[bytes]:
+    """Damaged lines no layout places, one per line; ``more``: something follows them."""
+    for n, text in enumerate(rest):
+        yield text_bytes(text) + (eol if more or n + 1 < len(rest) else b"")
 
 
 def dumps_js(obj: Any) -> bytes:
@@ -140,17 +241,44 @@ class Messages:
             yield pending, gap, True
 
 
-def lazy_or_list(input: AdapterInput, make: Callable[[], Iterator[ChatMessage]]) -> Any:
-    """Messages for a chat: a list for an input held in memory, lazy for a streamed file."""
+def read_messages(input: AdapterInput, first: int,
+                  make: Callable[[Line, list[Line], bool], ChatMessage]
+                  ) -> tuple[Any, list[Issue]]:
+    """The messages of a chat file from line index ``first`` on (none when it is -1), and a
+    warning naming each damaged line among them.
+
+    An input held in memory gives a list, read now.  A streamed file gives a
+    :class:`LazyMessages` that reads the file again each time it is iterated; the lines are
+    checked once now, so what is damaged is said when the file is read, not later.
+    """
     from bunzai.sdk.chats import LazyMessages
 
+    if first < 0:
+        return [], []
+    issues: list[Issue] = []
     if input.streamed:
-        return LazyMessages(make)
-    return list(make())
+        count = 0
+        for line in iter_lines(input, first):
+            if line.problem is not None:
+                issues.append(damage(line))
+            elif line.value is not ABSENT:
+                count += 1
+
+        def again() -> Iterator[ChatMessage]:
+            for line, gap, last in Messages(input, first):
+                yield make(line, gap, last)
+
+        return LazyMessages(again, count), issues
+    out: list[ChatMessage] = []
+    for line, gap, last in Messages(input, first):
+        out.append(make(line, gap, last))
+        issues += [damage(g) for g in gap if g.problem is not None]
+    return out, issues
 
 
-def gap_layout(gap: Iterable[Line]) -> list[Any]:
-    return [keep_line(g) for g in gap]
+def gap_layout(gap: Iterable[Line], skipped: list[Any] | None = None) -> list[Any]:
+    """Blank and damaged lines as layout, the damaged lines' texts going to ``skipped``."""
+    return [keep_line(g, skipped) for g in gap]
 
 
 @dataclass(slots=True)
@@ -162,6 +290,10 @@ class Head:
     """Index of the first message line, -1 when there is none."""
     eol: bytes
     """The file's usual line ending (the header's, else the first message's)."""
+    skipped: list[Any]
+    """The texts of the damaged lines before the first message: the chat's app data."""
+    issues: list[Issue]
+    """A warning for each of them."""
 
 
 def scan_head(input: AdapterInput, is_header: Callable[[Any], bool],
@@ -181,45 +313,52 @@ def scan_head(input: AdapterInput, is_header: Callable[[Any], bool],
             first, first_eol = n, line.eol
             break
     eol = (header.eol if header is not None else b"") or first_eol or b"\n"
+    skipped: list[Any] = []
     if lead:
-        layout["lead"] = gap_layout(lead)
+        layout["lead"] = gap_layout(lead, skipped)
     if after:
-        layout["after_header"] = gap_layout(after)
+        layout["after_header"] = gap_layout(after, skipped)
     if header is not None:
         line_layout(header, layout)
         if header.eol != (eol if first >= 0 else b""):
             layout["header_eol"] = header.eol.decode("ascii")
     if eol != b"\n":
         layout["eol"] = eol.decode("ascii")
-    return Head(header, first, eol)
+    return Head(header, first, eol, skipped,
+                [damage(g) for g in (*lead, *after) if g.problem is not None])
 
 
 def produce(chat: Any, fmt: str, header: dict[str, Any] | None,
             line_of: Callable[[Any], dict[str, Any]]) -> Iterator[bytes]:
     """A chat file line by line: the kept lead, the header, then each message with its own
-    ending and the blank or broken lines that followed it (one message of look-ahead)."""
+    ending and the blank or damaged lines that followed it (one message of look-ahead).
+    Damaged lines no layout places follow the header (the chat's) or their message."""
     layout = layout_of(chat, fmt)
+    own = data_of(chat, fmt).get(SKIPPED)
     eol = str(layout.get("eol", "\n")).encode("ascii")
-    for line in layout.get("lead") or ():
-        yield restore_line(line)
+    lead, _ = placed(layout.get("lead"), own)
+    after, rest = placed([*(layout.get("lead") or ()), *(layout.get("after_header") or ())],
+                         own)
+    after = after[len(lead):]
+    yield from lead
     messages = iter(chat.iter_messages())
     current = next(messages, None)
     if header is not None:
-        own = layout.get("header_eol")
-        end = str(own).encode("ascii") if own is not None else (
-            eol if current is not None else b"")
-        yield emit(header, layout) + end
-    for line in layout.get("after_header") or ():
-        yield restore_line(line)
+        end = layout.get("header_eol")
+        yield emit(header, layout) + (str(end).encode("ascii") if end is not None else (
+            eol if current is not None or after or rest else b""))
+    yield from after
+    yield from unplaced(rest, eol, current is not None)
     while current is not None:
         following = next(messages, None)
         record = layout_of(current, fmt)
-        own = record.get("eol")
-        end = str(own).encode("ascii") if own is not None else (
-            eol if following is not None else b"")
-        yield emit(line_of(current), record) + end
-        for line in record.get("gap") or ():
-            yield restore_line(line)
+        gap, rest = placed(record.get("gap"), data_of(current, fmt).get(SKIPPED))
+        end = record.get("eol")
+        yield emit(line_of(current), record) + (str(end).encode("ascii") if end is not None
+                                                else eol if following is not None or rest
+                                                else b"")
+        yield from gap
+        yield from unplaced(rest, eol, following is not None)
         current = following
 
 
@@ -294,7 +433,10 @@ def finish(rec: Record, line: Line, gap: list[Line], last: bool, default_eol: by
     if line.eol != expected:
         layout["eol"] = line.eol.decode("ascii")
     if gap:
-        layout["gap"] = gap_layout(gap)
+        skipped: list[Any] = []
+        layout["gap"] = gap_layout(gap, skipped)
+        if skipped:
+            rec.data[SKIPPED] = skipped
     line_layout(line, layout)
     return layout
 

@@ -17,13 +17,20 @@ own bookkeeping (token counts, generation timings, save integrity) is layout.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
 from bunzai.sdk.chats import parse_time
 
-from .._common.chat import ABSENT, Line, Messages, finish, lazy_or_list, read_common, scan_head
+from .._common.chat import (
+    ABSENT,
+    SKIPPED,
+    Line,
+    finish,
+    read_common,
+    read_messages,
+    scan_head,
+)
 from . import FORMAT_ID, is_header
 
 if TYPE_CHECKING:
@@ -78,17 +85,16 @@ def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
         assert isinstance(header.value, dict)
         header_fields(header.value, layout, data, fields, participants, Participant, warnings)
     default_eol = head.eol
+    if head.skipped:
+        data[SKIPPED] = head.skipped
 
-    def make() -> Iterator[ChatMessage]:
-        if first_message < 0:
-            return
-        for line, gap, last in Messages(input, first_message):
-            yield message(line, gap, last, default_eol, fmt)
+    def make(line: Line, gap: list[Line], last: bool) -> ChatMessage:
+        return message(line, gap, last, default_eol, fmt)
 
     chat = Chat(participants=participants, passthrough={fmt: layout},
                 app_data={fmt: data} if data else {}, **fields)
-    chat.messages = lazy_or_list(input, make)
-    return ReadResult([chat], warnings)
+    chat.messages, damaged = read_messages(input, first_message, make)
+    return ReadResult([chat], [*warnings, *head.issues, *damaged])
 
 
 def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, Any],

@@ -24,6 +24,7 @@ from bunzai.sdk.chats import exact_in, put_time
 from bunzai.sdk.fields import reorder
 
 from .._common.chat import (
+    SKIPPED,
     Lines,
     data_of,
     dumps_js,
@@ -73,7 +74,7 @@ def _produce(chat: Chat, fmt: str) -> Iterator[bytes]:
 
 def header_is_empty(chat: Chat, fmt: str) -> bool:
     return not (chat.participants or chat.created or chat.notes or chat.branch_of
-                or chat.scenario or data_of(chat, fmt))
+                or chat.scenario or data_of(chat, fmt).keys() - {SKIPPED})
 
 
 # -- the header ------------------------------------------------------------------------------------
@@ -121,7 +122,7 @@ def _header_obj(chat: Chat, names: Mapping[str, str], fmt: str,
         else "epoch_ms"
     put_time(out, "create_date", chat.created, layout, form, loss, "created", WHY["created"])
     for key, value in data.items():
-        if not key.startswith("chat_metadata.") and key != "chat_metadata":
+        if not key.startswith("chat_metadata.") and key not in ("chat_metadata", SKIPPED):
             out[key] = value
     meta = _metadata(chat, layout, data)
     if meta is not None:
@@ -173,7 +174,7 @@ def message_obj(m: ChatMessage, names: Mapping[str, str], fmt: str = FORMAT_ID,
         out["extra"] = ext
     _swipe_keys(m, layout, data, out, fmt, loss, path)
     for key, value in data.items():
-        if not key.startswith("extra."):
+        if not key.startswith("extra.") and key != SKIPPED:
             out.setdefault(key, value)
     keep = layout.get("keep")
     if isinstance(keep, Mapping):

@@ -7,13 +7,12 @@ list, re-linked on every load) and ``is_name`` are layout.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
 from bunzai.sdk.chats import parse_time
 
-from .._common.chat import Line, Messages, finish, lazy_or_list, read_common, scan_head
+from .._common.chat import SKIPPED, Line, finish, read_common, read_messages, scan_head
 from ..sillytavern_chat import is_header
 from . import FORMAT_ID, LEGACY_LINE
 
@@ -75,17 +74,16 @@ def _jsonl(input: AdapterInput, warnings: list[Issue]) -> ReadResult:
     fields: dict[str, Any] = {}
     data: dict[str, Any] = {}
     participants = header_fields(header.value, layout, data, fields, warnings)
+    if head.skipped:
+        data[SKIPPED] = head.skipped
 
-    def make() -> Iterator[ChatMessage]:
-        if first_message < 0:
-            return
-        for line, gap, last in Messages(input, first_message):
-            yield message(line, gap, last, eol)
+    def make(line: Line, gap: list[Line], last: bool) -> ChatMessage:
+        return message(line, gap, last, eol)
 
     chat = Chat(participants=participants, passthrough={FORMAT_ID: layout},
                 app_data={FORMAT_ID: data} if data else {}, **fields)
-    chat.messages = lazy_or_list(input, make)
-    return ReadResult([chat], warnings)
+    chat.messages, damaged = read_messages(input, first_message, make)
+    return ReadResult([chat], [*warnings, *head.issues, *damaged])
 
 
 def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, Any],

@@ -16,6 +16,7 @@ from bunzai.sdk.chats import put_time, to_epoch_ms
 from bunzai.sdk.fields import reorder
 
 from .._common.chat import (
+    SKIPPED,
     Lines,
     data_of,
     dumps_js,
@@ -169,7 +170,8 @@ def header_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         out.setdefault("notes", "")
         out.setdefault("notes_type", "discr")
     for key, value in data.items():
-        out.setdefault(key, value)
+        if key != SKIPPED:
+            out.setdefault(key, value)
     return reorder(out, layout.get("header_order"))
 
 
@@ -226,7 +228,8 @@ def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
             if "swipe_id" in raw:
                 out["swipe_id"] = raw["swipe_id"]
     for key, value in data.items():
-        out.setdefault(key, value)
+        if key != SKIPPED:
+            out.setdefault(key, value)
     for key, value in record(layout, "keep").items():
         out.setdefault(key, value)
     return reorder(out, layout.get("order") or ["name", "is_user", "is_name", "send_date",

@@ -10,7 +10,16 @@ from typing import Any
 
 import pytest
 
-from bunzai.sdk import Alternative, Attachment, BunzaiError, Chat, ChatMessage, Participant
+from bunzai.sdk import (
+    AdapterInput,
+    Alternative,
+    Attachment,
+    BunzaiError,
+    Chat,
+    ChatMessage,
+    Participant,
+    get_limits,
+)
 from bunzai.testing import (
     Registry,
     as_input,
@@ -36,6 +45,17 @@ def read(data: bytes, fmt: str | None = FID) -> Chat:
     chat = res.entities[0]
     assert isinstance(chat, Chat)
     return chat
+
+
+def bare(chat: Chat) -> Chat:
+    """A copy of ``chat`` with its layout (every passthrough) thrown away."""
+    copy = chat.model_copy(deep=True)
+    copy.passthrough = {}
+    for m in copy.messages:
+        m.passthrough = {}
+        for item in (*m.alternatives, *m.attachments):
+            item.passthrough = {}
+    return copy
 
 
 def jsonl(*objs: Any, eol: str = "\n") -> bytes:
@@ -154,6 +174,66 @@ def test_line_endings_blank_and_broken_lines_survive() -> None:
     chat = read(data)
     assert len(chat.messages) == 2
     assert reg().write([chat], FID).files[0].data == data
+
+
+DAMAGED = {
+    "cut-mid-json": (b'{"name":"Ada","is_user":true,"send_date":1730668000000,"mes":"Open th',
+                     "not JSON"),
+    "invalid-utf8": (b'{"name":"Ada","is_user":true,"mes":"caf\xe9"}', "not valid UTF-8"),
+    "nested-too-deep": (b'{"name":"Ada","mes":"x","extra":' + b"[" * 1100 + b"]" * 1100 + b"}",
+                        "JSON nested deeper than the parser allows"),
+    "number-beyond-float": (b'{"name":"Ada","mes":"x","extra":{"n":1e400}}',
+                            "a number beyond the float range"),
+    "not-an-object": (b'["Ada", "hello"]', "a JSON array, not an object"),
+}
+CHAT_WRITERS = ("tavernai-chat", "agnai-chat", "risu-chat", "oobabooga-chat", "backyard-chat")
+
+
+@pytest.mark.parametrize("where", ["middle", "end"])
+@pytest.mark.parametrize("case", list(DAMAGED), ids=list(DAMAGED))
+def test_a_damaged_line_is_named_and_every_other_format_reports_it_dropped(
+        case: str, where: str) -> None:
+    bad, why = DAMAGED[case]
+    data = jsonl(HEADER, GREETING) + b"\n" + bad + (b"\n" + jsonl(USER) if where == "middle"
+                                                   else b"")
+    _, res, _ = reg().read(as_input(data, "chat.jsonl"))
+    assert [(w.path, w.message) for w in res.warnings] == [
+        ("line 3", f"{why}, {len(bad):,} bytes skipped")]
+    chat = res.entities[0]
+    assert isinstance(chat, Chat)
+    assert len(chat.messages) == (2 if where == "middle" else 1)
+    assert reg().write([chat], FID).files[0].data == data  # the same format puts it back
+    for target in CHAT_WRITERS:
+        loss = {(e.path, e.action) for e in reg().write([chat], target).loss}
+        assert ("messages[0].app_data.sillytavern-chat.skipped lines", "dropped") in loss, target
+        assert conversion_problems(reg(), [chat], target) == []
+    assert conversion_problems(reg(), [bare(chat)], FID) == []
+
+
+def test_damaged_lines_before_the_first_message_belong_to_the_chat() -> None:
+    data = jsonl(HEADER) + b"\n{\"name\n\n" + jsonl(GREETING)
+    _, res, _ = reg().read(as_input(data, "chat.jsonl"))
+    assert [(w.path, w.message) for w in res.warnings] == [("line 2", "not JSON, 6 bytes "
+                                                                      "skipped")]
+    chat = res.entities[0]
+    assert chat.app_data[FID]["skipped lines"] == ['{"name']
+    assert reg().write([chat], FID).files[0].data == data
+    loss = {(e.path, e.action) for e in reg().write([chat], "agnai-chat").loss}
+    assert ("app_data.sillytavern-chat.skipped lines", "dropped") in loss
+    assert conversion_problems(reg(), [bare(chat)], FID) == []
+
+
+def test_a_damaged_line_of_a_streamed_chat_is_named_when_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "chat.jsonl"
+    path.write_bytes(jsonl(HEADER, GREETING) + b"\n{oops\n" + jsonl(USER))
+    inp = AdapterInput.from_path(path, limits=get_limits().replace(stream_above=64))
+    assert inp.streamed
+    _, res, _ = reg().read(inp, format=FID)
+    assert [(w.path, w.message) for w in res.warnings] == [("line 3", "not JSON, 5 bytes "
+                                                                      "skipped")]
+    chat = res.entities[0]
+    assert len(chat.messages) == 2
+    assert chat.messages[0].app_data[FID]["skipped lines"] == ["{oops"]
 
 
 def test_edits_are_written_as_edited() -> None:

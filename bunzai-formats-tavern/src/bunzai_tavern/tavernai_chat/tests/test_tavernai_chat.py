@@ -70,6 +70,19 @@ def test_a_room_names_every_character_and_keeps_its_scenario() -> None:
     assert reg().write([chat], FID).files[0].data == lines(*ROOM)
 
 
+def test_a_damaged_line_is_named_kept_and_reported_by_other_formats() -> None:
+    data = lines(*ROOM[:2]) + b'\n{"name":"Ada","mes":"The fer\n' + lines(ROOM[2])
+    _, res, _ = reg().read(as_input(data, "chat.jsonl"))
+    assert [(w.path, w.message) for w in res.warnings] == [("line 3", "not JSON, 28 bytes "
+                                                                      "skipped")]
+    chat = res.entities[0]
+    assert len(chat.messages) == 2
+    assert reg().write([chat], FID).files[0].data == data
+    loss = {(e.path, e.action) for e in reg().write([chat], "sillytavern-chat").loss}
+    assert ("messages[0].app_data.tavernai-chat.skipped lines", "dropped") in loss
+    assert conversion_problems(reg(), [chat], "sillytavern-chat") == []
+
+
 def test_the_legacy_array_reads_names_and_writes_back() -> None:
     data = json.dumps(["Aqua: Hello there.", "You: Hi!", "Aqua: *waves*\n"],
                       separators=(",", ":")).encode()
