@@ -32,6 +32,11 @@ END_TAGS = ("{{[INPUT_END]}}", "{{[OUTPUT_END]}}", "{{[SYSTEM_END]}}")
 LAYOUT_KEYS = frozenset({"gamestarted", "file_version"})
 """Lite's bookkeeping: whether the story has begun, the save file's version."""
 MAPPED = frozenset({"prompt", "actions", "memory", "authorsnote", "worldinfo"})
+SKIPPED_ACTIONS = "skipped actions"
+"""App-data key of KoboldAI United actions with no text to read: ``[[key, value], …]``."""
+SKIPPED_ENTRIES = "skipped entries"
+"""App-data key (on the lorebook) of world info items that are no entry: ``[[index, value],
+…]``."""
 
 
 def read_save(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
@@ -41,7 +46,8 @@ def read_save(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     if not isinstance(data, dict):
         raise MalformedInput("not a KoboldAI save: expected an object")
     warnings: list[Issue] = []
-    chunks = _chunks(data)
+    skipped: list[list[Any]] = []
+    chunks = _chunks(data, warnings, skipped)
     settings = data.get("savedsettings") if isinstance(data.get("savedsettings"), dict) else {}
     mode = settings.get("opmode")
     user = settings.get("chatname") if isinstance(settings.get("chatname"), str) else None
@@ -69,13 +75,30 @@ def read_save(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     keep = {k: v for k, v in data.items() if k in LAYOUT_KEYS}
     if keep:
         layout["keep"] = keep
-    own = {k: v for k, v in data.items() if k not in LAYOUT_KEYS and k not in MAPPED}
+    own = {k: v for k, v in data.items() if k not in LAYOUT_KEYS and (
+        k not in MAPPED or not _readable(k, v))}
+    actions = data.get("actions")
+    if isinstance(actions, Mapping) and _readable("actions", actions):
+        own.update((f"actions.{k}", v) for k, v in actions.items() if k != "actions")
+    if skipped:
+        own[SKIPPED_ACTIONS] = skipped
     chat = Chat(participants=participants, messages=messages, passthrough={FORMAT_ID: layout},
                 app_data={FORMAT_ID: own} if own else {}, **fields)
     return ReadResult([chat], warnings)
 
 
-def _chunks(data: Mapping[str, Any]) -> list[str]:
+def _readable(key: str, value: Any) -> bool:
+    """Whether a key this reader maps holds what it reads (else the value is app data)."""
+    if key in ("prompt", "memory", "authorsnote"):
+        return isinstance(value, str)
+    if key == "worldinfo":
+        return isinstance(value, list)
+    return isinstance(value, list) or (isinstance(value, Mapping)
+                                       and isinstance(value.get("actions"), Mapping))
+
+
+def _chunks(data: Mapping[str, Any], warnings: list[Issue], skipped: list[list[Any]]
+            ) -> list[str]:
     chunks: list[str] = []
     prompt = data.get("prompt")
     if isinstance(prompt, str) and prompt:
@@ -83,8 +106,14 @@ def _chunks(data: Mapping[str, Any]) -> list[str]:
     actions = data.get("actions")
     if isinstance(actions, Mapping):  # KoboldAI United: {"actions": {"0": {"Selected Text"}}}
         inner = actions.get("actions")
-        items = list(inner.values()) if isinstance(inner, Mapping) else []
-        chunks += [str(i.get("Selected Text", "")) for i in items if isinstance(i, Mapping)]
+        for key, item in (inner.items() if isinstance(inner, Mapping) else ()):
+            text = item.get("Selected Text") if isinstance(item, Mapping) else None
+            if isinstance(text, str):
+                chunks.append(text)
+            else:
+                warnings.append(Issue(f"$.actions.actions.{key}", "no \"Selected Text\"; "
+                                      "skipped"))
+                skipped.append([key, item])
     elif isinstance(actions, list):
         for i, a in enumerate(actions):
             if not isinstance(a, str):
@@ -159,9 +188,11 @@ def _world_info(raw: Any, warnings: list[Issue]) -> Lorebook | None:
     if not isinstance(raw, list) or not raw:
         return None
     entries = []
+    skipped: list[list[Any]] = []
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
             warnings.append(Issue(f"$.worldinfo[{i}]", "not an object; skipped"))
+            skipped.append([i, item])
             continue
         def keys(name: str, item: dict[str, Any] = item) -> list[str]:
             value = item.get(name)
@@ -183,4 +214,5 @@ def _world_info(raw: Any, warnings: list[Issue]) -> Lorebook | None:
             group=item["wigroup"] if isinstance(item.get("wigroup"), str) and item[
                 "wigroup"] else None,
             app_data={FORMAT_ID: rest} if rest else {}))
-    return Lorebook(name="KoboldAI Lite world info", entries=entries)
+    return Lorebook(name="KoboldAI Lite world info", entries=entries,
+                    app_data={FORMAT_ID: {SKIPPED_ENTRIES: skipped}} if skipped else {})

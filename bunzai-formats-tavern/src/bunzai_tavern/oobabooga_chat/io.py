@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import (
+    Issue,
     LossReport,
     MalformedInput,
     OutputFile,
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
 BEGIN = "<|BEGIN-VISIBLE-CHAT|>"
 """The user side of the greeting row (``start_new_chat``)."""
 META_KEYS = ("timestamp", "versions", "current_version_index", "attachments")
+SKIPPED = "skipped rows"
+"""App-data key of the rows that are no pair of texts: ``[[index, row, visible row, their
+metadata entries], …]``.
+The same format puts each back at its place, every other format reports them dropped."""
 WHY = WRITER_REASONS
 
 
@@ -40,10 +45,12 @@ def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     data = input.json_mutable()
     if not isinstance(data, dict):
         raise MalformedInput("not a text-generation-webui history")
-    return ReadResult([chat_from(data, sniff_layout(input.data, 4))])
+    warnings: list[Issue] = []
+    return ReadResult([chat_from(data, sniff_layout(input.data, 4), warnings)], warnings)
 
 
-def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
+def chat_from(data: dict[str, Any], layout: Mapping[str, Any],
+              warnings: list[Issue] | None = None) -> Chat:
     from bunzai.sdk import Chat
 
     legacy = "internal" not in data
@@ -65,10 +72,17 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
     own = {k: v for k, v in data.items() if k not in (key, vkey, "metadata")}
     messages: list[ChatMessage] = []
     empty: list[int] = []
+    skipped: list[list[Any]] = []
     for i, row in enumerate(rows):
         if not isinstance(row, list) or len(row) != 2:
             raise MalformedInput(f"$.{key}[{i}]: expected a [user, reply] pair")
         vis = shown[i] if i < len(shown) and isinstance(shown[i], list) else [None, None]
+        if not all(isinstance(cell, str) for cell in row):
+            if warnings is not None:
+                warnings.append(Issue(f"$.{key}[{i}]", "not a pair of texts; skipped"))
+            skipped.append([i, row, vis, {k: meta[k] for k in (f"user_{i}", f"assistant_{i}")
+                                           if k in meta}])
+            continue
         made = 0
         user, reply = row
         if isinstance(user, str) and user and user != BEGIN:
@@ -84,6 +98,8 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
             record.setdefault("rows", {})[str(i)] = {"row": row, "visible": vis}
     if empty:
         record["empty"] = empty
+    if skipped:
+        own[SKIPPED] = skipped
     return Chat(messages=messages, passthrough={FORMAT_ID: record},
                 app_data={FORMAT_ID: own} if own else {})
 
@@ -174,6 +190,11 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
     shown: list[list[Any]] = []
     meta: dict[str, Any] = {}
     empty = {int(k): v for k, v in (record.get("rows") or {}).items()}
+    for item in data_of(chat, FORMAT_ID).get(SKIPPED) or ():
+        if isinstance(item, list) and len(item) == 4 and isinstance(item[0], int):
+            empty[item[0]] = {"row": item[1], "visible": item[2]}
+            if isinstance(item[3], dict):
+                meta.update(item[3])
     kept: list[int] = []  # the messages reading will find, in order
 
     def add(user: tuple[int, ChatMessage] | None, reply: tuple[int, ChatMessage] | None
@@ -237,7 +258,8 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
                 order, list) else {}
             doc["metadata"].update((k, v) for k, v in meta.items() if k not in doc["metadata"])
     for key, value in data_of(chat, FORMAT_ID).items():
-        doc.setdefault(key, value)
+        if key != SKIPPED:
+            doc.setdefault(key, value)
     return reorder(doc, record.get("order"))
 
 

@@ -70,3 +70,23 @@ def test_the_labeler_names_the_webui_and_its_history_era() -> None:
         result = label(reg(), SAMPLES / name)
         assert result.app == "oobabooga text-generation-webui", result.to_dict()
         assert any(era in e for e in result.guesses[0].evidence), result.to_dict()
+
+
+def test_a_row_that_is_no_pair_of_texts_is_named_kept_and_reported() -> None:
+    history = {"internal": [["<|BEGIN-VISIBLE-CHAT|>", "Rain again."], [7, None],
+                            ["The ferry?", "Late."]],
+               "visible": [["", "Rain again."], ["7", ""], ["The ferry?", "Late."]],
+               "metadata": {"assistant_0": {"timestamp": "Nov 03, 2024 21:04"},
+                            "user_1": {"timestamp": "Nov 03, 2024 21:05"},
+                            "user_2": {"timestamp": "Nov 03, 2024 21:06"},
+                            "assistant_2": {"timestamp": "Nov 03, 2024 21:06"}}}
+    data = json.dumps(history, indent=4).encode()
+    _, res, _ = reg().read(as_input(data, "history.json"))
+    assert [(w.path, w.message) for w in res.warnings] == [
+        ("$.internal[1]", "not a pair of texts; skipped")]
+    chat = res.entities[0]
+    assert [m.text for m in chat.messages] == ["Rain again.", "The ferry?", "Late."]
+    assert reg().write([chat], FID).files[0].data == data
+    loss = {(e.path, e.action) for e in reg().write([chat], "sillytavern-chat").loss}
+    assert ("app_data.oobabooga-chat.skipped rows", "dropped") in loss
+    assert conversion_problems(reg(), [chat], "sillytavern-chat") == []
