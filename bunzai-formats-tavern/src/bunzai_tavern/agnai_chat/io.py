@@ -96,7 +96,12 @@ def message_from(obj: dict[str, Any]) -> ChatMessage:
         fields["role"] = "system" if obj.get("system") is True else "narrator"
     if "system" in obj and not (obj["system"] is True and fields["role"] == "system"):
         raw["system"] = obj["system"]
-    speaker = "handle" if fields["role"] == "user" else "name"
+    # a user is named by ``handle``; a message from Agnai's store may name its user only in
+    # ``name``, which Agnai's import keeps beside the handle
+    speaker = "name" if fields["role"] != "user" or not isinstance(obj.get("handle"), str) \
+        else "handle"
+    if fields["role"] == "user" and speaker == "name" and isinstance(obj.get("name"), str):
+        rec["speaker"] = "name"
     for key in ("handle", "name"):
         if key not in obj:
             continue
@@ -160,11 +165,16 @@ def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
         loss.dropped(f"{path}time", WHY["time"])
     named = m.speaker is not None and "name" in (rec.get("order") or ())
     if m.role == "user":
-        if m.speaker is not None:
+        by_name = rec.get("speaker") == "name"
+        if m.speaker is not None and not by_name:
             out["handle"] = m.speaker
         elif "handle" in raw:
             out["handle"] = raw["handle"]
         out["userId"] = raw.get("userId", "anon")
+        if m.speaker is not None and by_name:
+            out["name"] = m.speaker
+        elif "name" in raw:
+            out["name"] = raw["name"]
     elif m.role == "character":
         out["characterId"] = raw.get("characterId", "imported")
         if named:
