@@ -64,6 +64,8 @@ WRITER_REASONS = {
     "time": "the webui stamps messages to the minute",
     "single": "the webui keeps versions only when there are two or more",
     "empty": "a history row holds no empty message",
+    "padded": "a history row pairs each user message with a reply, and the webui shows the "
+              "reply even when it is empty",
     "attachment": "the webui keeps embedded images and text files only",
     "attachment_shape": "the webui keeps an image as its data URL and a file as its name, "
                         "type and text",

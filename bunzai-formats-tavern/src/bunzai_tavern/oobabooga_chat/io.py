@@ -183,8 +183,10 @@ def _attachment(a: dict[str, Any]) -> Attachment:
 # -- writing -----------------------------------------------------------------------------------
 
 
-def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
-    """The history for ``chat``; with ``loss``, what its rows cannot hold is reported."""
+def document(chat: Chat, loss: LossReport | None = None,
+             warnings: list[str] | None = None) -> dict[str, Any]:
+    """The history for ``chat``; with ``loss``, what its rows cannot hold is reported, and
+    with ``warnings``, where the webui will show an empty reply the source did not have."""
     record = layout_of(chat, FORMAT_ID)
     rows: list[list[Any]] = []
     shown: list[list[Any]] = []
@@ -222,13 +224,20 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
 
     pending: tuple[int, ChatMessage] | None = None
     count = 0
+    padded: list[int] = []  # user messages that get an empty reply the source did not have
+
+    def alone(user: tuple[int, ChatMessage]) -> None:
+        if user[1].text and not layout_of(user[1], FORMAT_ID).get("alone"):
+            padded.append(user[0])
+        add(user, None)
+
     for n, m in enumerate(chat.iter_messages()):
         count += 1
         if loss is not None and m.role in ("narrator", "system"):
             loss.approximated(f"messages[{n}].role", WHY["role"])
         if m.role == "user":
             if pending is not None:
-                add(pending, None)
+                alone(pending)
             pending = (n, m)
             if layout_of(m, FORMAT_ID).get("alone"):
                 add(pending, None)
@@ -237,7 +246,9 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         add(pending, (n, m))
         pending = None
     if pending is not None:
-        add(pending, None)
+        alone(pending)
+    if warnings is not None and padded:
+        warnings.append(_padding(padded))
     while len(rows) in empty:
         saved = empty[len(rows)]
         rows.append(saved["row"])
@@ -261,6 +272,18 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         if key != SKIPPED:
             doc.setdefault(key, value)
     return reorder(doc, record.get("order"))
+
+
+def _padding(padded: list[int]) -> str:
+    """The warning for user messages the webui will show followed by an empty reply bubble
+    (two user messages in a row, or a last one without a reply).
+
+    The row is the webui's own shape for a user message with no reply (its "Send dummy
+    message" writes ``[text, ""]``), and it reads back as the same messages, so nothing is
+    lost: but the webui draws the empty reply, and the user should know."""
+    shown = ", ".join(f"messages[{i}]" for i in padded[:5])
+    more = f" and {len(padded) - 5} more" if len(padded) > 5 else ""
+    return f"{shown}{more}: {WHY['padded']}, so an empty reply bubble shows after each"
 
 
 def _report_left_out(kept: list[int], count: int, loss: LossReport) -> None:
@@ -354,6 +377,7 @@ def _attachment_obj(a: Attachment, loss: LossReport | None, path: str
 def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
                format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
-    doc = document(chat, loss)
+    warnings: list[str] = []
+    doc = document(chat, loss, warnings)
     data = dumps_layout(doc, layout_of(chat, FORMAT_ID), 4)
-    return WriteResult([OutputFile(data, ".json")], loss)
+    return WriteResult([OutputFile(data, ".json")], loss, warnings)

@@ -90,3 +90,21 @@ def test_a_row_that_is_no_pair_of_texts_is_named_kept_and_reported() -> None:
     loss = {(e.path, e.action) for e in reg().write([chat], "sillytavern-chat").loss}
     assert ("app_data.oobabooga-chat.skipped rows", "dropped") in loss
     assert conversion_problems(reg(), [chat], "sillytavern-chat") == []
+
+
+def test_two_user_turns_in_a_row_are_written_as_the_webui_does_and_the_padding_is_said() -> None:
+    chat = Chat(messages=[ChatMessage(role="character", text="Rain again."),
+                          ChatMessage(role="user", text="brb"),
+                          ChatMessage(role="user", text="back"),
+                          ChatMessage(role="character", text="The ferry is late.")])
+    out = reg().write([chat], FID)
+    doc = json.loads(out.files[0].data)
+    # the webui's own "Send dummy message" row: the user's text and no reply
+    assert doc["internal"] == [["", "Rain again."], ["brb", ""], ["back", "The ferry is late."]]
+    assert out.warnings == ["messages[1]: a history row pairs each user message with a reply, "
+                            "and the webui shows the reply even when it is empty, so an empty "
+                            "reply bubble shows after each"]
+    assert conversion_problems(reg(), [chat], FID) == []  # it reads back as the same messages
+    _, res, _ = reg().read(as_input(out.files[0].data, "history.json"))
+    again = reg().write(res.entities, FID)  # a row the webui wrote itself is no news
+    assert again.warnings == [] and again.files[0].data == out.files[0].data
