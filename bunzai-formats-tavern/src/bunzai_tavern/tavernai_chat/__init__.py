@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter
+from bunzai.sdk import Detection, FormatAdapter, Option
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -75,7 +75,7 @@ LEGACY_CARRIES: tuple[str, ...] = (
     "participants[*].name", "participants[*].role",
     *(M + f for f in ("role", "speaker", "text")),
 )
-"""What a legacy array of ``"Name: text"`` lines holds (written only for a chat read from one)."""
+"""What a legacy array of ``"Name: text"`` lines holds (written only with ``shape=array``)."""
 
 _NO_FIELD = "a TavernAI chat has no such field"
 REASONS: tuple[tuple[str, str], ...] = (
@@ -142,6 +142,12 @@ class TavernAIChatAdapter(FormatAdapter):
     carries = CARRIES
     reasons = REASONS
     neutral = NEUTRAL
+    options = (
+        Option("shape", choices=("jsonl", "array"), default="jsonl",
+               help="array: TavernAI 1.1's JSON array of \"Name: text\" lines, which "
+                    "SillyTavern, Agnai and RisuAI do not import (jsonl: the JSON Lines of "
+                    "TavernAI 1.2 and later, which they do)"),
+    )
     # every header rule needs a user_name; the oldest chats are an array of lines
     signature = {"json": ("[]", "user_name"), "jsonl": ("user_name",)}
     detection = (

@@ -1,5 +1,11 @@
-"""Writing TavernAI chats: the 1.5 JSONL shape (a room when several characters speak), or the
-legacy array for a chat that came from one.  Output is streamed line by line.
+"""Writing TavernAI chats: the 1.5 JSONL shape (a room when several characters speak), or, on
+request (``shape=array``), the legacy array.  Output is streamed line by line.
+
+A chat read from a legacy array is written as JSON Lines too unless the array is asked for:
+SillyTavern's chat import takes a ``.json`` only as a CAI Tools, webui or Agnai export
+(``src/endpoints/chats.js``), Agnai's (``web/pages/Character/ImportChat.tsx``) an Agnai export
+or TavernAI JSON Lines, RisuAI's (``src/ts/characters.ts`` ``importChat``) a RisuAI export or
+JSON Lines: none of them imports the array.
 
 The adapter declares what a TavernAI chat holds; the writer reports what it writes otherwise
 (a name or date TavernAI needs and the message lacks, a narrator written as a character), in
@@ -39,8 +45,7 @@ DEFAULT_USER = "You"
 
 def write_chat(chat: Chat, options: Any = None, format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
-    layout = layout_of(chat, FORMAT_ID)
-    if layout.get("legacy"):
+    if (options or {}).get("shape") == "array":
         return _write_legacy(chat, loss)
     names = _names(chat)
     _report_participants(chat, loss)
@@ -85,7 +90,7 @@ def _report_participants(chat: Chat, loss: LossReport) -> None:
 
 
 def _write_legacy(chat: Chat, loss: LossReport) -> WriteResult:
-    """The array of ``"Name: text"`` lines a chat from TavernAI up to 1.1 was read from.
+    """The array of ``"Name: text"`` lines TavernAI up to 1.1 kept a chat as.
 
     Reading such a line takes the name up to the first ``": "``; the user is ``You``, every
     other name a character, listed as the chat's participants in order of appearance."""
