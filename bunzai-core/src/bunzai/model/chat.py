@@ -187,6 +187,50 @@ class LazyMessages(Sequence[ChatMessage]):
         return f"LazyMessages({counted})"
 
 
+MAX_ALTERNATIVES = 10_000
+"""The most alternatives (swipes, retries, versions, outputs) one message may have.  Each is an
+object of its own in memory, hundreds of times the four bytes a one-letter swipe takes in a
+file, so a reader refuses a message with more (:func:`check_alternatives`) rather than let a
+small file fill the memory; real chats hold a few dozen at most."""
+
+HELD_ITEMS = 20_000
+"""How many messages and alternatives a chat read from memory holds as a list; a chat with more
+is handed over as :class:`LazyMessages` (:func:`held_or_lazy`), one message alive at a time."""
+
+
+def check_alternatives(count: int, where: str) -> None:
+    """Refuse a message with more than :data:`MAX_ALTERNATIVES` alternatives; ``where`` names
+    it in the error (``line 2``, ``$.messages[4]``)."""
+    if count > MAX_ALTERNATIVES:
+        from ..errors import LimitExceeded
+
+        raise LimitExceeded(f"{where}: alternatives", count, MAX_ALTERNATIVES, "",
+                            message=f"{where}: {count:,} alternatives (swipes) in one message, "
+                                    f"over the limit of {MAX_ALTERNATIVES:,}")
+
+
+def held_or_lazy(make: Callable[[], Iterator[ChatMessage]],
+                 budget: int = HELD_ITEMS) -> Sequence[ChatMessage]:
+    """The messages ``make`` produces: a list while they and their alternatives number at most
+    ``budget``, else a :class:`LazyMessages` producing them anew each time it is iterated, so
+    a small file of tiny messages never becomes hundreds of times its size in memory.
+
+    ``make`` must produce the same messages each time it is called (read from the file or from
+    the document a reader parsed)."""
+    held: list[ChatMessage] = []
+    items = 0
+    produced = make()
+    for message in produced:
+        items += 1 + len(message.alternatives)
+        if items > budget:
+            close = getattr(produced, "close", None)
+            if close is not None:
+                close()
+            return LazyMessages(make)
+        held.append(message)
+    return held
+
+
 def _keep_lazy(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     return value if isinstance(value, LazyMessages) else handler(value)
 

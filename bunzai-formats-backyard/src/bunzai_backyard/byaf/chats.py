@@ -22,11 +22,11 @@ in a warning when the archive is written (:func:`sillytavern_misreads`).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk.chats import format_time, parse_time, restore
+from bunzai.sdk.chats import check_alternatives, format_time, held_or_lazy, parse_time, restore
 from bunzai.sdk.fields import kept
 
 from .._common.macros import join_examples, to_backyard, to_card
@@ -97,17 +97,23 @@ def scenario_chats(ch: Character, fmt: str) -> list[Chat] | None:
         path = records[index].get("path") if index < len(records) else None
         messages = own.get("messages")
         skipped: list[list[Any]] = []
-        log = messages_from_byaf(messages if isinstance(messages, list) else [], fmt, skipped)
+        usable = _usable(messages if isinstance(messages, list) else [], skipped)
         greeting = fields.pop("greeting", None)
-        if greeting:  # shown first, as Backyard and SillyTavern's import show it
-            log.insert(0, ChatMessage(role="character", text=greeting,
-                                      passthrough={fmt: {"greeting": True}}))
+
+        def make(usable: list[Mapping[str, Any]] = usable,
+                 greeting: str | None = greeting) -> Iterator[ChatMessage]:
+            if greeting:  # shown first, as Backyard and SillyTavern's import show it
+                yield ChatMessage(role="character", text=greeting,
+                                  passthrough={fmt: {"greeting": True}})
+            for item in usable:
+                yield _message(item, fmt)
+
         if skipped:
             settings[SKIPPED] = skipped
         chat = Chat(title=title if isinstance(title, str) and title else None,
                     participants=[Participant(name=ch.name, role="character",
                                               id=layout.get("cid"))] if ch.name else [],
-                    messages=log,
+                    messages=held_or_lazy(make),
                     app_data={fmt: settings} if settings else {},
                     passthrough={fmt: {"scenario": path}},
                     **{k: v for k, v in fields.items() if v})
@@ -119,39 +125,46 @@ def messages_from_byaf(items: Sequence[Any], fmt: str,
                        skipped: list[list[Any]] | None = None) -> list[ChatMessage]:
     """A scenario's ``messages`` as chat messages; an item that is no ``human`` message nor an
     ``ai`` one with an output goes to ``skipped`` as ``[index, item]``."""
-    from bunzai.sdk import Alternative, ChatMessage
+    return [_message(item, fmt) for item in _usable(items, skipped)]
 
-    out: list[ChatMessage] = []
+
+def _usable(items: Sequence[Any], skipped: list[list[Any]] | None) -> list[Mapping[str, Any]]:
+    """The items that are messages (the others to ``skipped``); an ai one with more outputs
+    than a message may have alternatives is refused."""
+    out: list[Mapping[str, Any]] = []
     for index, item in enumerate(items):
         kind = item.get("type") if isinstance(item, Mapping) else None
         outputs = item.get("outputs") if isinstance(item, Mapping) else None
-        shown_outputs = [o for o in outputs if isinstance(o, Mapping)] \
-            if isinstance(outputs, list) else []
-        if not isinstance(item, Mapping) or kind not in ("human", "ai") or (
-                kind == "ai" and not shown_outputs):
-            if skipped is not None:
-                skipped.append([index, item])
-            continue
-        layout: dict[str, Any] = {}
-        if kind == "ai":
-            outputs = shown_outputs
-            shown = max(range(len(outputs)), key=lambda i: _stamp(outputs[i]))
-            alts = [Alternative(text=_text(o), time=parse_time(o.get("createdAt")),
-                                passthrough={fmt: _raw_times(o)}) for o in outputs]
-            chosen = outputs[shown]
-            layout.update(_raw_times(chosen))
-            msg = ChatMessage(role="character", text=_text(chosen),
-                              time=parse_time(chosen.get("createdAt")),
-                              alternatives=alts if len(alts) > 1 else [],
-                              chosen=shown if len(alts) > 1 else None,
-                              passthrough={fmt: layout})
-        else:
-            layout.update(_raw_times(item))
-            msg = ChatMessage(role="user", text=_text(item),
-                              time=parse_time(item.get("createdAt")),
-                              passthrough={fmt: layout})
-        out.append(msg)
+        if kind == "human" or (kind == "ai" and isinstance(outputs, list) and any(
+                isinstance(o, Mapping) for o in outputs)):
+            if kind == "ai":
+                check_alternatives(len(outputs), f"messages[{index}]")
+            out.append(item)
+        elif skipped is not None:
+            skipped.append([index, item])
     return out
+
+
+def _message(item: Mapping[str, Any], fmt: str) -> ChatMessage:
+    """One usable scenario message (see :func:`_usable`) as a chat message."""
+    from bunzai.sdk import Alternative, ChatMessage
+
+    layout: dict[str, Any] = {}
+    if item.get("type") == "ai":
+        outputs = [o for o in item["outputs"] if isinstance(o, Mapping)]
+        shown = max(range(len(outputs)), key=lambda i: _stamp(outputs[i]))
+        alts = [Alternative(text=_text(o), time=parse_time(o.get("createdAt")),
+                            passthrough={fmt: _raw_times(o)}) for o in outputs]
+        chosen = outputs[shown]
+        layout.update(_raw_times(chosen))
+        return ChatMessage(role="character", text=_text(chosen),
+                           time=parse_time(chosen.get("createdAt")),
+                           alternatives=alts if len(alts) > 1 else [],
+                           chosen=shown if len(alts) > 1 else None,
+                           passthrough={fmt: layout})
+    layout.update(_raw_times(item))
+    return ChatMessage(role="user", text=_text(item), time=parse_time(item.get("createdAt")),
+                       passthrough={fmt: layout})
 
 
 def _text(obj: Mapping[str, Any]) -> str:

@@ -25,7 +25,7 @@ from bunzai.sdk import (
     dumps_layout,
     sniff_layout,
 )
-from bunzai.sdk.chats import parse_time, put_time
+from bunzai.sdk.chats import held_or_lazy, parse_time, put_time
 from bunzai.sdk.fields import kept, reorder
 
 from . import FORMAT_ID, WRITER_REASONS
@@ -133,8 +133,11 @@ def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
     messages = obj.get("message")
     if not isinstance(messages, list):
         raise MalformedInput(f"{path}.message: expected a list of messages")
-    fields["messages"] = [message_from(m, f"{path}.message[{i}]", marked)
-                          for i, m in enumerate(messages)]
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            raise MalformedInput(f"{path}.message[{i}]: expected a message object")
+    fields["messages"] = held_or_lazy(lambda: (message_from(m, f"{path}.message[{i}]", marked)
+                                               for i, m in enumerate(messages)))
     keep = {k: obj[k] for k in LAYOUT_KEYS if k in obj}
     if keep:
         record["keep"] = keep

@@ -247,33 +247,52 @@ def read_messages(input: AdapterInput, first: int,
     """The messages of a chat file from line index ``first`` on (none when it is -1), and a
     warning naming each damaged line among them.
 
-    An input held in memory gives a list, read now.  A streamed file gives a
-    :class:`LazyMessages` that reads the file again each time it is iterated; the lines are
-    checked once now, so what is damaged is said when the file is read, not later.
+    An input held in memory gives a list, read now, while its messages and their swipes number
+    at most ``HELD_ITEMS``; a streamed file, or one with more, gives a :class:`LazyMessages`
+    that reads the file again each time it is iterated.  Every line is checked now either way,
+    so what is damaged is said, and a message with more swipes than ``MAX_ALTERNATIVES`` is
+    refused, when the file is read, not later.
     """
-    from bunzai.sdk.chats import LazyMessages
+    from bunzai.sdk.chats import HELD_ITEMS, LazyMessages
 
     if first < 0:
         return [], []
     issues: list[Issue] = []
-    if input.streamed:
-        count = 0
-        for line in iter_lines(input, first):
+    held: list[ChatMessage] | None = None if input.streamed else []
+    items = count = 0
+    pending: Line | None = None
+    gap: list[Line] = []
+
+    def again() -> Iterator[ChatMessage]:
+        for line, gap, last in Messages(input, first):
+            yield make(line, gap, last)
+
+    for line in iter_lines(input, first):
+        if line.value is ABSENT:
             if line.problem is not None:
                 issues.append(damage(line))
-            elif line.value is not ABSENT:
-                count += 1
+            gap.append(line)
+            continue
+        count += 1
+        _check_swipes(line)
+        if held is not None and pending is not None:
+            held.append(make(pending, gap, False))
+            items += 1 + len(held[-1].alternatives)
+            if items > HELD_ITEMS:
+                held = None  # too many to hold: read again at each use, one at a time
+        pending, gap = line, []
+    if held is not None and pending is not None:
+        held.append(make(pending, gap, True))
+    return (held if held is not None else LazyMessages(again, count)), issues
 
-        def again() -> Iterator[ChatMessage]:
-            for line, gap, last in Messages(input, first):
-                yield make(line, gap, last)
 
-        return LazyMessages(again, count), issues
-    out: list[ChatMessage] = []
-    for line, gap, last in Messages(input, first):
-        out.append(make(line, gap, last))
-        issues += [damage(g) for g in gap if g.problem is not None]
-    return out, issues
+def _check_swipes(line: Line) -> None:
+    """Refuse a message line with more swipes than ``MAX_ALTERNATIVES`` (before they are made)."""
+    from bunzai.sdk.chats import check_alternatives
+
+    swipes = line.value.get("swipes")
+    if isinstance(swipes, list):
+        check_alternatives(len(swipes), f"line {line.number}")
 
 
 def gap_layout(gap: Iterable[Line], skipped: list[Any] | None = None) -> list[Any]:

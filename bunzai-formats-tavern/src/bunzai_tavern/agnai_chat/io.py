@@ -21,7 +21,7 @@ from bunzai.sdk import (
     dumps_layout,
     sniff_layout,
 )
-from bunzai.sdk.chats import parse_time, stored
+from bunzai.sdk.chats import check_alternatives, held_or_lazy, parse_time, stored
 from bunzai.sdk.fields import reorder
 
 from .._common.chat import data_of, layout_of, lone_alternative, record
@@ -70,14 +70,17 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
         rec["keep"] = keep
     own = {k: v for k, v in data.items()
            if k not in ("messages", *LAYOUT_KEYS) and k not in dict(TEXTS)}
-    out = []
     for i, m in enumerate(messages):
         if not isinstance(m, dict):
             raise MalformedInput(f"$.messages[{i}]: expected a message object")
-        out.append(message_from(m))
-    return Chat(messages=out, passthrough={FORMAT_ID: rec},
+        retries = m.get("retries")
+        if isinstance(retries, list):
+            check_alternatives(len(retries) + 1, f"$.messages[{i}]")
+    chat = Chat(passthrough={FORMAT_ID: rec},
                 app_data={FORMAT_ID: own} if own else {},
                 **fields)
+    chat.messages = held_or_lazy(lambda: (message_from(m) for m in messages))
+    return chat
 
 
 def message_from(obj: dict[str, Any]) -> ChatMessage:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
-from bunzai.sdk.chats import parse_time
+from bunzai.sdk.chats import held_or_lazy, parse_time
 
 from . import FORMAT_ID
 
@@ -46,12 +46,13 @@ def _chat(history: dict[str, Any], character: Mapping[str, Any], shared: dict[st
           index: int, warnings: list[Issue]) -> Chat:
     from bunzai.sdk import Chat, Participant
 
-    messages = [_message(m, f"$.histories.histories[{index}].msgs[{j}]", warnings)
-                for j, m in enumerate(history["msgs"])]
+    msgs = history["msgs"]
     names: dict[tuple[str, str], None] = {}
-    for m in messages:
-        if m.speaker:
-            names.setdefault((m.speaker, m.role), None)
+    for j, m in enumerate(msgs):  # checked and named now; the messages are made on use
+        message = _message(m, f"$.histories.histories[{index}].msgs[{j}]", warnings)
+        if message.speaker:
+            names.setdefault((message.speaker, message.role), None)
+    messages = held_or_lazy(lambda: (_message(m, "", None) for m in msgs))
     main = character.get("name") if isinstance(character.get("name"), str) else None
     if main:
         names = {(main, "character"): None, **names}
@@ -68,7 +69,7 @@ def _chat(history: dict[str, Any], character: Mapping[str, Any], shared: dict[st
                 app_data={FORMAT_ID: own} if own else {})
 
 
-def _message(obj: Any, path: str, warnings: list[Issue]) -> ChatMessage:
+def _message(obj: Any, path: str, warnings: list[Issue] | None) -> ChatMessage:
     from bunzai.sdk import ChatMessage
 
     if not isinstance(obj, dict):
@@ -90,8 +91,9 @@ def _message(obj: Any, path: str, warnings: list[Issue]) -> ChatMessage:
                or (k == "name" and not isinstance(v, str)))
     if "text" in obj and not isinstance(text, str):
         own["text"] = text
-        warnings.append(Issue(f"{path}.text", "not text: the message reads as empty, its "
-                                              "value is kept as app data"))
+        if warnings is not None:
+            warnings.append(Issue(f"{path}.text", "not text: the message reads as empty, "
+                                                  "its value is kept as app data"))
     ident = obj.get("uuid")
     return ChatMessage(role="user" if human else "character",
                        speaker=name if isinstance(name, str) and name else None,

@@ -16,10 +16,11 @@ image metadata, world-info folders, document settings) is Lite's app data, under
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk.chats import held_or_lazy
 
 from . import FORMAT_ID
 
@@ -55,12 +56,15 @@ def read_save(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     opponents = [n for n in (raw_opponents.split(OPPONENT_SEPARATOR)
                              if isinstance(raw_opponents, str) else []) if n.strip()]
     text = "".join(chunks)
-    if mode == 3:
-        messages = _chat_turns(text, user, opponents)
-    elif mode == 4:
-        messages = _instruct_turns(text)
-    else:
-        messages = _story(chunks, adventure=mode == 2)
+
+    def make() -> Iterator[ChatMessage]:
+        if mode == 3:
+            return _chat_turns(text, user, opponents)
+        if mode == 4:
+            return _instruct_turns(text)
+        return _story(chunks, adventure=mode == 2)
+
+    messages = held_or_lazy(make)
     participants = ([Participant(name=user, role="user")] if user else []) + [
         Participant(name=n, role="character") for n in opponents]
     fields: dict[str, Any] = {}
@@ -126,7 +130,7 @@ def _clean(text: str) -> str:
     return text.strip("\n").removeprefix(" ")
 
 
-def _chat_turns(text: str, user: str | None, opponents: list[str]) -> list[ChatMessage]:
+def _chat_turns(text: str, user: str | None, opponents: list[str]) -> Iterator[ChatMessage]:
     from bunzai.sdk import ChatMessage
 
     names = {n: "character" for n in opponents}
@@ -136,48 +140,45 @@ def _chat_turns(text: str, user: str | None, opponents: list[str]) -> list[ChatM
     names["{{user}}"] = "user"
     pattern = re.compile(r"(?:^|\n)(" + "|".join(re.escape(n) for n in sorted(
         names, key=len, reverse=True)) + r"):[ ]?")
-    out: list[ChatMessage] = []
-    matches = list(pattern.finditer(text))
-    head = text[:matches[0].start()] if matches else text
+    found = pattern.finditer(text)
+    m = next(found, None)
+    head = text[:m.start()] if m is not None else text
     if _clean(head):
-        out.append(ChatMessage(role="narrator", text=_clean(head)))
-    for i, m in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        yield ChatMessage(role="narrator", text=_clean(head))
+    while m is not None:
+        after = next(found, None)
+        end = after.start() if after is not None else len(text)
         body = text[m.end():end].rstrip("\n")
         name = m.group(1)
         role = names[name]
         speaker = user if name == "{{user}}" else (opponents[0] if name == "{{char}}" and
                                                    opponents else name)
-        if body.strip() or i + 1 < len(matches):
-            out.append(ChatMessage(role=role, speaker=speaker, text=body))
-    return out
+        if body.strip() or after is not None:
+            yield ChatMessage(role=role, speaker=speaker, text=body)
+        m = after
 
 
-def _instruct_turns(text: str) -> list[ChatMessage]:
+def _instruct_turns(text: str) -> Iterator[ChatMessage]:
     from bunzai.sdk import ChatMessage
 
     for tag in END_TAGS:
         text = text.replace(tag, "")
     parts = re.split(r"(\{\{\[(?:INPUT|OUTPUT|SYSTEM)\]\}\})", text)
-    out: list[ChatMessage] = []
     if _clean(parts[0]):
-        out.append(ChatMessage(role="narrator", text=_clean(parts[0])))
+        yield ChatMessage(role="narrator", text=_clean(parts[0]))
     for tag, body in zip(parts[1::2], parts[2::2], strict=False):
         if body.strip():
-            out.append(ChatMessage(role=TAGS[tag], text=body.strip("\n")))
-    return out
+            yield ChatMessage(role=TAGS[tag], text=body.strip("\n"))
 
 
-def _story(chunks: list[str], adventure: bool) -> list[ChatMessage]:
+def _story(chunks: list[str], adventure: bool) -> Iterator[ChatMessage]:
     from bunzai.sdk import ChatMessage
 
-    out: list[ChatMessage] = []
     for chunk in chunks:
         if adventure and chunk.lstrip("\n").startswith("> "):
-            out.append(ChatMessage(role="user", text=chunk.lstrip("\n")[2:].rstrip("\n")))
+            yield ChatMessage(role="user", text=chunk.lstrip("\n")[2:].rstrip("\n"))
         elif chunk:
-            out.append(ChatMessage(role="narrator", text=chunk))
-    return out
+            yield ChatMessage(role="narrator", text=chunk)
 
 
 def _world_info(raw: Any, warnings: list[Issue]) -> Lorebook | None:

@@ -9,7 +9,7 @@ as a reply, a time to the minute, an empty message with no row of its own).
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import (
@@ -22,7 +22,7 @@ from bunzai.sdk import (
     dumps_layout,
     sniff_layout,
 )
-from bunzai.sdk.chats import parse_time, put_time
+from bunzai.sdk.chats import check_alternatives, held_or_lazy, parse_time, put_time
 from bunzai.sdk.fields import reorder
 
 from .._common.chat import data_of, layout_of, lone_alternative
@@ -70,7 +70,7 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any],
         record["visible"] = shown  # out of step: kept as it was
         shown = []
     own = {k: v for k, v in data.items() if k not in (key, vkey, "metadata")}
-    messages: list[ChatMessage] = []
+    kept: list[int] = []  # the rows that give messages, made when the messages are iterated
     empty: list[int] = []
     skipped: list[list[Any]] = []
     for i, row in enumerate(rows):
@@ -83,24 +83,33 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any],
             skipped.append([i, row, vis, {k: meta[k] for k in (f"user_{i}", f"assistant_{i}")
                                            if k in meta}])
             continue
-        made = 0
         user, reply = row
-        if isinstance(user, str) and user and user != BEGIN:
-            messages.append(_message("user", user, vis[0], meta.get(f"user_{i}"),
-                                     alone=not reply))
-            made += 1
-        if isinstance(reply, str) and reply:
-            messages.append(_message("character", reply, vis[1], meta.get(f"assistant_{i}"),
-                                     begin=user == BEGIN, blank=user == "", index=i))
-            made += 1
-        if not made:
+        for side in ("user", "assistant"):
+            entry = meta.get(f"{side}_{i}")
+            versions = entry.get("versions") if isinstance(entry, dict) else None
+            if isinstance(versions, list):
+                check_alternatives(len(versions), f"$.metadata.{side}_{i}")
+        if (user and user != BEGIN) or reply:
+            kept.append(i)
+        else:
             empty.append(i)
             record.setdefault("rows", {})[str(i)] = {"row": row, "visible": vis}
     if empty:
         record["empty"] = empty
     if skipped:
         own[SKIPPED] = skipped
-    return Chat(messages=messages, passthrough={FORMAT_ID: record},
+
+    def make() -> Iterator[ChatMessage]:
+        for i in kept:
+            user, reply = rows[i]
+            vis = shown[i] if i < len(shown) and isinstance(shown[i], list) else [None, None]
+            if user and user != BEGIN:
+                yield _message("user", user, vis[0], meta.get(f"user_{i}"), alone=not reply)
+            if reply:
+                yield _message("character", reply, vis[1], meta.get(f"assistant_{i}"),
+                               begin=user == BEGIN, blank=user == "", index=i)
+
+    return Chat(messages=held_or_lazy(make), passthrough={FORMAT_ID: record},
                 app_data={FORMAT_ID: own} if own else {})
 
 

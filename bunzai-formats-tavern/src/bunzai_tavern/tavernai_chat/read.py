@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
-from bunzai.sdk.chats import parse_time
+from bunzai.sdk.chats import held_or_lazy, parse_time
 
 from .._common.chat import SKIPPED, Line, finish, read_common, read_messages, scan_head
 from ..sillytavern_chat import is_header
@@ -37,29 +37,35 @@ def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
 
 
 def _legacy(lines: list[Any], newline: bool) -> ReadResult:
-    from bunzai.sdk import Chat, ChatMessage, Participant
+    from bunzai.sdk import Chat, Participant
 
-    messages: list[ChatMessage] = []
     names: dict[str, None] = {}
     for i, line in enumerate(lines):
         if not isinstance(line, str):
             raise MalformedInput(f"$[{i}]: expected a \"Name: text\" string, got "
                                  f"{type(line).__name__}")
         m = LEGACY_LINE.match(line)
-        if m is None:
-            messages.append(ChatMessage(text=line, passthrough={FORMAT_ID: {"bare": True}}))
-            continue
-        name = m.group(0)[:-2]
-        role = "user" if name == "You" else "character"
-        if role == "character":
-            names.setdefault(name, None)
-        messages.append(ChatMessage(role=role, speaker=name, text=line[m.end():]))
+        if m is not None and m.group(0)[:-2] != "You":
+            names.setdefault(m.group(0)[:-2], None)
     layout: dict[str, Any] = {"legacy": True}
     if newline:
         layout["newline"] = True
     participants = [Participant(name=n, role="character") for n in names]
-    return ReadResult([Chat(participants=participants, messages=messages,
+    return ReadResult([Chat(participants=participants,
+                            messages=held_or_lazy(lambda: (_legacy_line(x) for x in lines)),
                             passthrough={FORMAT_ID: layout})])
+
+
+def _legacy_line(line: str) -> ChatMessage:
+    """One ``"Name: text"`` line (``You`` is the user), or a line without a name, kept bare."""
+    from bunzai.sdk import ChatMessage
+
+    m = LEGACY_LINE.match(line)
+    if m is None:
+        return ChatMessage(text=line, passthrough={FORMAT_ID: {"bare": True}})
+    name = m.group(0)[:-2]
+    return ChatMessage(role="user" if name == "You" else "character", speaker=name,
+                       text=line[m.end():])
 
 
 def _jsonl(input: AdapterInput, warnings: list[Issue]) -> ReadResult:
