@@ -105,3 +105,14 @@ def test_a_damaged_line_is_named_by_validate_inspect_and_convert(tmp_path: Path)
         assert {"path": "messages[0].app_data.sillytavern-chat.skipped lines",
                 "action": "dropped"} in [{k: e[k] for k in ("path", "action")}
                                          for e in doc["loss"]]
+
+
+def test_the_zone_a_chat_is_read_in_is_a_documented_reader_option() -> None:
+    res = bunzai("formats")
+    assert res.returncode == 0
+    for fmt in ("sillytavern-chat", "tavernai-chat", "oobabooga-chat"):
+        block = res.stdout.split(f"\n{fmt} ", 1)[1].split("\n", 2)[1]
+        assert "read option zone=local|utc (default: local)" in block, block
+    res = bunzai("validate", ST)  # a real chat dated "2025-08-05@21h59m40s", no zone
+    assert "warning: line 1: times are written without a zone ('2025-08-05@21h59m40s'): read " \
+           "as this machine's local time" in res.stdout, res.stdout

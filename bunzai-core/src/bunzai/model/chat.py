@@ -5,8 +5,9 @@ the union of what SillyTavern, TavernAI, Agnai, RisuAI, oobabooga, Backyard and 
 keep: participants, messages with alternatives (swipes) and the chosen one, reasoning,
 attachments, hidden messages, and chat-level notes, memory, scenario and branch links.
 
-Times are aware UTC datetimes (see :mod:`bunzai.chattime`): forms without a zone are read as
-UTC, and each format keeps its original text as layout so a same-format rewrite is exact.
+Times are aware UTC datetimes (see :mod:`bunzai.chattime`): forms without a zone are read in
+the zone the reader was told (local by default), recorded in ``Chat.time_zone``, and each
+format keeps its original text as layout so a same-format rewrite is exact.
 
 A chat can be tens of megabytes.  ``Chat.messages`` is a list for chats built in code or read
 from memory; a reader given a large file hands over a :class:`LazyMessages` instead, which
@@ -252,6 +253,10 @@ class Chat(EntityBase):
     participants: list[Participant] = Field(
         default_factory=list, description="who the chat declares (user names, characters)")
     created: datetime | None = Field(None, description="when the chat was started (UTC)")
+    time_zone: str | None = Field(
+        None, description="the zone the chat's times were read in because the file writes them "
+                          "as wall-clock texts without one: 'local' (the machine's) or 'utc'; "
+                          "None when every time names an instant")
     notes: str | None = Field(None, description="author's note")
     memory: str | None = Field(None, description="memory or summary the app keeps")
     scenario: str | None = Field(None, description="chat-level scenario text")

@@ -20,9 +20,12 @@ from typing import TYPE_CHECKING, Any
 from ..chattime import (
     EPOCH,
     FORMS,
+    WALL_FORMS,
+    ZONES,
     exact_in,
     format_time,
     from_epoch_ms,
+    is_wall,
     iso_seconds,
     parse_form,
     parse_time,
@@ -30,6 +33,7 @@ from ..chattime import (
     restore,
     stored,
     to_epoch_ms,
+    zone_note,
 )
 
 if TYPE_CHECKING:
@@ -45,9 +49,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ATTACHMENT_TYPES", "EPOCH", "FORMS", "HELD_ITEMS", "MAX_ALTERNATIVES", "ROLES",
-    "LazyMessages", "check_alternatives", "exact_in", "format_time", "from_epoch_ms",
-    "held_or_lazy", "iso_seconds", "parse_form", "parse_time", "put_time", "restore", "stored",
-    "to_epoch_ms",
+    "WALL_FORMS", "ZONES", "LazyMessages", "check_alternatives", "exact_in", "format_time",
+    "from_epoch_ms", "held_or_lazy", "is_wall", "iso_seconds", "parse_form", "parse_time",
+    "put_time", "restore", "stored", "to_epoch_ms", "zone_note",
 ]
 _MODEL_NAMES = ("ATTACHMENT_TYPES", "HELD_ITEMS", "MAX_ALTERNATIVES", "ROLES", "LazyMessages",
                 "check_alternatives", "held_or_lazy")

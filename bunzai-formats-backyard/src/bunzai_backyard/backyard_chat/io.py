@@ -217,5 +217,7 @@ def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
                format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
     doc = document(chat, loss)
+    if chat.time_zone:
+        loss.approximated("time_zone", WHY["time_zone"])
     data = dumps_layout(doc, _layout(chat), 2)
     return WriteResult([OutputFile(data, ".json")], loss)

@@ -337,6 +337,8 @@ def write_export(entities: Sequence[Entity], options: Any = None,
     for i, chat in enumerate(chats):
         part = LossReport()
         docs.append(chat_obj(chat, part))
+        if chat.time_zone:
+            part.approximated("time_zone", WHY["time_zone"])
         loss.extend(part, f"[{i}]." if many else "")
     first = _layout(chats[0]).get("file") if chats else None
     file = first if isinstance(first, Mapping) else {}

@@ -242,7 +242,8 @@ class Messages:
 
 
 def read_messages(input: AdapterInput, first: int,
-                  make: Callable[[Line, list[Line], bool], ChatMessage]
+                  make: Callable[[Line, list[Line], bool], ChatMessage],
+                  note: Callable[[Line], None] | None = None
                   ) -> tuple[Any, list[Issue]]:
     """The messages of a chat file from line index ``first`` on (none when it is -1), and a
     warning naming each damaged line among them.
@@ -251,7 +252,7 @@ def read_messages(input: AdapterInput, first: int,
     at most ``HELD_ITEMS``; a streamed file, or one with more, gives a :class:`LazyMessages`
     that reads the file again each time it is iterated.  Every line is checked now either way,
     so what is damaged is said, and a message with more swipes than ``MAX_ALTERNATIVES`` is
-    refused, when the file is read, not later.
+    refused, when the file is read, not later; ``note`` sees each message line then too.
     """
     from bunzai.sdk.chats import HELD_ITEMS, LazyMessages
 
@@ -275,6 +276,8 @@ def read_messages(input: AdapterInput, first: int,
             continue
         count += 1
         _check_swipes(line)
+        if note is not None:
+            note(line)
         if held is not None and pending is not None:
             held.append(make(pending, gap, False))
             items += 1 + len(held[-1].alternatives)
@@ -413,9 +416,11 @@ class Record:
     data: dict[str, Any]
 
 
-def read_common(obj: dict[str, Any], expected: Iterable[str]) -> Record:
+def read_common(obj: dict[str, Any], expected: Iterable[str], zone: str | None = None
+                ) -> Record:
     """The keys SillyTavern and TavernAI messages share: ``name``, ``is_user``,
-    ``send_date``, ``mes`` (each kept raw when it is not of its usual type)."""
+    ``send_date``, ``mes`` (each kept raw when it is not of its usual type); a wall-clock
+    ``send_date`` is read in ``zone``."""
     from bunzai.sdk.chats import parse_time
 
     rec = Record({}, {"order": list(obj)}, {}, {})
@@ -432,7 +437,7 @@ def read_common(obj: dict[str, Any], expected: Iterable[str]) -> Record:
     rec.fields["role"] = "user" if obj.get("is_user") is True else "character"
     if "send_date" in obj:
         rec.layout["send_date"] = obj["send_date"]
-        rec.fields["time"] = parse_time(obj["send_date"])
+        rec.fields["time"] = parse_time(obj["send_date"], zone)
     mes = obj.get("mes")
     if isinstance(mes, str):
         rec.fields["text"] = mes
@@ -460,8 +465,58 @@ def finish(rec: Record, line: Line, gap: list[Line], last: bool, default_eol: by
     return layout
 
 
+class WallTimes:
+    """The times a writer puts in, read back in the chat's zone (``Chat.time_zone``) so a
+    wall-clock text the source had is written back as it was; and whether any written time is
+    a wall-clock text, without which the chat's zone is gone (a writer reports it)."""
+
+    def __init__(self, zone: str | None, walls: tuple[str, ...] = ()) -> None:
+        self.zone = zone
+        self.walls = walls
+        """The format's own wall-clock forms, for a time with no text of its own to go back
+        to in a chat whose times are wall-clock ones (none: the format writes instants)."""
+        self.kept = False
+
+    def form(self, value: Any, instant: str = "epoch_ms") -> str:
+        """The form a new time is written in: the first of the format's wall-clock forms that
+        holds it exactly, in a chat of wall-clock times; else ``instant``."""
+        from bunzai.sdk.chats import exact_in
+
+        if self.zone and value is not None:
+            for wall in self.walls:
+                if exact_in(value, wall, self.zone):
+                    return wall
+        return instant
+
+    def put(self, out: dict[str, Any], key: str, value: Any, record: Mapping[str, Any],
+            form: str, loss: LossReport | None, path: str, why: str) -> None:
+        """:func:`bunzai.sdk.chats.put_time` in the chat's zone, noting a wall-clock text."""
+        from bunzai.sdk.chats import is_wall, put_time
+
+        put_time(out, key, value, record, form, loss, path, why, self.zone)
+        if not self.kept and key in out and is_wall(out[key]):
+            self.kept = True
+
+    def report(self, chat: Any, loss: LossReport, why: str) -> None:
+        """The chat's zone, when no time is left a wall-clock text to be read in it."""
+        if chat.time_zone and not self.kept:
+            loss.approximated("time_zone", why)
+
+
+def wall_note(obj: Mapping[str, Any], keys: Iterable[str]) -> Any:
+    """The first wall-clock text (no zone) among ``obj``'s ``keys``, else None."""
+    from bunzai.sdk.chats import is_wall
+
+    for key in keys:
+        value = obj.get(key)
+        if value is not None and is_wall(value):
+            return value
+    return None
+
+
 def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[str, str],
-                 loss: LossReport | None, path: str, reasons: Mapping[str, str]
+                 loss: LossReport | None, path: str, reasons: Mapping[str, str],
+                 walls: WallTimes | None = None
                  ) -> tuple[dict[str, Any], dict[str, Any], Mapping[str, Any], set[str]]:
     """``name``, ``is_user``, ``send_date`` and ``mes`` of a message line, and the message's
     layout, raw values and absent keys for the rest of the line.
@@ -469,8 +524,6 @@ def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[s
     With ``loss``, what the line changes is reported under ``path`` (``messages[3].``): a
     speaker the format needs and the message lacks, a time its date form rounds.
     """
-    from bunzai.sdk.chats import put_time
-
     layout = layout_of(m, fmt)
     raw = record(layout, "raw")
     absent = set(layout.get("absent") or ())
@@ -489,7 +542,9 @@ def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[s
         out["is_user"] = raw["is_user"]
     elif not ("is_user" in absent and m.role != "user"):
         out["is_user"] = m.role == "user"
-    put_time(out, "send_date", m.time, layout, "epoch_ms", loss, f"{path}time", reasons["time"])
+    walls = walls or WallTimes(None)
+    walls.put(out, "send_date", m.time, layout, walls.form(m.time), loss, f"{path}time",
+              reasons["time"])
     out["mes"] = raw["mes"] if "mes" in raw and not m.text else m.text
     return out, layout, raw, absent
 

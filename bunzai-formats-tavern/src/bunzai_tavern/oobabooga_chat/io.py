@@ -22,10 +22,16 @@ from bunzai.sdk import (
     dumps_layout,
     sniff_layout,
 )
-from bunzai.sdk.chats import check_alternatives, held_or_lazy, parse_time, put_time
+from bunzai.sdk.chats import (
+    check_alternatives,
+    held_or_lazy,
+    parse_time,
+    put_time,
+    zone_note,
+)
 from bunzai.sdk.fields import reorder
 
-from .._common.chat import data_of, layout_of, lone_alternative
+from .._common.chat import data_of, layout_of, lone_alternative, wall_note
 from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
@@ -46,11 +52,12 @@ def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     if not isinstance(data, dict):
         raise MalformedInput("not a text-generation-webui history")
     warnings: list[Issue] = []
-    return ReadResult([chat_from(data, sniff_layout(input.data, 4), warnings)], warnings)
+    zone = (options or {}).get("zone") or "local"
+    return ReadResult([chat_from(data, sniff_layout(input.data, 4), warnings, zone)], warnings)
 
 
 def chat_from(data: dict[str, Any], layout: Mapping[str, Any],
-              warnings: list[Issue] | None = None) -> Chat:
+              warnings: list[Issue] | None = None, zone: str = "local") -> Chat:
     from bunzai.sdk import Chat
 
     legacy = "internal" not in data
@@ -71,6 +78,7 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any],
         shown = []
     own = {k: v for k, v in data.items() if k not in (key, vkey, "metadata")}
     kept: list[int] = []  # the rows that give messages, made when the messages are iterated
+    wall: list[tuple[str, Any]] = []  # where the first time without a zone is, and its text
     empty: list[int] = []
     skipped: list[list[Any]] = []
     for i, row in enumerate(rows):
@@ -89,6 +97,12 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any],
             versions = entry.get("versions") if isinstance(entry, dict) else None
             if isinstance(versions, list):
                 check_alternatives(len(versions), f"$.metadata.{side}_{i}")
+            if not wall and isinstance(entry, dict):
+                text = wall_note(entry, ("timestamp",)) or next(
+                    (t for v in versions or () if isinstance(v, dict)
+                     and (t := wall_note(v, ("timestamp",))) is not None), None)
+                if text is not None:
+                    wall.append((f"$.metadata.{side}_{i}", text))
         if (user and user != BEGIN) or reply:
             kept.append(i)
         else:
@@ -104,17 +118,24 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any],
             user, reply = rows[i]
             vis = shown[i] if i < len(shown) and isinstance(shown[i], list) else [None, None]
             if user and user != BEGIN:
-                yield _message("user", user, vis[0], meta.get(f"user_{i}"), alone=not reply)
+                yield _message("user", user, vis[0], meta.get(f"user_{i}"), alone=not reply,
+                               zone=zone)
             if reply:
                 yield _message("character", reply, vis[1], meta.get(f"assistant_{i}"),
-                               begin=user == BEGIN, blank=user == "", index=i)
+                               begin=user == BEGIN, blank=user == "", index=i, zone=zone)
 
-    return Chat(messages=held_or_lazy(make), passthrough={FORMAT_ID: record},
+    chat = Chat(messages=held_or_lazy(make), passthrough={FORMAT_ID: record},
                 app_data={FORMAT_ID: own} if own else {})
+    if wall:  # said once: every time of the history was read in this zone
+        chat.time_zone = zone
+        if warnings is not None:
+            warnings.append(Issue(wall[0][0], zone_note(zone, wall[0][1])))
+    return chat
 
 
 def _message(role: str, text: str, visible: Any, meta: Any, *, alone: bool = False,
-             begin: bool = False, blank: bool = False, index: int = 0) -> ChatMessage:
+             begin: bool = False, blank: bool = False, index: int = 0,
+             zone: str | None = None) -> ChatMessage:
     from bunzai.sdk import ChatMessage
 
     record: dict[str, Any] = {}
@@ -133,11 +154,11 @@ def _message(role: str, text: str, visible: Any, meta: Any, *, alone: bool = Fal
         record["meta"] = list(meta)
         if "timestamp" in meta:
             record["timestamp"] = meta["timestamp"]
-            fields["time"] = parse_time(meta["timestamp"])
+            fields["time"] = parse_time(meta["timestamp"], zone)
         versions = meta.get("versions")
         if isinstance(versions, list) and len(versions) >= 2 and all(
                 isinstance(v, dict) and isinstance(v.get("content"), str) for v in versions):
-            fields["alternatives"] = [_version(v) for v in versions]
+            fields["alternatives"] = [_version(v, zone) for v in versions]
             cvi = meta.get("current_version_index")
             if isinstance(cvi, int) and not isinstance(cvi, bool) and 0 <= cvi < len(versions):
                 fields["chosen"] = cvi
@@ -160,7 +181,7 @@ def _message(role: str, text: str, visible: Any, meta: Any, *, alone: bool = Fal
                        **fields)
 
 
-def _version(v: dict[str, Any]) -> Alternative:
+def _version(v: dict[str, Any], zone: str | None = None) -> Alternative:
     from bunzai.sdk import Alternative
 
     record: dict[str, Any] = {"order": list(v)}
@@ -169,7 +190,7 @@ def _version(v: dict[str, Any]) -> Alternative:
     if v.get("visible_content") != html.escape(v["content"]):
         record["visible_content"] = v.get("visible_content")
     rest = {k: x for k, x in v.items() if k not in ("content", "visible_content", "timestamp")}
-    return Alternative(text=v["content"], time=parse_time(v.get("timestamp")),
+    return Alternative(text=v["content"], time=parse_time(v.get("timestamp"), zone),
                        passthrough={FORMAT_ID: record}, app_data={FORMAT_ID: rest} if rest else {})
 
 
@@ -207,6 +228,8 @@ def document(chat: Chat, loss: LossReport | None = None,
             if isinstance(item[3], dict):
                 meta.update(item[3])
     kept: list[int] = []  # the messages reading will find, in order
+    zone = chat.time_zone or "local"  # the webui writes the clock time of the machine it runs on
+    timed: list[bool] = []  # whether a time was written, which then carries no zone
 
     def add(user: tuple[int, ChatMessage] | None, reply: tuple[int, ChatMessage] | None
             ) -> None:
@@ -227,9 +250,12 @@ def document(chat: Chat, loss: LossReport | None = None,
             kept.append(reply[0])
         for side, m in (("user", user), ("assistant", reply)):
             if m is not None:
-                entry = _meta(m[1], loss, f"messages[{m[0]}].")
+                entry = _meta(m[1], loss, f"messages[{m[0]}].", zone)
                 if entry is not None:
                     meta[f"{side}_{i}"] = entry
+                    if not timed and (m[1].time is not None or any(
+                            a.time is not None for a in m[1].alternatives)):
+                        timed.append(True)
 
     pending: tuple[int, ChatMessage] | None = None
     count = 0
@@ -258,6 +284,8 @@ def document(chat: Chat, loss: LossReport | None = None,
         alone(pending)
     if warnings is not None and padded:
         warnings.append(_padding(padded))
+    if loss is not None and timed and chat.time_zone is None:
+        loss.approximated("time_zone", WHY["time_zone"])
     while len(rows) in empty:
         saved = empty[len(rows)]
         rows.append(saved["row"])
@@ -312,15 +340,16 @@ def _visible(m: ChatMessage) -> Any:
     return html.escape(m.text)
 
 
-def _meta(m: ChatMessage, loss: LossReport | None, path: str) -> dict[str, Any] | None:
+def _meta(m: ChatMessage, loss: LossReport | None, path: str,
+          zone: str) -> dict[str, Any] | None:
     record = layout_of(m, FORMAT_ID)
     data = data_of(m, FORMAT_ID)
     if "meta_raw" in record:
         return record["meta_raw"]  # type: ignore[no-any-return]
     out: dict[str, Any] = {}
-    put_time(out, "timestamp", m.time, record, "ooba", loss, f"{path}time", WHY["time"])
+    put_time(out, "timestamp", m.time, record, "ooba", loss, f"{path}time", WHY["time"], zone)
     if len(m.alternatives) >= 2:
-        out["versions"] = [_version_obj(a, loss, f"{path}alternatives[{j}].")
+        out["versions"] = [_version_obj(a, loss, f"{path}alternatives[{j}].", zone)
                            for j, a in enumerate(m.alternatives)]
         if m.chosen is not None:
             out["current_version_index"] = m.chosen
@@ -345,12 +374,13 @@ def _meta(m: ChatMessage, loss: LossReport | None, path: str) -> dict[str, Any] 
     return reorder(out, record.get("meta"))
 
 
-def _version_obj(a: Alternative, loss: LossReport | None, path: str) -> dict[str, Any]:
+def _version_obj(a: Alternative, loss: LossReport | None, path: str,
+                 zone: str) -> dict[str, Any]:
     record = layout_of(a, FORMAT_ID)
     out: dict[str, Any] = {"content": a.text,
                            "visible_content": record.get("visible_content",
                                                          html.escape(a.text))}
-    put_time(out, "timestamp", a.time, record, "ooba", loss, f"{path}time", WHY["time"])
+    put_time(out, "timestamp", a.time, record, "ooba", loss, f"{path}time", WHY["time"], zone)
     for key, value in data_of(a, FORMAT_ID).items():
         out.setdefault(key, value)
     return reorder(out, record.get("order"))

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Detection, FormatAdapter, Option
 
+from .._common.options import ZONE
+
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
 
@@ -66,6 +68,7 @@ def score(input: AdapterInput) -> tuple[float, str]:
 M = "messages[*]."
 CARRIES: tuple[str, ...] = (
     "participants[*].name", "participants[*].role", "created", "notes", "scenario",
+    "time_zone",
     *(M + f for f in ("role", "speaker", "text", "time", "chosen", "alternatives[*].text")),
 )
 """What a TavernAI 1.5 chat holds: the user's and the characters' names, the start date, the
@@ -112,6 +115,8 @@ WRITER_REASONS = {
     "time": "TavernAI dates are epoch milliseconds",
     "send_date": "TavernAI needs a date on every message: the previous message's is written",
     "created": "TavernAI dates are epoch milliseconds",
+    "time_zone": "TavernAI dates are instants (epoch milliseconds): the chat's wall-clock "
+                 "times, which carry no zone, were read in the zone named on reading",
     "role": "TavernAI has only user and character messages",
     "alternatives": "TavernAI keeps swipes only when there are two or more",
     "earlier_swipes": "TavernAI keeps swipes only on the chat's last message (it deletes them "
@@ -143,6 +148,7 @@ class TavernAIChatAdapter(FormatAdapter):
     reasons = REASONS
     neutral = NEUTRAL
     options = (
+        ZONE,
         Option("shape", choices=("jsonl", "array"), default="jsonl",
                help="array: TavernAI 1.1's JSON array of \"Name: text\" lines, which "
                     "SillyTavern, Agnai and RisuAI do not import (jsonl: the JSON Lines of "

@@ -18,12 +18,13 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult
-from bunzai.sdk.chats import put_time, to_epoch_ms
+from bunzai.sdk.chats import to_epoch_ms
 from bunzai.sdk.fields import reorder
 
 from .._common.chat import (
     SKIPPED,
     Lines,
+    WallTimes,
     data_of,
     dumps_js,
     layout_of,
@@ -48,13 +49,15 @@ def write_chat(chat: Chat, options: Any = None, format_id: str = FORMAT_ID) -> W
     if (options or {}).get("shape") == "array":
         return _write_legacy(chat, loss)
     names = _names(chat)
+    walls = WallTimes(chat.time_zone)
     _report_participants(chat, loss)
-    header_obj(chat, loss)
+    header_obj(chat, loss, walls)
     clock = Clock(chat)
     count = 0
     for i, m in enumerate(chat.iter_messages()):
         count += 1
-        message_obj(m, names, clock, loss, f"messages[{i}].", last=None)
+        message_obj(m, names, clock, loss, f"messages[{i}].", last=None, walls=walls)
+    walls.report(chat, loss, WHY["time_zone"])
     last = count - 1
     if last >= 0:  # the report's pass did not know which message is the last one
         _report_earlier_swipes(chat, last, loss)
@@ -140,12 +143,14 @@ def _names(chat: Chat) -> dict[str, str]:
 def _produce(chat: Chat, last: int) -> Iterator[bytes]:
     names = _names(chat)
     clock = Clock(chat)
+    walls = WallTimes(chat.time_zone)
     index = iter(range(last + 1))
-    return produce(chat, FORMAT_ID, header_obj(chat),
-                   lambda m: message_obj(m, names, clock, last=next(index) == last))
+    return produce(chat, FORMAT_ID, header_obj(chat, None, walls),
+                   lambda m: message_obj(m, names, clock, last=next(index) == last, walls=walls))
 
 
-def header_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
+def header_obj(chat: Chat, loss: LossReport | None = None,
+               walls: WallTimes | None = None) -> dict[str, Any]:
     layout = layout_of(chat, FORMAT_ID)
     data = data_of(chat, FORMAT_ID)
     users = [p.name for p in chat.participants if p.role == "user" and p.name]
@@ -163,8 +168,8 @@ def header_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         out["character_name"] = chars[0]
     elif "character_name" in layout or "header_order" not in layout:
         out["character_name"] = layout.get("character_name", "")
-    put_time(out, "create_date", chat.created, layout, "epoch_ms", loss, "created",
-             WHY["created"])
+    (walls or WallTimes(chat.time_zone)).put(out, "create_date", chat.created, layout,
+                                             "epoch_ms", loss, "created", WHY["created"])
     for key in ("notes", "scenario"):
         value = getattr(chat, key)
         if value:
@@ -199,12 +204,12 @@ class Clock:
 
 def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
                 loss: LossReport | None = None, path: str = "", *,
-                last: bool | None = True) -> dict[str, Any]:
+                last: bool | None = True, walls: WallTimes | None = None) -> dict[str, Any]:
     """One message line; ``last`` says whether it ends the chat (None: not known, in the
     report's pass, which reports earlier replies' swipes after it)."""
     out, layout, raw, absent = write_common(m, FORMAT_ID, names, {"user": DEFAULT_USER,
                                                              "character": "Character"},
-                                            loss, path, WHY)
+                                            loss, path, WHY, walls)
     stamp = clock.stamp(m)
     if stamp is not None:
         out["send_date"] = stamp
