@@ -124,6 +124,9 @@ READ_ONLY_SHAPES: dict[str, str] = {
     "st-persona__SillyTavern_SillyTavern__settings__84ae96b9a1.json":
         "a settings.json is read for its personas and written as a persona backup, which "
         "cannot say which persona is selected (reported)",
+    "tavernai-legacy-chat__SillyTavern_SillyTavern__1673181146000__fb89fe9b14.json":
+        "a TavernAI 1.1 array is rewritten as the JSON Lines other apps import, which name a "
+        "user and date every message (reported); -O shape=array writes the array back",
 }
 """Files their format reads but writes in another shape: a same-format write may report a
 loss (it must still be honest, like every conversion)."""

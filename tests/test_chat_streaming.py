@@ -96,3 +96,41 @@ def test_peak_memory_follows_the_largest_message_not_the_file(
     if target == "sillytavern-chat":
         assert (tmp_path / "b.out").read_bytes() == large.read_bytes()
     assert size_small < size_large
+
+
+def _tiny_swipes(fmt: str, messages: int, swipes: int) -> bytes:
+    """A chat of many messages each with many one-letter swipes: a few bytes each in the file,
+    an object each once read."""
+    if fmt == "sillytavern-chat":
+        head = json.dumps({"user_name": "Ada", "character_name": "Wren", "chat_metadata": {}})
+        line = json.dumps({"name": "Wren", "is_user": False, "mes": "a", "swipe_id": 0,
+                           "swipes": ["a"] * swipes}, separators=(",", ":"))
+        return "\n".join([head, *[line] * messages]).encode()
+    msg = {"characterId": "imported", "msg": "a", "retries": ["b"] * (swipes - 1)}
+    return json.dumps({"name": "Exported", "greeting": "", "sampleChat": "", "scenario": "",
+                       "messages": [msg] * messages}, separators=(",", ":")).encode()
+
+
+@pytest.mark.parametrize(("fmt", "name"), [("sillytavern-chat", "chat.jsonl"),
+                                           ("agnai-chat", "chat.json")])
+def test_a_small_chat_of_tiny_swipes_stays_within_a_small_multiple_of_its_size(
+        registry: Registry, tmp_path: Path, fmt: str, name: str) -> None:
+    """A hundred thousand one-letter swipes in half a megabyte: held as objects they would take
+    about a hundred megabytes; read and summarised (what ``bunzai inspect`` does), the chat
+    stays within a small multiple of its size."""
+    from bunzai.engine.chats import summarize
+
+    src = tmp_path / name
+    src.write_bytes(_tiny_swipes(fmt, 200, 500))
+    size = src.stat().st_size
+    tracemalloc.start()
+    try:
+        inp = AdapterInput.from_path(src)
+        _, result, _ = registry.read(inp, format=fmt)
+        summary = summarize(result.entities[0])  # type: ignore[arg-type]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert not inp.streamed  # a small file: read whole, but its messages are not all held
+    assert summary["messages"] == 200 and summary["alternatives"] == "100000 on 200 message(s)"
+    assert peak < 24 * 1024 * 1024 + 8 * size, f"peak {peak / 2**20:.1f} MiB for {size:,} bytes"

@@ -78,3 +78,41 @@ def test_chat_extract_and_embed_round_the_backyard_archive(tmp_path: Path) -> No
 def test_a_chat_lorebook_comes_out_with_lorebook_extract(tmp_path: Path) -> None:
     res = bunzai("lorebook", "extract", KOBOLD, "-o", tmp_path / "wi.json")
     assert res.returncode == 2 and "no embedded lorebook" in res.stderr  # its world info is empty
+
+
+def test_a_damaged_line_is_named_by_validate_inspect_and_convert(tmp_path: Path) -> None:
+    head = {"user_name": "Ada", "character_name": "Wren", "chat_metadata": {}}
+    msgs = [{"name": "Wren", "is_user": False, "mes": "Rain again."},
+            {"name": "Ada", "is_user": True, "mes": "The ferry is late."},
+            {"name": "Wren", "is_user": False, "mes": "It always is."}]
+    lines = [json.dumps(x) for x in (head, *msgs)]
+    lines[2] = lines[2][:30]  # cut mid-JSON
+    for case, text in (("middle", "\n".join(lines)), ("end", "\n".join(lines[:3]))):
+        path = tmp_path / f"{case}.jsonl"
+        path.write_text(text, encoding="utf-8")
+        want = "line 3: not JSON, 30 bytes skipped"
+        res = bunzai("validate", path)
+        assert res.returncode == 0 and want in res.stdout and "1 warning(s)" in res.stdout, \
+            res.stdout
+        res = bunzai("inspect", path)
+        assert want in res.stdout, res.stdout
+        res = bunzai("convert", path, "--to", "agnai-chat", "-o", tmp_path / f"{case}.json",
+                     "--verify", "--json")
+        assert res.returncode == 0, res.stderr
+        doc = json.loads(res.stdout)
+        assert {"path": "line 3", "message": "not JSON, 30 bytes skipped",
+                "severity": "warning"} in doc["warnings"]
+        assert {"path": "messages[0].app_data.sillytavern-chat.skipped lines",
+                "action": "dropped"} in [{k: e[k] for k in ("path", "action")}
+                                         for e in doc["loss"]]
+
+
+def test_the_zone_a_chat_is_read_in_is_a_documented_reader_option() -> None:
+    res = bunzai("formats")
+    assert res.returncode == 0
+    for fmt in ("sillytavern-chat", "tavernai-chat", "oobabooga-chat"):
+        block = res.stdout.split(f"\n{fmt} ", 1)[1].split("\n", 2)[1]
+        assert "read option zone=local|utc (default: local)" in block, block
+    res = bunzai("validate", ST)  # a real chat dated "2025-08-05@21h59m40s", no zone
+    assert "warning: line 1: times are written without a zone ('2025-08-05@21h59m40s'): read " \
+           "as this machine's local time" in res.stdout, res.stdout

@@ -352,6 +352,20 @@ def _other_cases() -> Iterator[Case]:
                NOPE)
 
 
+def _chat_cases() -> Iterator[Case]:
+    head = json.dumps({"user_name": "Ada", "character_name": "Wren", "chat_metadata": {}})
+    one = json.dumps({"name": "Wren", "is_user": False, "mes": "a", "swipe_id": 0,
+                      "swipes": ["a"] * 250_000}, separators=(",", ":"))
+    # a quarter of a million one-letter swipes: 4 bytes each here, an object each in memory
+    yield Case("chat-swipes-over-the-limit", f"{head}\n{one}".encode(), "chat.jsonl", BAD,
+               r"line 2: 250,000 alternatives \(swipes\) in one message, over the limit")
+    line = json.dumps({"name": "Wren", "is_user": False, "mes": "Rain again."})
+    yield Case("chat-line-cut-mid-json", f"{head}\n{line}\n{line[:20]}\n{line}".encode(),
+               "chat.jsonl", OK)
+    yield Case("chat-last-line-cut", f"{head}\n{line}\n{line[:20]}".encode(), "chat.jsonl",
+               OK)
+
+
 def _webp(exif: bytes) -> bytes:
     vp8 = b"VP8L" + struct.pack("<I", 5) + b"\x2f\x00\x00\x00\x00" + b"\x00"
     ex = b"EXIF" + struct.pack("<I", len(exif)) + exif + (b"\x00" if len(exif) % 2 else b"")
@@ -365,7 +379,7 @@ def _tiff_loop() -> bytes:
 
 
 def all_cases() -> list[Case]:
-    cases = [*_png_cases(), *_json_cases(), *_zip_cases(), *_other_cases()]
+    cases = [*_png_cases(), *_json_cases(), *_zip_cases(), *_other_cases(), *_chat_cases()]
     names = [c.name for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
     return cases

@@ -2,11 +2,13 @@
 
 The canonical time is a timezone-aware :class:`datetime.datetime` in UTC.  Several forms carry
 no zone: SillyTavern's ``"April 26, 2025 4:40pm"`` and its humanized ``"2025-04-26@16h40m30s"``
-/ ``"2023-4-21 @20h 02m 47s 124ms"`` (wall-clock time of the machine that wrote them),
-oobabooga's ``"May 03, 2026 14:20"``, and ISO 8601 without an offset.  Those are read as UTC —
-SillyTavern's own parser does the same for its humanized forms — so that every time compares
-with every other and a chat moved between apps keeps the clock time it showed.  Epoch
-milliseconds and ISO 8601 with an offset name an instant and are converted exactly.
+/ ``"2023-4-21 @20h 02m 47s 124ms"`` (the wall-clock time of the machine that wrote them:
+SillyTavern takes them from ``Date``'s local getters), oobabooga's ``"May 03, 2026 14:20"``,
+and ISO 8601 without an offset.  Those need a zone to become an instant: ``zone`` says which,
+``"local"`` (this machine's, with its daylight saving) or ``"utc"``, and no zone given means
+UTC.  A chat reader takes it from its ``zone`` option (local by default) and says so (see
+:func:`zone_note`); :func:`is_wall` tells such a text from an instant.  Epoch milliseconds and
+ISO 8601 with an offset name an instant and are converted exactly.
 
 A reader keeps the original text (or number) in its format's passthrough as layout and a
 writer calls :func:`restore`: when the canonical time still equals what that text reads as, the
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from contextlib import suppress
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +54,10 @@ _DIGITS = re.compile(r"\d{1,16}")
 FORMS = ("epoch_ms", "epoch_ms_text", "iso", "iso_js", "st_meridiem", "st_humanized",
          "st_humanized_ms", "ooba")
 """Every form :func:`parse_form` can name and :func:`format_time` can write."""
+WALL_FORMS = frozenset({"st_meridiem", "st_humanized", "st_humanized_ms", "ooba"})
+"""Forms that write a wall-clock time and no zone (ISO 8601 without an offset is one too)."""
+ZONES = ("local", "utc")
+"""The zones a wall-clock time is read in: this machine's local time, or UTC."""
 
 _MAX_MS = 253402300799999  # 9999-12-31T23:59:59.999Z
 
@@ -82,12 +89,46 @@ def _wall(year: str, month: int, day: str, hour: int, minute: str, second: str =
         return None
 
 
-def parse_form(raw: Any) -> tuple[datetime, str] | None:
+def _in_zone(dt: datetime, zone: str | None) -> datetime:
+    """A wall-clock time read as UTC (``dt``) taken as the same clock time in ``zone``."""
+    if zone != "local":
+        return dt
+    try:
+        return dt.replace(tzinfo=None).astimezone().astimezone(UTC)
+    except (OverflowError, OSError, ValueError):
+        return dt  # beyond what the platform's clock functions take: left as UTC
+
+
+def parse_form(raw: Any, zone: str | None = None) -> tuple[datetime, str] | None:
     """``(time, form)`` for a time value as a chat file stores it, or None when it is no time.
 
     Numbers are epoch milliseconds; strings are tried against every known form.  A form that
-    merely contains a time inside other text does not count: the whole string must match.
+    merely contains a time inside other text does not count: the whole string must match.  A
+    wall-clock text is read in ``zone`` (``"local"`` or ``"utc"``; None: UTC).
     """
+    found = _parse_form(raw)
+    if found is None or zone != "local" or not is_wall(raw, found[1]):
+        return found
+    return _in_zone(found[0], zone), found[1]
+
+
+def is_wall(raw: Any, form: str | None = None) -> bool:
+    """Whether a stored time is a wall-clock text with no zone (``form``: its form, when the
+    caller has it from :func:`parse_form`)."""
+    if form is None:
+        found = _parse_form(raw)
+        if found is None:
+            return False
+        form = found[1]
+    if form in WALL_FORMS:
+        return True
+    if form != "iso" or not isinstance(raw, str):
+        return False
+    m = _ISO.fullmatch(raw.strip())
+    return m is not None and m.group(4) is None
+
+
+def _parse_form(raw: Any) -> tuple[datetime, str] | None:
     if isinstance(raw, bool):
         return None
     if isinstance(raw, int | float):
@@ -134,10 +175,24 @@ def parse_form(raw: Any) -> tuple[datetime, str] | None:
     return None
 
 
-def parse_time(raw: Any) -> datetime | None:
-    """The canonical (aware, UTC) time of a stored value, or None when it is no time."""
-    found = parse_form(raw)
+def parse_time(raw: Any, zone: str | None = None) -> datetime | None:
+    """The canonical (aware, UTC) time of a stored value, or None when it is no time; a
+    wall-clock text is read in ``zone`` (see :func:`parse_form`)."""
+    found = parse_form(raw, zone)
     return found[0] if found else None
+
+
+def zone_note(zone: str | None, example: Any) -> str:
+    """What a reader says once per chat when it read wall-clock times (``example``, the first
+    it met) in ``zone``: which zone, and how to ask for the other."""
+    if zone == "local":
+        here = datetime.now().astimezone()
+        offset = here.strftime("%z")
+        where = f"this machine's local time ({here.tzname()}, UTC{offset[:3]}:{offset[3:]} now)"
+        other = "the reader option zone=utc reads them as UTC"
+    else:
+        where, other = "UTC", "the reader option zone=local reads them as this machine's time"
+    return f"times are written without a zone ({example!r}): read as {where}; {other}"
 
 
 def iso_seconds(raw: Any) -> int | None:
@@ -164,9 +219,13 @@ def iso_seconds(raw: Any) -> int | None:
         return None
 
 
-def format_time(value: datetime, form: str) -> Any:
-    """``value`` written in ``form`` (one of :data:`FORMS`); numbers for the epoch form."""
+def format_time(value: datetime, form: str, zone: str | None = None) -> Any:
+    """``value`` written in ``form`` (one of :data:`FORMS`); numbers for the epoch form.  A
+    wall-clock form shows the clock time in ``zone`` (None: UTC)."""
     value = _aware(value).astimezone(UTC)
+    if zone == "local" and form in WALL_FORMS:
+        with suppress(OverflowError, OSError, ValueError):  # beyond the platform's clock
+            value = value.astimezone()
     if form == "epoch_ms":
         return to_epoch_ms(value)
     if form == "epoch_ms_text":
@@ -191,47 +250,53 @@ def format_time(value: datetime, form: str) -> Any:
     raise ValueError(f"unknown time form {form!r}")
 
 
-def exact_in(value: datetime, form: str) -> bool:
+def exact_in(value: datetime, form: str, zone: str | None = None) -> bool:
     """True when ``form`` can hold ``value`` without rounding it."""
-    back = parse_time(format_time(value, form))
+    back = parse_time(format_time(value, form, zone), zone)
     return back == _aware(value)
 
 
-def restore(value: datetime | None, raw: Any, form: str) -> Any:
+def restore(value: datetime | None, raw: Any, form: str, zone: str | None = None) -> Any:
     """What a writer stores for ``value``: the source's own ``raw`` when it still reads as
-    ``value`` (a byte-exact rewrite), otherwise ``value`` in ``form``.  ``None`` for no time."""
+    ``value`` in ``zone`` (a byte-exact rewrite), otherwise ``value`` in ``form``.  ``None``
+    for no time."""
     if value is None:
         return None
-    if raw is not None and parse_time(raw) == _aware(value):
+    if raw is not None and parse_time(raw, zone) == _aware(value):
         return raw
-    return format_time(value, form)
+    return format_time(value, form, zone)
 
 
-def stored(value: datetime | None, raw: Any, form: str) -> tuple[Any, bool]:
+def stored(value: datetime | None, raw: Any, form: str,
+           zone: str | None = None) -> tuple[Any, bool]:
     """:func:`restore`, and whether what is stored reads back as ``value`` exactly (False when
     ``form`` rounds it: a writer reports that time as approximated)."""
-    out = restore(value, raw, form)
+    out = restore(value, raw, form, zone)
     if out is None or out is raw:
         return out, True
     assert value is not None
-    return out, parse_time(out) == _aware(value)
+    return out, parse_time(out, zone) == _aware(value)
 
 
 def put_time(out: dict[str, Any], key: str, value: datetime | None,
              record: Mapping[str, Any], form: str, loss: LossReport | None, path: str,
-             why: str) -> None:
+             why: str, zone: str | None = None) -> bool:
     """Write a time under ``key`` the way chat writers do: :func:`stored` against the
     source's own text (``record[key]``), a time ``form`` rounds reported as approximated at
-    ``path`` with ``why``; with no time, the source's own value stays as it was."""
-    when, exact = stored(value, record.get(key), form)
+    ``path`` with ``why``; with no time, the source's own value stays as it was.  False when
+    a time was written anew (in ``form``), True when it is the source's own value or there is
+    none: a wall-clock text written back stays one."""
+    when, exact = stored(value, record.get(key), form, zone)
     if when is not None:
         out[key] = when
         if not exact and loss is not None:
             loss.approximated(path, why)
-    elif key in record:
+        return when is record.get(key)
+    if key in record:
         out[key] = record[key]
+    return True
 
 
-__all__ = ["EPOCH", "FORMS", "MONTHS", "exact_in", "format_time", "from_epoch_ms",
-           "iso_seconds", "parse_form", "parse_time", "put_time", "restore", "stored",
-           "to_epoch_ms"]
+__all__ = ["EPOCH", "FORMS", "MONTHS", "WALL_FORMS", "ZONES", "exact_in", "format_time",
+           "from_epoch_ms", "is_wall", "iso_seconds", "parse_form", "parse_time", "put_time",
+           "restore", "stored", "to_epoch_ms", "zone_note"]

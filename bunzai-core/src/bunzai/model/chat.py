@@ -5,8 +5,9 @@ the union of what SillyTavern, TavernAI, Agnai, RisuAI, oobabooga, Backyard and 
 keep: participants, messages with alternatives (swipes) and the chosen one, reasoning,
 attachments, hidden messages, and chat-level notes, memory, scenario and branch links.
 
-Times are aware UTC datetimes (see :mod:`bunzai.chatkit.times`): forms without a zone are read as
-UTC, and each format keeps its original text as layout so a same-format rewrite is exact.
+Times are aware UTC datetimes (see :mod:`bunzai.chatkit.times`): forms without a zone are read in
+the zone the reader was told (local by default), recorded in ``Chat.time_zone``, and each
+format keeps its original text as layout so a same-format rewrite is exact.
 
 A chat can be tens of megabytes.  ``Chat.messages`` is a list for chats built in code or read
 from memory; a reader given a large file hands over a :class:`LazyMessages` instead, which
@@ -187,6 +188,50 @@ class LazyMessages(Sequence[ChatMessage]):
         return f"LazyMessages({counted})"
 
 
+MAX_ALTERNATIVES = 10_000
+"""The most alternatives (swipes, retries, versions, outputs) one message may have.  Each is an
+object of its own in memory, hundreds of times the four bytes a one-letter swipe takes in a
+file, so a reader refuses a message with more (:func:`check_alternatives`) rather than let a
+small file fill the memory; real chats hold a few dozen at most."""
+
+HELD_ITEMS = 20_000
+"""How many messages and alternatives a chat read from memory holds as a list; a chat with more
+is handed over as :class:`LazyMessages` (:func:`held_or_lazy`), one message alive at a time."""
+
+
+def check_alternatives(count: int, where: str) -> None:
+    """Refuse a message with more than :data:`MAX_ALTERNATIVES` alternatives; ``where`` names
+    it in the error (``line 2``, ``$.messages[4]``)."""
+    if count > MAX_ALTERNATIVES:
+        from ..errors import LimitExceeded
+
+        raise LimitExceeded(f"{where}: alternatives", count, MAX_ALTERNATIVES, "",
+                            message=f"{where}: {count:,} alternatives (swipes) in one message, "
+                                    f"over the limit of {MAX_ALTERNATIVES:,}")
+
+
+def held_or_lazy(make: Callable[[], Iterator[ChatMessage]],
+                 budget: int = HELD_ITEMS) -> Sequence[ChatMessage]:
+    """The messages ``make`` produces: a list while they and their alternatives number at most
+    ``budget``, else a :class:`LazyMessages` producing them anew each time it is iterated, so
+    a small file of tiny messages never becomes hundreds of times its size in memory.
+
+    ``make`` must produce the same messages each time it is called (read from the file or from
+    the document a reader parsed)."""
+    held: list[ChatMessage] = []
+    items = 0
+    produced = make()
+    for message in produced:
+        items += 1 + len(message.alternatives)
+        if items > budget:
+            close = getattr(produced, "close", None)
+            if close is not None:
+                close()
+            return LazyMessages(make)
+        held.append(message)
+    return held
+
+
 def _keep_lazy(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     return value if isinstance(value, LazyMessages) else handler(value)
 
@@ -208,6 +253,10 @@ class Chat(EntityBase):
     participants: list[Participant] = Field(
         default_factory=list, description="who the chat declares (user names, characters)")
     created: datetime | None = Field(None, description="when the chat was started (UTC)")
+    time_zone: str | None = Field(
+        None, description="the zone the chat's times were read in because the file writes them "
+                          "as wall-clock texts without one: 'local' (the machine's) or 'utc'; "
+                          "None when every time names an instant")
     notes: str | None = Field(None, description="author's note")
     memory: str | None = Field(None, description="memory or summary the app keeps")
     scenario: str | None = Field(None, description="chat-level scenario text")

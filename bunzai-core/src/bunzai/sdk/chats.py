@@ -4,8 +4,11 @@ A chat reader parses a message's time with :func:`parse_time` (every form real f
 keeps the original text as layout; its writer calls :func:`restore`, which writes that text
 again while the time is unchanged.  A card's ISO 8601 dates (Unix seconds in the model) are
 read with :func:`iso_seconds`.  A reader of a large file hands the chat a
-:class:`LazyMessages` so the log is never held whole.  The chat model itself (``Chat``,
-``ChatMessage``, ``Participant``, ``Alternative``, ``Attachment``) is in :mod:`bunzai.sdk`.
+:class:`LazyMessages` so the log is never held whole, and a reader of a small one calls
+:func:`held_or_lazy`, so a file of tiny messages is not held whole either;
+:func:`check_alternatives` refuses a message with more swipes than :data:`MAX_ALTERNATIVES`.
+The chat model itself (``Chat``, ``ChatMessage``, ``Participant``, ``Alternative``,
+``Attachment``) is in :mod:`bunzai.sdk`.
 
 Import-light: detectors may use the time helpers; the model names load on first use.
 """
@@ -17,9 +20,12 @@ from typing import TYPE_CHECKING, Any
 from ..chatkit.times import (
     EPOCH,
     FORMS,
+    WALL_FORMS,
+    ZONES,
     exact_in,
     format_time,
     from_epoch_ms,
+    is_wall,
     iso_seconds,
     parse_form,
     parse_time,
@@ -27,20 +33,32 @@ from ..chatkit.times import (
     restore,
     stored,
     to_epoch_ms,
+    zone_note,
 )
 
 if TYPE_CHECKING:
-    from ..model.chat import ATTACHMENT_TYPES, ROLES, LazyMessages
+    from ..model.chat import (
+        ATTACHMENT_TYPES,
+        HELD_ITEMS,
+        MAX_ALTERNATIVES,
+        ROLES,
+        LazyMessages,
+        check_alternatives,
+        held_or_lazy,
+    )
 
 __all__ = [
-    "ATTACHMENT_TYPES", "EPOCH", "FORMS", "ROLES", "LazyMessages", "exact_in", "format_time",
-    "from_epoch_ms", "iso_seconds", "parse_form", "parse_time", "put_time", "restore", "stored",
-    "to_epoch_ms",
+    "ATTACHMENT_TYPES", "EPOCH", "FORMS", "HELD_ITEMS", "MAX_ALTERNATIVES", "ROLES",
+    "WALL_FORMS", "ZONES", "LazyMessages", "check_alternatives", "exact_in", "format_time",
+    "from_epoch_ms", "held_or_lazy", "is_wall", "iso_seconds", "parse_form", "parse_time",
+    "put_time", "restore", "stored", "to_epoch_ms", "zone_note",
 ]
+_MODEL_NAMES = ("ATTACHMENT_TYPES", "HELD_ITEMS", "MAX_ALTERNATIVES", "ROLES", "LazyMessages",
+                "check_alternatives", "held_or_lazy")
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("ATTACHMENT_TYPES", "ROLES", "LazyMessages"):
+    if name in _MODEL_NAMES:
         from ..model import chat
         value = getattr(chat, name)
         globals()[name] = value

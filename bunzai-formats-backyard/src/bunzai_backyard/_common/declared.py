@@ -16,6 +16,8 @@ CARRIES = (
 """What both Backyard writers hold of a canonical character (each adds its own)."""
 
 REASONS = (
+    ("time_zone", "a Backyard scenario's dates are instants (UTC): a chat's wall-clock times, "
+                  "which carry no zone, were read in the zone named on reading"),
     ("creator_notes", "Backyard has no creator notes"),
     ("creator_notes_multilingual", "Backyard has no creator notes"),
     ("post_history_instructions", "Backyard has no post-history instructions"),

@@ -58,6 +58,8 @@ REASONS: tuple[tuple[str, str], ...] = (
 WRITER_REASONS = {
     "role": "a Backyard chat export holds user inputs and character outputs only",
     "time": "a Backyard date keeps milliseconds",
+    "time_zone": "Backyard dates are instants: the chat's wall-clock times, which carry no "
+                 "zone, were read in the zone named on reading",
     "reply_time": "a Backyard chat export has one createdAt per turn: the user's",
     "empty": "an empty message is no input or output in a Backyard export",
 }

@@ -20,7 +20,7 @@ from bunzai.sdk import (
     dumps_layout,
     sniff_layout,
 )
-from bunzai.sdk.chats import parse_time, stored
+from bunzai.sdk.chats import held_or_lazy, parse_time, stored
 from bunzai.sdk.fields import kept
 
 from . import FORMAT_ID, WRITER_REASONS
@@ -60,13 +60,11 @@ def chat_from(data: dict[str, Any], raw: bytes) -> Chat:
     layout.update(sniff_layout(raw, 2))
     own = {k: v for k, v in data.items() if k not in ("chat", "version")}
     own.update({f"chat.{k}": v for k, v in chat.items() if k != "ChatItems"})
-    messages: list[ChatMessage] = []
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             raise MalformedInput(f"$.chat.ChatItems[{i}]: expected an object")
-        messages += turn(item)
-    return Chat(messages=messages, passthrough={FORMAT_ID: layout},
-                app_data={FORMAT_ID: own} if own else {})
+    return Chat(messages=held_or_lazy(lambda: (m for item in items for m in turn(item))),
+                passthrough={FORMAT_ID: layout}, app_data={FORMAT_ID: own} if own else {})
 
 
 def turn(item: dict[str, Any]) -> list[ChatMessage]:
@@ -219,5 +217,7 @@ def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
                format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
     doc = document(chat, loss)
+    if chat.time_zone:
+        loss.approximated("time_zone", WHY["time_zone"])
     data = dumps_layout(doc, _layout(chat), 2)
     return WriteResult([OutputFile(data, ".json")], loss)

@@ -1,21 +1,32 @@
 """The chats inside a Backyard archive: each scenario's log as a canonical chat, and back.
 
-A BYAF scenario is one Backyard chat (``specs/v1/scenario.md``): its ``messages`` are
-``{type: "human", createdAt, updatedAt, text}`` and ``{type: "ai", outputs: [{createdAt,
-updatedAt, text, activeTimestamp}]}``; an AI turn's outputs are its regenerations and the one
-with the latest ``activeTimestamp`` is shown.  The archive reader keeps each scenario's own data
-in the character's app data (``scenarios``); these functions turn a scenario into a standalone
-chat (``bunzai chat extract``) and a chat into a new scenario (``bunzai chat embed``).
+A BYAF scenario is one Backyard chat (``specs/v1/scenario.md``): its greeting
+(``firstMessages``, shown first), then its ``messages``, ``{type: "human", createdAt,
+updatedAt, text}`` and ``{type: "ai", outputs: [{createdAt, updatedAt, text,
+activeTimestamp}]}``; an AI turn's outputs are its regenerations and the one with the latest
+``activeTimestamp`` is shown.  The archive reader keeps each scenario's own data in the
+character's app data (``scenarios``); these functions turn a scenario into a standalone chat
+(``bunzai chat extract``), its greeting the chat's first message as SillyTavern's BYAF import
+makes it, and a chat into a new scenario (``bunzai chat embed``), a first message of the
+character's becoming the scenario's greeting.
+
+SillyTavern's BYAF import (``src/byaf.js`` ``getChatFromScenario``) puts the greeting first and
+then the messages in their order, with two rules of its own: when there are as many ``human``
+as ``ai`` messages it rebuilds the order as human, ai, human, ai (a repair for old Backyard
+exports), and it takes the chat's start date from the first message with a ``createdAt`` (a
+``human`` one), failing when the log holds none.  An embedded chat is laid out so those rules
+read it in its own order where that can be done; a scenario they would still misread is named
+in a warning when the archive is written (:func:`sillytavern_misreads`).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk.chats import format_time, parse_time, restore
+from bunzai.sdk.chats import check_alternatives, format_time, held_or_lazy, parse_time, restore
 from bunzai.sdk.fields import kept
 
 from .._common.macros import join_examples, to_backyard, to_card
@@ -24,6 +35,9 @@ from .read import SCENARIOS, example_messages, first_messages
 if TYPE_CHECKING:
     from bunzai.sdk import Character, Chat, ChatMessage
 
+SKIPPED = "skipped messages"
+"""Chat app-data key of the scenario's ``messages`` items that are no human or ai message (or
+an ai one without outputs): ``[[index, value], …]``, so another format reports them."""
 SETTINGS = ("model", "minP", "minPEnabled", "temperature", "repeatPenalty", "repeatLastN",
             "topK", "topP", "promptTemplate", "grammar", "canDeleteExampleMessages")
 """A scenario's model settings: the extracted chat's app data (another chat format reports
@@ -42,7 +56,7 @@ def _chats(ch: Any, fmt: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | N
 
 def scenario_chats(ch: Character, fmt: str) -> list[Chat] | None:
     """One chat per scenario of a character read from BYAF (None: not read from BYAF)."""
-    from bunzai.sdk import Chat, Participant
+    from bunzai.sdk import Chat, ChatMessage, Participant
 
     found = _chats(ch, fmt)
     if found is None:
@@ -79,14 +93,27 @@ def scenario_chats(ch: Character, fmt: str) -> list[Chat] | None:
                     and isinstance(first[0].get("text"), str):
                 fields["greeting"] = to_card(first[0]["text"], True) or None
         title = own.get("title")
-        settings = {k: own[k] for k in SETTINGS if k in own}
+        settings: dict[str, Any] = {k: own[k] for k in SETTINGS if k in own}
         path = records[index].get("path") if index < len(records) else None
         messages = own.get("messages")
+        skipped: list[list[Any]] = []
+        usable = _usable(messages if isinstance(messages, list) else [], skipped)
+        greeting = fields.pop("greeting", None)
+
+        def make(usable: list[Mapping[str, Any]] = usable,
+                 greeting: str | None = greeting) -> Iterator[ChatMessage]:
+            if greeting:  # shown first, as Backyard and SillyTavern's import show it
+                yield ChatMessage(role="character", text=greeting,
+                                  passthrough={fmt: {"greeting": True}})
+            for item in usable:
+                yield _message(item, fmt)
+
+        if skipped:
+            settings[SKIPPED] = skipped
         chat = Chat(title=title if isinstance(title, str) and title else None,
                     participants=[Participant(name=ch.name, role="character",
                                               id=layout.get("cid"))] if ch.name else [],
-                    messages=messages_from_byaf(messages if isinstance(messages, list) else [],
-                                                fmt),
+                    messages=held_or_lazy(make),
                     app_data={fmt: settings} if settings else {},
                     passthrough={fmt: {"scenario": path}},
                     **{k: v for k, v in fields.items() if v})
@@ -94,35 +121,70 @@ def scenario_chats(ch: Character, fmt: str) -> list[Chat] | None:
     return out
 
 
-def messages_from_byaf(items: Sequence[Any], fmt: str) -> list[ChatMessage]:
+def messages_from_byaf(items: Sequence[Any], fmt: str,
+                       skipped: list[list[Any]] | None = None) -> list[ChatMessage]:
+    """A scenario's ``messages`` as chat messages; an item that is no ``human`` message nor an
+    ``ai`` one with an output goes to ``skipped`` as ``[index, item]``."""
+    return [_message(item, fmt) for item in _usable(items, skipped)]
+
+
+def _usable(items: Sequence[Any], skipped: list[list[Any]] | None) -> list[Mapping[str, Any]]:
+    """The items that are messages (the others to ``skipped``); an ai one with more outputs
+    than a message may have alternatives is refused."""
+    out: list[Mapping[str, Any]] = []
+    for index, item in enumerate(items):
+        kind = item.get("type") if isinstance(item, Mapping) else None
+        outputs = item.get("outputs") if isinstance(item, Mapping) else None
+        if kind == "human" or (kind == "ai" and isinstance(outputs, list) and any(
+                isinstance(o, Mapping) for o in outputs)):
+            if kind == "ai":
+                check_alternatives(len(outputs), f"messages[{index}]")
+            out.append(item)
+        elif skipped is not None:
+            skipped.append([index, item])
+    return out
+
+
+def _message(item: Mapping[str, Any], fmt: str) -> ChatMessage:
+    """One usable scenario message (see :func:`_usable`) as a chat message."""
     from bunzai.sdk import Alternative, ChatMessage
 
-    out: list[ChatMessage] = []
-    for item in items:
-        if not isinstance(item, Mapping):
-            continue
-        layout: dict[str, Any] = {}
-        if item.get("type") == "ai" and isinstance(item.get("outputs"), list):
-            outputs = [o for o in item["outputs"] if isinstance(o, Mapping)]
-            if not outputs:
-                continue
-            shown = max(range(len(outputs)), key=lambda i: _stamp(outputs[i]))
-            alts = [Alternative(text=str(o.get("text", "")), time=parse_time(o.get("createdAt")),
-                                passthrough={fmt: _raw_times(o)}) for o in outputs]
-            chosen = outputs[shown]
-            layout.update(_raw_times(chosen))
-            msg = ChatMessage(role="character", text=str(chosen.get("text", "")),
-                              time=parse_time(chosen.get("createdAt")),
-                              alternatives=alts if len(alts) > 1 else [],
-                              chosen=shown if len(alts) > 1 else None,
-                              passthrough={fmt: layout})
-        else:
-            layout.update(_raw_times(item))
-            msg = ChatMessage(role="user", text=str(item.get("text", "")),
-                              time=parse_time(item.get("createdAt")),
-                              passthrough={fmt: layout})
-        out.append(msg)
-    return out
+    layout: dict[str, Any] = {}
+    if item.get("type") == "ai":
+        outputs = [o for o in item["outputs"] if isinstance(o, Mapping)]
+        shown = max(range(len(outputs)), key=lambda i: _stamp(outputs[i]))
+        alts = [Alternative(text=_text(o), time=parse_time(o.get("createdAt")),
+                            passthrough={fmt: _raw_times(o)}) for o in outputs]
+        chosen = outputs[shown]
+        layout.update(_raw_times(chosen))
+        return ChatMessage(role="character", text=_text(chosen),
+                           time=parse_time(chosen.get("createdAt")),
+                           alternatives=alts if len(alts) > 1 else [],
+                           chosen=shown if len(alts) > 1 else None,
+                           passthrough={fmt: layout})
+    layout.update(_raw_times(item))
+    return ChatMessage(role="user", text=_text(item), time=parse_time(item.get("createdAt")),
+                       passthrough={fmt: layout})
+
+
+def _text(obj: Mapping[str, Any]) -> str:
+    text = obj.get("text")
+    return text if isinstance(text, str) else ""
+
+
+def sillytavern_misreads(messages: Sequence[Any]) -> str | None:
+    """Why SillyTavern's BYAF import would not read a scenario's ``messages`` in their order,
+    or None when it would (see the module's docstring for its two rules)."""
+    kinds = [m.get("type") if isinstance(m, Mapping) else None for m in messages]
+    humans, ais = kinds.count("human"), kinds.count("ai")
+    if kinds and not any(isinstance(m, Mapping) and "createdAt" in m for m in messages):
+        return ("SillyTavern's BYAF import fails on it: it takes the chat's start date from "
+                "the first user message, and the log has none")
+    if humans == ais and kinds != ["human", "ai"] * humans:
+        return (f"SillyTavern's BYAF import reads its {humans} user and {ais} character "
+                "messages in another order: when they are as many it puts each user message "
+                "before a character one")
+    return None
 
 
 def _stamp(output: Mapping[str, Any]) -> Any:
@@ -134,14 +196,25 @@ def _raw_times(obj: Mapping[str, Any]) -> dict[str, Any]:
     return {k: obj[k] for k in ("createdAt", "updatedAt", "activeTimestamp") if k in obj}
 
 
-def messages_to_byaf(chat: Chat, fmt: str) -> list[dict[str, Any]]:
-    """A chat's messages as BYAF scenario messages (times as UTC ``Z`` strings).
+def _lift(log: list[ChatMessage], greeting: str | None) -> bool:
+    """Whether the log's first message becomes the scenario's greeting: a character's first
+    message (the chat's own greeting when it has one), unless only the log without it is one
+    SillyTavern's import would misread."""
+    if not log or log[0].role != "character" or (greeting and greeting != log[0].text):
+        return False
+    turns = [{"type": "human", "createdAt": ""} if m.role == "user" else {"type": "ai"}
+             for m in log]
+    return sillytavern_misreads(turns[1:]) is None or sillytavern_misreads(turns) is not None
+
+
+def messages_to_byaf(messages: Any, fmt: str) -> list[dict[str, Any]]:
+    """Chat messages as BYAF scenario messages (times as UTC ``Z`` strings).
 
     Every message that is not the user's is an AI turn; its alternatives are the outputs, and
     the shown one gets the latest ``activeTimestamp``, as Backyard decides which to show.
     """
     out: list[dict[str, Any]] = []
-    for m in chat.iter_messages():
+    for m in messages:
         record = _record(m, fmt)
         if m.role == "user":
             when = _z(m.time, record.get("createdAt"))
@@ -216,13 +289,19 @@ def embed(ch: Character, chat: Chat, fmt: str) -> Character:
         own["formattingInstructions"] = to_backyard(chat.system_prompt)
     if chat.example_dialogue is not None and chat.example_dialogue != (ch.mes_example or None):
         own["exampleMessages"] = example_messages(chat.example_dialogue, cid)
-    if chat.greeting:
-        out.alternate_greetings = [*out.alternate_greetings, chat.greeting]
+    log = list(chat.iter_messages())
+    greeting = chat.greeting
+    if _lift(log, greeting):
+        greeting, log = log[0].text, log[1:]
+    if greeting:
+        # a later scenario's greeting is one of the card's alternate greetings
+        out.alternate_greetings = [*out.alternate_greetings, greeting]
     else:
         own["firstMessages"] = first_messages("", cid)  # a scenario without a greeting
-    own["messages"] = messages_to_byaf(chat, fmt)
+    own["messages"] = messages_to_byaf(log, fmt)
     out.app_data.setdefault(fmt, {})[SCENARIOS] = [*chats, own]
     return out
 
 
-__all__ = ["embed", "messages_from_byaf", "messages_to_byaf", "scenario_chats"]
+__all__ = ["embed", "messages_from_byaf", "messages_to_byaf", "scenario_chats",
+           "sillytavern_misreads"]

@@ -259,6 +259,16 @@ def _check_messages(scen: Mapping[str, Any], others: set[str], w: str,
     elif examples is not ABSENT:
         warnings.append(Issue(f"{w}.exampleMessages", f"exampleMessages is "
                               f"{type_name(examples)}, not an array; kept as it was"))
+    log = scen.get("messages")
+    for i, item in enumerate(log if isinstance(log, list) else ()):
+        kind = item.get("type") if isinstance(item, Mapping) else None
+        outputs = item.get("outputs") if kind == "ai" else None
+        if kind == "human" or (isinstance(outputs, list) and any(
+                isinstance(o, Mapping) for o in outputs)):
+            continue
+        warnings.append(Issue(f"{w}.messages[{i}]", "neither a human message nor an ai one "
+                              "with an output: a chat extracted from it leaves it out "
+                              "(reported)"))
 
 
 # -- one scenario ------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ from .._common.util import (
     records,
     slug,
 )
+from .chats import sillytavern_misreads
 from .read import (
     CHARACTER_LAYOUT,
     SCENARIO_FIELDS,
@@ -393,6 +394,12 @@ class _Builder:
         for source, scen in built:
             if self.settings["chats"] == "drop" and "messages" in scen:
                 scen["messages"] = []
+            log = scen.get("messages")
+            why = sillytavern_misreads(log) if isinstance(log, list) else None
+            if why:
+                title = scen.get("title")
+                name = f"the chat {title!r}" if isinstance(title, str) and title else "a chat"
+                self.warnings.append(f"{ch.name}: {name} ({len(log)} messages): {why}")
             stored = source.get("path") if source else None
             if self.source is not None and isinstance(stored, str):
                 if stored in self.scenarios:

@@ -8,10 +8,10 @@ regenerated replies as swipes (the one with the latest ``activeTimestamp`` shown
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk.chats import parse_time
+from bunzai.sdk.chats import check_alternatives, held_or_lazy, parse_time
 from bunzai.sdk.fields import kept
 
 if TYPE_CHECKING:
@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 BOOKKEEPING = ("id", "updatedAt")
 """The app's id for a chat and when it last saved it: layout, not the conversation."""
+SKIPPED = "skipped ChatItems"
+"""Chat app-data key of the ``ChatItems`` that are no turn object: ``[[index, value], …]``, so
+the chat's format reports them dropped."""
 
 
 def card_chats(ch: Character, fmt: str) -> list[Chat] | None:
@@ -34,21 +37,33 @@ def card_chats(ch: Character, fmt: str) -> list[Chat] | None:
     for item in raw if isinstance(raw, list) else []:
         if not isinstance(item, Mapping):
             continue
-        messages: list[ChatMessage] = []
-        for turn in item.get("ChatItems") or []:
-            if isinstance(turn, Mapping):
-                messages += _turn(turn)
+        turns = item.get("ChatItems")
+        turns = turns if isinstance(turns, list) else []
+        for turn in turns:
+            regen = turn.get("RegenSwipes") if isinstance(turn, Mapping) else None
+            if isinstance(regen, list):
+                check_alternatives(len(regen), "a chat item's RegenSwipes")
         name = item.get("name")
         note = item.get("authorNote")
         extra = {k: v for k, v in item.items()
                  if k not in ("name", "authorNote", "createdAt", "ChatItems", *BOOKKEEPING)}
+        if "ChatItems" in item and not isinstance(item["ChatItems"], list):
+            extra["ChatItems"] = item["ChatItems"]  # no list of turns: kept as it was
+        skipped = [[i, t] for i, t in enumerate(turns) if not isinstance(t, Mapping)]
+        if skipped:
+            extra[SKIPPED] = skipped
+
+        def make(turns: list[Any] = turns) -> Iterator[ChatMessage]:
+            for turn in turns:
+                if isinstance(turn, Mapping):
+                    yield from _turn(turn)
         record = {k: item[k] for k in BOOKKEEPING if k in item}
         out.append(Chat(
             title=name if isinstance(name, str) and name else None,
             notes=note if isinstance(note, str) and note else None,
             created=parse_time(item.get("createdAt")),
             participants=[Participant(name=ch.name, role="character")] if ch.name else [],
-            messages=messages, passthrough={fmt: record} if record else {},
+            messages=held_or_lazy(make), passthrough={fmt: record} if record else {},
             app_data={fmt: extra} if extra else {}))
     return out
 

@@ -73,6 +73,8 @@ WRITER_REASONS = {
     "role": "RisuAI messages are the user's or the character's",
     "speaker": "RisuAI shows its own names for the user and the character",
     "time": "RisuAI times are epoch milliseconds",
+    "time_zone": "RisuAI times are instants (epoch milliseconds): the chat's wall-clock times, "
+                 "which carry no zone, were read in the zone named on reading",
     "folders": "a RisuAI export has one folder list for all its chats",
     "lorebook": "a RisuAI chat's lorebook is its list of entries: a book without entries is "
                 "none",

@@ -25,7 +25,7 @@ from bunzai.sdk import (
     dumps_layout,
     sniff_layout,
 )
-from bunzai.sdk.chats import parse_time, put_time
+from bunzai.sdk.chats import held_or_lazy, parse_time, put_time
 from bunzai.sdk.fields import kept, reorder
 
 from . import FORMAT_ID, WRITER_REASONS
@@ -39,6 +39,10 @@ LAYOUT_KEYS = ("id", "lastDate", "isStreaming")
 """RisuAI's own bookkeeping on a chat: a fresh id on every import, the last activity."""
 MESSAGE_KEYS = ("role", "data", "time", "chatId", "name", "generationInfo", "disabled",
                 "isComment")
+SKIPPED_LORE = "skipped localLore"
+"""Chat app-data key of the ``localLore`` items that are no entry object: ``[[index, value],
+…]``.  The same format puts each back at its place, every other format reports them
+dropped."""
 
 
 def _layout(obj: Any) -> dict[str, Any]:
@@ -109,6 +113,9 @@ def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
     lore_raw = obj.get("localLore")
     if isinstance(lore_raw, list) and lore_raw:
         fields["lorebook"] = _read_lore(lore_raw, f"{path}.localLore", warnings)
+        strays = [[i, item] for i, item in enumerate(lore_raw) if not isinstance(item, dict)]
+        if strays:
+            own[SKIPPED_LORE] = strays
     elif "localLore" in obj:
         raw["localLore"] = lore_raw
     marks = obj.get("bookmarks")
@@ -126,8 +133,11 @@ def chat_from(obj: dict[str, Any], path: str, warnings: list[Issue]) -> Chat:
     messages = obj.get("message")
     if not isinstance(messages, list):
         raise MalformedInput(f"{path}.message: expected a list of messages")
-    fields["messages"] = [message_from(m, f"{path}.message[{i}]", marked)
-                          for i, m in enumerate(messages)]
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            raise MalformedInput(f"{path}.message[{i}]: expected a message object")
+    fields["messages"] = held_or_lazy(lambda: (message_from(m, f"{path}.message[{i}]", marked)
+                                               for i, m in enumerate(messages)))
     keep = {k: obj[k] for k in LAYOUT_KEYS if k in obj}
     if keep:
         record["keep"] = keep
@@ -222,6 +232,12 @@ def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         if chat.lorebook is not None and loss is not None and not _neutral().neutral(
                 "lorebook", chat.lorebook, chat, "chat"):
             loss.dropped("lorebook", WHY["lorebook"])
+    strays = own.get(SKIPPED_LORE)
+    if isinstance(strays, list) and strays:
+        out["localLore"] = lore_list = list(out["localLore"])
+        for item in strays:
+            if isinstance(item, list) and len(item) == 2 and isinstance(item[0], int):
+                lore_list.insert(min(item[0], len(lore_list)), item[1])
     if "order" not in record:
         out["fmIndex"] = -1
     marks, names = _bookmarks(chat, record)
@@ -232,7 +248,7 @@ def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
     for key, value in _record(record, "keep").items():
         out.setdefault(key, value)
     for key, value in own.items():
-        if key != "folders":
+        if key not in ("folders", SKIPPED_LORE):
             out.setdefault(key, value)
     return reorder(out, record.get("order"))
 
@@ -321,6 +337,8 @@ def write_export(entities: Sequence[Entity], options: Any = None,
     for i, chat in enumerate(chats):
         part = LossReport()
         docs.append(chat_obj(chat, part))
+        if chat.time_zone:
+            part.approximated("time_zone", WHY["time_zone"])
         loss.extend(part, f"[{i}]." if many else "")
     first = _layout(chats[0]).get("file") if chats else None
     file = first if isinstance(first, Mapping) else {}

@@ -39,6 +39,11 @@ if TYPE_CHECKING:
 BOOK_MARK = "memory"
 """Layout key saying the book was read as a memory book (its entries' shapes are Agnai's)."""
 
+SKIPPED = "skipped entries"
+"""App-data key of the items of ``entries`` that are no entry object: ``[[index, value], …]``.
+No app reads them, but they are what the file held: the same format puts each back at its
+place, every other format reports them dropped."""
+
 IDS = ("_id", "userId")
 """Agnai's database ids, present when a book was saved from its database rather than
 downloaded: layout, kept for a byte-faithful rewrite."""
@@ -110,14 +115,14 @@ def read_memory_book(obj: dict[str, Any], *, format_id: str, warnings: list[Issu
     for i, raw in enumerate(entries_raw):
         epath = f"{path}.entries[{i}]"
         if not isinstance(raw, dict):
-            warnings.append(Issue(epath, f"{type_name(raw)} is not an entry; kept as it was"))
+            warnings.append(Issue(epath, f"{type_name(raw)} is not an entry; skipped"))
             strays.append([i, raw])
             continue
         evals, elayout, edata = ENTRY.read(raw, epath, warnings, owned=True)
         entries.append(LorebookEntry(**evals, passthrough={format_id: elayout} if elayout else {},
                                      app_data={format_id: edata} if edata else {}))
     if strays:
-        layout["strays"] = strays  # no app reads them; kept for a byte-faithful rewrite
+        data[SKIPPED] = strays
     return Lorebook(**values, entries=entries, passthrough={format_id: layout},
                     app_data={format_id: data} if data else {})
 
@@ -151,8 +156,9 @@ def write_memory_book(book: Lorebook, *, format_id: str, loss: LossReport,
 
         entries.append(ENTRY.write(get, elayout if isinstance(elayout, dict) else None,
                                    entry.app_data.get(format_id), loss, epath))
-    for pos, value in layout.get("strays") or ():
-        entries.insert(min(int(pos), len(entries)), jcopy(value))
+    own = book.app_data.get(format_id)
+    for pos, value in _strays(own):
+        entries.insert(min(pos, len(entries)), jcopy(value))
     tail: dict[str, Any] = {}
     if not layout.get("kind_absent"):
         tail["kind"] = jcopy(layout.get("kind", "memory"))
@@ -161,8 +167,18 @@ def write_memory_book(book: Lorebook, *, format_id: str, loss: LossReport,
     tail["entries"] = entries
     # Agnai's schema wants a name (its import calls a nameless book "Imported Book")
     unnamed = not layout and book.name is None
+    rest = {k: v for k, v in own.items() if k != SKIPPED} if isinstance(own, dict) else own
     out = BOOK.write(lambda a: "" if unnamed and a == "name" else getattr(book, a), layout,
-                     book.app_data.get(format_id), loss, path, tail=tail)
+                     rest, loss, path, tail=tail)
     if not from_agnai and "kind" in out:
         out = {"kind": out.pop("kind"), **out}  # where Agnai's download puts it
     return out
+
+
+def _strays(own: Any) -> list[tuple[int, Any]]:
+    """The skipped items kept in the book's app data, as (index, value)."""
+    found = own.get(SKIPPED) if isinstance(own, dict) else None
+    if not isinstance(found, list):
+        return []
+    return [(item[0], item[1]) for item in found
+            if isinstance(item, list) and len(item) == 2 and is_int(item[0])]

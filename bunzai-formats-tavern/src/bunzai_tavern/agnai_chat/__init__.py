@@ -49,6 +49,7 @@ _ONLY = "an Agnai export holds the chat's texts and messages only"
 REASONS: tuple[tuple[str, str], ...] = (
     ("participants", "an Agnai export names no participants"),
     ("created", "an Agnai export carries no dates"),
+    ("time_zone", "an Agnai export carries no dates"),
     ("notes", _ONLY), ("memory", _ONLY), ("system_prompt", _ONLY), ("branch_of", _ONLY),
     ("lorebook", "Agnai keeps memory books apart from chats"),
     ("extensions", "Agnai has no place for other apps' extensions"),

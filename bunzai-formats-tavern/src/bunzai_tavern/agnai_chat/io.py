@@ -21,7 +21,7 @@ from bunzai.sdk import (
     dumps_layout,
     sniff_layout,
 )
-from bunzai.sdk.chats import parse_time, stored
+from bunzai.sdk.chats import check_alternatives, held_or_lazy, parse_time, stored
 from bunzai.sdk.fields import reorder
 
 from .._common.chat import data_of, layout_of, lone_alternative, record
@@ -70,14 +70,17 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
         rec["keep"] = keep
     own = {k: v for k, v in data.items()
            if k not in ("messages", *LAYOUT_KEYS) and k not in dict(TEXTS)}
-    out = []
     for i, m in enumerate(messages):
         if not isinstance(m, dict):
             raise MalformedInput(f"$.messages[{i}]: expected a message object")
-        out.append(message_from(m))
-    return Chat(messages=out, passthrough={FORMAT_ID: rec},
+        retries = m.get("retries")
+        if isinstance(retries, list):
+            check_alternatives(len(retries) + 1, f"$.messages[{i}]")
+    chat = Chat(passthrough={FORMAT_ID: rec},
                 app_data={FORMAT_ID: own} if own else {},
                 **fields)
+    chat.messages = held_or_lazy(lambda: (message_from(m) for m in messages))
+    return chat
 
 
 def message_from(obj: dict[str, Any]) -> ChatMessage:
@@ -96,7 +99,12 @@ def message_from(obj: dict[str, Any]) -> ChatMessage:
         fields["role"] = "system" if obj.get("system") is True else "narrator"
     if "system" in obj and not (obj["system"] is True and fields["role"] == "system"):
         raw["system"] = obj["system"]
-    speaker = "handle" if fields["role"] == "user" else "name"
+    # a user is named by ``handle``; a message from Agnai's store may name its user only in
+    # ``name``, which Agnai's import keeps beside the handle
+    speaker = "name" if fields["role"] != "user" or not isinstance(obj.get("handle"), str) \
+        else "handle"
+    if fields["role"] == "user" and speaker == "name" and isinstance(obj.get("name"), str):
+        rec["speaker"] = "name"
     for key in ("handle", "name"):
         if key not in obj:
             continue
@@ -160,11 +168,16 @@ def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
         loss.dropped(f"{path}time", WHY["time"])
     named = m.speaker is not None and "name" in (rec.get("order") or ())
     if m.role == "user":
-        if m.speaker is not None:
+        by_name = rec.get("speaker") == "name"
+        if m.speaker is not None and not by_name:
             out["handle"] = m.speaker
         elif "handle" in raw:
             out["handle"] = raw["handle"]
         out["userId"] = raw.get("userId", "anon")
+        if m.speaker is not None and by_name:
+            out["name"] = m.speaker
+        elif "name" in raw:
+            out["name"] = raw["name"]
     elif m.role == "character":
         out["characterId"] = raw.get("characterId", "imported")
         if named:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import MalformedInput, ReadResult
-from bunzai.sdk.chats import parse_time
+from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk.chats import held_or_lazy, parse_time
 
 from . import FORMAT_ID
 
@@ -32,25 +32,27 @@ def read_dump(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     if character:
         shared["character"] = character
     chats = []
+    warnings: list[Issue] = []
     for i, history in enumerate(histories):
         if not isinstance(history, dict) or not isinstance(history.get("msgs"), list):
             raise MalformedInput(f"$.histories.histories[{i}]: expected a history with msgs")
-        chats.append(_chat(history, character, shared, i))
+        chats.append(_chat(history, character, shared, i, warnings))
     if not chats:
         raise MalformedInput("the dump holds no history")
-    return ReadResult(chats)
+    return ReadResult(chats, warnings)
 
 
 def _chat(history: dict[str, Any], character: Mapping[str, Any], shared: dict[str, Any],
-          index: int) -> Chat:
+          index: int, warnings: list[Issue]) -> Chat:
     from bunzai.sdk import Chat, Participant
 
-    messages = [_message(m, f"$.histories.histories[{index}].msgs[{j}]")
-                for j, m in enumerate(history["msgs"])]
+    msgs = history["msgs"]
     names: dict[tuple[str, str], None] = {}
-    for m in messages:
-        if m.speaker:
-            names.setdefault((m.speaker, m.role), None)
+    for j, m in enumerate(msgs):  # checked and named now; the messages are made on use
+        message = _message(m, f"$.histories.histories[{index}].msgs[{j}]", warnings)
+        if message.speaker:
+            names.setdefault((message.speaker, message.role), None)
+    messages = held_or_lazy(lambda: (_message(m, "", None) for m in msgs))
     main = character.get("name") if isinstance(character.get("name"), str) else None
     if main:
         names = {(main, "character"): None, **names}
@@ -67,7 +69,7 @@ def _chat(history: dict[str, Any], character: Mapping[str, Any], shared: dict[st
                 app_data={FORMAT_ID: own} if own else {})
 
 
-def _message(obj: Any, path: str) -> ChatMessage:
+def _message(obj: Any, path: str, warnings: list[Issue] | None) -> ChatMessage:
     from bunzai.sdk import ChatMessage
 
     if not isinstance(obj, dict):
@@ -83,6 +85,15 @@ def _message(obj: Any, path: str) -> ChatMessage:
     if keep:
         layout["keep"] = keep
     own = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS and k not in PERSONAL}
+    if "src" in obj and not isinstance(obj["src"], dict):
+        own["src"] = obj["src"]  # not the speaker object this reader knows: kept as it was
+    own.update((f"src.{k}", v) for k, v in src.items() if k not in ("is_human", "name", "user")
+               or (k == "name" and not isinstance(v, str)))
+    if "text" in obj and not isinstance(text, str):
+        own["text"] = text
+        if warnings is not None:
+            warnings.append(Issue(f"{path}.text", "not text: the message reads as empty, "
+                                                  "its value is kept as app data"))
     ident = obj.get("uuid")
     return ChatMessage(role="user" if human else "character",
                        speaker=name if isinstance(name, str) and name else None,

@@ -16,10 +16,11 @@ image metadata, world-info folders, document settings) is Lite's app data, under
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
+from bunzai.sdk.chats import held_or_lazy
 
 from . import FORMAT_ID
 
@@ -32,6 +33,11 @@ END_TAGS = ("{{[INPUT_END]}}", "{{[OUTPUT_END]}}", "{{[SYSTEM_END]}}")
 LAYOUT_KEYS = frozenset({"gamestarted", "file_version"})
 """Lite's bookkeeping: whether the story has begun, the save file's version."""
 MAPPED = frozenset({"prompt", "actions", "memory", "authorsnote", "worldinfo"})
+SKIPPED_ACTIONS = "skipped actions"
+"""App-data key of KoboldAI United actions with no text to read: ``[[key, value], …]``."""
+SKIPPED_ENTRIES = "skipped entries"
+"""App-data key (on the lorebook) of world info items that are no entry: ``[[index, value],
+…]``."""
 
 
 def read_save(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
@@ -41,7 +47,8 @@ def read_save(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     if not isinstance(data, dict):
         raise MalformedInput("not a KoboldAI save: expected an object")
     warnings: list[Issue] = []
-    chunks = _chunks(data)
+    skipped: list[list[Any]] = []
+    chunks = _chunks(data, warnings, skipped)
     settings = data.get("savedsettings") if isinstance(data.get("savedsettings"), dict) else {}
     mode = settings.get("opmode")
     user = settings.get("chatname") if isinstance(settings.get("chatname"), str) else None
@@ -49,12 +56,15 @@ def read_save(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     opponents = [n for n in (raw_opponents.split(OPPONENT_SEPARATOR)
                              if isinstance(raw_opponents, str) else []) if n.strip()]
     text = "".join(chunks)
-    if mode == 3:
-        messages = _chat_turns(text, user, opponents)
-    elif mode == 4:
-        messages = _instruct_turns(text)
-    else:
-        messages = _story(chunks, adventure=mode == 2)
+
+    def make() -> Iterator[ChatMessage]:
+        if mode == 3:
+            return _chat_turns(text, user, opponents)
+        if mode == 4:
+            return _instruct_turns(text)
+        return _story(chunks, adventure=mode == 2)
+
+    messages = held_or_lazy(make)
     participants = ([Participant(name=user, role="user")] if user else []) + [
         Participant(name=n, role="character") for n in opponents]
     fields: dict[str, Any] = {}
@@ -69,13 +79,30 @@ def read_save(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     keep = {k: v for k, v in data.items() if k in LAYOUT_KEYS}
     if keep:
         layout["keep"] = keep
-    own = {k: v for k, v in data.items() if k not in LAYOUT_KEYS and k not in MAPPED}
+    own = {k: v for k, v in data.items() if k not in LAYOUT_KEYS and (
+        k not in MAPPED or not _readable(k, v))}
+    actions = data.get("actions")
+    if isinstance(actions, Mapping) and _readable("actions", actions):
+        own.update((f"actions.{k}", v) for k, v in actions.items() if k != "actions")
+    if skipped:
+        own[SKIPPED_ACTIONS] = skipped
     chat = Chat(participants=participants, messages=messages, passthrough={FORMAT_ID: layout},
                 app_data={FORMAT_ID: own} if own else {}, **fields)
     return ReadResult([chat], warnings)
 
 
-def _chunks(data: Mapping[str, Any]) -> list[str]:
+def _readable(key: str, value: Any) -> bool:
+    """Whether a key this reader maps holds what it reads (else the value is app data)."""
+    if key in ("prompt", "memory", "authorsnote"):
+        return isinstance(value, str)
+    if key == "worldinfo":
+        return isinstance(value, list)
+    return isinstance(value, list) or (isinstance(value, Mapping)
+                                       and isinstance(value.get("actions"), Mapping))
+
+
+def _chunks(data: Mapping[str, Any], warnings: list[Issue], skipped: list[list[Any]]
+            ) -> list[str]:
     chunks: list[str] = []
     prompt = data.get("prompt")
     if isinstance(prompt, str) and prompt:
@@ -83,8 +110,14 @@ def _chunks(data: Mapping[str, Any]) -> list[str]:
     actions = data.get("actions")
     if isinstance(actions, Mapping):  # KoboldAI United: {"actions": {"0": {"Selected Text"}}}
         inner = actions.get("actions")
-        items = list(inner.values()) if isinstance(inner, Mapping) else []
-        chunks += [str(i.get("Selected Text", "")) for i in items if isinstance(i, Mapping)]
+        for key, item in (inner.items() if isinstance(inner, Mapping) else ()):
+            text = item.get("Selected Text") if isinstance(item, Mapping) else None
+            if isinstance(text, str):
+                chunks.append(text)
+            else:
+                warnings.append(Issue(f"$.actions.actions.{key}", "no \"Selected Text\"; "
+                                      "skipped"))
+                skipped.append([key, item])
     elif isinstance(actions, list):
         for i, a in enumerate(actions):
             if not isinstance(a, str):
@@ -97,7 +130,7 @@ def _clean(text: str) -> str:
     return text.strip("\n").removeprefix(" ")
 
 
-def _chat_turns(text: str, user: str | None, opponents: list[str]) -> list[ChatMessage]:
+def _chat_turns(text: str, user: str | None, opponents: list[str]) -> Iterator[ChatMessage]:
     from bunzai.sdk import ChatMessage
 
     names = {n: "character" for n in opponents}
@@ -107,48 +140,45 @@ def _chat_turns(text: str, user: str | None, opponents: list[str]) -> list[ChatM
     names["{{user}}"] = "user"
     pattern = re.compile(r"(?:^|\n)(" + "|".join(re.escape(n) for n in sorted(
         names, key=len, reverse=True)) + r"):[ ]?")
-    out: list[ChatMessage] = []
-    matches = list(pattern.finditer(text))
-    head = text[:matches[0].start()] if matches else text
+    found = pattern.finditer(text)
+    m = next(found, None)
+    head = text[:m.start()] if m is not None else text
     if _clean(head):
-        out.append(ChatMessage(role="narrator", text=_clean(head)))
-    for i, m in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        yield ChatMessage(role="narrator", text=_clean(head))
+    while m is not None:
+        after = next(found, None)
+        end = after.start() if after is not None else len(text)
         body = text[m.end():end].rstrip("\n")
         name = m.group(1)
         role = names[name]
         speaker = user if name == "{{user}}" else (opponents[0] if name == "{{char}}" and
                                                    opponents else name)
-        if body.strip() or i + 1 < len(matches):
-            out.append(ChatMessage(role=role, speaker=speaker, text=body))
-    return out
+        if body.strip() or after is not None:
+            yield ChatMessage(role=role, speaker=speaker, text=body)
+        m = after
 
 
-def _instruct_turns(text: str) -> list[ChatMessage]:
+def _instruct_turns(text: str) -> Iterator[ChatMessage]:
     from bunzai.sdk import ChatMessage
 
     for tag in END_TAGS:
         text = text.replace(tag, "")
     parts = re.split(r"(\{\{\[(?:INPUT|OUTPUT|SYSTEM)\]\}\})", text)
-    out: list[ChatMessage] = []
     if _clean(parts[0]):
-        out.append(ChatMessage(role="narrator", text=_clean(parts[0])))
+        yield ChatMessage(role="narrator", text=_clean(parts[0]))
     for tag, body in zip(parts[1::2], parts[2::2], strict=False):
         if body.strip():
-            out.append(ChatMessage(role=TAGS[tag], text=body.strip("\n")))
-    return out
+            yield ChatMessage(role=TAGS[tag], text=body.strip("\n"))
 
 
-def _story(chunks: list[str], adventure: bool) -> list[ChatMessage]:
+def _story(chunks: list[str], adventure: bool) -> Iterator[ChatMessage]:
     from bunzai.sdk import ChatMessage
 
-    out: list[ChatMessage] = []
     for chunk in chunks:
         if adventure and chunk.lstrip("\n").startswith("> "):
-            out.append(ChatMessage(role="user", text=chunk.lstrip("\n")[2:].rstrip("\n")))
+            yield ChatMessage(role="user", text=chunk.lstrip("\n")[2:].rstrip("\n"))
         elif chunk:
-            out.append(ChatMessage(role="narrator", text=chunk))
-    return out
+            yield ChatMessage(role="narrator", text=chunk)
 
 
 def _world_info(raw: Any, warnings: list[Issue]) -> Lorebook | None:
@@ -159,9 +189,11 @@ def _world_info(raw: Any, warnings: list[Issue]) -> Lorebook | None:
     if not isinstance(raw, list) or not raw:
         return None
     entries = []
+    skipped: list[list[Any]] = []
     for i, item in enumerate(raw):
         if not isinstance(item, dict):
             warnings.append(Issue(f"$.worldinfo[{i}]", "not an object; skipped"))
+            skipped.append([i, item])
             continue
         def keys(name: str, item: dict[str, Any] = item) -> list[str]:
             value = item.get(name)
@@ -183,4 +215,5 @@ def _world_info(raw: Any, warnings: list[Issue]) -> Lorebook | None:
             group=item["wigroup"] if isinstance(item.get("wigroup"), str) and item[
                 "wigroup"] else None,
             app_data={FORMAT_ID: rest} if rest else {}))
-    return Lorebook(name="KoboldAI Lite world info", entries=entries)
+    return Lorebook(name="KoboldAI Lite world info", entries=entries,
+                    app_data={FORMAT_ID: {SKIPPED_ENTRIES: skipped}} if skipped else {})

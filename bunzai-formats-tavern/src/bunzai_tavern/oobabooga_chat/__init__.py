@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Detection, FormatAdapter, LabelRule
 
+from .._common.options import ZONE
+
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
 
@@ -36,12 +38,13 @@ def score(data: Any) -> tuple[float, str]:
 
 
 M = "messages[*]."
-CARRIES: tuple[str, ...] = tuple(M + f for f in (
+CARRIES: tuple[str, ...] = ("time_zone", *(M + f for f in (
     "role", "text", "time", "chosen", "alternatives[*].text", "alternatives[*].time",
     "attachments[*].type", "attachments[*].name", "attachments[*].uri",
-    "attachments[*].media_type", "attachments[*].text", "attachments[*].data"))
-"""What a webui history holds: each message's side, text and time, its versions (with their
-times) and its embedded images and text files (the writer reports the rest of attachments)."""
+    "attachments[*].media_type", "attachments[*].text", "attachments[*].data")))
+"""What a webui history holds: each message's side, text and time (a wall-clock text, in the
+chat's zone), its versions (with their times) and its embedded images and text files (the
+writer reports the rest of attachments)."""
 
 _ONLY = "a webui history holds only the exchanges"
 REASONS: tuple[tuple[str, str], ...] = (
@@ -64,6 +67,10 @@ WRITER_REASONS = {
     "time": "the webui stamps messages to the minute",
     "single": "the webui keeps versions only when there are two or more",
     "empty": "a history row holds no empty message",
+    "time_zone": "the webui writes times as wall-clock texts without a zone: the chat's are "
+                 "written in this machine's local time",
+    "padded": "a history row pairs each user message with a reply, and the webui shows the "
+              "reply even when it is empty",
     "attachment": "the webui keeps embedded images and text files only",
     "attachment_shape": "the webui keeps an image as its data URL and a file as its name, "
                         "type and text",
@@ -80,6 +87,7 @@ class OobaboogaChatAdapter(FormatAdapter):
     suffix = ".json"
     aliases = ("ooba", "textgen-chat")
     carries = CARRIES
+    options = (ZONE,)
     reasons = REASONS
     # each branch of score needs its second list: internal (with visible), or data_visible
     # (with data); a card's top-level "data" alone never scores

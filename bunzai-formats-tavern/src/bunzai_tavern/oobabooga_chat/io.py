@@ -9,10 +9,11 @@ as a reply, a time to the minute, an empty message with no row of its own).
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import (
+    Issue,
     LossReport,
     MalformedInput,
     OutputFile,
@@ -21,10 +22,16 @@ from bunzai.sdk import (
     dumps_layout,
     sniff_layout,
 )
-from bunzai.sdk.chats import parse_time, put_time
+from bunzai.sdk.chats import (
+    check_alternatives,
+    held_or_lazy,
+    parse_time,
+    put_time,
+    zone_note,
+)
 from bunzai.sdk.fields import reorder
 
-from .._common.chat import data_of, layout_of, lone_alternative
+from .._common.chat import data_of, layout_of, lone_alternative, wall_note
 from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
@@ -33,6 +40,10 @@ if TYPE_CHECKING:
 BEGIN = "<|BEGIN-VISIBLE-CHAT|>"
 """The user side of the greeting row (``start_new_chat``)."""
 META_KEYS = ("timestamp", "versions", "current_version_index", "attachments")
+SKIPPED = "skipped rows"
+"""App-data key of the rows that are no pair of texts: ``[[index, row, visible row, their
+metadata entries], …]``.
+The same format puts each back at its place, every other format reports them dropped."""
 WHY = WRITER_REASONS
 
 
@@ -40,10 +51,13 @@ def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     data = input.json_mutable()
     if not isinstance(data, dict):
         raise MalformedInput("not a text-generation-webui history")
-    return ReadResult([chat_from(data, sniff_layout(input.data, 4))])
+    warnings: list[Issue] = []
+    zone = (options or {}).get("zone") or "local"
+    return ReadResult([chat_from(data, sniff_layout(input.data, 4), warnings, zone)], warnings)
 
 
-def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
+def chat_from(data: dict[str, Any], layout: Mapping[str, Any],
+              warnings: list[Issue] | None = None, zone: str = "local") -> Chat:
     from bunzai.sdk import Chat
 
     legacy = "internal" not in data
@@ -63,33 +77,65 @@ def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
         record["visible"] = shown  # out of step: kept as it was
         shown = []
     own = {k: v for k, v in data.items() if k not in (key, vkey, "metadata")}
-    messages: list[ChatMessage] = []
+    kept: list[int] = []  # the rows that give messages, made when the messages are iterated
+    wall: list[tuple[str, Any]] = []  # where the first time without a zone is, and its text
     empty: list[int] = []
+    skipped: list[list[Any]] = []
     for i, row in enumerate(rows):
         if not isinstance(row, list) or len(row) != 2:
             raise MalformedInput(f"$.{key}[{i}]: expected a [user, reply] pair")
         vis = shown[i] if i < len(shown) and isinstance(shown[i], list) else [None, None]
-        made = 0
+        if not all(isinstance(cell, str) for cell in row):
+            if warnings is not None:
+                warnings.append(Issue(f"$.{key}[{i}]", "not a pair of texts; skipped"))
+            skipped.append([i, row, vis, {k: meta[k] for k in (f"user_{i}", f"assistant_{i}")
+                                           if k in meta}])
+            continue
         user, reply = row
-        if isinstance(user, str) and user and user != BEGIN:
-            messages.append(_message("user", user, vis[0], meta.get(f"user_{i}"),
-                                     alone=not reply))
-            made += 1
-        if isinstance(reply, str) and reply:
-            messages.append(_message("character", reply, vis[1], meta.get(f"assistant_{i}"),
-                                     begin=user == BEGIN, blank=user == "", index=i))
-            made += 1
-        if not made:
+        for side in ("user", "assistant"):
+            entry = meta.get(f"{side}_{i}")
+            versions = entry.get("versions") if isinstance(entry, dict) else None
+            if isinstance(versions, list):
+                check_alternatives(len(versions), f"$.metadata.{side}_{i}")
+            if not wall and isinstance(entry, dict):
+                text = wall_note(entry, ("timestamp",)) or next(
+                    (t for v in versions or () if isinstance(v, dict)
+                     and (t := wall_note(v, ("timestamp",))) is not None), None)
+                if text is not None:
+                    wall.append((f"$.metadata.{side}_{i}", text))
+        if (user and user != BEGIN) or reply:
+            kept.append(i)
+        else:
             empty.append(i)
             record.setdefault("rows", {})[str(i)] = {"row": row, "visible": vis}
     if empty:
         record["empty"] = empty
-    return Chat(messages=messages, passthrough={FORMAT_ID: record},
+    if skipped:
+        own[SKIPPED] = skipped
+
+    def make() -> Iterator[ChatMessage]:
+        for i in kept:
+            user, reply = rows[i]
+            vis = shown[i] if i < len(shown) and isinstance(shown[i], list) else [None, None]
+            if user and user != BEGIN:
+                yield _message("user", user, vis[0], meta.get(f"user_{i}"), alone=not reply,
+                               zone=zone)
+            if reply:
+                yield _message("character", reply, vis[1], meta.get(f"assistant_{i}"),
+                               begin=user == BEGIN, blank=user == "", index=i, zone=zone)
+
+    chat = Chat(messages=held_or_lazy(make), passthrough={FORMAT_ID: record},
                 app_data={FORMAT_ID: own} if own else {})
+    if wall:  # said once: every time of the history was read in this zone
+        chat.time_zone = zone
+        if warnings is not None:
+            warnings.append(Issue(wall[0][0], zone_note(zone, wall[0][1])))
+    return chat
 
 
 def _message(role: str, text: str, visible: Any, meta: Any, *, alone: bool = False,
-             begin: bool = False, blank: bool = False, index: int = 0) -> ChatMessage:
+             begin: bool = False, blank: bool = False, index: int = 0,
+             zone: str | None = None) -> ChatMessage:
     from bunzai.sdk import ChatMessage
 
     record: dict[str, Any] = {}
@@ -108,11 +154,11 @@ def _message(role: str, text: str, visible: Any, meta: Any, *, alone: bool = Fal
         record["meta"] = list(meta)
         if "timestamp" in meta:
             record["timestamp"] = meta["timestamp"]
-            fields["time"] = parse_time(meta["timestamp"])
+            fields["time"] = parse_time(meta["timestamp"], zone)
         versions = meta.get("versions")
         if isinstance(versions, list) and len(versions) >= 2 and all(
                 isinstance(v, dict) and isinstance(v.get("content"), str) for v in versions):
-            fields["alternatives"] = [_version(v) for v in versions]
+            fields["alternatives"] = [_version(v, zone) for v in versions]
             cvi = meta.get("current_version_index")
             if isinstance(cvi, int) and not isinstance(cvi, bool) and 0 <= cvi < len(versions):
                 fields["chosen"] = cvi
@@ -135,7 +181,7 @@ def _message(role: str, text: str, visible: Any, meta: Any, *, alone: bool = Fal
                        **fields)
 
 
-def _version(v: dict[str, Any]) -> Alternative:
+def _version(v: dict[str, Any], zone: str | None = None) -> Alternative:
     from bunzai.sdk import Alternative
 
     record: dict[str, Any] = {"order": list(v)}
@@ -144,7 +190,7 @@ def _version(v: dict[str, Any]) -> Alternative:
     if v.get("visible_content") != html.escape(v["content"]):
         record["visible_content"] = v.get("visible_content")
     rest = {k: x for k, x in v.items() if k not in ("content", "visible_content", "timestamp")}
-    return Alternative(text=v["content"], time=parse_time(v.get("timestamp")),
+    return Alternative(text=v["content"], time=parse_time(v.get("timestamp"), zone),
                        passthrough={FORMAT_ID: record}, app_data={FORMAT_ID: rest} if rest else {})
 
 
@@ -167,14 +213,23 @@ def _attachment(a: dict[str, Any]) -> Attachment:
 # -- writing -----------------------------------------------------------------------------------
 
 
-def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
-    """The history for ``chat``; with ``loss``, what its rows cannot hold is reported."""
+def document(chat: Chat, loss: LossReport | None = None,
+             warnings: list[str] | None = None) -> dict[str, Any]:
+    """The history for ``chat``; with ``loss``, what its rows cannot hold is reported, and
+    with ``warnings``, where the webui will show an empty reply the source did not have."""
     record = layout_of(chat, FORMAT_ID)
     rows: list[list[Any]] = []
     shown: list[list[Any]] = []
     meta: dict[str, Any] = {}
     empty = {int(k): v for k, v in (record.get("rows") or {}).items()}
+    for item in data_of(chat, FORMAT_ID).get(SKIPPED) or ():
+        if isinstance(item, list) and len(item) == 4 and isinstance(item[0], int):
+            empty[item[0]] = {"row": item[1], "visible": item[2]}
+            if isinstance(item[3], dict):
+                meta.update(item[3])
     kept: list[int] = []  # the messages reading will find, in order
+    zone = chat.time_zone or "local"  # the webui writes the clock time of the machine it runs on
+    timed: list[bool] = []  # whether a time was written, which then carries no zone
 
     def add(user: tuple[int, ChatMessage] | None, reply: tuple[int, ChatMessage] | None
             ) -> None:
@@ -195,19 +250,29 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
             kept.append(reply[0])
         for side, m in (("user", user), ("assistant", reply)):
             if m is not None:
-                entry = _meta(m[1], loss, f"messages[{m[0]}].")
+                entry = _meta(m[1], loss, f"messages[{m[0]}].", zone)
                 if entry is not None:
                     meta[f"{side}_{i}"] = entry
+                    if not timed and (m[1].time is not None or any(
+                            a.time is not None for a in m[1].alternatives)):
+                        timed.append(True)
 
     pending: tuple[int, ChatMessage] | None = None
     count = 0
+    padded: list[int] = []  # user messages that get an empty reply the source did not have
+
+    def alone(user: tuple[int, ChatMessage]) -> None:
+        if user[1].text and not layout_of(user[1], FORMAT_ID).get("alone"):
+            padded.append(user[0])
+        add(user, None)
+
     for n, m in enumerate(chat.iter_messages()):
         count += 1
         if loss is not None and m.role in ("narrator", "system"):
             loss.approximated(f"messages[{n}].role", WHY["role"])
         if m.role == "user":
             if pending is not None:
-                add(pending, None)
+                alone(pending)
             pending = (n, m)
             if layout_of(m, FORMAT_ID).get("alone"):
                 add(pending, None)
@@ -216,7 +281,11 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         add(pending, (n, m))
         pending = None
     if pending is not None:
-        add(pending, None)
+        alone(pending)
+    if warnings is not None and padded:
+        warnings.append(_padding(padded))
+    if loss is not None and timed and chat.time_zone is None:
+        loss.approximated("time_zone", WHY["time_zone"])
     while len(rows) in empty:
         saved = empty[len(rows)]
         rows.append(saved["row"])
@@ -237,8 +306,21 @@ def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
                 order, list) else {}
             doc["metadata"].update((k, v) for k, v in meta.items() if k not in doc["metadata"])
     for key, value in data_of(chat, FORMAT_ID).items():
-        doc.setdefault(key, value)
+        if key != SKIPPED:
+            doc.setdefault(key, value)
     return reorder(doc, record.get("order"))
+
+
+def _padding(padded: list[int]) -> str:
+    """The warning for user messages the webui will show followed by an empty reply bubble
+    (two user messages in a row, or a last one without a reply).
+
+    The row is the webui's own shape for a user message with no reply (its "Send dummy
+    message" writes ``[text, ""]``), and it reads back as the same messages, so nothing is
+    lost: but the webui draws the empty reply, and the user should know."""
+    shown = ", ".join(f"messages[{i}]" for i in padded[:5])
+    more = f" and {len(padded) - 5} more" if len(padded) > 5 else ""
+    return f"{shown}{more}: {WHY['padded']}, so an empty reply bubble shows after each"
 
 
 def _report_left_out(kept: list[int], count: int, loss: LossReport) -> None:
@@ -258,15 +340,16 @@ def _visible(m: ChatMessage) -> Any:
     return html.escape(m.text)
 
 
-def _meta(m: ChatMessage, loss: LossReport | None, path: str) -> dict[str, Any] | None:
+def _meta(m: ChatMessage, loss: LossReport | None, path: str,
+          zone: str) -> dict[str, Any] | None:
     record = layout_of(m, FORMAT_ID)
     data = data_of(m, FORMAT_ID)
     if "meta_raw" in record:
         return record["meta_raw"]  # type: ignore[no-any-return]
     out: dict[str, Any] = {}
-    put_time(out, "timestamp", m.time, record, "ooba", loss, f"{path}time", WHY["time"])
+    put_time(out, "timestamp", m.time, record, "ooba", loss, f"{path}time", WHY["time"], zone)
     if len(m.alternatives) >= 2:
-        out["versions"] = [_version_obj(a, loss, f"{path}alternatives[{j}].")
+        out["versions"] = [_version_obj(a, loss, f"{path}alternatives[{j}].", zone)
                            for j, a in enumerate(m.alternatives)]
         if m.chosen is not None:
             out["current_version_index"] = m.chosen
@@ -291,12 +374,13 @@ def _meta(m: ChatMessage, loss: LossReport | None, path: str) -> dict[str, Any] 
     return reorder(out, record.get("meta"))
 
 
-def _version_obj(a: Alternative, loss: LossReport | None, path: str) -> dict[str, Any]:
+def _version_obj(a: Alternative, loss: LossReport | None, path: str,
+                 zone: str) -> dict[str, Any]:
     record = layout_of(a, FORMAT_ID)
     out: dict[str, Any] = {"content": a.text,
                            "visible_content": record.get("visible_content",
                                                          html.escape(a.text))}
-    put_time(out, "timestamp", a.time, record, "ooba", loss, f"{path}time", WHY["time"])
+    put_time(out, "timestamp", a.time, record, "ooba", loss, f"{path}time", WHY["time"], zone)
     for key, value in data_of(a, FORMAT_ID).items():
         out.setdefault(key, value)
     return reorder(out, record.get("order"))
@@ -332,6 +416,7 @@ def _attachment_obj(a: Attachment, loss: LossReport | None, path: str
 def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
                format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
-    doc = document(chat, loss)
+    warnings: list[str] = []
+    doc = document(chat, loss, warnings)
     data = dumps_layout(doc, layout_of(chat, FORMAT_ID), 4)
-    return WriteResult([OutputFile(data, ".json")], loss)
+    return WriteResult([OutputFile(data, ".json")], loss, warnings)

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Detection, FormatAdapter
 
+from .._common.options import ZONE
+
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
 
@@ -21,6 +23,7 @@ FORMAT_ID = "sillytavern-chat"
 HEADER_KEYS = ("user_name", "character_name", "chat_metadata", "create_date")
 ST_TIME_FORMS = ("st_meridiem", "st_humanized", "st_humanized_ms", "iso_js")
 """send_date forms only SillyTavern writes (TavernAI writes epoch milliseconds)."""
+
 
 
 def records(input: AdapterInput) -> tuple[Any, ...]:
@@ -84,14 +87,15 @@ def score(input: AdapterInput) -> tuple[float, str]:
 M = "messages[*]."
 CARRIES: tuple[str, ...] = (
     "participants[*].name", "participants[*].role", "created", "notes", "scenario",
-    "branch_of",
+    "branch_of", "time_zone",
     *(M + f for f in ("role", "speaker", "text", "time", "hidden", "chosen", "reasoning",
                       "model", "bookmark", "alternatives[*].text", "alternatives[*].time",
                       "alternatives[*].reasoning", "attachments[*].type",
                       "attachments[*].name", "attachments[*].uri", "attachments[*].title")),
 )
 """What a SillyTavern chat file holds: the header's two names, its date, author's note, branch
-and scenario; each message with its swipes, reasoning, model, bookmark and attachments."""
+and scenario; each message with its swipes, reasoning, model, bookmark and attachments; and
+wall-clock dates, whose zone the writer reports when it writes none of them as such."""
 
 REASONS: tuple[tuple[str, str], ...] = (
     ("title", "a SillyTavern chat is named by its file, not by a field"),
@@ -121,6 +125,8 @@ WRITER_REASONS = {
                "name is written",
     "time": "SillyTavern dates keep milliseconds",
     "created": "SillyTavern dates keep milliseconds",
+    "time_zone": "the chat's dates are written as instants (epoch milliseconds): their "
+                 "wall-clock texts, which carry no zone, were read in the zone named on reading",
     "alternatives": "SillyTavern keeps swipes only when there are two or more",
     "attachments": dict(REASONS)[M + "attachments"],
     "attachments[*].uri": dict(REASONS)[M + "attachments[*].uri"],
@@ -168,6 +174,7 @@ class SillyTavernChatAdapter(FormatAdapter):
                                       "name, else User / Assistant"),
         ("extensions", "dropped"),
     )
+    options = (ZONE,)
     doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_chat/README.md"
     reader = "read:read_chat"
     writer = "write:write_chat"

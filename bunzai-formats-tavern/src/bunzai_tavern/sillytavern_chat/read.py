@@ -17,13 +17,21 @@ own bookkeeping (token counts, generation timings, save integrity) is layout.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
-from bunzai.sdk.chats import parse_time
+from bunzai.sdk.chats import parse_time, zone_note
 
-from .._common.chat import ABSENT, Line, Messages, finish, lazy_or_list, read_common, scan_head
+from .._common.chat import (
+    ABSENT,
+    SKIPPED,
+    Line,
+    finish,
+    read_common,
+    read_messages,
+    scan_head,
+    wall_note,
+)
 from . import FORMAT_ID, is_header
 
 if TYPE_CHECKING:
@@ -61,6 +69,7 @@ def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
     from bunzai.sdk import Chat, Participant
 
     fmt = format_id
+    zone = (options or {}).get("zone") or "local"
     warnings: list[Issue] = []
     if input.size == 0:
         return ReadResult([Chat(passthrough={fmt: {"empty": True}})])
@@ -76,24 +85,44 @@ def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
         layout["headerless"] = True
     else:
         assert isinstance(header.value, dict)
-        header_fields(header.value, layout, data, fields, participants, Participant, warnings)
+        header_fields(header.value, layout, data, fields, participants, Participant, warnings,
+                      zone)
     default_eol = head.eol
+    if head.skipped:
+        data[SKIPPED] = head.skipped
+    wall: list[tuple[str, Any]] = []  # where the first time without a zone is, and its text
+    if header is not None and (text := wall_note(header.value, ("create_date",))) is not None:
+        wall.append((f"line {header.number}", text))
 
-    def make() -> Iterator[ChatMessage]:
-        if first_message < 0:
-            return
-        for line, gap, last in Messages(input, first_message):
-            yield message(line, gap, last, default_eol, fmt)
+    def make(line: Line, gap: list[Line], last: bool) -> ChatMessage:
+        return message(line, gap, last, default_eol, fmt, zone)
+
+    def note(line: Line) -> None:
+        if not wall and (text := _wall_text(line.value)) is not None:
+            wall.append((f"line {line.number}", text))
 
     chat = Chat(participants=participants, passthrough={fmt: layout},
                 app_data={fmt: data} if data else {}, **fields)
-    chat.messages = lazy_or_list(input, make)
-    return ReadResult([chat], warnings)
+    chat.messages, damaged = read_messages(input, first_message, make, note)
+    if wall:  # said once: every such time of the chat was read in this zone
+        chat.time_zone = zone
+        warnings.append(Issue(wall[0][0], zone_note(zone, wall[0][1])))
+    return ReadResult([chat], [*warnings, *head.issues, *damaged])
+
+
+def _wall_text(obj: dict[str, Any]) -> Any:
+    """A message's first wall-clock date (its own ``send_date``, a swipe's), else None."""
+    found = wall_note(obj, ("send_date",))
+    info = obj.get("swipe_info")
+    for item in info if found is None and isinstance(info, list) else ():
+        if isinstance(item, dict) and (found := wall_note(item, ("send_date",))) is not None:
+            break
+    return found
 
 
 def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, Any],
                   fields: dict[str, Any], participants: list[Any], participant: Any,
-                  warnings: list[Issue]) -> None:
+                  warnings: list[Issue], zone: str | None = None) -> None:
     layout["header_order"] = list(obj)
     for key, role in (("user_name", "user"), ("character_name", "character")):
         if key not in obj:
@@ -106,7 +135,7 @@ def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, A
     if "create_date" in obj:
         raw = obj["create_date"]
         layout["create_date"] = raw
-        fields["created"] = parse_time(raw)
+        fields["created"] = parse_time(raw, zone)
         if fields["created"] is None and raw not in ("", None):
             warnings.append(Issue("$[0].create_date", f"not a date: {raw!r}; kept as it was"))
     for key, value in obj.items():
@@ -143,12 +172,13 @@ def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, A
 
 
 def message(line: Line, gap: list[Line], last: bool, default_eol: bytes,
-            fmt: str = FORMAT_ID) -> ChatMessage:
-    """One message line as a canonical message (layout in passthrough, data in app data)."""
+            fmt: str = FORMAT_ID, zone: str | None = None) -> ChatMessage:
+    """One message line as a canonical message (layout in passthrough, data in app data);
+    wall-clock dates are read in ``zone``."""
     from bunzai.sdk import ChatMessage
 
     obj: dict[str, Any] = line.value
-    rec = read_common(obj, ("name", "is_user", "is_system", "send_date", "mes", "extra"))
+    rec = read_common(obj, ("name", "is_user", "is_system", "send_date", "mes", "extra"), zone)
     fields, layout, raw, data = rec.fields, rec.layout, rec.raw, rec.data
     is_system = obj.get("is_system")
     if isinstance(is_system, bool):
@@ -167,7 +197,7 @@ def message(line: Line, gap: list[Line], last: bool, default_eol: bytes,
     if attachments:
         fields["attachments"] = attachments
 
-    _swipes(obj, fields, layout, data, fmt)
+    _swipes(obj, fields, layout, data, fmt, zone)
     for key, value in obj.items():
         if key in MESSAGE_KEYS:
             continue
@@ -250,7 +280,7 @@ def _attach(key: str, value: Any, out: list[Attachment], fmt: str) -> bool:
 
 
 def _swipes(obj: dict[str, Any], fields: dict[str, Any], layout: dict[str, Any],
-            data: dict[str, Any], fmt: str) -> None:
+            data: dict[str, Any], fmt: str, zone: str | None = None) -> None:
     """``swipes``/``swipe_id``/``swipe_info`` as alternatives and the chosen index."""
     present = {k: obj[k] for k in ("swipes", "swipe_id", "swipe_info") if k in obj}
     if not present:
@@ -277,7 +307,8 @@ def _swipes(obj: dict[str, Any], fields: dict[str, Any], layout: dict[str, Any],
     aligned = isinstance(info, list) and len(info) == len(swipes) and all(
         isinstance(i, dict) for i in info)
     for i, s in enumerate(swipes):
-        alts.append(_alternative(s, info[i] if aligned else None, fmt))  # type: ignore[index]
+        alts.append(_alternative(s, info[i] if aligned else None, fmt,  # type: ignore[index]
+                                 zone))
     fields["alternatives"] = alts
     sid = obj.get("swipe_id")
     if isinstance(sid, int) and not isinstance(sid, bool) and 0 <= sid < len(swipes):
@@ -293,7 +324,8 @@ def _swipes(obj: dict[str, Any], fields: dict[str, Any], layout: dict[str, Any],
         layout["swipes"] = record
 
 
-def _alternative(text: str, info: dict[str, Any] | None, fmt: str) -> Alternative:
+def _alternative(text: str, info: dict[str, Any] | None, fmt: str,
+                 zone: str | None = None) -> Alternative:
     from bunzai.sdk import Alternative
 
     if info is None:
@@ -304,7 +336,7 @@ def _alternative(text: str, info: dict[str, Any] | None, fmt: str) -> Alternativ
     for key, value in info.items():
         if key == "send_date":
             record["send_date"] = value
-            fields["time"] = parse_time(value)
+            fields["time"] = parse_time(value, zone)
         elif key == "extra" and isinstance(value, dict):
             xrecord: dict[str, Any] = {"order": list(value)}
             for k, v in value.items():

@@ -20,11 +20,13 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult
-from bunzai.sdk.chats import exact_in, put_time
+from bunzai.sdk.chats import exact_in
 from bunzai.sdk.fields import reorder
 
 from .._common.chat import (
+    SKIPPED,
     Lines,
+    WallTimes,
     data_of,
     dumps_js,
     layout_of,
@@ -49,16 +51,22 @@ NAMELESS_HEADER = ["chat_metadata", "user_name", "character_name"]
 """SillyTavern 1.15's header (``public/script.js`` ``saveChat``, and its importers in
 ``src/endpoints/chats.js``): ``chat_metadata`` first, ``"unused"`` for both names."""
 WHY = WRITER_REASONS
+WALL = ("st_meridiem", "st_humanized_ms")
+"""The forms SillyTavern dates a message in, local time both: ``getMessageTimeStamp``'s, to
+the minute, and the older humanized one, to the millisecond.  A message of a chat whose dates
+are wall-clock ones gets the first that holds its time when it has no date text of its own."""
 
 
 def write_chat(chat: Chat, options: Any = None, format_id: str = FORMAT_ID) -> WriteResult:
     fmt = format_id
     loss = LossReport()
     names = _names(chat)
+    walls = WallTimes(chat.time_zone, WALL)
     report_participants(chat, _kept_participants(chat), loss, WHY["participants"])
-    _header_obj(chat, names, fmt, loss)
+    _header_obj(chat, names, fmt, loss, walls)
     for i, m in enumerate(chat.iter_messages()):
-        message_obj(m, names, fmt, loss, f"messages[{i}].")
+        message_obj(m, names, fmt, loss, f"messages[{i}].", walls)
+    walls.report(chat, loss, WHY["time_zone"])
     return WriteResult([OutputFile([Lines(lambda: _produce(chat, fmt))], ".jsonl")], loss)
 
 
@@ -67,13 +75,14 @@ def _produce(chat: Chat, fmt: str) -> Iterator[bytes]:
     if layout.get("empty") and not chat.messages and header_is_empty(chat, fmt):
         return iter(())
     names = _names(chat)
-    return produce(chat, fmt, _header_obj(chat, names, fmt),
-                   lambda m: message_obj(m, names, fmt))
+    walls = WallTimes(chat.time_zone, WALL)
+    return produce(chat, fmt, _header_obj(chat, names, fmt, None, walls),
+                   lambda m: message_obj(m, names, fmt, None, "", walls))
 
 
 def header_is_empty(chat: Chat, fmt: str) -> bool:
     return not (chat.participants or chat.created or chat.notes or chat.branch_of
-                or chat.scenario or data_of(chat, fmt))
+                or chat.scenario or data_of(chat, fmt).keys() - {SKIPPED})
 
 
 # -- the header ------------------------------------------------------------------------------------
@@ -102,7 +111,8 @@ def _names(chat: Chat) -> dict[str, str]:
 
 
 def _header_obj(chat: Chat, names: Mapping[str, str], fmt: str,
-                loss: LossReport | None = None) -> dict[str, Any] | None:
+                loss: LossReport | None = None,
+                walls: WallTimes | None = None) -> dict[str, Any] | None:
     layout = layout_of(chat, fmt)
     if layout.get("headerless") and header_is_empty(chat, fmt):
         return None
@@ -115,13 +125,16 @@ def _header_obj(chat: Chat, names: Mapping[str, str], fmt: str,
             out[key] = layout[key]
         elif "header_order" not in layout:
             out[key] = "unused"
-    # SillyTavern's own form keeps seconds; a finer start time goes as epoch milliseconds,
-    # which SillyTavern also reads (TavernAI chats carry them)
-    form = "st_humanized" if chat.created is None or exact_in(chat.created, "st_humanized") \
-        else "epoch_ms"
-    put_time(out, "create_date", chat.created, layout, form, loss, "created", WHY["created"])
+    # SillyTavern's own form (a wall-clock time) for a chat whose times are wall-clock ones;
+    # else, or when it would round the time, epoch milliseconds, which SillyTavern also reads
+    # (TavernAI chats carry them)
+    zone = chat.time_zone
+    form = "st_humanized" if zone is not None and (
+        chat.created is None or exact_in(chat.created, "st_humanized", zone)) else "epoch_ms"
+    (walls or WallTimes(zone)).put(out, "create_date", chat.created, layout, form, loss,
+                                   "created", WHY["created"])
     for key, value in data.items():
-        if not key.startswith("chat_metadata.") and key != "chat_metadata":
+        if not key.startswith("chat_metadata.") and key not in ("chat_metadata", SKIPPED):
             out[key] = value
     meta = _metadata(chat, layout, data)
     if meta is not None:
@@ -160,9 +173,12 @@ def _metadata(chat: Chat, layout: Mapping[str, Any], data: Mapping[str, Any]) ->
 
 
 def message_obj(m: ChatMessage, names: Mapping[str, str], fmt: str = FORMAT_ID,
-                loss: LossReport | None = None, path: str = "") -> dict[str, Any]:
+                loss: LossReport | None = None, path: str = "",
+                walls: WallTimes | None = None) -> dict[str, Any]:
     """The JSON object of one message line; with ``loss``, what it changes is reported."""
-    out, layout, raw, absent = write_common(m, fmt, names, FALLBACK_NAMES, loss, path, WHY)
+    walls = walls or WallTimes(None)
+    out, layout, raw, absent = write_common(m, fmt, names, FALLBACK_NAMES, loss, path, WHY,
+                                            walls)
     data = data_of(m, fmt)
     if "is_system" in raw and not m.hidden:
         out["is_system"] = raw["is_system"]
@@ -171,9 +187,9 @@ def message_obj(m: ChatMessage, names: Mapping[str, str], fmt: str = FORMAT_ID,
     ext = _extra_obj(m, layout, data, raw, fmt, loss, path)
     if ext is not None:
         out["extra"] = ext
-    _swipe_keys(m, layout, data, out, fmt, loss, path)
+    _swipe_keys(m, layout, data, out, fmt, loss, path, walls)
     for key, value in data.items():
-        if not key.startswith("extra."):
+        if not key.startswith("extra.") and key != SKIPPED:
             out.setdefault(key, value)
     keep = layout.get("keep")
     if isinstance(keep, Mapping):
@@ -287,7 +303,8 @@ def _uri(a: Attachment) -> str:
 
 
 def _swipe_keys(m: ChatMessage, layout: Mapping[str, Any], data: Mapping[str, Any],
-                out: dict[str, Any], fmt: str, loss: LossReport | None, path: str) -> None:
+                out: dict[str, Any], fmt: str, loss: LossReport | None, path: str,
+                walls: WallTimes) -> None:
     rec = record(layout, "swipes")
     if len(m.alternatives) >= 2:
         out["swipes"] = [a.text for a in m.alternatives]
@@ -299,7 +316,7 @@ def _swipe_keys(m: ChatMessage, layout: Mapping[str, Any], data: Mapping[str, An
             if "swipe_info" in data:
                 out["swipe_info"] = data["swipe_info"]
         else:
-            out["swipe_info"] = [_info(a, fmt, loss, f"{path}alternatives[{j}].")
+            out["swipe_info"] = [_info(a, fmt, loss, f"{path}alternatives[{j}].", walls)
                                  for j, a in enumerate(m.alternatives)]
         return
     if loss is not None and lone_alternative(m):
@@ -315,11 +332,13 @@ def _swipe_keys(m: ChatMessage, layout: Mapping[str, Any], data: Mapping[str, An
             out[key] = data[key]
 
 
-def _info(a: Alternative, fmt: str, loss: LossReport | None, path: str) -> dict[str, Any]:
+def _info(a: Alternative, fmt: str, loss: LossReport | None, path: str,
+          walls: WallTimes) -> dict[str, Any]:
     rec = layout_of(a, fmt)
     data = data_of(a, fmt)
     out: dict[str, Any] = {}
-    put_time(out, "send_date", a.time, rec, "epoch_ms", loss, f"{path}time", WHY["time"])
+    walls.put(out, "send_date", a.time, rec, walls.form(a.time), loss, f"{path}time",
+              WHY["time"])
     xrec = rec.get("extra_obj") if isinstance(rec.get("extra_obj"), Mapping) else None
     ext: dict[str, Any] = {}
     if a.reasoning:

@@ -15,7 +15,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter
+from bunzai.sdk import Detection, FormatAdapter, Option
+
+from .._common.options import ZONE
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -66,6 +68,7 @@ def score(input: AdapterInput) -> tuple[float, str]:
 M = "messages[*]."
 CARRIES: tuple[str, ...] = (
     "participants[*].name", "participants[*].role", "created", "notes", "scenario",
+    "time_zone",
     *(M + f for f in ("role", "speaker", "text", "time", "chosen", "alternatives[*].text")),
 )
 """What a TavernAI 1.5 chat holds: the user's and the characters' names, the start date, the
@@ -75,7 +78,7 @@ LEGACY_CARRIES: tuple[str, ...] = (
     "participants[*].name", "participants[*].role",
     *(M + f for f in ("role", "speaker", "text")),
 )
-"""What a legacy array of ``"Name: text"`` lines holds (written only for a chat read from one)."""
+"""What a legacy array of ``"Name: text"`` lines holds (written only with ``shape=array``)."""
 
 _NO_FIELD = "a TavernAI chat has no such field"
 REASONS: tuple[tuple[str, str], ...] = (
@@ -112,6 +115,8 @@ WRITER_REASONS = {
     "time": "TavernAI dates are epoch milliseconds",
     "send_date": "TavernAI needs a date on every message: the previous message's is written",
     "created": "TavernAI dates are epoch milliseconds",
+    "time_zone": "TavernAI dates are instants (epoch milliseconds): the chat's wall-clock "
+                 "times, which carry no zone, were read in the zone named on reading",
     "role": "TavernAI has only user and character messages",
     "alternatives": "TavernAI keeps swipes only when there are two or more",
     "earlier_swipes": "TavernAI keeps swipes only on the chat's last message (it deletes them "
@@ -142,6 +147,13 @@ class TavernAIChatAdapter(FormatAdapter):
     carries = CARRIES
     reasons = REASONS
     neutral = NEUTRAL
+    options = (
+        ZONE,
+        Option("shape", choices=("jsonl", "array"), default="jsonl",
+               help="array: TavernAI 1.1's JSON array of \"Name: text\" lines, which "
+                    "SillyTavern, Agnai and RisuAI do not import (jsonl: the JSON Lines of "
+                    "TavernAI 1.2 and later, which they do)"),
+    )
     # every header rule needs a user_name; the oldest chats are an array of lines
     signature = {"json": ("[]", "user_name"), "jsonl": ("user_name",)}
     detection = (

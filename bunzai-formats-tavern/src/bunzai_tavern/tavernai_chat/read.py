@@ -7,13 +7,20 @@ list, re-linked on every load) and ``is_name`` are layout.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
-from bunzai.sdk.chats import parse_time
+from bunzai.sdk.chats import held_or_lazy, parse_time, zone_note
 
-from .._common.chat import Line, Messages, finish, lazy_or_list, read_common, scan_head
+from .._common.chat import (
+    SKIPPED,
+    Line,
+    finish,
+    read_common,
+    read_messages,
+    scan_head,
+    wall_note,
+)
 from ..sillytavern_chat import is_header
 from . import FORMAT_ID, LEGACY_LINE
 
@@ -27,43 +34,49 @@ HEADER_KEYS = ("user_name", "character_name", "character_names", "create_date", 
 
 
 def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
+    zone = (options or {}).get("zone") or "local"
     if input.container == "json":
         data = input.json_mutable()
         if isinstance(data, list):
             return _legacy(data, input.data.endswith(b"\n"))
         if not isinstance(data, dict):
             raise MalformedInput("not a TavernAI chat")
-        return _jsonl(input, warnings=[])
-    return _jsonl(input, warnings=[])
+    return _jsonl(input, [], zone)
 
 
 def _legacy(lines: list[Any], newline: bool) -> ReadResult:
-    from bunzai.sdk import Chat, ChatMessage, Participant
+    from bunzai.sdk import Chat, Participant
 
-    messages: list[ChatMessage] = []
     names: dict[str, None] = {}
     for i, line in enumerate(lines):
         if not isinstance(line, str):
             raise MalformedInput(f"$[{i}]: expected a \"Name: text\" string, got "
                                  f"{type(line).__name__}")
         m = LEGACY_LINE.match(line)
-        if m is None:
-            messages.append(ChatMessage(text=line, passthrough={FORMAT_ID: {"bare": True}}))
-            continue
-        name = m.group(0)[:-2]
-        role = "user" if name == "You" else "character"
-        if role == "character":
-            names.setdefault(name, None)
-        messages.append(ChatMessage(role=role, speaker=name, text=line[m.end():]))
+        if m is not None and m.group(0)[:-2] != "You":
+            names.setdefault(m.group(0)[:-2], None)
     layout: dict[str, Any] = {"legacy": True}
     if newline:
         layout["newline"] = True
     participants = [Participant(name=n, role="character") for n in names]
-    return ReadResult([Chat(participants=participants, messages=messages,
+    return ReadResult([Chat(participants=participants,
+                            messages=held_or_lazy(lambda: (_legacy_line(x) for x in lines)),
                             passthrough={FORMAT_ID: layout})])
 
 
-def _jsonl(input: AdapterInput, warnings: list[Issue]) -> ReadResult:
+def _legacy_line(line: str) -> ChatMessage:
+    """One ``"Name: text"`` line (``You`` is the user), or a line without a name, kept bare."""
+    from bunzai.sdk import ChatMessage
+
+    m = LEGACY_LINE.match(line)
+    if m is None:
+        return ChatMessage(text=line, passthrough={FORMAT_ID: {"bare": True}})
+    name = m.group(0)[:-2]
+    return ChatMessage(role="user" if name == "You" else "character", speaker=name,
+                       text=line[m.end():])
+
+
+def _jsonl(input: AdapterInput, warnings: list[Issue], zone: str = "local") -> ReadResult:
     from bunzai.sdk import Chat
 
     layout: dict[str, Any] = {}
@@ -74,22 +87,32 @@ def _jsonl(input: AdapterInput, warnings: list[Issue]) -> ReadResult:
     assert isinstance(header.value, dict)
     fields: dict[str, Any] = {}
     data: dict[str, Any] = {}
-    participants = header_fields(header.value, layout, data, fields, warnings)
+    participants = header_fields(header.value, layout, data, fields, warnings, zone)
+    if head.skipped:
+        data[SKIPPED] = head.skipped
+    wall: list[tuple[str, Any]] = []  # where the first time without a zone is, and its text
+    if (text := wall_note(header.value, ("create_date",))) is not None:
+        wall.append((f"line {header.number}", text))
 
-    def make() -> Iterator[ChatMessage]:
-        if first_message < 0:
-            return
-        for line, gap, last in Messages(input, first_message):
-            yield message(line, gap, last, eol)
+    def make(line: Line, gap: list[Line], last: bool) -> ChatMessage:
+        return message(line, gap, last, eol, zone)
+
+    def note(line: Line) -> None:
+        if not wall and (text := wall_note(line.value, ("send_date",))) is not None:
+            wall.append((f"line {line.number}", text))
 
     chat = Chat(participants=participants, passthrough={FORMAT_ID: layout},
                 app_data={FORMAT_ID: data} if data else {}, **fields)
-    chat.messages = lazy_or_list(input, make)
-    return ReadResult([chat], warnings)
+    chat.messages, damaged = read_messages(input, first_message, make, note)
+    if wall:  # said once: every such time of the chat was read in this zone
+        chat.time_zone = zone
+        warnings.append(Issue(wall[0][0], zone_note(zone, wall[0][1])))
+    return ReadResult([chat], [*warnings, *head.issues, *damaged])
 
 
 def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, Any],
-                  fields: dict[str, Any], warnings: list[Issue]) -> list[Any]:
+                  fields: dict[str, Any], warnings: list[Issue],
+                  zone: str | None = None) -> list[Any]:
     from bunzai.sdk import Participant
 
     layout["header_order"] = list(obj)
@@ -114,7 +137,7 @@ def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, A
             layout["character_names"] = names
     if "create_date" in obj:
         layout["create_date"] = obj["create_date"]
-        fields["created"] = parse_time(obj["create_date"])
+        fields["created"] = parse_time(obj["create_date"], zone)
         if fields["created"] is None and obj["create_date"] not in ("", None):
             warnings.append(Issue("$[0].create_date", "not a date; kept as it was"))
     for key in ("notes", "scenario"):
@@ -130,11 +153,12 @@ def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, A
     return participants
 
 
-def message(line: Line, gap: list[Line], last: bool, default_eol: bytes) -> ChatMessage:
+def message(line: Line, gap: list[Line], last: bool, default_eol: bytes,
+            zone: str | None = None) -> ChatMessage:
     from bunzai.sdk import Alternative, ChatMessage
 
     obj: dict[str, Any] = line.value
-    rec = read_common(obj, ("name", "is_user", "is_name", "send_date", "mes"))
+    rec = read_common(obj, ("name", "is_user", "is_name", "send_date", "mes"), zone)
     fields, layout, raw, data = rec.fields, rec.layout, rec.raw, rec.data
     if "is_name" in obj and obj["is_name"] is not True:
         raw["is_name"] = obj["is_name"]

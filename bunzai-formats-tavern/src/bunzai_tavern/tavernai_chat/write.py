@@ -1,5 +1,11 @@
-"""Writing TavernAI chats: the 1.5 JSONL shape (a room when several characters speak), or the
-legacy array for a chat that came from one.  Output is streamed line by line.
+"""Writing TavernAI chats: the 1.5 JSONL shape (a room when several characters speak), or, on
+request (``shape=array``), the legacy array.  Output is streamed line by line.
+
+A chat read from a legacy array is written as JSON Lines too unless the array is asked for:
+SillyTavern's chat import takes a ``.json`` only as a CAI Tools, webui or Agnai export
+(``src/endpoints/chats.js``), Agnai's (``web/pages/Character/ImportChat.tsx``) an Agnai export
+or TavernAI JSON Lines, RisuAI's (``src/ts/characters.ts`` ``importChat``) a RisuAI export or
+JSON Lines: none of them imports the array.
 
 The adapter declares what a TavernAI chat holds; the writer reports what it writes otherwise
 (a name or date TavernAI needs and the message lacks, a narrator written as a character), in
@@ -12,11 +18,13 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult
-from bunzai.sdk.chats import put_time, to_epoch_ms
+from bunzai.sdk.chats import to_epoch_ms
 from bunzai.sdk.fields import reorder
 
 from .._common.chat import (
+    SKIPPED,
     Lines,
+    WallTimes,
     data_of,
     dumps_js,
     layout_of,
@@ -38,17 +46,18 @@ DEFAULT_USER = "You"
 
 def write_chat(chat: Chat, options: Any = None, format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
-    layout = layout_of(chat, FORMAT_ID)
-    if layout.get("legacy"):
+    if (options or {}).get("shape") == "array":
         return _write_legacy(chat, loss)
     names = _names(chat)
+    walls = WallTimes(chat.time_zone)
     _report_participants(chat, loss)
-    header_obj(chat, loss)
+    header_obj(chat, loss, walls)
     clock = Clock(chat)
     count = 0
     for i, m in enumerate(chat.iter_messages()):
         count += 1
-        message_obj(m, names, clock, loss, f"messages[{i}].", last=None)
+        message_obj(m, names, clock, loss, f"messages[{i}].", last=None, walls=walls)
+    walls.report(chat, loss, WHY["time_zone"])
     last = count - 1
     if last >= 0:  # the report's pass did not know which message is the last one
         _report_earlier_swipes(chat, last, loss)
@@ -84,7 +93,7 @@ def _report_participants(chat: Chat, loss: LossReport) -> None:
 
 
 def _write_legacy(chat: Chat, loss: LossReport) -> WriteResult:
-    """The array of ``"Name: text"`` lines a chat from TavernAI up to 1.1 was read from.
+    """The array of ``"Name: text"`` lines TavernAI up to 1.1 kept a chat as.
 
     Reading such a line takes the name up to the first ``": "``; the user is ``You``, every
     other name a character, listed as the chat's participants in order of appearance."""
@@ -134,12 +143,14 @@ def _names(chat: Chat) -> dict[str, str]:
 def _produce(chat: Chat, last: int) -> Iterator[bytes]:
     names = _names(chat)
     clock = Clock(chat)
+    walls = WallTimes(chat.time_zone)
     index = iter(range(last + 1))
-    return produce(chat, FORMAT_ID, header_obj(chat),
-                   lambda m: message_obj(m, names, clock, last=next(index) == last))
+    return produce(chat, FORMAT_ID, header_obj(chat, None, walls),
+                   lambda m: message_obj(m, names, clock, last=next(index) == last, walls=walls))
 
 
-def header_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
+def header_obj(chat: Chat, loss: LossReport | None = None,
+               walls: WallTimes | None = None) -> dict[str, Any]:
     layout = layout_of(chat, FORMAT_ID)
     data = data_of(chat, FORMAT_ID)
     users = [p.name for p in chat.participants if p.role == "user" and p.name]
@@ -157,8 +168,8 @@ def header_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         out["character_name"] = chars[0]
     elif "character_name" in layout or "header_order" not in layout:
         out["character_name"] = layout.get("character_name", "")
-    put_time(out, "create_date", chat.created, layout, "epoch_ms", loss, "created",
-             WHY["created"])
+    (walls or WallTimes(chat.time_zone)).put(out, "create_date", chat.created, layout,
+                                             "epoch_ms", loss, "created", WHY["created"])
     for key in ("notes", "scenario"):
         value = getattr(chat, key)
         if value:
@@ -169,7 +180,8 @@ def header_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         out.setdefault("notes", "")
         out.setdefault("notes_type", "discr")
     for key, value in data.items():
-        out.setdefault(key, value)
+        if key != SKIPPED:
+            out.setdefault(key, value)
     return reorder(out, layout.get("header_order"))
 
 
@@ -192,12 +204,12 @@ class Clock:
 
 def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
                 loss: LossReport | None = None, path: str = "", *,
-                last: bool | None = True) -> dict[str, Any]:
+                last: bool | None = True, walls: WallTimes | None = None) -> dict[str, Any]:
     """One message line; ``last`` says whether it ends the chat (None: not known, in the
     report's pass, which reports earlier replies' swipes after it)."""
     out, layout, raw, absent = write_common(m, FORMAT_ID, names, {"user": DEFAULT_USER,
                                                              "character": "Character"},
-                                            loss, path, WHY)
+                                            loss, path, WHY, walls)
     stamp = clock.stamp(m)
     if stamp is not None:
         out["send_date"] = stamp
@@ -226,7 +238,8 @@ def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
             if "swipe_id" in raw:
                 out["swipe_id"] = raw["swipe_id"]
     for key, value in data.items():
-        out.setdefault(key, value)
+        if key != SKIPPED:
+            out.setdefault(key, value)
     for key, value in record(layout, "keep").items():
         out.setdefault(key, value)
     return reorder(out, layout.get("order") or ["name", "is_user", "is_name", "send_date",

@@ -83,3 +83,17 @@ def test_the_labeler_names_risuai_and_the_export_version() -> None:
         result = label(reg(), SAMPLES / name)
         assert result.app == "RisuAI", result.to_dict()
         assert any(version in e for e in result.guesses[0].evidence), result.to_dict()
+
+
+def test_a_lore_item_that_is_no_entry_is_named_kept_and_reported() -> None:
+    doc = json.loads((SAMPLES / "risu-chat-export.json").read_bytes())
+    doc["data"]["localLore"].insert(0, "a stray note")
+    data = json.dumps(doc).encode()
+    _, res, _ = reg().read(AdapterInput(data, "chat.json"))
+    assert [(w.path, w.message) for w in res.warnings] == [
+        ("$.data.localLore[0]", "expected an entry object, got a string; skipped")]
+    (chat,) = res.entities
+    assert json.loads(reg().write([chat], FID).files[0].data) == doc
+    loss = {(e.path, e.action) for e in reg().write([chat], "sillytavern-chat").loss}
+    assert ("app_data.risu-chat.skipped localLore", "dropped") in loss
+    assert conversion_problems(reg(), [chat], "sillytavern-chat") == []

@@ -103,3 +103,24 @@ def test_the_labeler_names_agnai_on_its_exports_and_on_ours() -> None:
         result = label(reg(), source, "chat.json")
         assert result.app == "Agnai", result.to_dict()
         assert any('characterId "imported"' in e for e in result.guesses[0].evidence)
+
+
+def test_a_user_named_only_in_name_keeps_the_name() -> None:
+    doc = {"name": "Exported", "greeting": "", "sampleChat": "", "scenario": "", "messages": [
+        {"handle": "Ada", "userId": "u1", "name": "Ada", "msg": "Is the ferry late?"},
+        {"userId": "u2", "name": "Bea", "msg": "It always is."},
+        {"characterId": "imported", "name": "Wren", "msg": "Rain again."}]}
+    data = json.dumps(doc, indent=2).encode()
+    _, res, _ = reg().read(as_input(data, "chat.json"))
+    chat = res.entities[0]
+    assert [(m.role, m.speaker) for m in chat.messages] == [  # type: ignore[attr-defined]
+        ("user", "Ada"), ("user", "Bea"), ("character", "Wren")]
+    assert reg().write([chat], FID).files[0].data == data  # both keys come back
+    out = reg().write([chat], "sillytavern-chat")
+    lines = [json.loads(x) for x in out.files[0].data.splitlines()]
+    assert [x.get("name") for x in lines[1:]] == ["Ada", "Bea", "Wren"]
+    assert "messages[1].speaker" not in {e.path for e in out.loss}
+    for target in ("risu-chat", "oobabooga-chat"):
+        loss = {(e.path, e.action) for e in reg().write([chat], target).loss}
+        assert ("messages[1].speaker", "dropped") in loss, target
+        assert conversion_problems(reg(), [chat], target) == []

@@ -166,6 +166,24 @@ def test_wrong_types_are_tolerated_and_kept() -> None:
     assert json.loads(reg().write(res.entities, FID).files[0].data) == src
 
 
+def test_an_item_that_is_no_entry_is_named_kept_and_reported_by_other_formats() -> None:
+    src = {"kind": "memory", "name": "b", "entries": [
+        {"name": "n", "entry": "e", "keywords": ["k"], "priority": 1, "weight": 2},
+        "a note someone typed here", {"name": "m", "entry": "f", "keywords": ["j"],
+                                      "priority": 1, "weight": 2}]}
+    res = read(src)
+    assert [(w.path, w.message) for w in res.warnings] == [
+        ("$.entries[1]", "a string is not an entry; skipped")]
+    book = res.entities[0]
+    assert len(book.entries) == 2
+    assert json.loads(reg().write([book], FID).files[0].data) == src
+    for target in ("sillytavern-lorebook", "risu-lorebook"):
+        out = reg().write([book], target)
+        assert ("app_data.agnai-memory.skipped entries", "dropped") in {
+            (e.path, e.action) for e in out.loss}, target
+        assert conversion_problems(reg(), [book], target) == []
+
+
 def findings(obj: Any) -> list[Any]:
     """What ``bunzai validate --from agnai-memory`` says: the reader's warnings, then the
     format's own rules."""

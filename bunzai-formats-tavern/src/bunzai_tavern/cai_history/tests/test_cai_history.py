@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 
@@ -33,3 +34,17 @@ def test_each_chat_converts_honestly_and_account_details_are_no_loss() -> None:
     assert len(out.files) == 2
     assert not [e for e in out.loss if "user" in e.path.split(".")[-1] or "tgt" in e.path]
     assert conversion_problems(reg(), res.entities, "sillytavern-chat") == []
+
+
+def test_a_message_whose_text_is_no_text_is_named_and_reported() -> None:
+    dump = json.loads(SAMPLE.read_bytes())
+    msg = dump["histories"]["histories"][0]["msgs"][1]
+    msg["text"] = {"parts": ["Thanks."]}
+    msg["src"]["participant"] = {"id": 4}
+    _, res, _ = reg().read(as_input(json.dumps(dump).encode(), "dump.json"))
+    assert [(w.path, w.message) for w in res.warnings] == [
+        ("$.histories.histories[0].msgs[1].text",
+         "not text: the message reads as empty, its value is kept as app data")]
+    loss = {(e.path, e.action) for e in reg().write([res.entities[0]], "sillytavern-chat").loss}
+    assert {("messages[1].app_data.cai-history.text", "dropped"),
+            ("messages[1].app_data.cai-history.src.participant", "dropped")} <= loss

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 
@@ -78,6 +79,30 @@ def test_world_info_comes_out_as_a_lorebook() -> None:
         ["oil"], False, 80, "light")
     out = reg().write([book], "sillytavern-lorebook")
     assert out.files
+
+
+def test_what_a_save_holds_but_cannot_be_read_is_named_and_reported() -> None:
+    save = {"gamestarted": True, "prompt": "The ferry crosses at dawn.",
+            "memory": "", "authorsnote": ["not", "text"],
+            "actions": {"actions": {"0": {"Selected Text": " Rain falls."}, "1": "lost?",
+                                    "2": {"Options": []}}, "action_count": 3},
+            "worldinfo": [{"key": "ferry", "content": "A flat boat."}, 7],
+            "savedsettings": {"opmode": 1}}
+    _, res, _ = reg().read(as_input(json.dumps(save).encode(), "save.json"))
+    assert [(w.path, w.message) for w in res.warnings] == [
+        ("$.actions.actions.1", 'no "Selected Text"; skipped'),
+        ("$.actions.actions.2", 'no "Selected Text"; skipped'),
+        ("$.worldinfo[1]", "not an object; skipped")]
+    chat = res.entities[0]
+    assert [m.text for m in chat.messages] == ["The ferry crosses at dawn.", " Rain falls."]
+    loss = {(e.path, e.action) for e in reg().write([chat], "sillytavern-chat").loss}
+    assert {("app_data.koboldai-lite.skipped actions", "dropped"),
+            ("app_data.koboldai-lite.authorsnote", "dropped"),
+            ("app_data.koboldai-lite.actions.action_count", "dropped"),
+            ("lorebook", "dropped")} <= loss
+    book = lorebook_of(chat)
+    loss = {(e.path, e.action) for e in reg().write([book], "sillytavern-lorebook").loss}
+    assert ("app_data.koboldai-lite.skipped entries", "dropped") in loss
 
 
 def test_the_labeler_names_kobold_lite_and_its_mode() -> None:

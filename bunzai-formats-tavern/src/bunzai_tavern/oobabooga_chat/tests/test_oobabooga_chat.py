@@ -70,3 +70,41 @@ def test_the_labeler_names_the_webui_and_its_history_era() -> None:
         result = label(reg(), SAMPLES / name)
         assert result.app == "oobabooga text-generation-webui", result.to_dict()
         assert any(era in e for e in result.guesses[0].evidence), result.to_dict()
+
+
+def test_a_row_that_is_no_pair_of_texts_is_named_kept_and_reported() -> None:
+    history = {"internal": [["<|BEGIN-VISIBLE-CHAT|>", "Rain again."], [7, None],
+                            ["The ferry?", "Late."]],
+               "visible": [["", "Rain again."], ["7", ""], ["The ferry?", "Late."]],
+               "metadata": {"assistant_0": {"timestamp": "Nov 03, 2024 21:04"},
+                            "user_1": {"timestamp": "Nov 03, 2024 21:05"},
+                            "user_2": {"timestamp": "Nov 03, 2024 21:06"},
+                            "assistant_2": {"timestamp": "Nov 03, 2024 21:06"}}}
+    data = json.dumps(history, indent=4).encode()
+    _, res, _ = reg().read(as_input(data, "history.json"))
+    assert [(w.path, w.message) for w in res.warnings if "skipped" in w.message] == [
+        ("$.internal[1]", "not a pair of texts; skipped")]
+    chat = res.entities[0]
+    assert [m.text for m in chat.messages] == ["Rain again.", "The ferry?", "Late."]
+    assert reg().write([chat], FID).files[0].data == data
+    loss = {(e.path, e.action) for e in reg().write([chat], "sillytavern-chat").loss}
+    assert ("app_data.oobabooga-chat.skipped rows", "dropped") in loss
+    assert conversion_problems(reg(), [chat], "sillytavern-chat") == []
+
+
+def test_two_user_turns_in_a_row_are_written_as_the_webui_does_and_the_padding_is_said() -> None:
+    chat = Chat(messages=[ChatMessage(role="character", text="Rain again."),
+                          ChatMessage(role="user", text="brb"),
+                          ChatMessage(role="user", text="back"),
+                          ChatMessage(role="character", text="The ferry is late.")])
+    out = reg().write([chat], FID)
+    doc = json.loads(out.files[0].data)
+    # the webui's own "Send dummy message" row: the user's text and no reply
+    assert doc["internal"] == [["", "Rain again."], ["brb", ""], ["back", "The ferry is late."]]
+    assert out.warnings == ["messages[1]: a history row pairs each user message with a reply, "
+                            "and the webui shows the reply even when it is empty, so an empty "
+                            "reply bubble shows after each"]
+    assert conversion_problems(reg(), [chat], FID) == []  # it reads back as the same messages
+    _, res, _ = reg().read(as_input(out.files[0].data, "history.json"))
+    again = reg().write(res.entities, FID)  # a row the webui wrote itself is no news
+    assert again.warnings == [] and again.files[0].data == out.files[0].data

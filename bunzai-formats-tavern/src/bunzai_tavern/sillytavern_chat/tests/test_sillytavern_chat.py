@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -10,7 +14,16 @@ from typing import Any
 
 import pytest
 
-from bunzai.sdk import Alternative, Attachment, BunzaiError, Chat, ChatMessage, Participant
+from bunzai.sdk import (
+    AdapterInput,
+    Alternative,
+    Attachment,
+    BunzaiError,
+    Chat,
+    ChatMessage,
+    Participant,
+    get_limits,
+)
 from bunzai.testing import (
     Registry,
     as_input,
@@ -36,6 +49,22 @@ def read(data: bytes, fmt: str | None = FID) -> Chat:
     chat = res.entities[0]
     assert isinstance(chat, Chat)
     return chat
+
+
+def skipped(res: Any) -> list[tuple[str, str]]:
+    """The read warnings that name a damaged line."""
+    return [(w.path, w.message) for w in res.warnings if "skipped" in w.message]
+
+
+def bare(chat: Chat) -> Chat:
+    """A copy of ``chat`` with its layout (every passthrough) thrown away."""
+    copy = chat.model_copy(deep=True)
+    copy.passthrough = {}
+    for m in copy.messages:
+        m.passthrough = {}
+        for item in (*m.alternatives, *m.attachments):
+            item.passthrough = {}
+    return copy
 
 
 def jsonl(*objs: Any, eol: str = "\n") -> bytes:
@@ -156,6 +185,128 @@ def test_line_endings_blank_and_broken_lines_survive() -> None:
     assert reg().write([chat], FID).files[0].data == data
 
 
+DAMAGED = {
+    "cut-mid-json": (b'{"name":"Ada","is_user":true,"send_date":1730668000000,"mes":"Open th',
+                     "not JSON"),
+    "invalid-utf8": (b'{"name":"Ada","is_user":true,"mes":"caf\xe9"}', "not valid UTF-8"),
+    "nested-too-deep": (b'{"name":"Ada","mes":"x","extra":' + b"[" * 1100 + b"]" * 1100 + b"}",
+                        "JSON nested deeper than the parser allows"),
+    "number-beyond-float": (b'{"name":"Ada","mes":"x","extra":{"n":1e400}}',
+                            "a number beyond the float range"),
+    "not-an-object": (b'["Ada", "hello"]', "a JSON array, not an object"),
+}
+CHAT_WRITERS = ("tavernai-chat", "agnai-chat", "risu-chat", "oobabooga-chat", "backyard-chat")
+
+
+@pytest.mark.parametrize("where", ["middle", "end"])
+@pytest.mark.parametrize("case", list(DAMAGED), ids=list(DAMAGED))
+def test_a_damaged_line_is_named_and_every_other_format_reports_it_dropped(
+        case: str, where: str) -> None:
+    bad, why = DAMAGED[case]
+    data = jsonl(HEADER, GREETING) + b"\n" + bad + (b"\n" + jsonl(USER) if where == "middle"
+                                                   else b"")
+    _, res, _ = reg().read(as_input(data, "chat.jsonl"))
+    assert skipped(res) == [
+        ("line 3", f"{why}, {len(bad):,} bytes skipped")]
+    chat = res.entities[0]
+    assert isinstance(chat, Chat)
+    assert len(chat.messages) == (2 if where == "middle" else 1)
+    assert reg().write([chat], FID).files[0].data == data  # the same format puts it back
+    for target in CHAT_WRITERS:
+        loss = {(e.path, e.action) for e in reg().write([chat], target).loss}
+        assert ("messages[0].app_data.sillytavern-chat.skipped lines", "dropped") in loss, target
+        assert conversion_problems(reg(), [chat], target) == []
+    assert conversion_problems(reg(), [bare(chat)], FID) == []
+
+
+def test_damaged_lines_before_the_first_message_belong_to_the_chat() -> None:
+    data = jsonl(HEADER) + b"\n{\"name\n\n" + jsonl(GREETING)
+    _, res, _ = reg().read(as_input(data, "chat.jsonl"))
+    assert skipped(res) == [("line 2", "not JSON, 6 bytes "
+                                                                      "skipped")]
+    chat = res.entities[0]
+    assert chat.app_data[FID]["skipped lines"] == ['{"name']
+    assert reg().write([chat], FID).files[0].data == data
+    loss = {(e.path, e.action) for e in reg().write([chat], "agnai-chat").loss}
+    assert ("app_data.sillytavern-chat.skipped lines", "dropped") in loss
+    assert conversion_problems(reg(), [bare(chat)], FID) == []
+
+
+def test_a_damaged_line_of_a_streamed_chat_is_named_when_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "chat.jsonl"
+    path.write_bytes(jsonl(HEADER, GREETING) + b"\n{oops\n" + jsonl(USER))
+    inp = AdapterInput.from_path(path, limits=get_limits().replace(stream_above=64))
+    assert inp.streamed
+    _, res, _ = reg().read(inp, format=FID)
+    assert skipped(res) == [("line 3", "not JSON, 5 bytes "
+                                                                      "skipped")]
+    chat = res.entities[0]
+    assert len(chat.messages) == 2
+    assert chat.messages[0].app_data[FID]["skipped lines"] == ["{oops"]
+
+
+@pytest.fixture
+def in_paris() -> Iterator[None]:
+    """This machine's clock in Paris (summer time, UTC+2, in August)."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = "Europe/Paris"
+    time.tzset()
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+
+
+WALL = jsonl({"user_name": "Ada", "character_name": "Wren", "chat_metadata": {}},
+             {"name": "Wren", "is_user": False, "send_date": "August 5, 2025 9:59pm",
+              "mes": "Rain again."},
+             {"name": "Ada", "is_user": True, "send_date": "August 5, 2025 10:01pm",
+              "mes": "The ferry is late."})
+
+
+def test_times_without_a_zone_are_read_in_the_zone_the_reader_is_given(in_paris: None) -> None:
+    _, res, _ = reg().read(as_input(WALL, "chat.jsonl"))
+    chat = res.entities[0]
+    assert isinstance(chat, Chat) and chat.time_zone == "local"
+    assert chat.messages[0].time == datetime(2025, 8, 5, 19, 59, tzinfo=UTC)  # 9:59pm in Paris
+    (note,) = [w for w in res.warnings if "zone" in w.message]  # said once for the chat
+    assert note.path == "line 2" and "'August 5, 2025 9:59pm'" in note.message
+    # the offset the machine has today, summer or winter time
+    assert re.search(r"read as this machine's local time \(CES?T, UTC\+0[12]:00 now\)",
+                     note.message), note.message
+    _, res, _ = reg().read(as_input(WALL, "chat.jsonl"), format=FID, options={"zone": "utc"})
+    chat = res.entities[0]
+    assert isinstance(chat, Chat) and chat.time_zone == "utc"
+    assert chat.messages[0].time == datetime(2025, 8, 5, 21, 59, tzinfo=UTC)
+    (note,) = [w for w in res.warnings if "zone" in w.message]
+    assert note.message.endswith("read as UTC; the reader option zone=local reads them as "
+                                 "this machine's time")
+    _, res, _ = reg().read(as_input(jsonl(HEADER_NO_DATES, USER), "chat.jsonl"))
+    assert res.entities[0].time_zone is None  # type: ignore[attr-defined]  # instants only
+
+
+HEADER_NO_DATES = {"user_name": "Ada", "character_name": "Wren", "chat_metadata": {}}
+
+
+def test_a_conversion_that_makes_wall_clock_times_instants_says_so(in_paris: None) -> None:
+    chat = read(WALL)
+    assert reg().write([chat], FID).files[0].data == WALL  # the texts themselves come back
+    for target in ("tavernai-chat", "risu-chat", "backyard-chat"):
+        out = reg().write([chat], target)
+        assert ("time_zone", "approximated") in {(e.path, e.action) for e in out.loss}, target
+        assert conversion_problems(reg(), [chat], target) == []
+    # the webui writes wall-clock times too: the same clock time, nothing to say
+    out = reg().write([chat], "oobabooga-chat")
+    assert json.loads(out.files[0].data)["metadata"]["assistant_0"]["timestamp"] == \
+        "Aug 05, 2025 21:59"
+    assert "time_zone" not in {e.path for e in out.loss}
+    assert conversion_problems(reg(), [chat], "oobabooga-chat") == []
+
+
 def test_edits_are_written_as_edited() -> None:
     chat = read(jsonl(HEADER, GREETING, USER))
     chat.materialize()
@@ -166,7 +317,8 @@ def test_edits_are_written_as_edited() -> None:
     chat.notes = None
     lines = [json.loads(x) for x in reg().write([chat], FID).files[0].data.splitlines()]
     assert lines[1]["swipe_id"] == 0 and lines[1]["mes"] == "Who's there?"
-    assert lines[1]["send_date"] == 1730669400000
+    # a chat dated in wall-clock time stays so: the edited date as SillyTavern writes one
+    assert lines[1]["send_date"] == "November 3, 2024 9:30pm"
     assert "note_prompt" not in lines[0]["chat_metadata"]
     assert lines[2] == USER  # untouched messages are written as they were
 

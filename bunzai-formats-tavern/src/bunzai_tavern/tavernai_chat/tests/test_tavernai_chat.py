@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,11 @@ def read(data: bytes, name: str = "chat.jsonl") -> Chat:
     return chat
 
 
+def skipped(res: Any) -> list[tuple[str, str]]:
+    """The read warnings that name a damaged line."""
+    return [(w.path, w.message) for w in res.warnings if "skipped" in w.message]
+
+
 def lines(*objs: object) -> bytes:
     return "\n".join(json.dumps(o, separators=(",", ":")) for o in objs).encode()
 
@@ -46,7 +52,8 @@ def lines(*objs: object) -> bytes:
 def test_real_chats_round_trip_byte_for_byte(path: Path) -> None:
     _, res, report = reg().read(as_input(path))
     assert report is not None and report.winner is not None and report.winner.format == FID
-    out = reg().write(res.entities, FID)
+    legacy = path.suffix == ".json"  # an array of "Name: text" lines: asked for by name
+    out = reg().write(res.entities, FID, {"shape": "array"} if legacy else None)
     assert not out.loss and out.files[0].data == path.read_bytes()
     assert conversion_problems(reg(), res.entities, "sillytavern-chat") == []
 
@@ -70,6 +77,19 @@ def test_a_room_names_every_character_and_keeps_its_scenario() -> None:
     assert reg().write([chat], FID).files[0].data == lines(*ROOM)
 
 
+def test_a_damaged_line_is_named_kept_and_reported_by_other_formats() -> None:
+    data = lines(*ROOM[:2]) + b'\n{"name":"Ada","mes":"The fer\n' + lines(ROOM[2])
+    _, res, _ = reg().read(as_input(data, "chat.jsonl"))
+    assert skipped(res) == [("line 3", "not JSON, 28 bytes "
+                                                                      "skipped")]
+    chat = res.entities[0]
+    assert len(chat.messages) == 2
+    assert reg().write([chat], FID).files[0].data == data
+    loss = {(e.path, e.action) for e in reg().write([chat], "sillytavern-chat").loss}
+    assert ("messages[0].app_data.tavernai-chat.skipped lines", "dropped") in loss
+    assert conversion_problems(reg(), [chat], "sillytavern-chat") == []
+
+
 def test_the_legacy_array_reads_names_and_writes_back() -> None:
     data = json.dumps(["Aqua: Hello there.", "You: Hi!", "Aqua: *waves*\n"],
                       separators=(",", ":")).encode()
@@ -77,7 +97,25 @@ def test_the_legacy_array_reads_names_and_writes_back() -> None:
     assert [(m.role, m.speaker, m.text) for m in chat.messages] == [
         ("character", "Aqua", "Hello there."), ("user", "You", "Hi!"),
         ("character", "Aqua", "*waves*\n")]
-    assert reg().write([chat], FID).files[0].data == data
+    assert reg().write([chat], FID, {"shape": "array"}).files[0].data == data
+
+
+def test_a_legacy_array_is_rewritten_as_the_json_lines_other_apps_import() -> None:
+    data = json.dumps(["Aqua: Hello there.", "You: Hi!", "Aqua: *waves*"]).encode()
+    chat = read(data, "chat.json")
+    out = reg().write([chat], FID)
+    assert out.files[0].suffix == ".jsonl"
+    text = out.files[0].data.decode()
+    # SillyTavern's .jsonl import needs a user_name on line 1; Agnai's and RisuAI's parse every
+    # later line as a message with "mes" (RisuAI's every line: no blank one, no final newline)
+    header, *lines = [json.loads(x) for x in text.split("\n")]
+    assert header["user_name"] == "You" and header["character_name"] == "Aqua"
+    assert [(x["name"], x["is_user"], x["mes"]) for x in lines] == [
+        ("Aqua", False, "Hello there."), ("You", True, "Hi!"), ("Aqua", False, "*waves*")]
+    # what the JSON Lines add is said: a date on every message, TavernAI's name for the user
+    paths = {e.path for e in out.loss}
+    assert {"participants", "messages[0].time", "messages[2].time"} <= paths
+    assert conversion_problems(reg(), [chat], FID) == []
 
 
 def test_a_sillytavern_chat_loses_what_tavernai_cannot_hold() -> None:
