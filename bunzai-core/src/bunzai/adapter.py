@@ -24,6 +24,7 @@ from .types import (
     Option,
     OutputFile,
     ReadResult,
+    Runs,
     WriteResult,
     declared_options,
 )
@@ -55,6 +56,8 @@ class FormatAdapter:
     reasons: ClassVar[tuple[tuple[str, str], ...]] = ()
     neutral: ClassVar[tuple[tuple[str, Any], ...]] = ()
     acts_on: ClassVar[tuple[tuple[str, Any, str], ...]] = ()
+    runs: ClassVar[tuple[Runs, ...]] = ()
+    """Fields the format's app runs or renders (:class:`~bunzai.types.Runs`)."""
     api_version: ClassVar[int] = API_VERSION
     options: ClassVar[Sequence[Option] | Mapping[str, Option | str]] = ()
     """The format's reader and writer options (:class:`~bunzai.types.Option`); core checks
@@ -168,6 +171,7 @@ class FormatAdapter:
             reasons=cls.reasons,
             neutral=cls.neutral,
             acts_on=cls.acts_on,
+            runs=cls.runs,
             api_version=cls.api_version,
             options=declared_options(cls.options, cls.format_id),
             detection=cls.detection,

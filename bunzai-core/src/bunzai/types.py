@@ -100,6 +100,41 @@ def declared_options(declared: Any, owner: str) -> dict[str, Option]:
     return out
 
 
+RUNS_WHEN = ("on import", "on chat start", "on every message", "on display", "on a click")
+"""When an app acts on a field (:attr:`Runs.when`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Runs:
+    """A field this format's app runs as a program or shows as HTML, for ``bunzai audit``
+    (see docs/active-content.md).
+
+    ``what`` is ``"javascript"``, ``"lua"`` or ``"command"`` for a field that is code (any
+    non-empty value is a finding), ``"html"`` for markup the app puts into the chat by itself
+    (any HTML element is a finding: a regex script's replacement, a background), or
+    ``"text"`` for text the app shows or sends to the model (only active markup is a
+    finding: scripts, handlers, frames, CSS, remote files).  ``what`` and ``when`` may be a
+    function ``(value, owner) -> str | None`` of the value and the object holding it (a regex
+    script's switches say when it runs); None means nothing runs.
+    """
+
+    path: str
+    """Canonical path pattern (``regex_scripts[*].replace``,
+    ``extensions.TavernHelper_scripts[*].content``); ``*`` also matches any key."""
+    app: str
+    """The app (or extension) that acts on it, as users call it."""
+    what: str | Callable[[Any, Any], str | None]
+    when: str | Callable[[Any, Any], str | None]
+    """One of :data:`RUNS_WHEN`."""
+    carrier: str = ""
+    """What holds it, in a user's words (``TavernHelper script``); by default the field's."""
+    note: str = ""
+    """What else a user should know (``after the user allows the card's regex scripts``)."""
+    removes: tuple[str, ...] = ()
+    """Kinds of markup the app removes before showing the text (``script``, ``handler``,
+    ``iframe``): still reported, since another app may keep them, with that said."""
+
+
 @dataclass(frozen=True, slots=True)
 class FormatInfo:
     """What an adapter declares about itself; drives the roster, docs and the firewall."""
@@ -139,6 +174,10 @@ class FormatInfo:
     entry's content.  Written by a format that does not declare the same test, the text is
     kept but other apps treat it differently: core reports it as stashed, once per path, when
     the entity was read by a format that declares it."""
+    runs: tuple[Runs, ...] = ()
+    """Fields this format's app runs or renders (:class:`Runs`): what ``bunzai audit`` reports
+    and ``--strip-active`` removes, and what a conversion to an app that treats them otherwise
+    reports as stashed."""
     api_version: int = API_VERSION
     options: Mapping[str, Option] = field(default_factory=dict)
     """Reader and writer options this format understands, by name.  Given as a sequence of

@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from ..neutral import Neutrality
     from ..types import (
         API_VERSION,
+        RUNS_WHEN,
         Detection,
         FormatInfo,
         Issue,
@@ -75,6 +76,7 @@ if TYPE_CHECKING:
         Option,
         OutputFile,
         ReadResult,
+        Runs,
         WriteResult,
     )
 
@@ -82,7 +84,7 @@ _LAZY = {
     "FormatAdapter": "adapter", "hookimpl": "hookspecs",
     "API_VERSION": "types", "Detection": "types", "FormatInfo": "types", "Issue": "types",
     "LabelRule": "types", "OutputFile": "types", "ReadResult": "types", "WriteResult": "types",
-    "Option": "types",
+    "Option": "types", "Runs": "types", "RUNS_WHEN": "types",
     "AdapterInput": "input", "ChunkPayload": "input",
     "LossEntry": "loss", "LossReport": "loss", "Neutrality": "neutral",
     "Carried": "fidelity", "unheld": "fidelity", "reason_for": "fidelity",
@@ -110,6 +112,7 @@ __all__ = [
     "PLACEMENTS",
     "POSITIONS",
     "ROLES",
+    "RUNS_WHEN",
     "SELECTIVE_LOGIC",
     "AdapterInput",
     "Alternative",
@@ -143,6 +146,7 @@ __all__ = [
     "Persona",
     "ReadResult",
     "RegexScript",
+    "Runs",
     "UnsupportedInput",
     "UsageError",
     "WriteResult",
