@@ -109,11 +109,12 @@ class Runs:
     """A field this format's app runs as a program or shows as HTML, for ``bunzai audit``
     (see docs/active-content.md).
 
-    ``what`` is ``"javascript"``, ``"lua"`` or ``"command"`` for a field that is code (any
-    non-empty value is a finding), ``"html"`` for markup the app puts into the chat by itself
-    (any HTML element is a finding: a regex script's replacement, a background), or
-    ``"text"`` for text the app shows or sends to the model (only active markup is a
-    finding: scripts, handlers, frames, CSS, remote files).  ``what`` and ``when`` may be a
+    ``what`` is ``"javascript"``, ``"lua"`` or ``"command"`` for a field that is code, or
+    ``"remote"`` for an address the app connects to (any non-empty value is a finding);
+    ``"html"`` for markup the app puts into the chat by itself (any HTML element is a
+    finding: a regex script's replacement, a background); ``"text"`` for text the app shows
+    (active markup is a finding: scripts, handlers, frames, CSS, remote files); ``"prompt"``
+    for text it only sends to the model (the same, CSS aside).  ``what`` and ``when`` may be a
     function ``(value, owner) -> str | None`` of the value and the object holding it (a regex
     script's switches say when it runs); None means nothing runs.
     """

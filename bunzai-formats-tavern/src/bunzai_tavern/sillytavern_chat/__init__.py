@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Detection, FormatAdapter
 
+from .._common.runs import ST_CHAT
+
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
 
@@ -140,6 +142,7 @@ class SillyTavernChatAdapter(FormatAdapter):
 
     format_id = FORMAT_ID
     kind = "chat"
+    runs = ST_CHAT
     label = "SillyTavern chat (JSONL)"
     suffix = ".jsonl"
     aliases = ("st-chat", "jsonl")
