@@ -8,6 +8,7 @@ The public API is small and typed::
     out = bunzai.convert("card.png", to="risu-charx")
     out.save("converted/")                    # atomic, never over an existing file
     checked = bunzai.validate_file("book.json")  # and inspect_file, label_file, diff_files...
+    found = bunzai.audit("card.png")          # what it will run: scripts, triggers, HTML...
 
 Everything here is imported lazily, so ``import bunzai`` (and ``bunzai --help``) stays cheap.
 """
@@ -21,6 +22,7 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from .adapter import FormatAdapter
     from .api import convert, detect, get_registry, read, read_all, write
+    from .engine.audit import audit
     from .errors import (
         AmbiguousInput,
         BunzaiError,
@@ -66,6 +68,7 @@ _LAZY = {
     "UnsupportedInput": "errors", "UsageError": "errors",
     "inspect_file": "service", "validate_file": "service", "label_file": "service",
     "diff_files": "service", "extract_assets": "service",
+    "audit": "engine.audit",
 }
 
 __all__ = [
@@ -91,6 +94,7 @@ __all__ = [
     "UsageError",
     "WriteResult",
     "__version__",
+    "audit",
     "convert",
     "detect",
     "diff_files",

@@ -84,17 +84,20 @@ def write(entity: Entity | Iterable[Entity], format: str, *,
 
 def convert(source: Source, to: str, *, filename: str | None = None,
             from_format: str | None = None, registry: Registry | None = None,
-            verify: bool = False, **options: Any) -> WriteResult:
+            verify: bool = False, strip_active: bool = False, **options: Any) -> WriteResult:
     """Read ``source`` and write it as ``to``; cross-kind conversions are refused.
 
-    ``result.save(folder_or_path)`` writes the output as ``bunzai convert`` would."""
+    ``result.save(folder_or_path)`` writes the output as ``bunzai convert`` would;
+    ``strip_active`` leaves out what :func:`bunzai.audit` finds, each removal in the loss
+    report."""
     reg = registry or get_registry()
     inp = as_input(source, filename)
     _, result, _ = reg.read(inp, format=from_format)
     name = inp.filename
     del inp  # the entities hold what they need: free the input (a whole CharX) before the write
     try:
-        written = reg.write(result.entities, to, options, verify=verify)
+        written = reg.write(result.entities, to, options, verify=verify,
+                            strip_active=strip_active)
     except Exception as exc:
         from .errors import BunzaiError
         if isinstance(exc, BunzaiError):

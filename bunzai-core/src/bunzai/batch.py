@@ -54,6 +54,8 @@ class Job:
     ``None``: its last extension."""
     verify: bool = False
     """Read each output back and complete its loss report with what reading finds."""
+    strip_active: bool = False
+    """Remove what ``bunzai audit`` finds before writing (``--strip-active``)."""
 
     @property
     def stem(self) -> str:
@@ -240,7 +242,8 @@ def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) 
     reg = registry if registry is not None else _load_registry()
     try:
         conv = convert_file(job.src, job.to, from_format=job.from_format,
-                            options=dict(job.options), registry=reg, verify=job.verify)
+                            options=dict(job.options), registry=reg, verify=job.verify,
+                            strip_active=job.strip_active)
         facts = conv.to_dict()
         for key in ("path", "error", "exit_code"):
             facts.pop(key, None)

@@ -479,17 +479,22 @@ class Registry:
     # -- writing --------------------------------------------------------------------------------
 
     def write(self, entities: Sequence[Entity], format: str,
-              options: Mapping[str, Any] | None = None, *, verify: bool = False
-              ) -> WriteResult:
+              options: Mapping[str, Any] | None = None, *, verify: bool = False,
+              strip_active: bool = False) -> WriteResult:
         """Write entities with ``format``; refuses cross-kind; fans out single-entity formats.
 
         The loss report is the writer's own entries plus every path with user data the format
         does not carry (:mod:`bunzai.fidelity`).  With ``verify`` (always, for a format that
         declares nothing it carries) each output is read back and any difference the report
-        does not name is added to it.
+        does not name is added to it.  With ``strip_active`` the active content the audit
+        finds is removed first (:mod:`bunzai.engine.strip`), each removal reported as dropped.
         """
         if not entities:
             raise UsageError("nothing to write")
+        stripped: dict[int, LossReport] = {}
+        lead = LossReport()
+        if strip_active:
+            entities, stripped, lead = self._strip(entities)
         kind = entities[0].kind
         handle = self.resolve_target(format, kind)
         if any(e.kind != kind for e in entities):
@@ -511,6 +516,7 @@ class Registry:
             [entities] if handle.info.multi else [[e] for e in entities])
         files: list[OutputFile] = []
         loss = LossReport()
+        loss.extend(lead)
         warnings: list[str] = []
         written: list[tuple[str, Sequence[Entity], list[OutputFile], Carried | None]] = []
         for i, group in enumerate(groups):
@@ -529,6 +535,10 @@ class Registry:
             if not layout_asked:
                 _as_read(res.files, group, handle.id)
             prefix = f"[{i}]." if len(groups) > 1 else ""
+            for j, ent in enumerate(group):
+                if id(ent) in stripped:
+                    loss.extend(stripped[id(ent)],
+                                prefix or (f"[{j}]." if len(group) > 1 else ""))
             loss.extend(res.loss, prefix)
             warnings.extend(res.warnings)
             written.append((prefix, group, list(res.files),
@@ -543,6 +553,30 @@ class Registry:
             self._apply_loss_rule(handle, written, loss, warnings, verify=verify)
         return WriteResult(files, loss, warnings, format=handle.id,
                            name=getattr(entities[0], "name", None) or None)
+
+    def _strip(self, entities: Sequence[Entity]
+               ) -> tuple[list[Entity], dict[int, LossReport], LossReport]:
+        """The entities without their active content, each one's removals by ``id``, and the
+        entities left out whole (a regex script that only writes HTML)."""
+        from .engine.strip import strip_entity, whole_reason
+
+        kept: list[Entity] = []
+        removals: dict[int, LossReport] = {}
+        gone: dict[int, str] = {}
+        for i, e in enumerate(entities):
+            new, removed = strip_entity(e, registry=self)
+            if new is None:
+                gone[i] = whole_reason(e, registry=self) or "active content removed"
+                continue
+            kept.append(new)
+            removals[id(new)] = removed
+        lead = LossReport()
+        if gone:
+            lead.left_out("", gone, len(entities))
+        if not kept:
+            raise ConversionRefused("nothing left to write: --strip-active removes every "
+                                    f"entity ({gone[min(gone)]})")
+        return kept, removals, lead
 
     @property
     def neutrality(self) -> Neutrality:
@@ -574,6 +608,7 @@ class Registry:
                         if not loss.covers(full, stashed=True, items=False):
                             loss.dropped(full, self._reason(info, path, default))
                 self._report_acted_on(info, ent, p, loss)
+                self._report_runs(info, ent, p, loss)
         if not verify:
             return
         from tempfile import TemporaryDirectory
@@ -614,6 +649,19 @@ class Registry:
                 full = prefix + path
                 if test(value) and not loss.covers(full, stashed=True):
                     loss.stashed(full, effect)
+
+    def _report_runs(self, info: FormatInfo, entity: Entity, prefix: str,
+                     loss: LossReport) -> None:
+        """Active content kept for an app that runs it differently from the source's app
+        (``FormatInfo.runs``): stashed, with what changes (see docs/active-content.md)."""
+        if not any(h.info.runs for h in self.adapters.values()):
+            return
+        from .engine.audit import differences
+
+        for path, why in differences(entity, info.id, self):
+            full = prefix + path
+            if not loss.covers(full, stashed=True):
+                loss.stashed(full, why)
 
     def _acted_on(self) -> list[tuple[str, Any, str, frozenset[str]]]:
         """Every declared (pattern, test, effect) with the formats declaring it."""

@@ -254,6 +254,10 @@ class Inspection(Reading):
 
     issues: list[Issue] | None = None
     labels: LabelResult | None = None
+    active: str | None = None
+    """What the file will run, counted on one line (``bunzai audit`` lists it)."""
+    findings: list[Any] | None = None
+    """Every active element (:class:`bunzai.engine.audit.Finding`), for the studio."""
 
     @property
     def summaries(self) -> list[dict[str, Any]]:
@@ -270,6 +274,8 @@ class Inspection(Reading):
             out["valid"] = not any(i.severity == "error" for i in self.issues)
         if self.labels is not None:
             out["label"] = self.labels.to_dict()
+        if self.active is not None:
+            out["active_content"] = self.active
         return out
 
 
@@ -281,6 +287,10 @@ def inspect_file(source: Source, *, filename: str | None = None,
     check_source_format(from_format, reg)
     found = Inspection.of(read_file(source, filename=filename, from_format=from_format,
                                     detect=True, registry=reg))
+    if found.ok:
+        from .engine.audit import audit_entities, summary
+        found.findings = audit_entities(found.entities, format=found.format, registry=reg)
+        found.active = summary(found.findings) or "none"
     if checks and found.ok:
         found.issues = _issues(reg, found)
         found.labels = _labels(reg, found)
@@ -445,10 +455,12 @@ class Conversion(Reading):
 
 def convert_file(source: Source, to: str, *, filename: str | None = None,
                  from_format: str | None = None, options: Mapping[str, Any] | None = None,
-                 registry: Registry | None = None, verify: bool = False) -> Conversion:
+                 registry: Registry | None = None, verify: bool = False,
+                 strip_active: bool = False) -> Conversion:
     """Read a file and write it as ``to`` (an alias resolves by the entity's kind); nothing is
     saved until :meth:`Conversion.save`.  ``verify`` reads the output back and adds to the loss
-    report whatever reading finds that the format did not declare."""
+    report whatever reading finds that the format did not declare; ``strip_active`` removes
+    what ``bunzai audit`` finds first (each removal in the loss report, dropped)."""
     reg = _registry(registry)
     check_source_format(from_format, reg)
     check_target(to, reg, options)
@@ -456,15 +468,18 @@ def convert_file(source: Source, to: str, *, filename: str | None = None,
                                     registry=reg), to=to)
     found.input = None  # the entities hold what they need: free the input before the write
     if found.ok:
-        _write(reg, found, found.entities, to, options, verify=verify)
+        _write(reg, found, found.entities, to, options, verify=verify,
+               strip_active=strip_active)
     return found
 
 
 def _write(reg: Registry, found: Conversion, entities: Sequence[Any], to: str,
-           options: Mapping[str, Any] | None, *, verify: bool = False) -> None:
+           options: Mapping[str, Any] | None, *, verify: bool = False,
+           strip_active: bool = False) -> None:
     try:
         found.target = reg.resolve_target(to, entities[0].kind)
-        found.written = reg.write(entities, to, options, verify=verify)
+        found.written = reg.write(entities, to, options, verify=verify,
+                                  strip_active=strip_active)
         found.written.source = found.path
     except BunzaiError as exc:
         found.error = exc.with_path(found.path)
@@ -632,7 +647,8 @@ def diff_folders(a: str | os.PathLike[str], b: str | os.PathLike[str], *,
 
 
 def extract_lorebook(card: Source, *, to: str | None = None, filename: str | None = None,
-                     registry: Registry | None = None) -> Conversion:
+                     registry: Registry | None = None, strip_active: bool = False
+                     ) -> Conversion:
     """A card's embedded lorebook, written as a standalone lorebook (``to``, or the format
     that declares itself the default lorebook)."""
     from .lorebooks import extract
@@ -648,12 +664,13 @@ def extract_lorebook(card: Source, *, to: str | None = None, filename: str | Non
         except BunzaiError as exc:
             found.error = exc.with_path(found.path)
         else:
-            _write(reg, found, [book], target, None)
+            _write(reg, found, [book], target, None, strip_active=strip_active)
     return found
 
 
 def embed_lorebook(card: Source, book: Source, *, to: str | None = None,
-                   registry: Registry | None = None) -> Conversion:
+                   registry: Registry | None = None, strip_active: bool = False
+                   ) -> Conversion:
     """A copy of ``card`` carrying ``book`` as its lorebook, written as ``to`` (by default the
     card's own format)."""
     from .lorebooks import embed
@@ -662,14 +679,14 @@ def embed_lorebook(card: Source, book: Source, *, to: str | None = None,
         return embed(ch, rb.entities[0]), {"book": rb.path, "book_format": rb.format,
                                            "replaced_existing_book": ch.lorebook is not None}
 
-    found = _embed_into(card, book, "lorebook", put, to, registry)
+    found = _embed_into(card, book, "lorebook", put, to, registry, strip_active)
     _refuse_a_card_without_its_book(found)
     return found
 
 
 def _embed_into(card: Source, other: Source, kind: str,
                 put: Callable[[Any, Reading], tuple[Any, dict[str, Any]]], to: str | None,
-                registry: Registry | None) -> Conversion:
+                registry: Registry | None, strip_active: bool = False) -> Conversion:
     """Read ``card`` and ``other`` (which must be a ``kind``), let ``put`` make the new card
     and say what it did, and write it as ``to`` (by default the card's own format)."""
     reg = _registry(registry)
@@ -689,7 +706,7 @@ def _embed_into(card: Source, other: Source, kind: str,
         else:
             assert found.handle is not None
             found.to = to or found.handle.id
-            _write(reg, found, [new], found.to, None)
+            _write(reg, found, [new], found.to, None, strip_active=strip_active)
     return found
 
 
@@ -707,7 +724,8 @@ def _refuse_a_card_without_its_book(found: Conversion) -> None:
 
 
 def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,
-                    name: str | None = None, registry: Registry | None = None) -> Conversion:
+                    name: str | None = None, registry: Registry | None = None,
+                    strip_active: bool = False) -> Conversion:
     """Lorebooks (or cards' books) merged in order: identical entries collapse, conflicting
     ones are all kept and reported (``extra``: entries, duplicates, conflicts)."""
     from .lorebooks import extract, merge
@@ -732,7 +750,7 @@ def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,
         return found
     merged, report = merge(books, name)
     found.extra = {**found.extra, "entries": len(merged.entries), **report.to_dict()}
-    _write(reg, found, [merged], target, None)
+    _write(reg, found, [merged], target, None, strip_active=strip_active)
     return found
 
 
@@ -740,7 +758,8 @@ def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,
 
 
 def extract_chats(card: Source, *, to: str | None = None, filename: str | None = None,
-                  registry: Registry | None = None) -> Conversion:
+                  registry: Registry | None = None, strip_active: bool = False
+                  ) -> Conversion:
     """The chats a card carries (a Backyard archive's scenario logs), written as ``to`` (by
     default the installed default chat format), one file per chat (``extra``: chats)."""
     from .chats import extract
@@ -757,12 +776,12 @@ def extract_chats(card: Source, *, to: str | None = None, filename: str | None =
             found.error = exc.with_path(found.path)
         else:
             found.extra = {"chats": len(chats)}
-            _write(reg, found, chats, target, None)
+            _write(reg, found, chats, target, None, strip_active=strip_active)
     return found
 
 
 def embed_chat(card: Source, chat: Source, *, to: str | None = None,
-               registry: Registry | None = None) -> Conversion:
+               registry: Registry | None = None, strip_active: bool = False) -> Conversion:
     """A copy of ``card`` carrying ``chat`` as one more of its chats, written as ``to`` (by
     default the card's own format); ``extra["chat_loss"]`` is what the card cannot hold of
     the chat."""
@@ -774,7 +793,7 @@ def embed_chat(card: Source, chat: Source, *, to: str | None = None,
         new, lost = embed(reg, ch, rc.entities[0])
         return new, {"chat": rc.path, "chat_format": rc.format, "chat_loss": lost.to_list()}
 
-    return _embed_into(card, chat, "chat", put, to, reg)
+    return _embed_into(card, chat, "chat", put, to, reg, strip_active)
 
 
 # -- many files converted --------------------------------------------------------------------------
@@ -908,7 +927,8 @@ def convert_batch(sources: Sequence[str | os.PathLike[str]], to: str, *,
                   out: str | os.PathLike[str] | None = None, jobs: int = 1,
                   from_format: str | None = None, options: Mapping[str, Any] | None = None,
                   force: bool = False, verify: bool = False,
-                  registry: Registry | None = None) -> BatchConversion:
+                  registry: Registry | None = None, strip_active: bool = False
+                  ) -> BatchConversion:
     """Plan the conversion of many files (files, folders, globs) into ``out_dir``: every
     output's name is chosen now, unique within the batch and never a source's (see
     :mod:`bunzai.batch`); nothing is converted until :meth:`BatchConversion.run`.
@@ -943,7 +963,7 @@ def convert_batch(sources: Sequence[str | os.PathLike[str]], to: str, *,
     make_folder(target_dir)
     stems = plan(found, target_dir, "")
     opts = tuple((options or {}).items())
-    work = [Job(str(s), str(o), to, from_format, force, opts, "", verify)
+    work = [Job(str(s), str(o), to, from_format, force, opts, "", verify, strip_active)
             for s, o in zip(found, stems, strict=True)]
     return BatchConversion(work, jobs, (i.suffix for i in reg.formats()), reg)
 

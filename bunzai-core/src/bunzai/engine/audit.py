@@ -113,12 +113,13 @@ class Finding:
         return out
 
     def line(self) -> str:
-        """The finding on one line, as the CLI and the studio show it."""
+        """Where, what, when and which app, on one line (the CLI and the studio show the
+        excerpt below it, as text)."""
         where = self.path if self.entity is None else f"[{self.entity}].{self.path}"
         named = f" \u201c{excerpt(self.name, 40)}\u201d" if self.name else ""
         times = f" \u00d7{self.count}" if self.count != 1 else ""
-        return (f"{where}{named}: {self.what}{times}, {self.when}, {self.app}"
-                f"{f' ({self.detail})' if self.detail else ''}: {self.excerpt}")
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"{where}{named}: {self.what}{times}{detail}, {self.app}, {self.when}"
 
 
 def summary(findings: Sequence[Finding]) -> str:
@@ -243,10 +244,15 @@ def _tree(own: Iterable[Runs], others: Iterable[Runs]) -> _Node:
 _TREES: dict[tuple[int, str | None, str], tuple[Any, _Node]] = {}
 
 
+def _not_text(r: Runs) -> bool:
+    return not isinstance(r.what, str) or r.what not in ("text", "prompt")
+
+
 def declarations(registry: Registry, fmt: str | None, kind: str, *, others: bool = True
                  ) -> _Node:
     """The tree of what ``fmt`` declares for an entity of ``kind``, plus what the other
-    formats of the kind declare for code (with ``others``)."""
+    formats of the kind declare for code and HTML (with ``others``); without ``others``,
+    only ``fmt``'s own code and HTML (what a conversion compares)."""
     key = (id(registry), fmt if others else f"{fmt}!", kind)
     hit = _TREES.get(key)
     if hit is not None and hit[0] is registry:
@@ -256,9 +262,9 @@ def declarations(registry: Registry, fmt: str | None, kind: str, *, others: bool
     for h in registry.adapters.values():
         info = h.info
         if info.id == fmt:
-            own.extend(info.runs)
+            own.extend(info.runs if others else [r for r in info.runs if _not_text(r)])
         elif others and info.kind == kind:
-            rest.extend(r for r in info.runs if not isinstance(r.what, str) or r.what != "text")
+            rest.extend(r for r in info.runs if _not_text(r))
     tree = _tree(own, rest)
     _TREES[key] = (registry, tree)
     return tree
@@ -282,7 +288,7 @@ def _fields(obj: Any) -> Iterator[tuple[str, Any]]:
 
 
 def _is_model(obj: Any) -> bool:
-    return hasattr(obj, "model_fields") and not isinstance(obj, type)
+    return not isinstance(obj, type) and hasattr(type(obj), "model_fields")
 
 
 def name_of(obj: Any) -> str | None:
@@ -372,7 +378,7 @@ class _Walker:
             return True
         r, what, when = code[0]
         apps = _apps(r for r, _, _ in code)
-        unit = _unit(segs)
+        unit = _unit(segs, self.kind)
         self.add(Finding(path_text(segs), apps, what, when, excerpt(_code_text(value)),
                          name_of(value) or (name_of(named) if named is not None else None),
                          r.carrier or carrier_of(segs, self.kind), "", r.note,
@@ -411,7 +417,7 @@ class _Walker:
                 self.add(Finding(path_text(segs), _apps(r for r, _, _ in code), what, when,
                                  excerpt(value), name_of(named) if named is not None else None,
                                  r.carrier or carrier_of(segs, self.kind), "", r.note,
-                                 entity=self.entity, site=Site(segs, _unit(segs))))
+                                 entity=self.entity, site=Site(segs, _unit(segs, self.kind))))
             return
         if self.declared_only:
             judged = [j for j in judged if j[1] == "html"]
@@ -429,7 +435,7 @@ class _Walker:
             hits = [h for h in hits if h.kind != "css"]
         if not hits:
             return
-        unit = _unit(segs) if what == "html" else None
+        unit = _unit(segs, self.kind) if what == "html" else None
         carrier = carrier or carrier_of(segs, self.kind)
         name = name_of(named) if named is not None else None
         groups: dict[tuple[str, str | None, str | None], list[Hit]] = {}
@@ -545,10 +551,12 @@ def _apps(runs: Iterable[Runs]) -> str:
     return ", ".join(seen)
 
 
-def _unit(segs: tuple[str | int, ...]) -> tuple[str | int, ...]:
+def _unit(segs: tuple[str | int, ...], kind: str = "") -> tuple[str | int, ...]:
     """What removing a finding found whole takes out: the list item holding it (a script, a
-    trigger), else the field itself."""
+    trigger), else the field itself; for a regex entity's own field, the whole script."""
     cut = max((i for i, s in enumerate(segs) if isinstance(s, int)), default=-1)
+    if cut < 0 and kind == "regex":
+        return ()
     return segs[:cut + 1] if cut >= 0 else segs
 
 
@@ -611,6 +619,8 @@ def differences(entity: Any, target: str, registry: Registry
     dst = registry.adapters.get(target)
     if dst is None or not src_info.runs or dst.info.carries_passthrough:
         return []
+    if not any(_not_text(r) for r in src_info.runs):
+        return []
     theirs = declared_findings(entity, source, registry)
     if not theirs:
         return []
@@ -626,11 +636,12 @@ def differences(entity: Any, target: str, registry: Registry
         if mine is not None and mine.app == f.app and mine.when == f.when:
             continue
         seen.add(path)
-        then = f"{f.app} runs this {f.what} {f.when}"
+        then = f"{f.app} runs this {f.what} {f.when}" + (f" ({f.note})" if f.note else "")
         if mine is None:
-            out.append((path, f"{then}; {label} keeps it but its app does not run it"))
+            out.append((path, f"{then}; {label} keeps it, but its app does not run it"))
         else:
-            out.append((path, f"{then}; {mine.app} runs it {mine.when}"))
+            out.append((path, f"{then}; {mine.app} runs it {mine.when}"
+                        + (f" ({mine.note})" if mine.note else "")))
     return out
 
 
@@ -722,3 +733,22 @@ def audit_many(paths: Iterable[str | os.PathLike[str]], *, from_format: str | No
     for p in expand(paths):
         yield audit(p, from_format=from_format, registry=registry)
 
+
+def folder_lines(results: Sequence[FileAudit]) -> list[str]:
+    """A count per folder (``cards/: 12 file(s): 3 with active content, 9 clean``), then the
+    total when the files came from several folders."""
+    by_folder: dict[str, list[FileAudit]] = {}
+    for r in results:
+        by_folder.setdefault(os.path.dirname(r.path or "") or ".", []).append(r)
+
+    def line(prefix: str, rs: Sequence[FileAudit]) -> str:
+        active = sum(1 for r in rs if r.ok and r.findings)
+        clean = sum(1 for r in rs if r.clean)
+        bad = len(rs) - active - clean
+        return (f"{prefix}{len(rs)} file(s): {active} with active content, {clean} clean"
+                + (f", {bad} unreadable" if bad else ""))
+
+    out = [line(f"{folder}/: ", rs) for folder, rs in by_folder.items()]
+    if len(by_folder) > 1:
+        out.append(line("", results))
+    return out

@@ -55,7 +55,7 @@ _SCRIPT_SCHEMES = ("javascript:", "vbscript:", "livescript:", "mocha:")
 _ACTIVE_DATA = re.compile(r"data:\s*(?:text/html|application/xhtml|image/svg|text/xml|"
                           r"application/xml|[a-z]+/(?:x-)?(?:java|ecma)script)", re.I)
 _REMOTE = re.compile(r"^(?:(?:https?|ftp|wss?):|[\\/]{2})", re.I)
-_CONTROL = re.compile(r"[\x00-\x20\x7f]+")
+_CONTROL = re.compile("[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]+")
 _HANDLER = re.compile(r"^on[a-z][a-z0-9_:-]*$")
 
 _ELEMENT_NAMES = """
@@ -440,7 +440,7 @@ def scan(text: str, *, html: bool = False, base: int = 0, parsed_only: bool = Fa
                 else Hit(h.kind, h.start, h.end, h.detail, h.excerpt, JS_SLASH_RUNNER, h.when)
                 for h in hits]
     if html and elements:
-        hits.append(Hit("html", base, base + len(text), "HTML", excerpt(text)))
+        hits.append(Hit("html", base, base + len(text), "", excerpt(text)))
     hits.sort(key=lambda h: (h.start, -h.end))
     return hits
 
