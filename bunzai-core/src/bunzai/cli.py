@@ -534,6 +534,8 @@ def _show_audit(r: Any) -> None:
     if not r.ok:
         return
     _say(f"{r.path}: {r.format} ({r.kind}): {r.summary()}")
+    if r.unread is not None:
+        _say(f"  audited member by member: {r.unread}")
     for f in r.findings:
         _say(f"  {f.line()}")
         _say(f"      {f.excerpt}")

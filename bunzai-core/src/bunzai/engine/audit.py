@@ -134,7 +134,7 @@ def summary(findings: Sequence[Finding]) -> str:
         worst = min(group, key=lambda f: _SEVERITY.index(f.kind)
                     if f.kind in _SEVERITY else len(_SEVERITY))
         carrier = worst.carrier or "field"
-        label = "" if worst.kind in CODE and carrier.lower().endswith("script") \
+        label = "" if worst.kind == "javascript" and carrier.lower().endswith("script") \
             else _with(worst.kind)
         counted[(carrier, label)] = counted.get((carrier, label), 0) + 1
     parts = []
@@ -409,6 +409,10 @@ class _Walker:
 
     def text(self, value: str, segs: tuple[str | int, ...], nodes: list[_Node], owner: Any,
              named: Any) -> None:
+        if not self.declared_only and _kept_file(segs, value):
+            import base64
+            self.file_bytes(str(segs[-1]), base64.b64decode(value), segs)
+            return
         judged = self.judgements(value, owner, nodes) if nodes else []
         code = [(r, what, when) for r, what, when in judged if what in CODE]
         if code:
@@ -471,6 +475,13 @@ class _Walker:
                 continue
             self.file(asset, bytes(data), where)
 
+    def file_bytes(self, name: str, data: bytes, segs: tuple[str | int, ...]) -> None:
+        """A file kept by its path (an archive member an app keeps as it is)."""
+        from types import SimpleNamespace
+
+        ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+        self.file(SimpleNamespace(name=name, ext=ext, uri=None, media_type=None), data, segs)
+
     def file(self, asset: Any, data: bytes, segs: tuple[str | int, ...]) -> None:
         from ..containers.media import sniff_media
 
@@ -510,6 +521,25 @@ class _Walker:
 
     def add(self, finding: Finding) -> None:
         self.found.append(finding)
+
+
+_BASE64 = None
+
+
+def _kept_file(segs: tuple[str | int, ...], value: str) -> bool:
+    """An archive member an app keeps by its path in app data, as base64 text
+    (``app_data.voxta["Scenarios/x/Assets/run.js"]``), whose type is worth reading."""
+    global _BASE64
+    if len(segs) != 3 or segs[0] != "app_data" or not isinstance(segs[2], str):
+        return False
+    name = segs[2]
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name and "/" in name else ""
+    if ext not in _CODE_FILE_EXTS and ext not in _TEXT_FILE_EXTS:
+        return False
+    if _BASE64 is None:
+        import re
+        _BASE64 = re.compile(r"^[A-Za-z0-9+/]*={0,2}$")
+    return len(value) % 4 == 0 and _BASE64.match(value) is not None
 
 
 def _present(value: Any) -> bool:
@@ -654,6 +684,9 @@ class FileAudit:
     def __init__(self, reading: Any, findings: list[Finding]) -> None:
         self.reading = reading
         self.findings = findings
+        self.unread: str | None = None
+        """Why the format would not read the file as a whole, when its archive members were
+        audited one by one instead (a Voxta scenario without its characters)."""
 
     @property
     def path(self) -> str | None:
@@ -693,8 +726,10 @@ class FileAudit:
         out: dict[str, Any] = {"path": self.path}
         if self.reading.container is not None:
             out["container"] = self.reading.container
-        if self.reading.handle is not None:
+        if self.format is not None:
             out.update({"format": self.format, "kind": self.kind})
+        if self.unread is not None:
+            out["unread"] = self.unread
         if self.ok:
             out["active"] = bool(self.findings)
             out["summary"] = self.summary()
@@ -718,11 +753,58 @@ def audit(source: str | os.PathLike[str] | bytes, *, filename: str | None = None
         registry = get_registry()
     check_source_format(from_format, registry)
     reading = read_file(source, filename=filename, from_format=from_format, registry=registry)
-    reading.input = None
     findings: list[Finding] = []
+    unread = None
     if reading.ok:
         findings = audit_entities(reading.entities, format=reading.format, registry=registry)
-    return FileAudit(reading, findings)
+    else:
+        members = _members(reading, registry)
+        if members is not None:  # audited member by member: the refusal is only a note
+            findings, unread, reading.error = members, reading.error.message, None
+    reading.input = None
+    result = FileAudit(reading, findings)
+    result.unread = unread
+    return result
+
+
+def _members(reading: Any, registry: Registry) -> list[Finding] | None:
+    """An archive its format recognises but will not read as a whole (a Voxta scenario
+    without its characters): each member audited as that format keeps members it does not
+    read, ``app_data.<format>["<member>"]``; None when the file is not such an archive."""
+    from ..errors import BunzaiError, UnsupportedInput
+
+    if not isinstance(reading.error, UnsupportedInput) or reading.input is None:
+        return None
+    fmt = reading.forced or reading.detected
+    handle = registry.adapters.get(fmt) if fmt else None
+    try:
+        z = reading.input.zip
+    except BunzaiError:
+        return None
+    if handle is None or z is None:
+        return None
+    bag: dict[str, Any] = {}
+    for entry in z:
+        if entry.is_dir:
+            continue
+        try:
+            data = z.read(entry.name)
+        except BunzaiError:
+            continue
+        if entry.name.lower().endswith(".json"):
+            try:
+                import json
+                bag[entry.name] = json.loads(data.decode("utf-8-sig"))
+                continue
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                pass
+        import base64
+        bag[entry.name] = base64.b64encode(data).decode("ascii")
+    holder = {"app_data": {handle.id: bag}}
+    kind = handle.info.kind
+    walker = _Walker(declarations(registry, handle.id, kind), kind, None, declared_only=False)
+    walker.walk(holder, (), [walker.tree], None, None)
+    return walker.found
 
 
 def audit_many(paths: Iterable[str | os.PathLike[str]], *, from_format: str | None = None,

@@ -56,7 +56,31 @@ _ACTIVE_DATA = re.compile(r"data:\s*(?:text/html|application/xhtml|image/svg|tex
                           r"application/xml|[a-z]+/(?:x-)?(?:java|ecma)script)", re.I)
 _REMOTE = re.compile(r"^(?:(?:https?|ftp|wss?):|[\\/]{2})", re.I)
 _CONTROL = re.compile("[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]+")
-_HANDLER = re.compile(r"^on[a-z][a-z0-9_:-]*$")
+_EVENT_NAMES = """
+abort activate afterprint afterscriptexecute animationcancel animationend animationiteration
+animationstart auxclick beforeactivate beforecopy beforecut beforedeactivate beforeinput
+beforematch beforepaste beforeprint beforescriptexecute beforetoggle beforeunload begin blur
+bounce cancel canplay canplaythrough change click close contentvisibilityautostatechange
+contextlost contextmenu contextrestored copy cuechange cut dataavailable datasetchanged dblclick
+deactivate drag dragend dragenter dragexit dragleave dragover dragstart drop durationchange
+emptied end ended error finish focus focusin focusout formdata fullscreenchange fullscreenerror
+gotpointercapture hashchange help input invalid keydown keypress keyup languagechange load
+loadeddata loadedmetadata loadend loadstart losecapture lostpointercapture message messageerror
+mousedown mouseenter mouseleave mousemove mouseout mouseover mouseup mousewheel
+mozfullscreenchange offline online overflow pagehide pagereveal pageshow pageswap paste pause
+play playing pointercancel pointerdown pointerenter pointerleave pointermove pointerout
+pointerover pointerrawupdate pointerup popstate progress propertychange ratechange
+readystatechange rejectionhandled repeat reset resize scroll scrollend scrollsnapchange
+scrollsnapchanging search securitypolicyviolation seeked seeking select selectionchange
+selectstart show slotchange stalled start storage submit suspend timeupdate toggle touchcancel
+touchend touchmove touchstart transitioncancel transitionend transitionrun transitionstart
+underflow unhandledrejection unload volumechange waiting webkitanimationend
+webkitanimationiteration webkitanimationstart webkitfullscreenchange webkittransitionend wheel
+zoom
+"""
+EVENT_HANDLERS = frozenset("on" + name for name in _EVENT_NAMES.split())
+"""Every event handler attribute a browser runs (``onclick``, ``onerror``, SVG's ``onbegin``),
+so an attribute such as ``one`` in stray text is not taken for one."""
 
 _ELEMENT_NAMES = """
 a abbr address area article aside audio b bdi bdo big blink blockquote body br button canvas
@@ -235,7 +259,7 @@ class _Scanner(HTMLParser):
             a_start, a_end = (start + spans[i][1], start + spans[i][2]) if i < len(spans) \
                 else (start, end)
             value = value or ""
-            if _HANDLER.match(name):
+            if name in EVENT_HANDLERS:
                 self.add("handler", a_start, a_end, f"{name} handler", raw)
                 continue
             if name in ("risu-trigger", "risu-btn"):
@@ -328,7 +352,7 @@ class _Scanner(HTMLParser):
 _RAW = (
     ("script", re.compile(r"<script[\s/>]", re.I), "<script>"),
     ("iframe", re.compile(r"<(?:iframe|frame|object|embed|applet)[\s/>]", re.I), "a frame"),
-    ("handler", re.compile(r"<[a-z][^<>]*?[\s/\"']on[a-z]+\s*=", re.I), "an event handler"),
+    ("handler", re.compile(r"<[a-z][^<>]*?[\s/\"'](on[a-z]+)\s*=", re.I), "an event handler"),
     ("script", re.compile(r"<[a-z][^<>]*?=\s*[\"']?\s*(?:java|vb)script:", re.I),
      "a javascript: URL"),
 )
@@ -343,6 +367,8 @@ def _raw_hits(text: str, base: int, found: list[Hit]) -> Iterator[Hit]:
     for kind, pattern, detail in _RAW:
         for m in pattern.finditer(text):
             at = m.end() - 1
+            if kind == "handler" and m.group(1).lower() not in EVENT_HANDLERS:
+                continue
             if any(s <= at < e for s, e in spans.get(kind, ())):
                 continue
             end = text.find(">", m.end())
