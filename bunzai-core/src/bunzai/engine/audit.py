@@ -174,16 +174,15 @@ def _unit_key(f: Finding) -> str:
 
 
 def path_text(segments: Sequence[str | int]) -> str:
-    """Segments as a path: ``lorebook.entries[3].content``; a key that is not a plain name
-    in brackets (``app_data.voxta["Scenarios/x/scenario.json"]``)."""
+    """Segments as the loss report writes a path: ``lorebook.entries[3].content``, a key as it
+    is (``app_data.voxta.Scenarios/x/scenario.json.Events[0]``), so a removal and the change
+    it makes are named alike."""
     out = ""
     for s in segments:
         if isinstance(s, int):
             out += f"[{s}]"
-        elif s.replace("_", "").replace("-", "").isalnum() and not s[:1].isdigit():
-            out += f".{s}" if out else s
         else:
-            out += '["' + s.replace("\\", "\\\\").replace('"', '\\"') + '"]'
+            out += f".{s}" if out else s
     return out
 
 

@@ -213,6 +213,16 @@ def _attr_spans(raw: str) -> list[tuple[str, int, int]]:
     return out
 
 
+def _around(raw: str, start: int, end: int, limit: int = 100) -> str:
+    """A start tag shown around one of its attributes: the tag's name, then the attribute,
+    when the whole tag is too long to show it."""
+    if len(raw) <= limit or end <= limit - 10:
+        return raw
+    head = _TAG_NAME.match(raw)
+    name = head.group(0).rstrip() if head else raw[:12]
+    return f"{name} \u2026 {raw[start:end].strip()}"
+
+
 class _Scanner(HTMLParser):
     def __init__(self, text: str, base: int, html: bool) -> None:
         super().__init__(convert_charrefs=True)
@@ -258,17 +268,18 @@ class _Scanner(HTMLParser):
         for i, (name, value) in enumerate(attrs):
             a_start, a_end = (start + spans[i][1], start + spans[i][2]) if i < len(spans) \
                 else (start, end)
+            shown = _around(raw, a_start - start, a_end - start)
             value = value or ""
             if name in EVENT_HANDLERS:
-                self.add("handler", a_start, a_end, f"{name} handler", raw)
+                self.add("handler", a_start, a_end, f"{name} handler", shown)
                 continue
             if name in ("risu-trigger", "risu-btn"):
-                self.add("command", a_start, a_end, f"{name}: runs a RisuAI trigger", raw,
+                self.add("command", a_start, a_end, f"{name}: runs a RisuAI trigger", shown,
                          RISUAI, "on a click")
                 continue
             if name == "style":
                 for kind, detail in css_findings(value):
-                    self.add(kind, a_start, a_end, detail, raw)
+                    self.add(kind, a_start, a_end, detail, shown)
                 continue
             if name not in _URL_ATTRS:
                 continue
@@ -280,19 +291,19 @@ class _Scanner(HTMLParser):
                 urls = [re.sub(r"^[\d.\s;,]*(?:url\s*=\s*)?['\"]?", "", value, flags=re.I)]
             for url in urls:
                 if is_script_url(url):
-                    self.add("script", a_start, a_end, f"a javascript: URL in {name}", raw)
+                    self.add("script", a_start, a_end, f"a javascript: URL in {name}", shown)
                 elif _ACTIVE_DATA.match(url_of(url)) and tag not in _IMAGE_CONTEXT:
                     self.add("script", a_start, a_end, f"a scriptable data: URL in {name}",
-                             raw)
+                             shown)
                 elif name == "srcdoc":
                     continue
                 elif is_remote(url) and (self._loads(tag, name) or tag == "meta"):
                     if tag in _VOID_LOADERS:
                         self.add("remote", start, end,
-                                 f"<{tag}> loads a file from {host_of(url)}", raw)
+                                 f"<{tag}> loads a file from {host_of(url)}", shown)
                     else:
                         self.add("remote", a_start, a_end,
-                                 f"<{tag} {name}> loads a file from {host_of(url)}", raw)
+                                 f"<{tag} {name}> loads a file from {host_of(url)}", shown)
                     break
 
     @staticmethod

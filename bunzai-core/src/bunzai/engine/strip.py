@@ -122,7 +122,7 @@ def _apply(entity: Any, found: Sequence[Finding], loss: LossReport, reported: se
             if path not in reported:
                 reported.add(path)
                 loss.dropped(path, _reason(fs))
-    for parent, gone in lists.items():
+    for parent, gone in sorted(lists.items(), key=lambda kv: -len(kv[0])):  # inner lists first
         items = editor.get(parent)
         count = len(items) if isinstance(items, Sequence) else 0
         editor.remove_items(parent, sorted(gone))
