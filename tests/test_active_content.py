@@ -363,3 +363,24 @@ def test_a_voxta_scenario_without_its_characters_is_audited_member_by_member(
     assert got.ok and got.unread is not None and "scenario-only" in got.unread
     assert found(got.findings, "app_data.voxta.Scenarios/", "javascript", "Voxta")
     assert bunzai.audit(src, registry=registry).findings == []
+
+
+def test_a_third_party_format_says_what_its_app_runs(registry: Registry) -> None:
+    """The worked NovelAI example declares its entries as text NovelAI only sends to the model:
+    its findings carry NovelAI's name, and CSS (which runs nowhere there) is not one."""
+    if "novelai-lorebook" not in registry.adapters:
+        pytest.skip("the NovelAI example is not installed")
+    book = {"lorebookVersion": 5, "entries": [
+        {"text": "<style>.x{}</style><img src=https://p.example/x.gif> Fog.", "keys": ["fog"]}]}
+    got = bunzai.audit(json.dumps(book).encode(), filename="fog.lorebook", registry=registry)
+    assert [(f.path, f.kind, f.app, f.when) for f in got.findings] == [
+        ("entries[0].content", "remote", "NovelAI", "on every message")]
+
+
+def test_batch_conversion_strips_every_file(cli: Any, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    res = cli("convert", str(CASES_BY_NAME["st-tavernhelper-old"]),
+              str(CASES_BY_NAME["st-book-pixel"]), "--to", "json", "--out-dir", str(out),
+              "--strip-active")
+    assert res.exit_code == 0, res.stderr
+    assert cli("audit", str(out)).exit_code == 0
