@@ -158,6 +158,17 @@ def _after_read(reg: Registry, handle: Any, inp: AdapterInput, result: Any, fmt:
         pass
     except Exception as exc:
         raise Escape(f"validate[{fmt}]", exc) from exc
+    try:  # the audit and the strip read every text field as a browser would
+        from bunzai.active.findings import audit_entities
+        from bunzai.active.strip import strip_entity
+
+        if audit_entities(entities, format=fmt, registry=reg):
+            for ent in entities:
+                strip_entity(ent, format=fmt, registry=reg)
+    except BunzaiError:
+        pass
+    except Exception as exc:
+        raise Escape(f"audit[{fmt}]", exc) from exc
     for target in targets(entities[0].kind):
         try:
             reg.write(entities, target)

@@ -203,13 +203,19 @@ def _real_files() -> Iterator[bytes]:
 
 
 def _hostile() -> Iterator[bytes]:
+    """The hostile corpus: broken inputs, and files hiding active content (scripts, handlers,
+    frames, remote loads) in every place an app runs or shows."""
     try:
+        from tests.hostile.active import all_active_cases
         from tests.hostile.cases import all_cases
     except ImportError:  # run outside the checkout
         return
     for case in all_cases():
         if case.data is not None and len(case.data) <= MAX_SEED:
             yield case.data
+    for active in all_active_cases():
+        if len(active.data) <= MAX_SEED:
+            yield active.data
 
 
 def _written() -> Iterator[bytes]:

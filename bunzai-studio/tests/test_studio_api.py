@@ -498,3 +498,37 @@ def test_a_chat_shows_as_a_transcript_and_converts_to_chat_formats_only(
                     files=upload(chat, "storm.jsonl"))
     assert r.status_code == 200
     assert any(e["path"] == "messages[1].time" for e in r.json()["loss"])
+
+
+# -- active content -------------------------------------------------------------------------------
+
+
+def test_inspect_lists_the_active_content_in_the_clis_words(
+        make_client: Callable[..., Any], installed: Registry, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The audit panel's data is core's: the same findings and the same summary line as
+    ``bunzai audit``, each excerpt plain text for the page to show as text."""
+    import json
+
+    doc = {"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": "Wren", "description": "", "personality": "", "scenario": "",
+        "first_mes": '<img src=x onerror="window.__pwned=1">Hello.', "mes_example": "",
+        "extensions": {"TavernHelper_scripts": [{"name": "bell", "content": "ring()"}]}}}
+    data = json.dumps(doc).encode()
+    body = make_client(installed).post("/api/inspect", files=upload(data, "wren.json")).json()
+    audit = body["audit"]
+    assert audit["summary"] == body["active_content"] == \
+        "1 TavernHelper script, 1 greeting with event handlers"
+    (path := tmp_path / "wren.json").write_bytes(data)
+    monkeypatch.chdir(tmp_path)
+    set_registry(installed)
+    try:
+        res = CliRunner().invoke(cli_app, ["audit", "--json", path.name])
+    finally:
+        set_registry(None)
+    cli = json.loads(res.stdout)
+    assert [{k: v for k, v in f.items() if k != "line"} for f in audit["findings"]] \
+        == cli["findings"]
+    handler = next(f for f in audit["findings"] if f["kind"] == "handler")
+    assert handler["excerpt"] == '<img src=x onerror="window.__pwned=1">'
+    assert handler["line"].startswith("first_mes: HTML event handler")

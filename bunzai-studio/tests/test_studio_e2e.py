@@ -307,6 +307,10 @@ def test_hostile_card_text_executes_nothing(page: tuple[Page, Watch],
         backgrounds.first.locator("summary").click()
         expect(backgrounds.first.locator("pre")).to_contain_text("backgroundHTML")
     expect(results.last).to_contain_text(SCRIPT)
+    # the audit panel lists what the card would run, its excerpts shown as text
+    panel = results.first.locator("[data-testid=active-content]")
+    expect(panel).to_contain_text("HTML event handler")
+    expect(panel).to_contain_text("onerror")
     pg.wait_for_timeout(300)  # give any stray handler the chance to run
     assert pg.evaluate("window.__pwned") is None
     assert pg.evaluate("document.scripts.length") == 1

@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from .active import all_active_cases
 from .cases import all_cases
 
 
@@ -24,6 +25,12 @@ def main(argv: list[str]) -> int:
             target.write_bytes(case.data)
         index.append({"file": target.name, "codes": sorted(case.codes),
                       "message": case.message})
+    for active in all_active_cases():
+        target = out / f"{active.name}__{active.filename}"
+        target.write_bytes(active.data)
+        index.append({"file": target.name, "active": [
+            {"path": e.path, "kind": e.kind, "app": e.app, "when": e.when}
+            for e in active.expect]})
     (out / "index.json").write_text(json.dumps(index, indent=2))
     print(f"{len(index)} cases written to {out}")
     return 0

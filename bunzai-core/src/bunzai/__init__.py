@@ -8,6 +8,7 @@ The public API is small and typed::
     out = bunzai.convert("card.png", to="risu-charx")
     out.save("converted/")                    # atomic, never over an existing file
     checked = bunzai.validate_file("book.json")  # and inspect_file, label_file, diff_files...
+    found = bunzai.audit("card.png")          # what it will run: scripts, triggers, HTML...
 
 Everything here is imported lazily, so ``import bunzai`` (and ``bunzai --help``) stays cheap.
 """
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
         Conversion,
         Difference,
         Extraction,
+        FileAudit,
         Inspection,
         Labelling,
         Outcome,
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
         Source,
         Validation,
         as_input,
+        audit,
+        audit_many,
         chats_of,
         convert,
         convert_batch,
@@ -93,8 +97,10 @@ if TYPE_CHECKING:
     from .io.outputs import OutputFile
     from .loss.report import LossEntry, LossReport
 
-_API = ("BatchConversion", "BatchFile", "Conversion", "Difference", "Extraction", "Inspection",
-        "Labelling", "Outcome", "Reading", "Source", "Validation", "as_input", "chats_of",
+_API = ("BatchConversion", "BatchFile", "Conversion", "Difference", "Extraction", "FileAudit",
+        "Inspection",
+        "Labelling", "Outcome", "Reading", "Source", "Validation", "as_input", "audit",
+        "audit_many", "chats_of",
         "convert", "convert_batch", "convert_file", "default_format", "detect", "diff_files",
         "diff_folders", "embed_chat", "embed_lorebook", "extract_assets", "extract_chats",
         "extract_lorebook", "formats", "get_registry", "inspect_file", "label_file",
@@ -130,6 +136,7 @@ __all__ = [
     "Detection",
     "Difference",
     "Extraction",
+    "FileAudit",
     "FormatAdapter",
     "FormatInfo",
     "Inspection",
@@ -154,6 +161,8 @@ __all__ = [
     "WriteResult",
     "__version__",
     "as_input",
+    "audit",
+    "audit_many",
     "chats_of",
     "convert",
     "convert_batch",

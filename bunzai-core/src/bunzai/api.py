@@ -19,6 +19,7 @@ from .io.input import Source, as_input
 
 if TYPE_CHECKING:
     from .engine.assets import Extraction, extract_assets
+    from .engine.audit import FileAudit, audit, audit_many
     from .engine.batch import BatchConversion, BatchFile, convert_batch, makes_batch
     from .engine.converting import (
         Conversion,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     ".engine.assets": ("Extraction", "extract_assets"),
+    ".engine.audit": ("FileAudit", "audit", "audit_many"),
     ".engine.batch": ("BatchConversion", "BatchFile", "convert_batch", "makes_batch"),
     ".engine.converting": ("Conversion", "convert_file", "embed_chat", "embed_lorebook",
                            "extract_chats", "extract_lorebook", "merge_lorebooks"),
@@ -92,27 +94,33 @@ def read(source: Source, *, filename: str | None = None, format: str | None = No
 
 
 def write(entity: Entity | Iterable[Entity], format: str, *,
-          registry: Registry | None = None, verify: bool = False, **options: Any
-          ) -> WriteResult:
+          registry: Registry | None = None, verify: bool = False, strip_active: bool = False,
+          **options: Any) -> WriteResult:
     """Write one entity (or several of one kind): files, suffixes and the loss report.
 
     ``verify`` reads the output back and adds whatever reading finds to the report (the report
-    is complete without it; this is the check the test suite runs on every format)."""
+    is complete without it; this is the check the test suite runs on every format);
+    ``strip_active`` leaves out what :func:`audit` finds, each removal in the report."""
     from pydantic import BaseModel
+
+    from .engine.converting import write_entities
     entities = [entity] if isinstance(entity, BaseModel) else list(entity)
-    return (registry or get_registry()).write(entities, format, options, verify=verify)
+    return write_entities(entities, format, options, registry=registry, verify=verify,
+                          strip_active=strip_active)
 
 
 def convert(source: Source, to: str, *, filename: str | None = None,
             from_format: str | None = None, registry: Registry | None = None,
-            verify: bool = False, **options: Any) -> WriteResult:
+            verify: bool = False, strip_active: bool = False, **options: Any) -> WriteResult:
     """Read ``source`` and write it as ``to``; cross-kind conversions are refused.
 
-    ``result.save(folder_or_path)`` writes the output as ``bunzai convert`` would."""
+    ``result.save(folder_or_path)`` writes the output as ``bunzai convert`` would;
+    ``strip_active`` leaves out what :func:`audit` finds, each removal in the loss report."""
     from .engine.converting import convert_file
 
     found = convert_file(source, to, filename=filename, from_format=from_format,
-                         options=options, registry=registry, verify=verify)
+                         options=options, registry=registry, verify=verify,
+                         strip_active=strip_active)
     if found.error is not None:
         raise found.error
     assert found.written is not None  # no error: it has written
@@ -145,6 +153,7 @@ __all__ = [
     "Conversion",
     "Difference",
     "Extraction",
+    "FileAudit",
     "Inspection",
     "Labelling",
     "Outcome",
@@ -152,6 +161,8 @@ __all__ = [
     "Source",
     "Validation",
     "as_input",
+    "audit",
+    "audit_many",
     "chats_of",
     "convert",
     "convert_batch",

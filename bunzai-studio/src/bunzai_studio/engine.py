@@ -105,6 +105,8 @@ def inspect(registry: Registry, data: bytes, filename: str, *, from_format: str 
         "read_as": from_format and found.handle.id,
         "entities": [{"summary": summary, "view": entity_view(e, budget)}
                      for summary, e in zip(found.summaries, entities, strict=True)],
+        "audit": {"summary": found.active,
+                  "findings": [dict(f.to_dict(), line=f.line()) for f in found.findings or ()]},
         "targets": targets(registry, entities[0].kind),
         "output_stem": output_stem(entities, filename),
     })

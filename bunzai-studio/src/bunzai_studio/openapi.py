@@ -121,6 +121,11 @@ _SCHEMAS: dict[str, Any] = {
                 "targets": {"type": "array", "items": _ref("Target"),
                             "description": "writable formats of the same kind"},
                 "output_stem": {"type": "string"},
+                "active_content": {"type": "string",
+                                   "description": "what 'bunzai inspect' counts on one line"},
+                "audit": {"type": "object", "description": (
+                    "what 'bunzai audit --json' reports: summary, and findings (path, app, "
+                    "kind, what, when, excerpt, name, count, line); excerpts are text")},
             }}],
     },
     "ConvertResult": {

@@ -401,6 +401,9 @@ MaxSizeOpt = Annotated[
                  help="Largest input accepted, in bytes (default 256 MiB)."),
 ]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")]
+StripOpt = Annotated[bool, typer.Option(
+    "--strip-active", help="Leave out what 'bunzai audit' finds (scripts, triggers, HTML, remote "
+                           "files), each removal in the loss report.")]
 
 
 # -- inspect ---------------------------------------------------------------------------------------
@@ -449,6 +452,8 @@ def _show_inspection(r: Inspection, gap: bool) -> None:
             for k, v in ent.items():
                 if k not in ("kind", "name"):
                     _say(f"    {k}: {v}")
+        if r.active is not None:
+            _say(f"  active content: {r.active}")
         for warn in r.warnings:
             _say(f"  warning: {warn.path}: {warn.message}")
     if gap:
@@ -497,6 +502,42 @@ def _show_validation(r: Validation) -> None:
         where = g.paths[0] if g.count == 1 else (
             f"{g.paths[0]} and {g.count - 1} more like it")
         _say(f"  {g.severity}: {where}: {g.message}")
+
+
+# -- audit -----------------------------------------------------------------------------------------
+
+
+@_command("audit")
+def audit_command(
+    files: FilesArg,
+    from_: FromOpt = None,
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """What files run when opened: scripts, triggers, HTML, remote files (exit 1 if any)."""
+    from ..engine.audit import audit
+
+    reg, found = _start(files, from_, max_size, as_json)
+    results = _each(found, lambda p: audit(p, from_format=from_, registry=reg), _show_audit,
+                    as_json)
+    if _many(files, found) and not as_json:
+        from ..engine.audit import folder_lines
+        for line in folder_lines(results):
+            _say(line)
+    _done(_worst(results))
+
+
+def _show_audit(r: Any) -> None:
+    if not r.ok:
+        return
+    _say(f"{r.path}: {r.format} ({r.kind}): {r.summary()}")
+    if r.unread is not None:
+        _say(f"  audited member by member: {r.unread}")
+    for f in r.findings:
+        _say(f"  {f.line()}")
+        _say(f"      {f.excerpt}")
+        if VERBOSE and f.note:
+            _say(f"      note: {f.note}")
 
 
 # -- label -----------------------------------------------------------------------------------------
@@ -573,6 +614,7 @@ def convert_command(
     verify: Annotated[bool, typer.Option(
         "--verify", help="Read each output back and add to the loss report whatever reading "
                          "finds (slower; the report is complete without it).")] = False,
+    strip_active: StripOpt = False,
 ) -> None:
     """Convert files to another format of the same kind, printing what was lost.
 
@@ -592,16 +634,19 @@ def convert_command(
     except BunzaiError as exc:
         _fail(exc, as_json)
     if makes_batch(srcs, out_dir):
-        _convert_batch(reg, srcs, to, out_dir, jobs, from_, force, opts, as_json, out, verify)
+        _convert_batch(reg, srcs, to, out_dir, jobs, from_, force, opts, as_json, out, verify,
+                       strip_active)
         return
-    _convert_one(reg, srcs[0], to, out, from_, force, opts, as_json, verify)
+    _convert_one(reg, srcs[0], to, out, from_, force, opts, as_json, verify, strip_active)
 
 
 def _convert_one(reg: Registry, src: Path, to: str, out: Path | None, from_: str | None,
-                 force: bool, opts: Mapping[str, Any], as_json: bool, verify: bool) -> None:
+                 force: bool, opts: Mapping[str, Any], as_json: bool, verify: bool,
+                 strip_active: bool = False) -> None:
     from ..engine.converting import convert_file
 
-    conv = convert_file(src, to, from_format=from_, options=opts, registry=reg, verify=verify)
+    conv = convert_file(src, to, from_format=from_, options=opts, registry=reg, verify=verify,
+                        strip_active=strip_active)
     if conv.ok:
         conv.save(out if out is not None else src.parent, force=force)
     if as_json:
@@ -619,12 +664,13 @@ def _convert_one(reg: Registry, src: Path, to: str, out: Path | None, from_: str
 
 def _convert_batch(reg: Registry, srcs: list[Path], to: str, out_dir: Path | None, jobs: int,
                    from_: str | None, force: bool, opts: Mapping[str, Any], as_json: bool,
-                   out: Path | None, verify: bool) -> None:
+                   out: Path | None, verify: bool, strip_active: bool = False) -> None:
     from ..engine.batch import convert_batch
 
     try:
         work = convert_batch(srcs, to, out_dir=out_dir, out=out, jobs=jobs, from_format=from_,
-                             options=opts, force=force, verify=verify, registry=reg)
+                             options=opts, force=force, verify=verify, registry=reg,
+                             strip_active=strip_active)
     except BunzaiError as exc:
         _fail(exc, as_json)
     show_progress = sys.stderr.isatty() and not QUIET and not as_json
@@ -796,12 +842,13 @@ def lorebook_extract(
     to: BookTo = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
+    strip_active: StripOpt = False,
 ) -> None:
     """Write a card's embedded lorebook as a standalone lorebook file."""
     from ..engine.converting import extract_lorebook
 
     try:
-        conv = extract_lorebook(card, to=to, registry=_registry())
+        conv = extract_lorebook(card, to=to, registry=_registry(), strip_active=strip_active)
     except BunzaiError as exc:
         _fail(exc, as_json)
     _present(conv, out, force, as_json)
@@ -823,6 +870,7 @@ def lorebook_embed(
                      ] = False,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
+    strip_active: StripOpt = False,
 ) -> None:
     """Embed a lorebook into a card, writing a new card (a card that has a book is refused
     unless told to replace or merge it)."""
@@ -830,7 +878,7 @@ def lorebook_embed(
 
     try:
         conv = embed_lorebook(card, book, to=to, replace=replace, merge=merge,
-                              registry=_registry())
+                              registry=_registry(), strip_active=strip_active)
     except BunzaiError as exc:
         _fail(exc, as_json)
 
@@ -857,12 +905,14 @@ def lorebook_merge(
                                              help="Name of the merged book.")] = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
+    strip_active: StripOpt = False,
 ) -> None:
     """Merge lorebooks: identical entries collapse, conflicting ones are kept and reported."""
     from ..engine.converting import merge_lorebooks
 
     try:
-        conv = merge_lorebooks(books, to=to, name=name, registry=_registry())
+        conv = merge_lorebooks(books, to=to, name=name, registry=_registry(),
+                               strip_active=strip_active)
     except BunzaiError as exc:
         _fail(exc, as_json)
 
@@ -897,12 +947,13 @@ def chat_extract(
         help="Chat format (default: the installed default chat format).")] = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
+    strip_active: StripOpt = False,
 ) -> None:
     """Write the chats inside a card (each Backyard scenario's log) as standalone chat files."""
     from ..engine.converting import extract_chats
 
     try:
-        conv = extract_chats(card, to=to, registry=_registry())
+        conv = extract_chats(card, to=to, registry=_registry(), strip_active=strip_active)
     except BunzaiError as exc:
         _fail(exc, as_json)
     _present(conv, out or card.parent, force, as_json)
@@ -919,12 +970,13 @@ def chat_embed(
                   ] = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
+    strip_active: StripOpt = False,
 ) -> None:
     """Attach a chat to a card as one more of its chats, reporting what the card cannot hold."""
     from ..engine.converting import embed_chat
 
     try:
-        conv = embed_chat(card, chat, to=to, registry=_registry())
+        conv = embed_chat(card, chat, to=to, registry=_registry(), strip_active=strip_active)
     except BunzaiError as exc:
         _fail(exc, as_json)
 

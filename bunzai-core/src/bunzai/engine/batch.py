@@ -54,6 +54,8 @@ class Job:
     ``None``: its last extension."""
     verify: bool = False
     """Read each output back and complete its loss report with what reading finds."""
+    strip_active: bool = False
+    """Remove what ``bunzai audit`` finds before writing (``--strip-active``)."""
 
     @property
     def stem(self) -> str:
@@ -239,7 +241,8 @@ def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) 
     reg = registry if registry is not None else _load_registry()
     try:
         conv = transform_file(job.src, job.to, None, from_format=job.from_format,
-                            options=dict(job.options), registry=reg, verify=job.verify)
+                              options=dict(job.options), registry=reg, verify=job.verify,
+                              strip_active=job.strip_active)
         facts = conv.to_dict()
         for key in ("path", "error", "exit_code"):
             facts.pop(key, None)
@@ -437,7 +440,8 @@ def convert_batch(sources: Sequence[str | os.PathLike[str]], to: str, *,
                   out: str | os.PathLike[str] | None = None, jobs: int = 1,
                   from_format: str | None = None, options: Mapping[str, Any] | None = None,
                   force: bool = False, verify: bool = False,
-                  registry: Registry | None = None) -> BatchConversion:
+                  registry: Registry | None = None, strip_active: bool = False
+                  ) -> BatchConversion:
     """Plan the conversion of many files (files, folders, globs) into ``out_dir``: every
     output's name is chosen now, unique within the batch and never a source's (see
     :mod:`bunzai.engine.batch`); nothing is converted until :meth:`BatchConversion.run`.
@@ -471,6 +475,6 @@ def convert_batch(sources: Sequence[str | os.PathLike[str]], to: str, *,
     make_folder(target_dir)
     stems = plan(found, target_dir, "")
     opts = tuple((options or {}).items())
-    work = [Job(str(s), str(o), to, from_format, force, opts, "", verify)
+    work = [Job(str(s), str(o), to, from_format, force, opts, "", verify, strip_active)
             for s, o in zip(found, stems, strict=True)]
     return BatchConversion(work, jobs, (i.suffix for i in reg.formats()), reg)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BunzaiError, ConversionRefused, UsageError
 from ..host.registry import get_registry
 from ..io.input import Source
+from ..loss.report import LossReport
 from .reading import Reading, check_source_format, check_target, default_format, read_file
 
 if TYPE_CHECKING:
@@ -89,24 +90,28 @@ Make = Callable[[Conversion], Sequence[Any]]
 
 def convert_file(source: Source, to: str, *, filename: str | None = None,
                  from_format: str | None = None, options: Mapping[str, Any] | None = None,
-                 registry: Registry | None = None, verify: bool = False) -> Conversion:
+                 registry: Registry | None = None, verify: bool = False,
+                 strip_active: bool = False) -> Conversion:
     """Read a file and write it as ``to`` (an alias resolves by the entity's kind); nothing is
     saved until :meth:`Conversion.save`.  ``verify`` reads the output back and adds to the loss
-    report whatever reading finds that the format did not declare."""
+    report whatever reading finds that the format did not declare; ``strip_active`` removes
+    what ``bunzai audit`` finds first (each removal in the loss report, dropped)."""
     reg = registry or get_registry()
     check_source_format(from_format, reg)
     check_target(to, reg, options)
     return transform_file(source, to, None, filename=filename, from_format=from_format,
-                          options=options, registry=reg, verify=verify)
+                          options=options, registry=reg, verify=verify,
+                          strip_active=strip_active)
 
 
 def transform_file(source: Source, to: str | None, make: Make | None, *,
                    filename: str | None = None, from_format: str | None = None,
                    options: Mapping[str, Any] | None = None, registry: Registry | None = None,
-                   verify: bool = False) -> Conversion:
+                   verify: bool = False, strip_active: bool = False) -> Conversion:
     """Read ``source``, make what is to be written (what was read, or what ``make`` makes of
-    it), and write it as ``to`` (by default the format read).  The request was checked by the
-    caller; a problem with the file becomes the result's error."""
+    it), without its active content with ``strip_active``, and write it as ``to`` (by default
+    the format read).  The request was checked by the caller; a problem with the file becomes
+    the result's error."""
     reg = registry or get_registry()
     found = Conversion.of(read_file(source, filename=filename, from_format=from_format,
                                     registry=reg), to=to)
@@ -118,11 +123,52 @@ def transform_file(source: Source, to: str | None, make: Make | None, *,
         assert found.handle is not None  # read without error
         found.to = to or found.handle.id
         found.target = reg.resolve_target(found.to, entities[0].kind)
-        found.written = reg.write(entities, found.to, options, verify=verify)
+        found.written = write_entities(entities, found.to, options, registry=reg, verify=verify,
+                                       strip_active=strip_active)
         found.written.source = found.path
     except BunzaiError as exc:
         found.error = exc.with_path(found.path)
     return found
+
+
+def write_entities(entities: Sequence[Any], to: str, options: Mapping[str, Any] | None = None,
+                   *, registry: Registry | None = None, verify: bool = False,
+                   strip_active: bool = False) -> WriteResult:
+    """Write entities as ``to`` (:meth:`bunzai.host.registry.Registry.write`); with
+    ``strip_active`` what the audit finds is taken out first, each removal at the top of the
+    loss report."""
+    reg = registry or get_registry()
+    if not strip_active:
+        return reg.write(entities, to, options, verify=verify)
+    kept, removed = _strip(entities, reg)
+    written = reg.write(kept, to, options, verify=verify)
+    removed.extend(written.loss)
+    written.loss = removed
+    return written
+
+
+def _strip(entities: Sequence[Any], reg: Registry) -> tuple[list[Any], LossReport]:
+    """The entities without their active content, and every removal (an entity that is active
+    content whole, a regex script that only writes HTML, is left out)."""
+    from ..active.strip import strip_entity, whole_reason
+
+    kept: list[tuple[Any, LossReport]] = []
+    gone: dict[int, str] = {}
+    for i, entity in enumerate(entities):
+        new, loss = strip_entity(entity, registry=reg)
+        if new is None:
+            gone[i] = whole_reason(entity, registry=reg) or "active content removed"
+        else:
+            kept.append((new, loss))
+    removed = LossReport()
+    if gone:
+        removed.left_out("", gone, len(entities))
+    for i, (_, loss) in enumerate(kept):  # the write's own paths: [i]. when it writes several
+        removed.extend(loss, f"[{i}]." if len(kept) > 1 else "")
+    if not kept:
+        raise ConversionRefused("nothing left to write: --strip-active removes every entity "
+                                f"({gone[min(gone)]})")
+    return [new for new, _ in kept], removed
 
 
 def _other(source: Source, kind: str, reg: Registry) -> Reading:
@@ -139,7 +185,8 @@ def _other(source: Source, kind: str, reg: Registry) -> Reading:
 
 
 def extract_lorebook(card: Source, *, to: str | None = None, filename: str | None = None,
-                     registry: Registry | None = None) -> Conversion:
+                     registry: Registry | None = None, strip_active: bool = False
+                     ) -> Conversion:
     """A card's embedded lorebook, written as a standalone lorebook (``to``, or the format
     that declares itself the default lorebook)."""
     from .lorebooks import extract
@@ -148,11 +195,12 @@ def extract_lorebook(card: Source, *, to: str | None = None, filename: str | Non
     target = to or default_format("lorebook", reg)
     check_target(target, reg)
     return transform_file(card, target, lambda c: [extract(c.entities[0])], filename=filename,
-                          registry=reg)
+                          registry=reg, strip_active=strip_active)
 
 
 def embed_lorebook(card: Source, book: Source, *, to: str | None = None, replace: bool = False,
-                   merge: bool = False, registry: Registry | None = None) -> Conversion:
+                   merge: bool = False, registry: Registry | None = None,
+                   strip_active: bool = False) -> Conversion:
     """A copy of ``card`` carrying ``book`` as its lorebook, written as ``to`` (by default the
     card's own format).
 
@@ -188,7 +236,7 @@ def embed_lorebook(card: Source, book: Source, *, to: str | None = None, replace
         found.extra = facts
         return [embed(character, added)]
 
-    found = transform_file(card, to, make, registry=reg)
+    found = transform_file(card, to, make, registry=reg, strip_active=strip_active)
     if found.written is not None and found.extra.get("replaced_existing_book"):
         own_entries = found.entities[0].lorebook.entries
         for i in range(len(own_entries)):
@@ -212,7 +260,8 @@ def _refuse_a_card_without_its_book(found: Conversion) -> None:
 
 
 def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,
-                    name: str | None = None, registry: Registry | None = None) -> Conversion:
+                    name: str | None = None, registry: Registry | None = None,
+                    strip_active: bool = False) -> Conversion:
     """Lorebooks (or cards' books) merged in order: identical entries collapse, conflicting
     ones are all kept and reported (``extra``: inputs, entries, duplicates, conflicts)."""
     from .lorebooks import extract, merge_books
@@ -236,14 +285,14 @@ def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,
                        "entries": len(merged.entries), **report.to_dict()}
         return [merged]
 
-    return transform_file(sources[0], target, make, registry=reg)
+    return transform_file(sources[0], target, make, registry=reg, strip_active=strip_active)
 
 
 # -- chats inside cards ---------------------------------------------------------------------------
 
 
 def extract_chats(card: Source, *, to: str | None = None, filename: str | None = None,
-                  registry: Registry | None = None) -> Conversion:
+                  registry: Registry | None = None, strip_active: bool = False) -> Conversion:
     """The chats a card carries (a Backyard archive's scenario logs), written as ``to`` (by
     default the installed default chat format), one file per chat (``extra``: chats)."""
     from .chats import extract
@@ -257,11 +306,12 @@ def extract_chats(card: Source, *, to: str | None = None, filename: str | None =
         found.extra = {"chats": len(chats)}
         return chats
 
-    return transform_file(card, target, make, filename=filename, registry=reg)
+    return transform_file(card, target, make, filename=filename, registry=reg,
+                          strip_active=strip_active)
 
 
 def embed_chat(card: Source, chat: Source, *, to: str | None = None,
-               registry: Registry | None = None) -> Conversion:
+               registry: Registry | None = None, strip_active: bool = False) -> Conversion:
     """A copy of ``card`` carrying ``chat`` as one more of its chats, written as ``to`` (by
     default the card's own format).  What the card cannot hold of the chat is in the loss
     report under ``chat.``."""
@@ -279,7 +329,7 @@ def embed_chat(card: Source, chat: Source, *, to: str | None = None,
         found.extra = {"chat": new.path, "chat_format": new.format}
         return [out]
 
-    found = transform_file(card, to, make, registry=reg)
+    found = transform_file(card, to, make, registry=reg, strip_active=strip_active)
     if found.written is not None and lost:
         found.written.loss.extend(lost[0], "chat.")
     return found

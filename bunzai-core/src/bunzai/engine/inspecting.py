@@ -23,6 +23,10 @@ class Inspection(Reading):
 
     issues: list[Issue] | None = None
     labels: LabelResult | None = None
+    active: str | None = None
+    """What the file will run, counted on one line (``bunzai audit`` lists it)."""
+    findings: list[Any] | None = None
+    """Every active element (:class:`bunzai.active.findings.Finding`), for the studio."""
 
     @property
     def summaries(self) -> list[dict[str, Any]]:
@@ -39,6 +43,8 @@ class Inspection(Reading):
             out["valid"] = not any(i.severity == "error" for i in self.issues)
         if self.labels is not None:
             out["label"] = self.labels.to_dict()
+        if self.active is not None:
+            out["active_content"] = self.active
         return out
 
 
@@ -50,6 +56,10 @@ def inspect_file(source: Source, *, filename: str | None = None,
     check_source_format(from_format, reg)
     found = Inspection.of(read_file(source, filename=filename, from_format=from_format,
                                     detect=True, registry=reg))
+    if found.ok:
+        from ..active.findings import audit_entities, summary
+        found.findings = audit_entities(found.entities, format=found.format, registry=reg)
+        found.active = summary(found.findings) or "none"
     if checks and found.ok:
         found.issues = _issues(reg, found)
         found.labels = _labels(reg, found)

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..active.runs import Runs
 from ..errors import Issue
 from ..io.outputs import OutputFile
 from ..loss.report import LossReport
@@ -61,6 +62,8 @@ class FormatAdapter:
     reasons: ClassVar[tuple[tuple[str, str], ...]] = ()
     neutral: ClassVar[tuple[tuple[str, Any], ...]] = ()
     acts_on: ClassVar[tuple[tuple[str, Any, str], ...]] = ()
+    runs: ClassVar[tuple[Runs, ...]] = ()
+    """Fields the format's app runs or renders (:class:`~bunzai.active.runs.Runs`)."""
     api_version: ClassVar[int] = API_VERSION
     options: ClassVar[Sequence[Option] | Mapping[str, Option | str]] = ()
     """The format's reader and writer options (:class:`~bunzai.host.types.Option`); core checks

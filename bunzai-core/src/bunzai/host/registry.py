@@ -7,7 +7,7 @@ registry names no format and never guesses; what is done with its answers is the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -238,7 +238,8 @@ class Registry:
             written.append(Written(prefix, group, res.files, handle.carried_for(res.carries)))
         if not handle.info.carries_passthrough:
             target = Target(handle.id, handle.info.reasons, self.neutrality, self.acted_on,
-                            {h.id: h.info.label for h in self.adapters.values()})
+                            {h.id: h.info.label for h in self.adapters.values()},
+                            self._runs_differently(handle.id))
             complete(target, written, loss, warnings, verify=verify,
                      read_back=lambda inp: self.read(inp, format=handle.id)[1].entities)
         return WriteResult([f for w in written for f in w.files], loss, warnings,
@@ -287,6 +288,15 @@ class Registry:
             self._neutrality = Neutrality([n for h in self.adapters.values()
                                            for n in h.info.neutral])
         return self._neutrality
+
+    def _runs_differently(self, target: str) -> Callable[[Entity], list[tuple[str, str]]] | None:
+        """Active content a write as ``target`` keeps but whose app runs it differently from
+        the source's app (``FormatInfo.runs``), as (path, why); None when no format declares
+        what its app runs."""
+        if not any(h.info.runs for h in self.adapters.values()):
+            return None
+        from ..active.findings import differences
+        return lambda entity: differences(entity, target, self)
 
     @property
     def acted_on(self) -> list[ActedOn]:

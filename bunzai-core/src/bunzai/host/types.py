@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..active.runs import Runs
 from ..loss.report import LossReport
 
 if TYPE_CHECKING:
@@ -141,6 +142,10 @@ class FormatInfo:
     entry's content.  Written by a format that does not declare the same test, the text is
     kept but other apps treat it differently: core reports it as stashed, once per path, when
     the entity was read by a format that declares it."""
+    runs: tuple[Runs, ...] = ()
+    """Fields this format's app runs or renders (:class:`Runs`): what ``bunzai audit`` reports
+    and ``--strip-active`` removes, and what a conversion to an app that treats them otherwise
+    reports as stashed."""
     api_version: int = API_VERSION
     options: Mapping[str, Option] = field(default_factory=dict)
     """Reader and writer options this format understands, by name.  Given as a sequence of

@@ -39,6 +39,9 @@ class Target:
     acted_on: Sequence[ActedOn] = ()
     labels: Mapping[str, str] | None = None
     """Format id -> label, to say whose app data a dropped item was."""
+    runs_differently: Callable[[Any], Sequence[tuple[str, str]]] | None = None
+    """(path, why) of active content the target keeps but its app runs differently from the
+    source's (see :mod:`bunzai.active`): stashed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,10 @@ def complete(target: Target, written: Sequence[Written], loss: LossReport,
                     if not loss.covers(p + path, stashed=True, items=False):
                         loss.dropped(p + path, _reason(target, path, default))
             _stash_acted_on(target, entity, p, loss)
+            if target.runs_differently is not None:
+                for path, why in target.runs_differently(entity):
+                    if not loss.covers(p + path, stashed=True):
+                        loss.stashed(p + path, why)
     if verify or any(w.carried is None for w in written):
         for w in written:
             _verify(target, w, loss, warnings, read_back)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from ..active.runs import RUNS_WHEN, Runs
     from ..errors import (
         BunzaiError,
         ConversionRefused,
@@ -102,6 +103,7 @@ _EXPORTS = {
     "bunzai.io.limits": ("Limits", "get_limits", "setting_hint"),
     "bunzai.io.containers.media": ("sniff_media", "ext_is_plausible"),
     "bunzai.kinds": ("KINDS", "ANY_KIND"),
+    "bunzai.active.runs": ("Runs", "RUNS_WHEN"),
 }
 
 
@@ -112,6 +114,7 @@ __all__ = [
     "PLACEMENTS",
     "POSITIONS",
     "ROLES",
+    "RUNS_WHEN",
     "SELECTIVE_LOGIC",
     "AdapterInput",
     "Alternative",
@@ -145,6 +148,7 @@ __all__ = [
     "Persona",
     "ReadResult",
     "RegexScript",
+    "Runs",
     "UnsupportedInput",
     "UsageError",
     "WriteResult",

@@ -14,6 +14,7 @@ from bunzai.sdk import Detection, FormatAdapter, Option, unfrozen
 from bunzai.sdk.cards import has_encrypted_card
 
 from .._common.declared import ACTS_ON, CARD_CARRIED
+from .._common.runs import RISU_CARD
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -42,6 +43,7 @@ class RisuCardAdapter(FormatAdapter):
 
     format_id = FORMAT_ID
     kind = "character"
+    runs = RISU_CARD
     label = "RisuAI character card (PNG/JSON)"
     suffix = ".png"
     options = (

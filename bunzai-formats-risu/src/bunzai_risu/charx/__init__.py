@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._common.declared import ACTS_ON, CARD_CARRIED
+from .._common.runs import RISU_CARD
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -30,6 +31,7 @@ class RisuCharxAdapter(FormatAdapter):
 
     format_id = FORMAT_ID
     kind = "character"
+    runs = RISU_CARD
     label = "CharX (RisuAI and CCv3 zip)"
     suffix = ".charx"
     aliases = ("charx",)

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Detection, FormatAdapter, LabelRule
 
+from .._common.runs import RISU_CHAT
+
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
 
@@ -87,6 +89,7 @@ class RisuChatAdapter(FormatAdapter):
 
     format_id = FORMAT_ID
     kind = "chat"
+    runs = RISU_CHAT
     label = "RisuAI chat export"
     suffix = ".json"
     multi = True

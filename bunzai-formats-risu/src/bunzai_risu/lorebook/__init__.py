@@ -15,6 +15,7 @@ from .._common.declared import (
     reasons_under,
     under,
 )
+from .._common.runs import RISU_LOREBOOK
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -53,6 +54,7 @@ class RisuLorebookAdapter(FormatAdapter):
 
     format_id = FORMAT_ID
     kind = "lorebook"
+    runs = RISU_LOREBOOK
     label = "RisuAI lorebook export"
     suffix = ".json"
     options = (

@@ -22,6 +22,7 @@ from .._common.declared import (
     reasons_under,
     under,
 )
+from .._common.runs import RISU_MODULE
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -45,6 +46,7 @@ class RisuModuleAdapter(FormatAdapter):
 
     format_id = FORMAT_ID
     kind = "module"
+    runs = RISU_MODULE
     label = "RisuAI module (.risum)"
     suffix = ".risum"
     aliases = ("risum",)

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from bunzai.sdk import Detection, FormatAdapter
 
+from .._common.runs import RISU_PERSONA
+
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
 
@@ -18,6 +20,7 @@ class RisuPersonaAdapter(FormatAdapter):
 
     format_id = FORMAT_ID
     kind = "persona"
+    runs = RISU_PERSONA
     label = "RisuAI persona PNG"
     suffix = ".png"
     detection = (

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._common.declared import SCRIPT_CARRIED, SCRIPT_REASONS
+from .._common.runs import RISU_REGEX
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -41,6 +42,7 @@ class RisuRegexAdapter(FormatAdapter):
 
     format_id = FORMAT_ID
     kind = "regex"
+    runs = RISU_REGEX
     label = "RisuAI regex export"
     suffix = ".json"
     multi = True

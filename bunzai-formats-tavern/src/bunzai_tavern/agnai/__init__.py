@@ -10,6 +10,7 @@ from bunzai.sdk import Detection, FormatAdapter
 from .._common.neutral import ST_NEUTRAL
 from .._common.options import indent_option
 from .._common.paths import MEMORY_ENTRY_FIELDS, book, memory_neutral
+from .._common.runs import AGNAI_CARD
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -35,6 +36,7 @@ class AgnaiAdapter(FormatAdapter):
 
     format_id = "agnai"
     kind = "character"
+    runs = AGNAI_CARD
     label = "Agnai character"
     suffix = ".json"
     aliases = ("agnaistic",)

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Detection, FormatAdapter, LabelRule
 
+from .._common.runs import AGNAI_CHAT
+
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
 
@@ -78,6 +80,7 @@ class AgnaiChatAdapter(FormatAdapter):
 
     format_id = FORMAT_ID
     kind = "chat"
+    runs = AGNAI_CHAT
     label = "Agnai chat export"
     suffix = ".json"
     aliases = ("agnaistic-chat",)

@@ -9,6 +9,7 @@ from bunzai.sdk import Detection, FormatAdapter
 
 from .._common.options import indent_option
 from .._common.paths import MEMORY_ENTRY_FIELDS, book, memory_neutral
+from .._common.runs import AGNAI_MEMORY
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -44,6 +45,7 @@ class AgnaiMemoryAdapter(FormatAdapter):
 
     format_id = "agnai-memory"
     kind = "lorebook"
+    runs = AGNAI_MEMORY
     label = "Agnai memory book"
     suffix = ".json"
     aliases = ("memory", "agnai-book")

@@ -15,6 +15,7 @@ from bunzai.sdk import Detection, FormatAdapter, Option
 from .._common.cards import CARD_CARRIES, CARD_REASONS, find_card, rolecall_block
 from .._common.neutral import ST_NEUTRAL
 from .._common.options import indent_option
+from .._common.runs import ST_CARD
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -27,6 +28,7 @@ class SillyTavernAdapter(FormatAdapter):
 
     format_id = FORMAT_ID
     kind = "character"
+    runs = ST_CARD
     label = "SillyTavern character card (CCv1/V2/V3 JSON, PNG, WebP)"
     suffix = ".png"
     aliases = ("png", "json", "card", "tavern")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Detection, FormatAdapter
 
 from .._common.options import ZONE
+from .._common.runs import ST_CHAT
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -146,6 +147,7 @@ class SillyTavernChatAdapter(FormatAdapter):
 
     format_id = FORMAT_ID
     kind = "chat"
+    runs = ST_CHAT
     label = "SillyTavern chat (JSONL)"
     suffix = ".jsonl"
     aliases = ("st-chat", "jsonl")

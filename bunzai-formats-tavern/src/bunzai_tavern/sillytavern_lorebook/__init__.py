@@ -14,6 +14,7 @@ from bunzai.sdk import Detection, FormatAdapter, Option, unfrozen
 
 from .._common.neutral import WORLD_INFO
 from .._common.options import indent_option
+from .._common.runs import ST_LOREBOOK
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -112,6 +113,7 @@ class SillyTavernLorebookAdapter(FormatAdapter):
 
     format_id = "sillytavern-lorebook"
     kind = "lorebook"
+    runs = ST_LOREBOOK
     label = "SillyTavern World Info / character book"
     suffix = ".json"
     aliases = ("worldinfo", "lorebook", "json")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Detection, FormatAdapter
 
 from .._common.options import indent_option
+from .._common.runs import ST_PERSONA
 from .._common.stsettings import is_settings
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class SillyTavernPersonaAdapter(FormatAdapter):
 
     format_id = "sillytavern-persona"
     kind = "persona"
+    runs = ST_PERSONA
     label = "SillyTavern persona backup"
     suffix = ".json"
     multi = True

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Detection, FormatAdapter, Option
 
 from .._common.options import indent_option
+from .._common.runs import ST_REGEX
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -55,6 +56,7 @@ class SillyTavernRegexAdapter(FormatAdapter):
 
     format_id = "sillytavern-regex"
     kind = "regex"
+    runs = ST_REGEX
     label = "SillyTavern regex script"
     suffix = ".json"
     multi = True

@@ -14,6 +14,7 @@ from bunzai.sdk import Detection, FormatAdapter
 
 from .._common.character import DATES, DEFAULTS, IDS, ORIGINAL, VOXTA, setting_path
 from .._common.neutral import BOOK_NEUTRAL
+from .._common.runs import VOXTA_CHARACTER
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -32,6 +33,7 @@ class VoxtaAdapter(FormatAdapter):
 
     format_id = "voxta"
     kind = "character"
+    runs = VOXTA_CHARACTER
     label = "Voxta package (.voxpkg)"
     suffix = ".voxpkg"
     multi = True

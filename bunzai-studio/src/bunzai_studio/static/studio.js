@@ -194,6 +194,7 @@
     if (!data.entities) return out;
     out.push(origin(data.label));
     out.push(validation(data.issues || []));
+    if (data.audit) out.push(activeContent(data.audit));
     data.entities.forEach((entity, i) => {
       const title = data.entities.length > 1 ? `Entity ${i + 1}: ${entity.view.name || "(unnamed)"}`
         : `The ${entity.view.kind}`;
@@ -236,6 +237,22 @@
     if (!issues.length) return section("Validation", 0, el("p", {class: "yes", text: "No issues."}));
     return section("Validation", issues.length, table(["severity", "path", "message"], issues.map(i =>
       [el("span", {class: `sev-${i.severity}`, text: i.severity}), el("code", {text: i.path}), i.message])));
+  }
+
+  function activeContent(audit) {
+    // What the file runs, as bunzai audit words it. Excerpts are card text: text nodes only.
+    const found = audit.findings || [];
+    if (!found.length) {
+      return el("div", {testid: "active-content"},
+        section("Active content", 0, el("p", {class: "yes", text: "No active content."})));
+    }
+    const rows = found.map(f => [
+      el("code", {text: (f.entity === undefined ? "" : `[${f.entity}].`) + f.path}),
+      f.name || "", f.what + (f.count ? ` \u00d7${f.count}` : ""), f.app, f.when,
+      el("code", {class: "excerpt", text: f.excerpt})]);
+    return el("div", {testid: "active-content"},
+      section("Active content", found.length, el("p", {text: audit.summary}),
+        table(["where", "name", "what", "app", "when", "excerpt"], rows)));
   }
 
   // -- the entity -------------------------------------------------------------------------------

@@ -377,7 +377,11 @@ def test_a_voxta_character_through_a_sillytavern_png_keeps_its_voice_and_setting
     (ch,), _ = read(registry, fx.character_export())
     png = registry.write([ch], "sillytavern")
     assert png.files[0].suffix == ".png"
-    assert not png.loss  # the card holds the Voxta settings: nothing to report
+    # the card holds the Voxta settings: nothing lost; its script is kept, but SillyTavern
+    # does not run it (docs/active-content.md), which the report says
+    assert [(e.path, e.action) for e in png.loss] == [("extensions.voxta.scripts[0]",
+                                                      "stashed")]
+    assert "does not run it" in png.loss.entries[0].reason
     assert not conversion_problems(registry, [ch], "sillytavern")
     ext = _card_json(png.files[0].data)["data"]["extensions"]["voxta"]  # where Character
     assert ext["textToSpeech"][0]["Voice"]["label"] == "Female"  # Foundry looks for them

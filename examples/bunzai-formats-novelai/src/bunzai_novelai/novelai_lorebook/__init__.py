@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, Option
+from bunzai.sdk import Detection, FormatAdapter, Option, Runs
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -122,6 +122,10 @@ class NovelaiLorebookAdapter(FormatAdapter):
         ("app_data.novelai-lorebook.settings.orderByKeyLocations", (False,)),
     )
     """NovelAI's settings for a new entry and book: dropping them loses nothing."""
+    runs = (Runs("entries[*].content", "NovelAI", "prompt", "on every message",
+                 note="inserted into the story's context; NovelAI shows it as plain text"),)
+    """What NovelAI does with the text (``bunzai audit``): only sends it to the model, so only
+    markup that would act if a reply repeated it is reported, and as NovelAI's."""
     reader = "read:read_lorebook"
     writer = "write:write_lorebook"
     validator = "read:validate_lorebook"
