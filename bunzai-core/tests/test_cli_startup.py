@@ -8,7 +8,8 @@ from collections.abc import Callable
 import pytest
 import typer.main
 
-from bunzai.cli import _CORE, app, main
+from bunzai.cli import app, main
+from bunzai.cli.group import CORE as _CORE
 
 
 def _run(capsys: pytest.CaptureFixture[str], entry: Callable[[], object]) -> tuple[int, str]:

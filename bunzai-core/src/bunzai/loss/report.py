@@ -115,6 +115,11 @@ class LossReport:
     def to_list(self) -> list[dict[str, str]]:
         return [e.to_dict() for e in self.entries]
 
+    @classmethod
+    def from_list(cls, entries: list[dict[str, Any]]) -> LossReport:
+        """A report again from :meth:`to_list` (a batch's worker sends its report as JSON)."""
+        return cls([LossEntry(e["path"], e["action"], e["reason"]) for e in entries])
+
     # -- how people read it (the CLI and the studio both show these) ---------------------------
 
     def counts(self) -> dict[str, int]:

@@ -1,0 +1,167 @@
+"""``bunzai lorebook`` and ``bunzai chat``: books and chats taken out of cards and put in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import typer.main
+
+from ..errors import BunzaiError
+from .common import ForceOpt, JsonOpt, OutOpt, StripOpt, loaded_registry, present
+from .group import CORE, SETTINGS, Command, Lazy
+from .output import fail, say
+
+lorebook_app = typer.Typer(help="Extract, embed and merge lorebooks.", no_args_is_help=True,
+                           **SETTINGS)
+CORE["lorebook"] = Lazy(lambda: typer.main.get_command(lorebook_app),
+                          "Extract, embed and merge lorebooks.")
+
+BookTo = Annotated[str | None, typer.Option(
+    "--to", "-t", metavar="FORMAT", show_default=False,
+    help="Lorebook format (default: the installed default lorebook format).")]
+@lorebook_app.command("extract", cls=Command)
+def lorebook_extract(
+    card: Annotated[Path, typer.Argument(metavar="CARD",
+                                         help="Character card holding a lorebook.")],
+    out: OutOpt,
+    to: BookTo = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+    strip_active: StripOpt = False,
+) -> None:
+    """Write a card's embedded lorebook as a standalone lorebook file."""
+    from ..engine.converting import extract_lorebook
+
+    try:
+        conv = extract_lorebook(card, to=to, registry=loaded_registry(), strip_active=strip_active)
+    except BunzaiError as exc:
+        fail(exc, as_json)
+    present(conv, out, force, as_json)
+
+
+@lorebook_app.command("embed", cls=Command)
+def lorebook_embed(
+    card: Annotated[Path, typer.Argument(metavar="CARD", help="Character card.")],
+    book: Annotated[Path, typer.Argument(metavar="BOOK", help="Lorebook to embed.")],
+    out: OutOpt,
+    to: Annotated[str | None, typer.Option("--to", "-t", metavar="FORMAT", show_default=False,
+                                           help="Card format (default: the card's own).")
+                  ] = None,
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="A card that has a book: replace it (its entries are reported as "
+                          "dropped).")] = False,
+    merge: Annotated[bool, typer.Option(
+        "--merge", help="A card that has a book: merge the two as 'lorebook merge' does.")
+                     ] = False,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+    strip_active: StripOpt = False,
+) -> None:
+    """Embed a lorebook into a card, writing a new card (a card that has a book is refused
+    unless told to replace or merge it)."""
+    from ..engine.converting import embed_lorebook
+
+    try:
+        conv = embed_lorebook(card, book, to=to, replace=replace, merge=merge,
+                              registry=loaded_registry(), strip_active=strip_active)
+    except BunzaiError as exc:
+        fail(exc, as_json)
+
+    def report() -> None:
+        replaced = conv.extra.get("replaced_entries")
+        if replaced:
+            say(f"  replaced the card's own book: {len(replaced)} entries "
+                 f"({', '.join(replaced)})")
+        for d in conv.extra.get("duplicates", []):
+            say(f"  duplicate: {d}")
+        for c in conv.extra.get("conflicts", []):
+            say(f"  conflict: {c}")
+
+    present(conv, out, force, as_json, report)
+
+
+@lorebook_app.command("merge", cls=Command)
+def lorebook_merge(
+    books: Annotated[list[Path], typer.Argument(
+        metavar="BOOK…", help="Lorebooks (or cards) to merge, in order.")],
+    out: OutOpt,
+    to: BookTo = None,
+    name: Annotated[str | None, typer.Option("--name", metavar="TEXT",
+                                             help="Name of the merged book.")] = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+    strip_active: StripOpt = False,
+) -> None:
+    """Merge lorebooks: identical entries collapse, conflicting ones are kept and reported."""
+    from ..engine.converting import merge_lorebooks
+
+    try:
+        conv = merge_lorebooks(books, to=to, name=name, registry=loaded_registry(),
+                               strip_active=strip_active)
+    except BunzaiError as exc:
+        fail(exc, as_json)
+
+    def report() -> None:
+        for d in conv.extra.get("duplicates", []):
+            say(f"  duplicate: {d}")
+        for c in conv.extra.get("conflicts", []):
+            say(f"  conflict: {c}")
+
+    present(conv, out, force, as_json, report)
+
+
+chat_app = typer.Typer(help="Take the chats out of a card (a Backyard archive) and put one in.",
+                       no_args_is_help=True, **SETTINGS)
+CORE["chat"] = Lazy(lambda: typer.main.get_command(chat_app),
+                      "Take the chats out of a card (a Backyard archive) and put one in.")
+
+
+@chat_app.command("extract", cls=Command)
+def chat_extract(
+    card: Annotated[Path, typer.Argument(metavar="CARD",
+                                         help="Card holding chats (a Backyard .byaf).")],
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", metavar="FILE", show_default=False,
+        help="Chat file to write (several chats: NAME-<title> beside it; default: next to "
+             "the card).")] = None,
+    to: Annotated[str | None, typer.Option(
+        "--to", "-t", metavar="FORMAT", show_default=False,
+        help="Chat format (default: the installed default chat format).")] = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+    strip_active: StripOpt = False,
+) -> None:
+    """Write the chats inside a card (each Backyard scenario's log) as standalone chat files."""
+    from ..engine.converting import extract_chats
+
+    try:
+        conv = extract_chats(card, to=to, registry=loaded_registry(), strip_active=strip_active)
+    except BunzaiError as exc:
+        fail(exc, as_json)
+    present(conv, out or card.parent, force, as_json)
+
+
+@chat_app.command("embed", cls=Command)
+def chat_embed(
+    card: Annotated[Path, typer.Argument(metavar="CARD",
+                                         help="Card to take the chat (a Backyard .byaf).")],
+    chat: Annotated[Path, typer.Argument(metavar="CHAT", help="Chat file, any chat format.")],
+    out: OutOpt,
+    to: Annotated[str | None, typer.Option("--to", "-t", metavar="FORMAT", show_default=False,
+                                           help="Card format (default: the card's own).")
+                  ] = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+    strip_active: StripOpt = False,
+) -> None:
+    """Attach a chat to a card as one more of its chats, reporting what the card cannot hold."""
+    from ..engine.converting import embed_chat
+
+    try:
+        conv = embed_chat(card, chat, to=to, registry=loaded_registry(), strip_active=strip_active)
+    except BunzaiError as exc:
+        fail(exc, as_json)
+
+    present(conv, out, force, as_json)

@@ -1,0 +1,136 @@
+"""``bunzai convert``: one file, or a batch (several files, a folder, a glob) into a folder."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ..errors import BunzaiError
+from ..loss.report import LossReport
+from . import output
+from .common import (
+    ForceOpt,
+    FromOpt,
+    JsonOpt,
+    MaxSizeOpt,
+    StripOpt,
+    apply_limits,
+    loaded_registry,
+    present,
+)
+from .group import command
+from .output import done, emit_json, error, fail, say, show_loss
+
+if TYPE_CHECKING:
+    from ..engine.batch import BatchFile
+    from ..host.registry import Registry
+
+
+@command("convert")
+def convert_command(
+    srcs: Annotated[list[Path], typer.Argument(
+        metavar="FILE…", show_default=False,
+        help="File(s) to convert (never modified); several, a folder or a glob make a batch.")],
+    to: Annotated[str, typer.Option("--to", "-t", metavar="FORMAT",
+                                    help="Target format id or alias (see 'bunzai formats').")],
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", metavar="FILE",
+        help="Output file (default: next to the source, with the target's suffix).")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out-dir", "-d", metavar="DIR",
+                                                 help="Batch: folder for the outputs.")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", metavar="N",
+                                      help="Batch: worker processes.")] = 1,
+    from_: FromOpt = None,
+    force: ForceOpt = False,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", "-O", metavar="KEY=VALUE",
+        help="Writer option (see 'bunzai formats'); repeatable.")] = None,
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+    verify: Annotated[bool, typer.Option(
+        "--verify", help="Read each output back and add to the loss report whatever reading "
+                         "finds (slower; the report is complete without it).")] = False,
+    strip_active: StripOpt = False,
+) -> None:
+    """Convert files to another format of the same kind, printing what was lost.
+
+    Several sources, a folder or a glob make a batch: give --out-dir; every skipped or failed
+    file is named with the reason, and the exit code is that of the worst file.
+    """
+    from ..api import parse_options
+    from ..engine.batch import makes_batch
+    from ..engine.reading import check_source_format, check_target
+
+    try:
+        apply_limits(max_size)
+        reg = loaded_registry()
+        opts = parse_options(option)
+        check_source_format(from_, reg)
+        check_target(to, reg, opts)
+    except BunzaiError as exc:
+        fail(exc, as_json)
+    if makes_batch(srcs, out_dir):
+        _convert_batch(reg, srcs, to, out_dir, jobs, from_, force, opts, as_json, out, verify,
+                       strip_active)
+        return
+    _convert_one(reg, srcs[0], to, out, from_, force, opts, as_json, verify, strip_active)
+
+
+def _convert_one(reg: Registry, src: Path, to: str, out: Path | None, from_: str | None,
+                 force: bool, opts: Mapping[str, Any], as_json: bool, verify: bool,
+                 strip_active: bool = False) -> None:
+    from ..engine.converting import convert_file
+
+    conv = convert_file(src, to, from_format=from_, options=opts, registry=reg, verify=verify,
+                        strip_active=strip_active)
+    present(conv, out if out is not None else src.parent, force, as_json)
+
+
+def _convert_batch(reg: Registry, srcs: list[Path], to: str, out_dir: Path | None, jobs: int,
+                   from_: str | None, force: bool, opts: Mapping[str, Any], as_json: bool,
+                   out: Path | None, verify: bool, strip_active: bool = False) -> None:
+    from ..engine.batch import convert_batch
+
+    try:
+        work = convert_batch(srcs, to, out_dir=out_dir, out=out, jobs=jobs, from_format=from_,
+                             options=opts, force=force, verify=verify, registry=reg,
+                             strip_active=strip_active)
+    except BunzaiError as exc:
+        fail(exc, as_json)
+    show_progress = sys.stderr.isatty() and not output.QUIET and not as_json
+    for found in work.run():
+        if show_progress:
+            sys.stderr.write("\r\x1b[K")
+        if as_json:
+            emit_json(found.to_dict())
+        else:
+            _show_batch_file(found)
+        if show_progress:
+            sys.stderr.write(f"[{work.done}/{work.size}] converted {work.converted}, skipped "
+                             f"{work.skipped}, failed {work.failed}")
+            sys.stderr.flush()
+    if show_progress:
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
+    if not as_json:
+        say(f"{work.size} file(s): {work.converted} converted, {work.skipped} skipped, "
+             f"{work.failed} failed")
+    done(work.exit_code)
+
+
+def _show_batch_file(found: BatchFile) -> None:
+    """One batch file: converted with its loss summary (every entry with --verbose), or the
+    reason it was skipped or failed (on stderr, like any error)."""
+    if found.status == "converted":
+        say(f"converted {found.path} -> {', '.join(found.outputs or ())} ({found.format} -> "
+             f"{found.to}): {found.loss_summary}")
+        if output.VERBOSE:
+            show_loss(LossReport.from_list(found.loss), "    ", summary=False)
+    elif found.status == "skipped":
+        error(f"{found.path}: skipped: {found.reason}")
+    else:
+        error(f"{found.path}: {found.error}")

@@ -1,0 +1,271 @@
+"""The commands that look at files: inspect, validate, audit, label, diff and extract."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ..errors import BunzaiError, UsageError
+from . import output
+from .common import (
+    FilesArg,
+    FromOpt,
+    JsonOpt,
+    MaxSizeOpt,
+    apply_limits,
+    each,
+    loaded_registry,
+    many,
+    start,
+    worst,
+)
+from .group import command
+from .output import done, emit_json, error, fail, say
+
+if TYPE_CHECKING:
+    from ..engine.diff import Difference
+    from ..engine.inspecting import Inspection, Labelling, Validation
+
+
+@command("inspect")
+def inspect_command(
+    files: FilesArg,
+    from_: FromOpt = None,
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """What a file is: container, format, confidence, every candidate, and a summary."""
+    from ..engine.inspecting import inspect_file
+
+    reg, found = start(files, from_, max_size, as_json)
+    gap = len(found) > 1
+    results = each(found, lambda p: inspect_file(p, from_format=from_, registry=reg),
+                    lambda r: _show_inspection(r, gap), as_json)
+    done(worst(results))
+
+
+def _show_inspection(r: Inspection, gap: bool) -> None:
+    if r.container is None:
+        return  # not even read: the error line says why
+    say(str(r.path))
+    say(f"  container: {r.container}")
+    w = r.report.winner if r.report is not None else None
+    conf = r.confidence
+    say(f"  format: {r.format or '-'}  kind: {r.kind or '-'}  "
+         f"confidence: {conf if conf is not None else '-'}")
+    if r.forced is not None:
+        found = f"{w.format} {w.score:.2f}" if w is not None else "no format"
+        say(f"  read as {r.format or r.forced}: forced with --from (detection found {found})")
+    if r.report is not None:
+        for c in r.report.candidates:
+            say(f"    candidate {c.format:<24} {c.score:.2f}  {c.reason}")
+        for f in r.report.faults:
+            say(f"    adapter fault {f.format}: {f.message}")
+        for a in r.report.slow:
+            say(f"    slow adapter {a.format}: detect took {a.seconds:.2f} s "
+                 f"(budget {r.report.budget:g} s, BUNZAI_DETECT_BUDGET)")
+    if r.ok:
+        for ent in r.summaries:
+            say(f"  {ent['kind']}: {ent.get('name') or '(unnamed)'}")
+            for k, v in ent.items():
+                if k not in ("kind", "name"):
+                    say(f"    {k}: {v}")
+        if r.active is not None:
+            say(f"  active content: {r.active}")
+        for warn in r.warnings:
+            say(f"  warning: {warn.path}: {warn.message}")
+    if gap:
+        say()
+
+
+@command("validate")
+def validate_command(
+    files: FilesArg,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
+    from_: FromOpt = None,
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """Check files against their format's rules and the canonical model (exit 1 if invalid)."""
+    from ..engine.inspecting import validate_file
+
+    reg, found = start(files, from_, max_size, as_json)
+    results: list[Validation] = each(
+        found, lambda p: validate_file(p, from_format=from_, strict=strict, registry=reg),
+        _show_validation, as_json)
+    if many(files, found) and not as_json:
+        counts = {s: sum(1 for r in results if r.status == s)
+                  for s in ("valid", "warnings", "invalid", "unreadable")}
+        say(f"{len(results)} file(s): {counts['valid']} valid, {counts['warnings']} with "
+             f"warnings, {counts['invalid']} invalid"
+             + (f", {counts['unreadable']} unreadable" if counts["unreadable"] else ""))
+    done(worst(results))
+
+
+def _show_validation(r: Validation) -> None:
+    if not r.ok:
+        return
+    say(f"{r.path}: {r.format} ({r.kind}): {'valid' if r.valid else 'INVALID'} - "
+         f"{len(r.errors)} error(s), {len(r.issue_warnings)} warning(s)")
+    if output.VERBOSE:
+        for i in r.issues:
+            say(f"  {i.severity}: {i.path}: {i.message}")
+        return
+    from ..engine.validate import group_issues
+
+    for g in group_issues(r.issues):  # one line per cause; every place with -v or --json
+        where = g.paths[0] if g.count == 1 else (
+            f"{g.paths[0]} and {g.count - 1} more like it")
+        say(f"  {g.severity}: {where}: {g.message}")
+
+
+@command("audit")
+def audit_command(
+    files: FilesArg,
+    from_: FromOpt = None,
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """What files run when opened: scripts, triggers, HTML, remote files (exit 1 if any)."""
+    from ..engine.audit import audit
+
+    reg, found = start(files, from_, max_size, as_json)
+    results = each(found, lambda p: audit(p, from_format=from_, registry=reg), _show_audit,
+                    as_json)
+    if many(files, found) and not as_json:
+        from ..engine.audit import folder_lines
+        for line in folder_lines(results):
+            say(line)
+    done(worst(results))
+
+
+def _show_audit(r: Any) -> None:
+    if not r.ok:
+        return
+    say(f"{r.path}: {r.format} ({r.kind}): {r.summary()}")
+    if r.unread is not None:
+        say(f"  audited member by member: {r.unread}")
+    for f in r.findings:
+        say(f"  {f.line()}")
+        say(f"      {f.excerpt}")
+        if output.VERBOSE and f.note:
+            say(f"      note: {f.note}")
+
+
+@command("label")
+def label_command(
+    files: FilesArg,
+    from_: FromOpt = None,
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """Guess which app made (origin) and last saved (last writer) a file, with evidence."""
+    from ..engine.inspecting import label_file
+
+    reg, found = start(files, from_, max_size, as_json)
+    gap = len(found) > 1
+    results = each(found, lambda p: label_file(p, from_format=from_, registry=reg),
+                    lambda r: _show_label(r, gap), as_json)
+    done(worst(results))
+
+
+def _show_label(r: Labelling, gap: bool) -> None:
+    if not r.ok or r.labels is None:
+        return
+    say(f"{r.path}: {r.format}")
+    if not r.labels.guesses:
+        say("  no app evidence found")
+    for g in r.labels.guesses:
+        say(f"  {g.role}: {g.app} ({g.confidence:.2f})")
+        for e in g.evidence:
+            say(f"    - {e}")
+    if gap:
+        say()
+
+
+@command("diff")
+def diff_command(
+    a: Annotated[Path, typer.Argument(metavar="OLD", help="A file, or a folder.")],
+    b: Annotated[Path, typer.Argument(metavar="NEW", help="A file of the same kind in any "
+                                      "format, or a folder.")],
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """Semantic diff of two files of the same kind, whatever their formats (exit 1 if different).
+
+    Two folders are compared file by file, pairing files by name without the suffix.  Values
+    are shortened on a line; --verbose adds a line diff of long text (and to --json).
+    """
+    from ..engine.diff import diff_files, diff_folders
+
+    try:
+        apply_limits(max_size)
+        reg = loaded_registry()
+        if a.is_dir() != b.is_dir():
+            raise UsageError("diff compares two files or two folders")
+    except BunzaiError as exc:
+        fail(exc, as_json)
+    results = (diff_folders(a, b, registry=reg) if a.is_dir()
+               else [diff_files(a, b, registry=reg)])
+    for d in results:
+        if as_json:
+            emit_json(d.to_dict(unified=output.VERBOSE))
+        else:
+            _show_diff(d)
+        if d.error is not None:
+            error(d.error)
+    done(worst(results))
+
+
+def _show_diff(d: Difference) -> None:
+    if d.only is not None:
+        say(f"only in {'OLD' if d.only == 'a' else 'NEW'}: {d.path}")
+        return
+    if not d.ok or d.a is None or d.b is None:
+        return
+    names = f"{d.path} ({d.a.format}) and {d.other} ({d.b.format})"
+    if d.equal:
+        say(f"{names} are equal")
+        return
+    say(f"{names}: {len(d.changes)} difference(s)")
+    for c in d.changes:
+        say(f"  {c.line()}")
+        if output.VERBOSE and c.long_text:
+            for line in c.unified():
+                say(f"      {line}")
+
+
+@command("extract")
+def extract_command(
+    file: Annotated[Path, typer.Argument(metavar="FILE",
+                                         help="Card or module whose assets to write.")],
+    assets: Annotated[Path, typer.Option("--assets", metavar="DIR",
+                                         help="Folder to write the assets into.")],
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+    from_: FromOpt = None,
+    as_json: JsonOpt = False,
+    max_size: MaxSizeOpt = None,
+) -> None:
+    """Write every embedded asset with a safe name and its real extension, plus manifest.json."""
+    from ..engine.assets import extract_assets
+
+    try:
+        apply_limits(max_size)
+        reg = loaded_registry()
+        res = extract_assets(file, assets, force=force, from_format=from_, registry=reg)
+    except BunzaiError as exc:
+        fail(exc, as_json)
+    if as_json:
+        emit_json(res.to_dict())
+    elif res.ok:
+        written = res.written
+        say(f"{file}: {len(written)} asset(s) written to {assets}"
+             + (f", {len(res.manifest) - len(written)} not embedded"
+                if len(written) < len(res.manifest) else ""))
+        for m in res.manifest:
+            say(f"  {m.get('file') or '-':<32} {m.get('media_type', ''):<20} "
+                 f"{m['type']}:{m['name']}")
+    if res.error is not None:
+        fail(res.error)

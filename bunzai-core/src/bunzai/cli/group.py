@@ -1,0 +1,243 @@
+"""The ``bunzai`` command group: core's commands known by name and first docstring line and
+built only when they run, plugin commands added from the ``bunzai.plugins`` entry points.
+
+``bunzai --help`` and ``--version`` import no format plugin and no pydantic model (click's
+lazy-group pattern, through typer's public ``cls`` and ``typer.main.get_command``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import Annotated, Any
+
+import typer
+import typer.main
+from typer.core import TyperCommand, TyperGroup
+
+from .. import __version__
+from . import output
+from .common import loaded_registry
+
+SETTINGS: dict[str, Any] = {"add_completion": False, "rich_markup_mode": None,
+                            "pretty_exceptions_enable": False}
+
+class Command(TyperCommand):
+    """A command whose help shows arguments by their metavar (``FILE…``), as people read them."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for p in self.get_params(ctx):
+            if p.param_type_name == "argument":
+                pieces.append(p.metavar or (p.name or "").upper())
+        return pieces
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        params = self.get_params(ctx)
+        args = [(p.metavar or (p.name or "").upper(), str(getattr(p, "help", "") or ""))
+                for p in params if p.param_type_name == "argument"]
+        opts = [rec for p in params if p.param_type_name == "option"
+                and (rec := p.get_help_record(ctx)) is not None]
+        for title, rows in (("Arguments", args), ("Options", opts)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+class Lazy:
+    """A command known by name and one line of help; built when it first runs."""
+
+    def __init__(self, build: Callable[[], Any], help: str) -> None:
+        self._build = build
+        self._command: Any = None
+        self.help = help
+
+    def command(self) -> Any:
+        if self._command is None:
+            self._command = self._build()
+        return self._command
+
+
+CORE: dict[str, Lazy] = {}
+"""Core's commands, in the order the help lists them (filled by :func:`command`)."""
+
+
+def _first_line(doc: str | None) -> str:
+    return (doc or "").strip().split("\n")[0].strip()
+
+
+def command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a core command: a one-command typer app, made and turned into click only when
+    the command runs."""
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        def build() -> Any:
+            one = typer.Typer(**SETTINGS)
+            one.command(name, cls=Command)(func)
+            return typer.main.get_command(one)
+
+        CORE[name] = Lazy(build, _first_line(func.__doc__))
+        return func
+    return register
+
+
+class _Catalog(MutableMapping[str, Any]):
+    """The group's commands by name, core's and plugins', each built on first use (typer's
+    group reads ``commands`` for its "did you mean" suggestions)."""
+
+    def __init__(self) -> None:
+        self.plugins: dict[str, Lazy] = {}
+
+    def _lazy(self, name: str) -> Lazy | None:
+        return CORE.get(name) or self.plugins.get(name)
+
+    def __getitem__(self, name: str) -> Any:
+        lazy = self._lazy(name)
+        if lazy is None:
+            raise KeyError(name)
+        return lazy.command()
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self.plugins[name] = Lazy(_constant(command), command.get_short_help_str())
+
+    def __delitem__(self, name: str) -> None:
+        del self.plugins[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from CORE
+        yield from (n for n in self.plugins if n not in CORE)
+
+    def __len__(self) -> int:
+        return len(set(CORE) | set(self.plugins))
+
+
+class _Commands(TyperGroup):
+    """The root group: core commands built on demand, plugin commands added when needed."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.catalog = _Catalog()
+        self.commands = self.catalog
+        self._plugins_loaded = False
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        self._load_plugins()
+        return list(self.catalog)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in CORE:
+            return CORE[cmd_name].command()
+        self._load_plugins()
+        if cmd_name in self.catalog.plugins:
+            return self.catalog[cmd_name]
+        from ..host.hints import command_hint
+        hint = command_hint(cmd_name, loaded_registry().distributions())
+        if hint and not ctx.resilient_parsing:
+            ctx.fail(f"No such command {cmd_name!r}; {hint}")
+        return None
+
+    def _load_plugins(self) -> None:
+        """Every plugin's commands (the registry loads every plugin distribution)."""
+        if self._plugins_loaded:
+            return
+        self._plugins_loaded = True
+        host = typer.Typer(**SETTINGS)
+        loaded_registry().register_commands(host)
+        for name, command in _commands_of(host).items():
+            if name not in CORE:
+                self.catalog[name] = command
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(n, lazy.help) for n, lazy in CORE.items()])
+        listed = _plugin_listing()
+        if listed:
+            with formatter.section("Plugin commands"):
+                formatter.write_dl([(n, f"{text} [{dist}]")
+                                    for n, (text, dist) in listed.items()])
+
+
+def _constant(value: Any) -> Callable[[], Any]:
+    return lambda: value
+
+
+def _commands_of(host: typer.Typer) -> dict[str, Any]:
+    """The click commands plugins added to ``host``, by name."""
+    if not host.registered_commands and not host.registered_groups:
+        return {}
+    group = typer.main.get_group(host)
+    ctx = typer.Context(group)
+    found: dict[str, Any] = {}
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if command is not None:
+            found[name] = command
+    return found
+
+
+_LISTED: dict[str, tuple[str, str]] | None = None
+
+
+def _plugin_listing() -> dict[str, tuple[str, str]]:
+    """Plugin commands for ``bunzai --help`` as (help, distribution), from the
+    ``bunzai.plugins`` entry points only: the format adapters are not imported for a help page,
+    and the commands are not built.  A plugin that fails here is left out (``bunzai plugins``
+    says why)."""
+    global _LISTED
+    if _LISTED is not None:
+        return _LISTED
+    from ..host.entrypoints import PLUGINS_GROUP, allowed, entry_points
+
+    _LISTED = {}
+    for ep in entry_points((PLUGINS_GROUP,), allowed()):
+        try:
+            plugin = ep.load()
+            hook = getattr(plugin, "bunzai_register_commands", None)
+            if hook is None:
+                continue
+            host = typer.Typer(**SETTINGS)
+            hook(app=host)
+            for info in host.registered_commands:  # names and help only: nothing is built
+                name = str(info.name or getattr(info.callback, "__name__", ""))
+                name = name.lower().replace("_", "-")
+                if name and name not in CORE:
+                    doc = info.help or getattr(info.callback, "__doc__", None)
+                    _LISTED[name] = (_first_line(doc), ep.distribution)
+        except Exception:  # a broken plugin is left out here; 'bunzai plugins' says why
+            continue
+    return _LISTED
+
+
+app = typer.Typer(
+    name="bunzai",
+    cls=_Commands,
+    help="Read, check and convert AI role-play files: character cards, lorebooks, personas, "
+         "regex scripts, chats.",
+    no_args_is_help=True,
+    add_completion=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Commands that read files take files, folders and globs. Exit codes: 0 ok, "
+           "1 invalid or different, 2 usage, 3 unrecognized/ambiguous, 4 malformed, "
+           "5 conversion refused or output not written.",
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"bunzai {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Show the version and exit.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors (and "
+                                        "--json output).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print more detail: every "
+                                          "loss report entry, full text diffs.")] = False,
+) -> None:
+    """bunzai: what is this file, where is it from, is it valid, and give it to me as X."""
+    output.QUIET, output.VERBOSE = quiet, verbose
+
+

@@ -1,0 +1,108 @@
+"""What the command line prints: human lines (silenced by ``--quiet``), JSON lines, one-line
+errors on stderr, and the loss report as people read it, the same for every command."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+import typer
+
+from ..errors import BunzaiError
+
+if TYPE_CHECKING:
+    from ..loss.report import LossReport
+
+QUIET = False
+VERBOSE = False
+
+
+def say(text: str = "") -> None:
+    """Human output; silenced by --quiet."""
+    if not QUIET:
+        typer.echo(text)
+
+
+def emit_json(obj: Any) -> None:
+    typer.echo(json.dumps(obj, ensure_ascii=False, default=str))
+
+
+def _use_colour() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("NO_COLOR") and \
+        os.environ.get("TERM") != "dumb"
+
+
+def error(exc: BunzaiError | str) -> None:
+    """One line on stderr naming the file and the problem (never silenced)."""
+    prefix = typer.style("bunzai: error:", fg="red", bold=True) if _use_colour() \
+        else "bunzai: error:"
+    typer.echo(f"{prefix} {exc}", err=True, color=_use_colour())
+
+
+def warning(text: str) -> None:
+    if not QUIET:
+        typer.echo(f"bunzai: warning: {text}", err=True)
+
+
+def fail(exc: BunzaiError, as_json: bool = False) -> NoReturn:
+    """End the command on an error; with ``--json`` it is also a JSON object on stdout, so a
+    script reading JSON always gets an answer."""
+    if as_json:
+        emit_json({"path": exc.path, "error": exc.message, "exit_code": exc.exit_code})
+    error(exc)
+    raise typer.Exit(exc.exit_code)
+
+
+def done(code: int) -> None:
+    if code:
+        raise typer.Exit(code)
+
+
+def show_loss(loss: LossReport | None, indent: str = "  ", *, summary: bool = True) -> None:
+    """The loss report for people: its summary (unless the caller printed it), then one line
+    per group (every entry with ``--verbose``); ``nothing lost`` when it is empty.  Every
+    command that writes prints its report through here."""
+    if loss is None:
+        return
+    lines = loss.lines(verbose=VERBOSE)
+    if summary:
+        say(f"{indent}nothing lost" if not loss else f"{indent}loss: {lines[0]}")
+    for line in lines[1:]:
+        say(f"{indent}  {line}")
+
+
+class ClosedPipeSafe:
+    """stdout that goes quiet once its reader has gone (``bunzai label X | head -2``): the rest
+    of the output is dropped, the command finishes and exits with its own status, and nothing
+    is printed about the pipe."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._gone = False
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._drop()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._drop()
+
+    def _drop(self) -> None:
+        self._gone = True
+        # what the stream still buffers now goes nowhere, even at interpreter exit
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
