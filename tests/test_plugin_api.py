@@ -1,4 +1,5 @@
-"""Formats use bunzai through its declared plugin API only (``bunzai.sdk``).
+"""Formats use bunzai through its declared plugin API only (``bunzai.sdk``); the studio through
+its public API only (``bunzai.api``).
 
 Every format distribution, the worked example and the template are held to it, so what a
 third-party author can read in ``bunzai.sdk`` is all a first-party format needs, and core can
@@ -64,6 +65,27 @@ def test_formats_import_only_the_plugin_api(tree: Path) -> None:
     assert not bad, ("formats may import only bunzai.sdk (tests also bunzai and "
                      "bunzai.testing):\n  " + "\n  ".join(bad[:40])
                      + (f"\n  … and {len(bad) - 40} more" if len(bad) > 40 else ""))
+
+
+FRONT_END_API = {"bunzai", "bunzai.api", "bunzai.model"}
+"""What a front end outside core (the studio) may import: the public API and the model."""
+
+
+def test_the_studio_uses_only_the_declared_api() -> None:
+    """The studio presents what the engine does through ``bunzai.api``, as the CLI does; it
+    never reaches into core's modules, so core can move them."""
+    tree = ROOT / "bunzai-studio" / "src"
+    bad = []
+    for path in sorted(tree.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = ([node.module] if isinstance(node, ast.ImportFrom) and node.level == 0
+                       and node.module else
+                       [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            bad += [f"{path.relative_to(ROOT)}:{node.lineno}: {m}" for m in modules
+                    if m and (m == "bunzai" or m.startswith("bunzai."))
+                    and m not in FRONT_END_API]
+    assert not bad, "the studio may import only bunzai, bunzai.api and bunzai.model:\n  " \
+        + "\n  ".join(bad)
 
 
 def test_core_never_imports_the_plugin_api() -> None:

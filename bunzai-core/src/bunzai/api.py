@@ -43,7 +43,12 @@ if TYPE_CHECKING:
     from .host.detection import DetectionReport
     from .host.registry import Registry
     from .host.types import FormatInfo, ReadResult, WriteResult
-    from .io.outputs import output_names, safe_name, source_stem
+    from .io.containers.media import sniff_media
+    from .io.frozen import thaw
+    from .io.jsonio import dumps
+    from .io.limits import Limits, get_limits, set_limits
+    from .io.outputs import file_names, output_names, safe_name, source_stem
+    from .kinds import ANY_KIND, KINDS
     from .loss.report import LossReport
     from .model import Entity
 
@@ -57,7 +62,13 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     ".engine.inspecting": ("Inspection", "Labelling", "Validation", "inspect_file",
                            "label_file", "validate_file"),
     ".engine.reading": ("Outcome", "Reading", "default_format", "read_file"),
-    ".io.outputs": ("output_names", "safe_name", "source_stem"),
+    ".io.outputs": ("file_names", "output_names", "safe_name", "source_stem"),
+    ".io.containers.media": ("sniff_media",),
+    ".io.frozen": ("thaw",),
+    ".io.jsonio": ("dumps",),
+    ".io.limits": ("Limits", "get_limits", "set_limits"),
+    ".kinds": ("ANY_KIND", "KINDS"),
+    ".host.registry": ("Registry",),
 })
 
 
@@ -71,6 +82,12 @@ def parse_options(pairs: Iterable[str] | None) -> dict[str, str]:
 def formats(kind: str | None = None, *, registry: Registry | None = None) -> list[FormatInfo]:
     """Every installed format (of ``kind``), as its adapter declares it."""
     return (registry or get_registry()).formats(kind)
+
+
+def format_rows(*, registry: Registry | None = None) -> list[dict[str, Any]]:
+    """Every installed format as ``bunzai formats --json`` shows it."""
+    from .engine.roster import roster_json
+    return roster_json(registry or get_registry())
 
 
 def detect(data: Source, filename: str | None = None, *,
@@ -148,6 +165,8 @@ def with_chat(entity: Entity, chat: Entity, *, registry: Registry | None = None
 
 
 __all__ = [
+    "ANY_KIND",
+    "KINDS",
     "BatchConversion",
     "BatchFile",
     "Conversion",
@@ -156,8 +175,10 @@ __all__ = [
     "FileAudit",
     "Inspection",
     "Labelling",
+    "Limits",
     "Outcome",
     "Reading",
+    "Registry",
     "Source",
     "Validation",
     "as_input",
@@ -171,12 +192,16 @@ __all__ = [
     "detect",
     "diff_files",
     "diff_folders",
+    "dumps",
     "embed_chat",
     "embed_lorebook",
     "extract_assets",
     "extract_chats",
     "extract_lorebook",
+    "file_names",
+    "format_rows",
     "formats",
+    "get_limits",
     "get_registry",
     "inspect_file",
     "label_file",
@@ -189,8 +214,11 @@ __all__ = [
     "read_all",
     "read_file",
     "safe_name",
+    "set_limits",
     "set_registry",
+    "sniff_media",
     "source_stem",
+    "thaw",
     "validate_file",
     "with_chat",
     "write",

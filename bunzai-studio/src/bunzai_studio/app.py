@@ -28,14 +28,14 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from bunzai.errors import BunzaiError, UsageError
+from bunzai import BunzaiError, UsageError
 
 from . import __version__, engine
 from .openapi import openapi_schema
 from .uploads import LIMIT_HINT, Form, max_upload_from_env, parse_form, read_body
 
 if TYPE_CHECKING:
-    from bunzai.host.registry import Registry
+    from bunzai.api import Registry
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -112,8 +112,8 @@ class BunzaiJSON(JSONResponse):
     """JSON via core's serializer (orjson, big integers fall back to the standard library)."""
 
     def render(self, content: Any) -> bytes:
-        from bunzai.io import jsonio
-        return jsonio.dumps(content)
+        from bunzai.api import dumps
+        return dumps(content)
 
 
 def _disposition(name: str) -> str:
@@ -131,7 +131,7 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
     """
     import anyio
 
-    from bunzai.host.registry import get_registry
+    from bunzai.api import get_registry
 
     limit = max_upload if max_upload is not None else max_upload_from_env()
     limiter = anyio.CapacityLimiter(workers)
@@ -196,10 +196,9 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
             "x-bunzai-loss-entries": str(len(outcome.payload["loss"]))})
 
     async def formats(request: Request) -> Response:
-        from bunzai.engine.roster import roster_json
-        from bunzai.kinds import ANY_KIND, KINDS
+        from bunzai.api import ANY_KIND, KINDS, format_rows
 
-        rows = roster_json(reg())
+        rows = format_rows(registry=reg())
         kind = request.query_params.get("kind")
         if kind:
             if kind not in KINDS:

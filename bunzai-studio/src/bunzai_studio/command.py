@@ -28,7 +28,7 @@ def add_command(app: typer.Typer) -> None:
                  f"{DEFAULT_MAX_UPLOAD // (1024 * 1024)} MiB).")] = None,
     ) -> None:
         """Serve the studio: a local web page to inspect, check and convert files."""
-        from bunzai.errors import BunzaiError
+        from bunzai import BunzaiError
 
         from .server import serve
         from .uploads import parse_size

@@ -15,10 +15,10 @@ import base64
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bunzai.errors import BunzaiError, LimitExceeded
+from bunzai import BunzaiError, LimitExceeded
 
 if TYPE_CHECKING:
-    from bunzai.host.registry import Registry
+    from bunzai.api import Registry
 
     from .view import PreviewBudget
 
@@ -55,7 +55,7 @@ def failure(exc: BunzaiError, filename: str | None, payload: dict[str, Any] | No
 
 def targets(registry: Registry, kind: str) -> list[dict[str, Any]]:
     """Writable formats that take ``kind``: the kind's own first, then any-kind (native)."""
-    from bunzai.kinds import ANY_KIND
+    from bunzai.api import ANY_KIND
 
     infos = [i for i in registry.formats(kind) if i.can_write]
     infos.sort(key=lambda i: (i.kind == ANY_KIND, i.id))
@@ -64,14 +64,10 @@ def targets(registry: Registry, kind: str) -> list[dict[str, Any]]:
             for i in infos]
 
 
-def output_stem(entities: list[Any], filename: str) -> str:
-    """Downloads are named after the card when the file holds one named entity, else after
-    the upload (without its suffix, as core strips it)."""
-    from bunzai.io.outputs import safe_name, source_stem
+def output_stem(filename: str) -> str:
+    """The stem downloads are named with: core's naming rule, after the upload's name."""
+    from bunzai.api import safe_name, source_stem
 
-    name = getattr(entities[0], "name", None) if len(entities) == 1 else None
-    if isinstance(name, str) and name.strip():
-        return safe_name(name)
     return safe_name(source_stem(filename))
 
 
@@ -85,7 +81,7 @@ def _payload(filename: str, result: Any) -> dict[str, Any]:
 def inspect(registry: Registry, data: bytes, filename: str, *, from_format: str | None = None,
             budget: PreviewBudget | None = None) -> Outcome:
     """Detection, the read entity, its validation issues and origin label, and the targets."""
-    from bunzai.engine.inspecting import inspect_file
+    from bunzai.api import inspect_file
 
     from .view import entity_view
 
@@ -108,7 +104,7 @@ def inspect(registry: Registry, data: bytes, filename: str, *, from_format: str 
         "audit": {"summary": found.active,
                   "findings": [dict(f.to_dict(), line=f.line()) for f in found.findings or ()]},
         "targets": targets(registry, entities[0].kind),
-        "output_stem": output_stem(entities, filename),
+        "output_stem": output_stem(filename),
     })
     return Outcome(200, payload)
 
@@ -116,9 +112,7 @@ def inspect(registry: Registry, data: bytes, filename: str, *, from_format: str 
 def convert(registry: Registry, data: bytes, filename: str, to: str, *,
             from_format: str | None = None, options: dict[str, Any] | None = None) -> Outcome:
     """Read, write as ``to`` (same kind only: core refuses the rest), name the outputs safely."""
-    from bunzai.engine.converting import convert_file
-    from bunzai.io.containers.media import sniff_media
-    from bunzai.io.outputs import output_names
+    from bunzai.api import convert_file, file_names, sniff_media
 
     try:
         found = convert_file(data, to, filename=filename, from_format=from_format,
@@ -130,7 +124,7 @@ def convert(registry: Registry, data: bytes, filename: str, to: str, *,
         assert found.error is not None
         return failure(found.error, filename, payload)
     written = found.written
-    names = output_names(output_stem(found.entities, filename), written.files)
+    names = file_names(written)
     files = [(n, f.data, sniff_media(f.data)[0]) for n, f in zip(names, written.files,
                                                                  strict=True)]
     assert found.target is not None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bunzai.host.hookspecs import hookimpl
+from bunzai import hookimpl
 
 if TYPE_CHECKING:
     import typer

@@ -7,7 +7,7 @@ import sys
 import threading
 import webbrowser
 
-from bunzai.errors import UsageError
+from bunzai import UsageError
 
 from .app import LOOPBACK_NAMES, create_app, is_loopback
 
@@ -46,7 +46,7 @@ def serve(host: str, port: int, *, open_browser: bool, max_upload: int) -> None:
     """Serve until interrupted."""
     import uvicorn
 
-    from bunzai.io.limits import get_limits, set_limits
+    from bunzai.api import get_limits, set_limits
 
     if max_upload > get_limits().max_size:  # core must accept what the studio lets in
         set_limits(get_limits().replace(max_size=max_upload))

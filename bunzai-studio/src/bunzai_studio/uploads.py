@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath, PureWindowsPath
 
-from bunzai.errors import LimitExceeded, UsageError
+from bunzai import LimitExceeded, UsageError
 
 from . import DEFAULT_MAX_UPLOAD as DEFAULT_MAX_UPLOAD
 from . import ENV_MAX_UPLOAD

@@ -12,8 +12,7 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from bunzai.io.containers.media import sniff_media
-from bunzai.io.frozen import thaw
+from bunzai.api import sniff_media, thaw
 
 PREVIEW_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "image/avif",
                            "image/bmp"})

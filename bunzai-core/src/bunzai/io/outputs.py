@@ -173,6 +173,15 @@ def source_stem(name: str) -> str:
     return Path(base).stem or base
 
 
+def file_names(result: Written) -> list[str]:
+    """The names a write's files get in a folder: ``STEM + suffix``, the stem a safe form of the
+    source file's (with no source, of the entity's name, else ``untitled``); several files
+    ``STEM-<name> + suffix``.  The one naming rule of ``bunzai convert``, ``save()`` and the
+    studio's downloads."""
+    return output_names(safe_name(source_stem(result.source) if result.source
+                                  else result.name or "untitled"), result.files)
+
+
 def output_paths(result: Written, target: str | os.PathLike[str]) -> list[Path]:
     """Where :func:`save` puts each file of ``result``.
 
@@ -188,12 +197,10 @@ def output_paths(result: Written, target: str | os.PathLike[str]) -> list[Path]:
     if os.fspath(target).endswith(("/", os.sep)) and not path.exists():
         make_folder(path)  # "converted/": a folder, made on first use
     if path.is_dir():
-        stem = (source_stem(result.source) if result.source
-                else safe_name(result.name or "untitled"))
-        names = output_names(stem, result.files)
+        names = file_names(result)
         if result.source and result.format and any(
                 (path / n).resolve() == Path(result.source).resolve() for n in names):
-            names = output_names(f"{stem}.{result.format}", result.files)
+            names = output_names(f"{source_stem(result.source)}.{result.format}", result.files)
         return [path / n for n in names]
     if len(result.files) == 1:
         return [path]
