@@ -23,8 +23,8 @@ from bunzai.fields import (
     Unrepresentable,
     enum,
 )
-from bunzai.fields import _field_for as field_for
-from bunzai.fields import _write_one as write_one
+from bunzai.fields.objects import _field_for as field_for
+from bunzai.fields.table import _write_one as write_one
 from bunzai.loss.report import LossReport
 
 _MISSING: Any = object()

@@ -17,7 +17,8 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 from . import ROUTES, corpus_rows, repo_root, samples_dir
-from .kit import AdapterConformance, PathLike
+from .base import PathLike
+from .kit import AdapterConformance
 
 
 def _load(path: Path) -> ModuleType | None:
