@@ -14,7 +14,7 @@ import typer
 import typer.main
 from typer.core import TyperCommand, TyperGroup
 
-from .. import __version__
+from .._version import __version__
 from . import output
 from .common import loaded_registry
 

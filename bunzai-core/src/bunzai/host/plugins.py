@@ -108,7 +108,7 @@ class PluginHost:
              defaults: bool = True) -> PluginHost:
         """Core's own adapters, then the entry points the kill switches leave, then ``extra``
         in-process plugins (name, object), which tests and embedders use."""
-        from .. import __version__
+        from .._version import __version__
 
         only = allowed(environ, autoload=autoload, allow=allow)
         if defaults:

@@ -7,6 +7,7 @@ registry names no format and never guesses; what is done with its answers is the
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,7 @@ from ..errors import (
     UnrecognizedInput,
     UsageError,
 )
-from ..io.asread import as_read, remember_source
+from ..io.asread import ZIP, as_read, remember, remember_file
 from ..kinds import ANY_KIND
 from ..loss.report import LossReport
 from .detection import DetectionReport, Detector, score
@@ -205,7 +206,7 @@ class Registry:
                                  f"instead of a {handle.kind}", path=path)
         if not result.entities:
             raise MalformedInput(f"{handle.id} found nothing to read", path=path)
-        remember_source(input, handle.id, result.entities)
+        _remember_source(input, handle.id, result.entities)
         return handle, result, report
 
     # -- writing --------------------------------------------------------------------------------
@@ -340,6 +341,23 @@ class Registry:
 
     def _with(self, hook: str) -> list[PluginRecord]:
         return [rec for rec in self.host.loaded if hook in rec.impls]
+
+
+def _remember_source(input: AdapterInput, format_id: str, entities: Sequence[object]) -> None:
+    """Remember what ``entities`` were read from: the JSON file's text, or the zip archive's
+    structure and JSON members, so that writing them unchanged as the same format gives back
+    the file."""
+    container = input.container
+    if container == "json" and not input.streamed:
+        remember_file(entities, format_id, input.data)
+    elif container in ("zip", "jpeg+zip") and input.zip is not None:
+        try:
+            source = input.zip.source()
+        except (ValueError, IndexError, struct.error):  # nothing to give back: written anew
+            return
+        for entity in entities:
+            remember(entity, ZIP, source)
+
 
 
 _registry: Registry | None = None

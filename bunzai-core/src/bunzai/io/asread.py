@@ -18,17 +18,13 @@ very value the writer produced.
 
 from __future__ import annotations
 
-import struct
 import weakref
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import BunzaiError
 from .compare import json_equal
 from .outputs import OutputFile
-
-if TYPE_CHECKING:
-    from .input import AdapterInput
 
 _TABLE: dict[int, dict[str, Any]] = {}
 """id(entity) -> {slot: what was remembered}; an entry leaves with its entity."""
@@ -164,22 +160,6 @@ def json_as_read(entity: object, slot: str, out: bytes, value: Any = _UNREADABLE
     return source.text if source.holds(value) else out
 
 
-def remember_source(input: AdapterInput, format_id: str, entities: Sequence[object]) -> None:
-    """Remember what ``entities`` were read from: the JSON file's text, or the zip archive's
-    structure and JSON members, so that writing them unchanged as the same format gives back
-    the file."""
-    container = input.container
-    if container == "json" and not input.streamed:
-        remember_file(entities, format_id, input.data)
-    elif container in ("zip", "jpeg+zip") and input.zip is not None:
-        try:
-            source = input.zip.source()
-        except (ValueError, IndexError, struct.error):  # nothing to give back: written anew
-            return
-        for entity in entities:
-            remember(entity, ZIP, source)
-
-
 def as_read(files: list[OutputFile], entities: Sequence[object], format_id: str) -> None:
     """A JSON file written from entities read, unchanged, from one JSON file of the same
     format becomes that file's text (whatever tool laid it out)."""
@@ -204,7 +184,7 @@ __all__ = [
     "remember",
     "remember_file",
     "remember_json",
-    "remember_source",
+
     "same_json",
     "shared",
 ]

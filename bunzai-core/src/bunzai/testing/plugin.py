@@ -36,7 +36,7 @@ from .kit import session_registry
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """Name what the conformance checks run against: installed formats and refused plugins."""
-    from .. import __version__
+    from .._version import __version__
 
     reg = session_registry(config)
     lines = [f"bunzai {__version__}: {len(reg.adapters)} formats installed "
