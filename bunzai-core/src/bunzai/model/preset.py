@@ -26,9 +26,12 @@ SAMPLERS = (
     "temperature", "top_k", "top_p", "top_a", "min_p", "typical_p", "tfs", "epsilon_cutoff",
     "eta_cutoff", "repetition_penalty", "presence_penalty", "frequency_penalty", "mirostat",
     "dynamic_temperature", "smoothing", "dry", "xtc", "top_n_sigma", "no_repeat_ngram",
-    "encoder_repetition_penalty",
+    "encoder_repetition_penalty", "unified",
 )
 """Canonical names of samplers in ``sampling.sampler_order``."""
+
+Number = float | int
+"""A number as the source wrote it: an integer stays an integer, so a rewrite is the same text."""
 
 NAMES_BEHAVIOR = ("none", "force", "always")
 """When an instruct template prefixes messages with the speaker's name: never, only in groups
@@ -38,57 +41,57 @@ and for forced avatars, always (SillyTavern's three choices)."""
 class Sampling(CanonicalModel):
     """Generation settings by meaning; each is None when the source did not state it."""
 
-    temperature: float | None = Field(None, description="sampling temperature (1 is neutral)")
+    temperature: Number | None = Field(None, description="sampling temperature (1 is neutral)")
     temperature_last: bool | None = Field(
         None, description="apply temperature after the truncation samplers")
     top_k: int | None = Field(None, description="keep the k most likely tokens (0 disables)")
-    top_p: float | None = Field(None, description="nucleus sampling mass (1 disables)")
-    top_a: float | None = Field(None, description="top-a threshold (0 disables)")
-    min_p: float | None = Field(None, description="minimum probability relative to the top "
+    top_p: Number | None = Field(None, description="nucleus sampling mass (1 disables)")
+    top_a: Number | None = Field(None, description="top-a threshold (0 disables)")
+    min_p: Number | None = Field(None, description="minimum probability relative to the top "
                                                   "token (0 disables)")
-    typical_p: float | None = Field(None, description="locally typical sampling mass "
+    typical_p: Number | None = Field(None, description="locally typical sampling mass "
                                                       "(1 disables)")
-    tfs: float | None = Field(None, description="tail-free sampling z (1 disables)")
-    epsilon_cutoff: float | None = Field(None, description="epsilon sampling cutoff "
+    tfs: Number | None = Field(None, description="tail-free sampling z (1 disables)")
+    epsilon_cutoff: Number | None = Field(None, description="epsilon sampling cutoff "
                                                            "(0 disables)")
-    eta_cutoff: float | None = Field(None, description="eta sampling cutoff (0 disables)")
-    top_n_sigma: float | None = Field(None, description="top-n-sigma threshold (0 disables)")
-    repetition_penalty: float | None = Field(None, description="multiplicative repetition "
+    eta_cutoff: Number | None = Field(None, description="eta sampling cutoff (0 disables)")
+    top_n_sigma: Number | None = Field(None, description="top-n-sigma threshold (0 disables)")
+    repetition_penalty: Number | None = Field(None, description="multiplicative repetition "
                                                                "penalty (1 disables)")
     repetition_penalty_range: int | None = Field(
         None, description="how many recent tokens the repetition penalty looks at (0: all)")
-    repetition_penalty_slope: float | None = Field(
+    repetition_penalty_slope: Number | None = Field(
         None, description="how the penalty falls off over the range (Kobold/NovelAI slope)")
     repetition_penalty_decay: int | None = Field(
         None, description="decay of the penalty over the range (text-generation-webui)")
-    presence_penalty: float | None = Field(None, description="additive presence penalty "
+    presence_penalty: Number | None = Field(None, description="additive presence penalty "
                                                              "(0 disables)")
-    frequency_penalty: float | None = Field(None, description="additive frequency penalty "
+    frequency_penalty: Number | None = Field(None, description="additive frequency penalty "
                                                               "(0 disables)")
-    encoder_repetition_penalty: float | None = Field(
+    encoder_repetition_penalty: Number | None = Field(
         None, description="penalty on tokens not in the prompt (1 disables)")
     no_repeat_ngram_size: int | None = Field(None, description="forbid repeating n-grams of "
                                                                "this size (0 disables)")
     mirostat_mode: int | None = Field(None, description="mirostat version (0 off, 1 or 2)")
-    mirostat_tau: float | None = Field(None, description="mirostat target entropy")
-    mirostat_eta: float | None = Field(None, description="mirostat learning rate")
-    dry_multiplier: float | None = Field(None, description="DRY penalty multiplier "
+    mirostat_tau: Number | None = Field(None, description="mirostat target entropy")
+    mirostat_eta: Number | None = Field(None, description="mirostat learning rate")
+    dry_multiplier: Number | None = Field(None, description="DRY penalty multiplier "
                                                            "(0 disables)")
-    dry_base: float | None = Field(None, description="DRY penalty base")
+    dry_base: Number | None = Field(None, description="DRY penalty base")
     dry_allowed_length: int | None = Field(None, description="longest repeat DRY allows")
     dry_penalty_last_n: int | None = Field(None, description="how many tokens DRY scans "
                                                              "(0: all)")
     dry_sequence_breakers: list[str] | None = Field(
         None, description="strings that interrupt a DRY repeat")
-    xtc_threshold: float | None = Field(None, description="XTC probability threshold")
-    xtc_probability: float | None = Field(None, description="chance XTC applies (0 disables)")
+    xtc_threshold: Number | None = Field(None, description="XTC probability threshold")
+    xtc_probability: Number | None = Field(None, description="chance XTC applies (0 disables)")
     dynamic_temperature: bool | None = Field(None, description="dynamic temperature on")
-    dynatemp_low: float | None = Field(None, description="dynamic temperature minimum")
-    dynatemp_high: float | None = Field(None, description="dynamic temperature maximum")
-    dynatemp_exponent: float | None = Field(None, description="dynamic temperature exponent")
-    smoothing_factor: float | None = Field(None, description="quadratic smoothing factor "
+    dynatemp_low: Number | None = Field(None, description="dynamic temperature minimum")
+    dynatemp_high: Number | None = Field(None, description="dynamic temperature maximum")
+    dynatemp_exponent: Number | None = Field(None, description="dynamic temperature exponent")
+    smoothing_factor: Number | None = Field(None, description="quadratic smoothing factor "
                                                              "(0 disables)")
-    smoothing_curve: float | None = Field(None, description="quadratic smoothing curve")
+    smoothing_curve: Number | None = Field(None, description="quadratic smoothing curve")
     sampler_order: list[str] | None = Field(
         None, description="order the samplers run in, by canonical sampler name (SAMPLERS)")
     max_tokens: int | None = Field(None, description="response length in tokens")
@@ -106,15 +109,15 @@ class Sampling(CanonicalModel):
         None, description="per-token biases as the source lists them")
     grammar: str | None = Field(None, description="GBNF grammar constraining the output")
     json_schema: JSONValue = Field(None, description="JSON Schema constraining the output")
-    guidance_scale: float | None = Field(None, description="classifier-free guidance scale "
+    guidance_scale: Number | None = Field(None, description="classifier-free guidance scale "
                                                            "(1 disables)")
     negative_prompt: str | None = Field(None, description="negative prompt for guidance")
     seed: int | None = Field(None, description="random seed (-1: random)")
     do_sample: bool | None = Field(None, description="sample (false: greedy decoding)")
-    penalty_alpha: float | None = Field(None, description="contrastive search alpha "
+    penalty_alpha: Number | None = Field(None, description="contrastive search alpha "
                                                           "(0 disables)")
     num_beams: int | None = Field(None, description="beam search width (1 disables)")
-    length_penalty: float | None = Field(None, description="beam search length penalty")
+    length_penalty: Number | None = Field(None, description="beam search length penalty")
     early_stopping: bool | None = Field(None, description="beam search early stopping")
 
 

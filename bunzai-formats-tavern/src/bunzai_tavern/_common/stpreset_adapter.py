@@ -1,0 +1,93 @@
+"""The adapter shape every SillyTavern preset format shares: one flat object, one field table.
+
+Kept import-light (detection imports every adapter): the tables are imported when a file is
+read or written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from bunzai.sdk import Detection, FormatAdapter, ReadResult, WriteResult
+
+from .options import indent_option
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
+
+SECTION_REASONS = {
+    "sampling": "holds no generation settings",
+    "instruct": "holds no instruct sequences",
+    "context": "holds no context template",
+    "system_prompt": "holds no system prompt",
+    "reasoning": "holds no reasoning formatting",
+    "chat_completion": "holds no chat-completion prompt list",
+}
+"""What a file of one part lacks, by section."""
+
+REQUIRED: dict[str, dict[str, Any]] = {
+    "INSTRUCT": {"name": "Imported", "input_sequence": "", "output_sequence": ""},
+    "CONTEXT": {"name": "Imported", "story_string": ""},
+    "SYSPROMPT": {"name": "Imported", "content": ""},
+    "REASONING": {"name": "Imported", "prefix": "", "suffix": "", "separator": ""},
+}
+"""Keys SillyTavern's importer needs (preset-manager.js ``isPossibly…Data``), filled in when a
+converted preset has no value for them."""
+
+
+def reasons_for(label: str, sections: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    return tuple((s, f"{label} {why}") for s, why in SECTION_REASONS.items()
+                 if s not in sections)
+
+
+class StPresetAdapter(FormatAdapter):
+    """Base of SillyTavern's one-object preset formats (set ``table`` and ``section``)."""
+
+    kind = "preset"
+    suffix = ".json"
+    table: ClassVar[str] = ""
+    """Name of the field table in :mod:`._common.stpresets`."""
+    section: ClassVar[str] = ""
+    """The section whose name the file's ``name`` is (for a master export's parts)."""
+    options = (indent_option(4, "JSON indent (SillyTavern saves with 4); 0 is compact"),)
+
+    def score(self, data: Any) -> tuple[float, str]:
+        raise NotImplementedError
+
+    def detect(self, input: AdapterInput) -> Detection:
+        s, why = self.score(input.json)
+        return Detection(s, why)
+
+    def read(self, input: AdapterInput, options: Mapping[str, Any]) -> ReadResult:
+        from . import stpresets
+
+        return stpresets.read_preset(input, getattr(stpresets, self.table), self.format_id)
+
+    def write(self, entity: Any, options: Mapping[str, Any]) -> WriteResult:
+        from bunzai.sdk import LossReport, OutputFile, dumps_layout
+
+        from . import stpresets
+
+        table = getattr(stpresets, self.table)
+        rec = stpresets.own(entity.passthrough, self.format_id)
+        data = stpresets.own(entity.app_data, self.format_id)
+        loss = LossReport()
+        base = stpresets.section_get(entity)
+        name = stpresets.part_name(entity, self.section)
+
+        def get(attr: str) -> Any:
+            return name if attr == "name" else base(attr)
+
+        obj = stpresets.write_object(entity, table, rec.get("table"), data, loss, get=get)
+        for key, value in REQUIRED.get(self.table, {}).items():
+            obj.setdefault(key, value)
+        text = dumps_layout(obj, rec.get("json"), 4, options)
+        return WriteResult([OutputFile(text, ".json")], loss)
+
+    @classmethod
+    def carried(cls) -> tuple[str, ...]:
+        """The canonical paths the table carries (for ``carries``)."""
+        from . import stpresets
+
+        return getattr(stpresets, cls.table).attrs()
