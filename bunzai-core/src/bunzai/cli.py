@@ -859,6 +859,46 @@ def lorebook_merge(
     _present(conv, out, force, as_json, report)
 
 
+# -- template --------------------------------------------------------------------------------------
+
+
+template_app = typer.Typer(help="Show the prompt a preset or prompt template builds.",
+                           no_args_is_help=True, **_SETTINGS)
+_CORE["template"] = _Lazy(lambda: typer.main.get_command(template_app),
+                          "Show the prompt a preset or prompt template builds.")
+
+
+@template_app.callback()
+def template_group() -> None:
+    """Show the prompt a preset or prompt template builds."""
+
+
+@template_app.command("render", cls=_Command)
+def template_render(
+    template: Annotated[Path, typer.Argument(metavar="TEMPLATE",
+                                             help="Preset or prompt template file.")],
+    chat: Annotated[Path | None, typer.Option(
+        "--chat", metavar="CHAT", show_default=False,
+        help="Chat to render (default: a short chat of marker messages).")] = None,
+    card: Annotated[Path | None, typer.Option(
+        "--card", metavar="CARD", show_default=False,
+        help="Character card whose fields fill the story string.")] = None,
+) -> None:
+    """Print the exact prompt text TEMPLATE builds for a chat (SillyTavern's rules; Jinja
+    templates through Jinja)."""
+    from . import api
+    from .engine.render import render_file
+
+    try:
+        reg = _registry()
+        chat_entity = api.read(chat, registry=reg) if chat is not None else None
+        card_entity = api.read(card, registry=reg) if card is not None else None
+        text = render_file(template, chat_entity, card_entity, registry=reg)
+    except BunzaiError as exc:
+        _fail(exc)
+    typer.echo(text, nl=False)
+
+
 # -- chat ------------------------------------------------------------------------------------------
 
 

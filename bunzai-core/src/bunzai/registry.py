@@ -600,6 +600,11 @@ class Registry:
                     if carried is not None:
                         warnings += [f"{full}: changed when written as {info.id}, found only "
                                      "by reading the output back" for full in found]
+                    if getattr(before, "kind", None) == "preset" and not list(loss):
+                        from .engine.render import render_difference
+                        differs = render_difference(self, before, after)
+                        if differs:
+                            warnings.append(f"the prompt it builds changed: {differs}")
 
     def _report_acted_on(self, info: FormatInfo, entity: Entity, prefix: str,
                          loss: LossReport) -> None:
