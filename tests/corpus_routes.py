@@ -33,6 +33,17 @@ CLASS_ROUTES: dict[str, str | None] = {
     "tavernai-legacy-chat": "tavernai-chat",
     "backyard-chat": "backyard-chat",
     "kobold-lite-save": "koboldai-lite",
+    # ../shared/corpus-presets (its own MANIFEST.tsv)
+    "st-instruct": "sillytavern-instruct",
+    "st-context": "sillytavern-context",
+    "st-sysprompt": "sillytavern-sysprompt",
+    "st-textgen": "sillytavern-textgen",
+    "st-kobold": "sillytavern-kobold",
+    "st-novel": "sillytavern-novel",
+    "st-openai": "sillytavern-openai",
+    "ooba-preset": None,
+    "ooba-instruct-legacy": None,
+    "ooba-instruct-jinja": None,
 }
 """Corpus class (MANIFEST.tsv of the corpus and of the chat corpus) -> format id."""
 
@@ -95,6 +106,9 @@ REPO_ROUTES: dict[str, str | None] = {
     _RISU + "chat/tests/samples/risu-chat-export.json": "risu-chat",
     _RISU + "chat/tests/samples/risu-chat-export-v1.json": "risu-chat",
     _BACKYARD + "byaf/tests/samples/byaf-chat-regenerated-replies.byaf": "backyard-byaf",
+    _TAVERN + "sillytavern_reasoning/tests/samples/st-reasoning-ponder.json":
+        "sillytavern-reasoning",
+    _TAVERN + "sillytavern_master/tests/samples/st-master-lamplight.json": "sillytavern-master",
 }
 """Repository file (relative to the repository root) -> format id: the matrix converts them
 and the conformance kit uses them as it does the corpus."""

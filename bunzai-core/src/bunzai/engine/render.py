@@ -431,7 +431,8 @@ def render_chat_completion(preset: Any, scene: Scene) -> str:
     for p in injected:
         if not p.content:
             continue
-        at = next((i for i, m in enumerate(messages) if (m[0], m[1]) in history), len(messages))
+        at = next((i for i, m in enumerate(messages) if (m[0], m[1]) in history),
+                  len(messages))
         where = max(at, len(messages) - (p.depth or 0))
         messages.insert(where, (p.role or "system", substitute(p.content, env)))
     return "".join(f"[{role}]\n{text}\n" for role, text in messages)
@@ -499,6 +500,7 @@ def messages_of(preset: Any, scene: Scene) -> list[dict[str, str]]:
 
 __all__: Sequence[str] = [
     "DEFAULT_STORY_STRING", "Scene", "Turn", "handlebars", "marker_scenes", "messages_of",
-    "render_chat_completion", "render_difference", "render_entity", "render_file", "render_preset", "render_text",
+    "render_chat_completion", "render_difference", "render_entity", "render_file",
+    "render_preset", "render_text",
     "scene_from", "substitute",
 ]

@@ -23,6 +23,7 @@ def _off_unless(switch: str, *off: Any) -> Callable[[Any, Any], bool]:
 
 _S = "sampling."
 PRESET_RULES: dict[str, Rule] = {
+    f"{_S}temperature": (1,),
     f"{_S}top_k": (0,),
     f"{_S}top_p": (1,),
     f"{_S}top_a": (0,),

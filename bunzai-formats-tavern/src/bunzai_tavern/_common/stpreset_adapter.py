@@ -31,9 +31,13 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "CONTEXT": {"name": "Imported", "story_string": ""},
     "SYSPROMPT": {"name": "Imported", "content": ""},
     "REASONING": {"name": "Imported", "prefix": "", "suffix": "", "separator": ""},
+    "TEXTGEN": {"temp": 1, "rep_pen": 1, "typical_p": 1},
+    "KOBOLD": {"temp": 1, "rep_pen": 1, "typical": 1},
+    "NOVEL": {"order": [], "repetition_penalty_range": 0},
 }
-"""Keys SillyTavern's importer needs (preset-manager.js ``isPossibly…Data``), filled in when a
-converted preset has no value for them."""
+"""Keys SillyTavern's importer needs (preset-manager.js ``isPossibly…Data``) and the keys that
+tell one API's preset from another's, filled in with values that change nothing when a
+converted preset has none."""
 
 
 def reasons_for(label: str, sections: tuple[str, ...]) -> tuple[tuple[str, str], ...]:

@@ -98,8 +98,8 @@ def order_conv(codes: Mapping[Any, str], what: str, *, complete: bool = False) -
             raise Bad(f"expected a list of {what} sampler ids, got {type_name(x)}")
         out = []
         for item in x:
-            key = item if not isinstance(item, bool) else None
-            if key not in codes:
+            key = item if isinstance(item, int | str) and not isinstance(item, bool) else None
+            if key is None or key not in codes:
                 raise Bad(f"{item!r} is not a {what} sampler id")
             out.append(codes[key])
         return out

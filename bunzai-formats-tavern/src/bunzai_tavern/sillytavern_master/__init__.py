@@ -54,7 +54,7 @@ class SillyTavernMasterAdapter(FormatAdapter):
 def _carries() -> tuple[str, ...]:
     from .._common import stpresets as st
 
-    out: list[str] = ["names"]
+    out: list[str] = ["name", "names"]
     for table in (st.INSTRUCT, st.CONTEXT, st.SYSPROMPT, st.TEXTGEN, st.REASONING):
         out += [a for a in table.attrs() if a not in out]
     return tuple(out)

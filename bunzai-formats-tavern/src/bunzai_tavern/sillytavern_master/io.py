@@ -57,7 +57,9 @@ def read_master(input: Any, format_id: str) -> ReadResult:
     json_layout = sniff_layout(input.data, 4)
     if json_layout:
         record["json"] = json_layout
-    preset = Preset(**values, names=names, passthrough={format_id: record},
+    first = next(iter(names.values()), None)
+    names = {k: v for k, v in names.items() if v != first}  # a part named like the first
+    preset = Preset(**values, name=first, names=names, passthrough={format_id: record},
                     app_data={format_id: data} if data else {})
     return ReadResult([preset], warnings)
 
@@ -84,6 +86,10 @@ def write_master(entity: Any, options: Mapping[str, Any], format_id: str) -> Wri
         for k, v in (TEXTGEN_REQUIRED if key == "preset" else REQUIRED.get(table, {})).items():
             obj.setdefault(k, v)
         doc[key] = obj
+    if not doc:  # nothing to bundle: the part SillyTavern's import accepts with no values
+        doc["preset"] = dict(TEXTGEN_REQUIRED)
+        if entity.name is not None:
+            doc["preset"]["name"] = entity.name
     order = rec.get("order")
     if isinstance(order, list):
         doc = {**{k: doc[k] for k in order if k in doc},
