@@ -169,7 +169,9 @@ FIRST, LAST = 1, 2
 
 
 def _instruct_on(ins: Any) -> bool:
-    return any(v is not None for v in ins.model_dump().values())
+    """Instruct mode: the preset has a template that says something (an instruct file of empty
+    sequences, written only because a format needs the keys, wraps nothing)."""
+    return any(v not in (None, "", False) for v in ins.model_dump().values())
 
 
 def render_preset(preset: Any, scene: Scene) -> str:
