@@ -234,6 +234,7 @@ def _preset(variant: str) -> Any:
         return Preset(name="Plain")
     return Preset(
         name="Lamplight",
+        names={"system_prompt": "Keeper"},
         sampling=Sampling(temperature=0.9, top_p=0.92, top_k=40, min_p=0.05,
                           repetition_penalty=1.08, repetition_penalty_range=1024,
                           dry_multiplier=0.8, dry_base=1.75, dry_allowed_length=2,

@@ -27,10 +27,10 @@ SECTION_REASONS = {
 """What a file of one part lacks, by section."""
 
 REQUIRED: dict[str, dict[str, Any]] = {
-    "INSTRUCT": {"name": "Imported", "input_sequence": "", "output_sequence": ""},
-    "CONTEXT": {"name": "Imported", "story_string": ""},
-    "SYSPROMPT": {"name": "Imported", "content": ""},
-    "REASONING": {"name": "Imported", "prefix": "", "suffix": "", "separator": ""},
+    "INSTRUCT": {"input_sequence": "", "output_sequence": ""},
+    "CONTEXT": {"story_string": ""},
+    "SYSPROMPT": {"content": ""},
+    "REASONING": {"prefix": "", "suffix": "", "separator": ""},
     "TEXTGEN": {"temp": 1, "rep_pen": 1, "typical_p": 1},
     "KOBOLD": {"temp": 1, "rep_pen": 1, "typical": 1},
     "NOVEL": {"order": [], "repetition_penalty_range": 0},

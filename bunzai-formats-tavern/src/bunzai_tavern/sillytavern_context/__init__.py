@@ -18,7 +18,8 @@ class SillyTavernContextAdapter(StPresetAdapter):
 
     format_id = "sillytavern-context"
     label = "SillyTavern context template"
-    aliases = ("context",)
+    aliases = ("st-context",)
+    signature = {"json": ("story_string",)}
     table = "CONTEXT"
     section = "context"
     detection = (("object with a string story_string", 0.9),)

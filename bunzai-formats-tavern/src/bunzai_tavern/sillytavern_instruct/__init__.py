@@ -18,7 +18,8 @@ class SillyTavernInstructAdapter(StPresetAdapter):
 
     format_id = "sillytavern-instruct"
     label = "SillyTavern instruct template"
-    aliases = ("instruct",)
+    aliases = ("st-instruct",)
+    signature = {"json": ("input_sequence",)}
     table = "INSTRUCT"
     section = "instruct"
     detection = (("object with string input_sequence and output_sequence", 0.9),)

@@ -18,7 +18,8 @@ class SillyTavernKoboldAdapter(StPresetAdapter):
 
     format_id = "sillytavern-kobold"
     label = "SillyTavern KoboldAI preset"
-    aliases = ("kobold",)
+    aliases = ("st-kobold",)
+    signature = {"json": ("temp",)}
     table = "KOBOLD"
     section = "sampling"
     detection = (("temp and rep_pen with typical (not typical_p)", 0.85),)

@@ -25,7 +25,8 @@ class SillyTavernMasterAdapter(FormatAdapter):
     kind = "preset"
     label = "SillyTavern master export"
     suffix = ".json"
-    aliases = ("master",)
+    aliases = ("st-master",)
+    signature = {"json": ("instruct", "context", "sysprompt", "preset", "reasoning")}
     options = (indent_option(4, "JSON indent (SillyTavern exports with 4); 0 is compact"),)
     detection = (("object whose keys are only instruct, context, sysprompt, preset and "
                   "reasoning, each an object", 0.9),)

@@ -17,7 +17,8 @@ class SillyTavernNovelAdapter(StPresetAdapter):
 
     format_id = "sillytavern-novel"
     label = "SillyTavern NovelAI preset"
-    aliases = ("novel",)
+    aliases = ("st-novel",)
+    signature = {"json": ("order",)}
     table = "NOVEL"
     section = "sampling"
     detection = (("an order list with tail_free_sampling, phrase_rep_pen or "

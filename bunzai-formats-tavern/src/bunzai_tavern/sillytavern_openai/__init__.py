@@ -22,7 +22,8 @@ class SillyTavernOpenAIAdapter(StPresetAdapter):
 
     format_id = "sillytavern-openai"
     label = "SillyTavern chat-completion preset"
-    aliases = ("openai", "chat-completion")
+    aliases = ("st-openai",)
+    signature = {"json": ("prompts", "chat_completion_source", "openai_max_context")}
     table = "OPENAI"
     section = "chat_completion"
     detection = (

@@ -18,7 +18,8 @@ class SillyTavernReasoningAdapter(StPresetAdapter):
 
     format_id = "sillytavern-reasoning"
     label = "SillyTavern reasoning template"
-    aliases = ("reasoning",)
+    aliases = ("st-reasoning",)
+    signature = {"json": ("prefix",)}
     table = "REASONING"
     section = "reasoning"
     detection = (("object of only name, prefix, suffix and separator", 0.85),)

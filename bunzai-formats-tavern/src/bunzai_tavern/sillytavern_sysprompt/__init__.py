@@ -18,10 +18,12 @@ class SillyTavernSysPromptAdapter(StPresetAdapter):
 
     format_id = "sillytavern-sysprompt"
     label = "SillyTavern system prompt"
-    aliases = ("sysprompt",)
+    aliases = ("st-sysprompt",)
+    signature = {"json": ("content",)}
     table = "SYSPROMPT"
     section = "system_prompt"
-    detection = (("object of only name, content and post_history", 0.85),)
+    detection = (("object of only name, content and post_history", 0.85),
+                 ("object of only content and post_history", 0.6))
     reasons = reasons_for("a SillyTavern system prompt", ('system_prompt',))
     doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_sysprompt/README.md"
 
@@ -31,6 +33,8 @@ class SillyTavernSysPromptAdapter(StPresetAdapter):
         keys = set(data)
         if keys <= {"name", "content", "post_history"} and isinstance(data.get("name"), str):
             return 0.85, "SillyTavern system prompt (name, content)"
+        if keys <= {"content", "post_history"}:
+            return 0.6, "a system prompt without a name"
         return 0.0, ""
 
 

@@ -18,7 +18,8 @@ class SillyTavernTextGenAdapter(StPresetAdapter):
 
     format_id = "sillytavern-textgen"
     label = "SillyTavern text-completion preset"
-    aliases = ("textgen",)
+    aliases = ("st-textgen",)
+    signature = {"json": ("temp",)}
     table = "TEXTGEN"
     section = "sampling"
     detection = (("temp and rep_pen with typical_p, sampler_priority or temperature_last", 0.85),
