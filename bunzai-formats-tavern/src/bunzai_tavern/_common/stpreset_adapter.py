@@ -84,6 +84,9 @@ class StPresetAdapter(FormatAdapter):
             return name if attr == "name" else base(attr)
 
         obj = stpresets.write_object(entity, table, rec.get("table"), data, loss, get=get)
+        if name != entity.name:  # a master export's part keeps the part's own name
+            loss.approximated("name", f"the file is named after its part: {name!r} "
+                                      f"(the preset was {entity.name!r})")
         for key, value in REQUIRED.get(self.table, {}).items():
             obj.setdefault(key, value)
         text = dumps_layout(obj, rec.get("json"), 4, options)
