@@ -41,9 +41,9 @@ CLASS_ROUTES: dict[str, str | None] = {
     "st-kobold": "sillytavern-kobold",
     "st-novel": "sillytavern-novel",
     "st-openai": "sillytavern-openai",
-    "ooba-preset": None,
-    "ooba-instruct-legacy": None,
-    "ooba-instruct-jinja": None,
+    "ooba-preset": "oobabooga-preset",
+    "ooba-instruct-legacy": "oobabooga-instruct",
+    "ooba-instruct-jinja": "oobabooga-instruct",
 }
 """Corpus class (MANIFEST.tsv of the corpus and of the chat corpus) -> format id."""
 
@@ -109,6 +109,9 @@ REPO_ROUTES: dict[str, str | None] = {
     _TAVERN + "sillytavern_reasoning/tests/samples/st-reasoning-ponder.json":
         "sillytavern-reasoning",
     _TAVERN + "sillytavern_master/tests/samples/st-master-lamplight.json": "sillytavern-master",
+    _TAVERN + "oobabooga_preset/tests/samples/ooba-preset-ferry.yaml": "oobabooga-preset",
+    _TAVERN + "oobabooga_instruct/tests/samples/ooba-instruct-lantern.yaml": "oobabooga-instruct",
+    _TAVERN + "oobabooga_instruct/tests/samples/ooba-instruct-toolbox.yaml": "oobabooga-instruct",
 }
 """Repository file (relative to the repository root) -> format id: the matrix converts them
 and the conformance kit uses them as it does the corpus."""

@@ -20,6 +20,7 @@ FOLDERS = ("TextGen Settings", "KoboldAI Settings", "NovelAI Settings", "OpenAI 
 
 def _files() -> list[Path]:
     found = sorted(p for p in presets_corpus_dir().glob("st-*/*.json"))
+    found += sorted(p for p in presets_corpus_dir().glob("ooba-*/*.yaml"))
     found += sorted(p for f in FOLDERS for p in (LIBRARY / f).glob("*.json"))
     return found
 

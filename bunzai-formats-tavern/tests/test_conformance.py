@@ -147,3 +147,11 @@ class TestSillyTavernOpenAI(RoutedConformance):
 
 class TestSillyTavernMaster(RoutedConformance):
     format_id = "sillytavern-master"
+
+
+class TestOobaboogaPreset(RoutedConformance):
+    format_id = "oobabooga-preset"
+
+
+class TestOobaboogaInstruct(RoutedConformance):
+    format_id = "oobabooga-instruct"

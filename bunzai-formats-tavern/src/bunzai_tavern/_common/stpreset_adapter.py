@@ -40,6 +40,21 @@ tell one API's preset from another's, filled in with values that change nothing 
 converted preset has none."""
 
 
+FILLED_WHILE: dict[str, tuple[str, tuple[Any, ...]]] = {
+    "repetition_penalty_range": ("repetition_penalty", (None, 1)),
+}
+"""A required key whose filler changes what the preset does while another sampler is on:
+NovelAI's penalty range 0 covers the whole context once the penalty is not 1."""
+
+
+def _report_filled(entity: Any, key: str, value: Any, loss: Any) -> None:
+    switch = FILLED_WHILE.get(key)
+    if switch is None or getattr(entity.sampling, switch[0], None) in switch[1]:
+        return
+    loss.approximated(f"sampling.{key}", f"SillyTavern's import needs {key}: written as "
+                                         f"{value!r} (the preset had none)")
+
+
 def reasons_for(label: str, sections: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     return tuple((s, f"{label} {why}") for s, why in SECTION_REASONS.items()
                  if s not in sections)
@@ -88,7 +103,9 @@ class StPresetAdapter(FormatAdapter):
             loss.approximated("name", f"the file is named after its part: {name!r} "
                                       f"(the preset was {entity.name!r})")
         for key, value in REQUIRED.get(self.table, {}).items():
-            obj.setdefault(key, value)
+            if key not in obj:
+                obj[key] = value
+                _report_filled(entity, key, value, loss)
         text = dumps_layout(obj, rec.get("json"), 4, options)
         return WriteResult([OutputFile(text, ".json")], loss)
 

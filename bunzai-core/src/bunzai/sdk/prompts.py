@@ -1,0 +1,21 @@
+"""The prompt renderer for format plugins: the chats a template is proven on and SillyTavern's
+rules for a canonical preset.
+
+A format whose own template language builds prompts (a Jinja chat template) turns its template
+into instruct sequences and must show that the sequences build the prompt the template does;
+it renders both sides here rather than importing the engine.
+"""
+
+from __future__ import annotations
+
+from bunzai.engine.render import (
+    DEFAULT_STORY_STRING,
+    Scene,
+    Turn,
+    marker_scenes,
+    render_preset,
+    substitute,
+)
+
+__all__ = ["DEFAULT_STORY_STRING", "Scene", "Turn", "marker_scenes", "render_preset",
+           "substitute"]
