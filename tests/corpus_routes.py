@@ -112,6 +112,10 @@ REPO_ROUTES: dict[str, str | None] = {
     _TAVERN + "oobabooga_preset/tests/samples/ooba-preset-ferry.yaml": "oobabooga-preset",
     _TAVERN + "oobabooga_instruct/tests/samples/ooba-instruct-lantern.yaml": "oobabooga-instruct",
     _TAVERN + "oobabooga_instruct/tests/samples/ooba-instruct-toolbox.yaml": "oobabooga-instruct",
+    _TAVERN + "hf_chat_template/tests/samples/heron-tokenizer_config.json": "hf-chat-template",
+    _TAVERN + "hf_chat_template/tests/samples/quill-tokenizer_config.json": "hf-chat-template",
+    _TAVERN + "hf_chat_template/tests/samples/wren-chat_template.jinja": "hf-chat-template",
+    _TAVERN + "hf_chat_template/tests/samples/tally-tools.jinja": "hf-chat-template",
 }
 """Repository file (relative to the repository root) -> format id: the matrix converts them
 and the conformance kit uses them as it does the corpus."""

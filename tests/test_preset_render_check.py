@@ -13,6 +13,7 @@ from bunzai.testing import presets_corpus_dir, require_corpus, shared_dir
 
 require_corpus()
 
+OWN = Path(__file__).resolve().parents[1] / "bunzai-formats-tavern" / "src" / "bunzai_tavern"
 LIBRARY = shared_dir() / "libraries" / "st-user-2208096" / "default-user"
 FOLDERS = ("TextGen Settings", "KoboldAI Settings", "NovelAI Settings", "OpenAI Settings",
            "instruct", "context", "sysprompt", "reasoning")
@@ -21,6 +22,10 @@ FOLDERS = ("TextGen Settings", "KoboldAI Settings", "NovelAI Settings", "OpenAI 
 def _files() -> list[Path]:
     found = sorted(p for p in presets_corpus_dir().glob("st-*/*.json"))
     found += sorted(p for p in presets_corpus_dir().glob("ooba-*/*.yaml"))
+    found += sorted(p for p in OWN.glob("*/tests/samples/*") if p.suffix in (".json", ".jinja",
+                                                                             ".yaml")
+                    and p.parent.parent.parent.name.startswith(("hf_", "oobabooga_i",
+                                                                "oobabooga_p")))
     found += sorted(p for f in FOLDERS for p in (LIBRARY / f).glob("*.json"))
     return found
 

@@ -155,3 +155,7 @@ class TestOobaboogaPreset(RoutedConformance):
 
 class TestOobaboogaInstruct(RoutedConformance):
     format_id = "oobabooga-instruct"
+
+
+class TestHFChatTemplate(RoutedConformance):
+    format_id = "hf-chat-template"
