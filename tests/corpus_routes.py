@@ -116,6 +116,8 @@ REPO_ROUTES: dict[str, str | None] = {
     _TAVERN + "hf_chat_template/tests/samples/quill-tokenizer_config.json": "hf-chat-template",
     _TAVERN + "hf_chat_template/tests/samples/wren-chat_template.jinja": "hf-chat-template",
     _TAVERN + "hf_chat_template/tests/samples/tally-tools.jinja": "hf-chat-template",
+    _TAVERN + "koboldai_lite_settings/tests/samples/lite-settings-lighthouse.json":
+        "koboldai-lite-settings",
 }
 """Repository file (relative to the repository root) -> format id: the matrix converts them
 and the conformance kit uses them as it does the corpus."""

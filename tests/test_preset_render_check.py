@@ -25,7 +25,7 @@ def _files() -> list[Path]:
     found += sorted(p for p in OWN.glob("*/tests/samples/*") if p.suffix in (".json", ".jinja",
                                                                              ".yaml")
                     and p.parent.parent.parent.name.startswith(("hf_", "oobabooga_i",
-                                                                "oobabooga_p")))
+                                                                "oobabooga_p", "koboldai_lite_s")))
     found += sorted(p for f in FOLDERS for p in (LIBRARY / f).glob("*.json"))
     return found
 

@@ -159,3 +159,7 @@ class TestOobaboogaInstruct(RoutedConformance):
 
 class TestHFChatTemplate(RoutedConformance):
     format_id = "hf-chat-template"
+
+
+class TestKoboldAILiteSettings(RoutedConformance):
+    format_id = "koboldai-lite-settings"

@@ -432,7 +432,8 @@ def build(preset: Any, loss: LossReport, *, strip_bos: bool = False) -> str:
                      + " -%}{%- endif -%}")
     lines += [
         "{%- if ns.system -%}",
-        "    {{- " + literal(ssp + spp) + " + ns.system + " + literal(sps + nl + sss) + " -}}",
+        "    {{- " + literal(ssp) + " + (" + literal(spp) + " + ns.system + " + literal(sps + nl)
+        + ").lstrip('\\n') + " + literal(sss) + " -}}",
         "{%- endif -%}",
     ]
     if align:

@@ -72,18 +72,21 @@ def template_for(entity: Any, format_id: str, tokens: Mapping[str, str],
     if isinstance(raw, str) and not has_sequences(entity):
         return raw, bool(rec.get("strip_bos"))
     text = ct.build(entity, loss)
-    _report_changes(entity, text, tokens, loss)
+    _report_changes(entity, text, tokens, loss, format_id)
     return text, False
 
 
 def _report_changes(entity: Any, text: str, tokens: Mapping[str, str],
-                    loss: LossReport) -> None:
+                    loss: LossReport, format_id: str) -> None:
     """Read the built template back as sequences and report each value that came out
     another way (old and new), as the SillyTavern writers do with their own objects."""
     try:
         d = ct.derive(text, tokens)
     except ct.NotSequences as exc:  # not expected of a built template; never silent
-        loss.approximated("instruct", f"the template written is not sequences: {exc}")
+        why = f"the template written is not sequences: {exc}"
+        for path in ("instruct", "system_prompt", "context.story_string",
+                     f"app_data.{format_id}"):
+            loss.approximated(path, why)
         return
     got = ct.instruct_values(d)
     pairs = [(f"instruct.{k}", getattr(entity.instruct, k), got["instruct"].get(k))
