@@ -96,12 +96,46 @@ def write_openai(entity: Any, options: Mapping[str, Any], format_id: str) -> Wri
                                  "order": [{"identifier": it.identifier, "enabled": it.enabled}
                                            for it in o.order]} for o in cc.prompt_order]
         data.pop("prompt_order", None)
+    if not tail.get("prompts") and not tail.get("prompt_order") \
+            and "prompts" in tail and "prompt_order" in tail:
+        tail["prompts"], tail["prompt_order"] = _default_list(entity)
+        why = ("the preset has no prompt list: written as SillyTavern's default markers (main "
+               "holding its system prompt), without which SillyTavern sends no chat and "
+               "RisuAI's importer does not take the file as a SillyTavern preset")
+        loss.approximated("chat_completion.prompts", why)
+        loss.approximated("chat_completion.prompt_order", why)
     base = st.section_get(entity)
     name = st.part_name(entity, "chat_completion")
     obj = st.write_object(entity, st.OPENAI, rec.get("table"), data, loss, tail=tail,
                           get=lambda a: name if a == "name" else base(a))
+    for key, neutral in NUMBERS.items():
+        obj.setdefault(key, neutral)
     text = dumps_layout(obj, rec.get("json"), 4, options)
     return WriteResult([OutputFile(text, ".json")], loss)
+
+
+NUMBERS = {"temperature": 1, "frequency_penalty": 0, "presence_penalty": 0, "top_p": 1}
+"""Samplers RisuAI's importer reads from every SillyTavern preset (it fills 0.8 and 0.7 of its
+own for a missing temperature and frequency penalty, NaN for a missing presence penalty):
+written with the values that switch them off when the preset has none."""
+
+MARKERS = (
+    ("worldInfoBefore", "World Info (before)"), ("personaDescription", "Persona Description"),
+    ("charDescription", "Char Description"), ("charPersonality", "Char Personality"),
+    ("scenario", "Scenario"), ("worldInfoAfter", "World Info (after)"),
+    ("dialogueExamples", "Chat Examples"), ("chatHistory", "Chat History"),
+)
+"""SillyTavern's marker prompts in the order of its shipped Default preset (character 100001),
+without the optional auxiliary, enhance and post-history prompts."""
+
+
+def _default_list(entity: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    main = {"name": "Main Prompt", "system_prompt": True, "role": "system",
+            "content": entity.system_prompt.content or "", "identifier": "main"}
+    prompts = [main] + [{"name": n, "system_prompt": True, "marker": True, "identifier": i}
+                        for i, n in MARKERS]
+    order = [{"identifier": p["identifier"], "enabled": True} for p in prompts]
+    return prompts, [{"character_id": 100001, "order": order}]
 
 
 def _prompt(p: Any, i: int, format_id: str, loss: LossReport) -> dict[str, Any]:
