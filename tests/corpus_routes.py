@@ -77,7 +77,7 @@ SAMPLE_ROUTES: dict[str, str | None] = {
     "risu/gen_risu_lorebook_export.json": "risu-lorebook",
     "risu/gen_risu_regex_export.json": "risu-regex",
     "risu/gen_risu_persona.png": "risu-persona",
-    "risu/gen_risu_preset.risup": None,  # presets are out of scope
+    "risu/gen_risu_preset.risup": "risu-preset",
     "risu/rpack_map.bin": None,
     "tavern/st_regex_hide_think_numeric_substitute.json": "sillytavern-regex",
     "tavern/st_regex_hide_summary_boolean_substitute.json": "sillytavern-regex",
