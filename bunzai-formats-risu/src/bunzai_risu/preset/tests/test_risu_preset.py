@@ -12,8 +12,8 @@ import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from bunzai import api
-from bunzai.engine.render import render_difference
 from bunzai.sdk import MalformedInput, Preset
+from bunzai.sdk.prompts import render_difference
 from bunzai.testing import samples_dir
 from bunzai_risu._common import rpack
 

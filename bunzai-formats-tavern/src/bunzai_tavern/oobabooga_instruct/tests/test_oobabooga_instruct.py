@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from bunzai import api
-from bunzai.engine.render import marker_scenes, render_difference, render_entity
 from bunzai.sdk import Preset
+from bunzai.sdk.prompts import marker_scenes, render_difference, render_entity
 from bunzai.testing import Registry, as_input, load_registry, presets_corpus_dir
 
 FID = "oobabooga-instruct"
