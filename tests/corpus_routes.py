@@ -33,6 +33,17 @@ CLASS_ROUTES: dict[str, str | None] = {
     "tavernai-legacy-chat": "tavernai-chat",
     "backyard-chat": "backyard-chat",
     "kobold-lite-save": "koboldai-lite",
+    # ../shared/corpus-presets (its own MANIFEST.tsv)
+    "st-instruct": "sillytavern-instruct",
+    "st-context": "sillytavern-context",
+    "st-sysprompt": "sillytavern-sysprompt",
+    "st-textgen": "sillytavern-textgen",
+    "st-kobold": "sillytavern-kobold",
+    "st-novel": "sillytavern-novel",
+    "st-openai": "sillytavern-openai",
+    "ooba-preset": "oobabooga-preset",
+    "ooba-instruct-legacy": "oobabooga-instruct",
+    "ooba-instruct-jinja": "oobabooga-instruct",
 }
 """Corpus class (MANIFEST.tsv of the corpus and of the chat corpus) -> format id."""
 
@@ -66,7 +77,7 @@ SAMPLE_ROUTES: dict[str, str | None] = {
     "risu/gen_risu_lorebook_export.json": "risu-lorebook",
     "risu/gen_risu_regex_export.json": "risu-regex",
     "risu/gen_risu_persona.png": "risu-persona",
-    "risu/gen_risu_preset.risup": None,  # presets are out of scope
+    "risu/gen_risu_preset.risup": "risu-preset",
     "risu/rpack_map.bin": None,
     "tavern/st_regex_hide_think_numeric_substitute.json": "sillytavern-regex",
     "tavern/st_regex_hide_summary_boolean_substitute.json": "sillytavern-regex",
@@ -95,6 +106,18 @@ REPO_ROUTES: dict[str, str | None] = {
     _RISU + "chat/tests/samples/risu-chat-export.json": "risu-chat",
     _RISU + "chat/tests/samples/risu-chat-export-v1.json": "risu-chat",
     _BACKYARD + "byaf/tests/samples/byaf-chat-regenerated-replies.byaf": "backyard-byaf",
+    _TAVERN + "sillytavern_reasoning/tests/samples/st-reasoning-ponder.json":
+        "sillytavern-reasoning",
+    _TAVERN + "sillytavern_master/tests/samples/st-master-lamplight.json": "sillytavern-master",
+    _TAVERN + "oobabooga_preset/tests/samples/ooba-preset-ferry.yaml": "oobabooga-preset",
+    _TAVERN + "oobabooga_instruct/tests/samples/ooba-instruct-lantern.yaml": "oobabooga-instruct",
+    _TAVERN + "oobabooga_instruct/tests/samples/ooba-instruct-toolbox.yaml": "oobabooga-instruct",
+    _TAVERN + "hf_chat_template/tests/samples/heron-tokenizer_config.json": "hf-chat-template",
+    _TAVERN + "hf_chat_template/tests/samples/quill-tokenizer_config.json": "hf-chat-template",
+    _TAVERN + "hf_chat_template/tests/samples/wren-chat_template.jinja": "hf-chat-template",
+    _TAVERN + "hf_chat_template/tests/samples/tally-tools.jinja": "hf-chat-template",
+    _TAVERN + "koboldai_lite_settings/tests/samples/lite-settings-lighthouse.json":
+        "koboldai-lite-settings",
 }
 """Repository file (relative to the repository root) -> format id: the matrix converts them
 and the conformance kit uses them as it does the corpus."""

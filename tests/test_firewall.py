@@ -70,10 +70,10 @@ def test_core_refuses_every_cross_kind_write(registry: Registry) -> None:
     """No writer checks the kind of what it is given: core refuses another kind, and a mix of
     kinds, before any writer runs."""
     from bunzai.errors import ConversionRefused
-    from bunzai.model import Character, Chat, Lorebook, Module, Persona, RegexScript
+    from bunzai.model import Character, Chat, Lorebook, Module, Persona, Preset, RegexScript
 
     samples = [Character(name="A"), Lorebook(name="B"), Persona(name="C"),
-               RegexScript(name="D", pattern="x"), Module(name="E"), Chat()]
+               RegexScript(name="D", pattern="x"), Module(name="E"), Chat(), Preset(name="F")]
     writers = [i for i in registry.formats() if i.can_write and i.id != "vaud-json"]
     assert writers
     for info in writers:

@@ -16,7 +16,7 @@ FLOORS: dict[str, int] = {
     "errors": 1, "kinds": 1, "_lazy": 1, "_version": 1,
     "model": 2, "io": 2,
     "loss": 3,
-    "fields": 4, "chatkit": 4, "active": 4,
+    "fields": 4, "chatkit": 4, "active": 4, "prompts": 4,
     "cardspec": 5, "host": 5,
     "native": 6, "sdk": 6, "engine": 6,
     "api": 7,

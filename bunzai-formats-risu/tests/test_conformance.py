@@ -62,3 +62,7 @@ class TestRisuChat(RoutedConformance):
                                  "one (RisuAI names the user and the character itself); "
                                  "without that layout the name is dropped (reported)",
     }}
+
+
+class TestRisuPreset(RoutedConformance):
+    format_id = "risu-preset"

@@ -113,3 +113,55 @@ class TestOobaboogaChat(RoutedConformance):
 
 class TestCAIHistory(RoutedConformance):
     format_id = "cai-history"
+
+
+class TestSillyTavernInstruct(RoutedConformance):
+    format_id = "sillytavern-instruct"
+
+
+class TestSillyTavernContext(RoutedConformance):
+    format_id = "sillytavern-context"
+
+
+class TestSillyTavernSysPrompt(RoutedConformance):
+    format_id = "sillytavern-sysprompt"
+
+
+class TestSillyTavernReasoning(RoutedConformance):
+    format_id = "sillytavern-reasoning"
+
+
+class TestSillyTavernTextGen(RoutedConformance):
+    format_id = "sillytavern-textgen"
+
+
+class TestSillyTavernKobold(RoutedConformance):
+    format_id = "sillytavern-kobold"
+
+
+class TestSillyTavernNovel(RoutedConformance):
+    format_id = "sillytavern-novel"
+
+
+class TestSillyTavernOpenAI(RoutedConformance):
+    format_id = "sillytavern-openai"
+
+
+class TestSillyTavernMaster(RoutedConformance):
+    format_id = "sillytavern-master"
+
+
+class TestOobaboogaPreset(RoutedConformance):
+    format_id = "oobabooga-preset"
+
+
+class TestOobaboogaInstruct(RoutedConformance):
+    format_id = "oobabooga-instruct"
+
+
+class TestHFChatTemplate(RoutedConformance):
+    format_id = "hf-chat-template"
+
+
+class TestKoboldAILiteSettings(RoutedConformance):
+    format_id = "koboldai-lite-settings"

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ..errors import BunzaiError
-from . import books, convert, files, info  # noqa: F401  (each registers its commands)
+from . import books, convert, files, info, templates  # noqa: F401  (each registers commands)
 from .group import CORE, app
 from .output import ClosedPipeSafe
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["app", "invoke", "main"]
 
 for _name in ("inspect", "validate", "audit", "label", "convert", "diff", "extract", "lorebook",
-              "chat", "formats", "plugins", "schema"):  # the order --help lists them in
+              "chat", "template", "formats", "plugins", "schema"):  # the order --help lists them in
     CORE[_name] = CORE.pop(_name)
 
 

@@ -91,6 +91,14 @@ def bunzai_embed_chat(entity: Entity, chat: Entity) -> Entity:
 
 
 @hookspec
+def bunzai_render_prompt(entity: Entity, scene: Any) -> str | None:
+    """Optional: the prompt a template this adapter read builds for ``scene`` (a
+    ``bunzai.prompts.render.Scene``) by the format's own template language (Jinja); ``None``
+    when the entity holds no template of this format."""
+    raise NotImplementedError
+
+
+@hookspec
 def bunzai_register_commands(app: typer.Typer) -> None:
     """Optional: add commands to the ``bunzai`` CLI."""
     raise NotImplementedError

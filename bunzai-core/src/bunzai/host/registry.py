@@ -240,7 +240,7 @@ class Registry:
         if not handle.info.carries_passthrough:
             target = Target(handle.id, handle.info.reasons, self.neutrality, self.acted_on,
                             {h.id: h.info.label for h in self.adapters.values()},
-                            self._runs_differently(handle.id))
+                            self._same_prompt, self._runs_differently(handle.id))
             complete(target, written, loss, warnings, verify=verify,
                      read_back=lambda inp: self.read(inp, format=handle.id)[1].entities)
         return WriteResult([f for w in written for f in w.files], loss, warnings,
@@ -289,6 +289,14 @@ class Registry:
             self._neutrality = Neutrality([n for h in self.adapters.values()
                                            for n in h.info.neutral])
         return self._neutrality
+
+    def _same_prompt(self, before: Entity, after: Entity, loss: LossReport) -> str | None:
+        """A preset written with nothing lost must build the same prompt read back."""
+        if getattr(before, "kind", None) != "preset" or loss:
+            return None
+        from ..prompts.render import render_difference
+        differs = render_difference(self, before, after)
+        return f"the prompt it builds changed: {differs}" if differs else None
 
     def _runs_differently(self, target: str) -> Callable[[Entity], list[tuple[str, str]]] | None:
         """Active content a write as ``target`` keeps but whose app runs it differently from

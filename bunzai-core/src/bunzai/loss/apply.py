@@ -39,6 +39,9 @@ class Target:
     acted_on: Sequence[ActedOn] = ()
     labels: Mapping[str, str] | None = None
     """Format id -> label, to say whose app data a dropped item was."""
+    read_back_check: Callable[[Any, Any, LossReport], str | None] | None = None
+    """A check of each entity against what its output reads back as, beyond its fields (a
+    preset's prompt); what it returns is a warning."""
     runs_differently: Callable[[Any], Sequence[tuple[str, str]]] | None = None
     """(path, why) of active content the target keeps but its app runs differently from the
     source's (see :mod:`bunzai.active`): stashed."""
@@ -100,6 +103,10 @@ def _verify(target: Target, w: Written, loss: LossReport, warnings: list[str],
             if w.carried is not None:
                 warnings += [f"{path}: changed when written as {target.id}, found only by "
                              "reading the output back" for path in found]
+            if target.read_back_check is not None:
+                problem = target.read_back_check(before, after, loss)
+                if problem:
+                    warnings.append(problem)
 
 
 def _stash_acted_on(target: Target, entity: Any, prefix: str, loss: LossReport) -> None:

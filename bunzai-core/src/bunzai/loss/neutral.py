@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .model.preset_rules import PRESET_RULES
+
 Rule = tuple[Any, ...] | Callable[[Any, Any], bool]
 """Neutral values, or ``(value, owner) -> bool``."""
 
@@ -179,6 +181,7 @@ _KIND_ONLY: dict[str, dict[str, Rule]] = {
     "regex": {"id": ALWAYS},
     "module": {"id": ALWAYS},
     "persona": {"position": (0,), "depth": (2,), "role": (0,)},
+    "preset": dict(PRESET_RULES),
 }
 
 

@@ -27,10 +27,11 @@ if TYPE_CHECKING:
     from .lorebook import POSITIONS, ROLES, SELECTIVE_LOGIC, Lorebook, LorebookEntry
     from .module import Module
     from .persona import Persona
+    from .preset import Preset
     from .regex import PLACEMENTS, RegexScript
 
     Entity = Annotated[
-        Character | Lorebook | Persona | RegexScript | Module | Chat,
+        Character | Lorebook | Persona | RegexScript | Module | Chat | Preset,
         Field(discriminator="kind"),
     ]
     MODELS: dict[str, type[EntityBase]]
@@ -45,6 +46,7 @@ _HOME = {
                     "lorebook"),
     "Module": "module",
     "Persona": "persona",
+    "Preset": "preset",
     **dict.fromkeys(("PLACEMENTS", "RegexScript"), "regex"),
 }
 """Where each name lives: a reader building a character builds the character's models and
@@ -62,13 +64,15 @@ def __getattr__(name: str) -> Any:
 
         value = Annotated[
             __getattr__("Character") | __getattr__("Lorebook") | __getattr__("Persona")
-            | __getattr__("RegexScript") | __getattr__("Module") | __getattr__("Chat"),
+            | __getattr__("RegexScript") | __getattr__("Module") | __getattr__("Chat")
+            | __getattr__("Preset"),
             Field(discriminator="kind"),
         ]
     elif name == "MODELS":
         value = {kind: __getattr__(cls) for kind, cls in (
             ("character", "Character"), ("lorebook", "Lorebook"), ("persona", "Persona"),
-            ("regex", "RegexScript"), ("module", "Module"), ("chat", "Chat"))}
+            ("regex", "RegexScript"), ("module", "Module"), ("chat", "Chat"),
+            ("preset", "Preset"))}
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
@@ -118,6 +122,7 @@ __all__ = [
     "Module",
     "Participant",
     "Persona",
+    "Preset",
     "RegexScript",
     "entity_adapter",
     "field_defaults",

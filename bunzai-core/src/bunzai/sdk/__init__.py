@@ -77,6 +77,7 @@ if TYPE_CHECKING:
         Module,
         Participant,
         Persona,
+        Preset,
         RegexScript,
         field_defaults,
     )
@@ -94,8 +95,8 @@ _EXPORTS = {
     "bunzai.errors": ("Issue", "BunzaiError", "ConversionRefused", "LimitExceeded",
         "MalformedInput", "UnsupportedInput", "UsageError"),
     "bunzai.model": ("Entity", "Character", "Lorebook", "LorebookEntry", "Module", "Persona",
-        "RegexScript", "Asset", "PLACEMENTS", "POSITIONS", "ROLES", "SELECTIVE_LOGIC", "Chat",
-        "ChatMessage", "Participant", "Alternative", "Attachment", "field_defaults"),
+        "Preset", "RegexScript", "Asset", "PLACEMENTS", "POSITIONS", "ROLES", "SELECTIVE_LOGIC",
+        "Chat", "ChatMessage", "Participant", "Alternative", "Attachment", "field_defaults"),
     "bunzai.io.jsonio": ("dumps", "loads", "sniff_layout", "dumps_layout"),
     "bunzai.io.frozen": ("thaw", "freeze", "unfrozen"),
     "bunzai.io.compare": ("json_equal",),
@@ -146,6 +147,7 @@ __all__ = [
     "OutputFile",
     "Participant",
     "Persona",
+    "Preset",
     "ReadResult",
     "RegexScript",
     "Runs",
@@ -174,5 +176,5 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = lazy_exports(
-    __name__, _EXPORTS, also=("base64", "cards", "chats", "exif", "fields", "png", "zip"))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, also=(
+    "base64", "cards", "chats", "exif", "fields", "png", "prompts", "zip"))

@@ -55,6 +55,11 @@ def chats_corpus_dir() -> Path:
     return Path(os.environ.get("BUNZAI_CHATS_CORPUS", shared_dir() / "corpus-chats"))
 
 
+def presets_corpus_dir() -> Path:
+    """Real presets and prompt templates (``corpus-presets``), read in place like the corpus."""
+    return Path(os.environ.get("BUNZAI_PRESETS_CORPUS", shared_dir() / "corpus-presets"))
+
+
 def samples_dir() -> Path:
     """Generated app-faithful samples (never the only test of a reader)."""
     return Path(os.environ.get("BUNZAI_SAMPLES", shared_dir() / "samples"))
@@ -95,10 +100,21 @@ def chat_manifest() -> list[dict[str, str]]:
         return list(csv.DictReader(fh, delimiter="\t"))
 
 
+@cache
+def preset_manifest() -> list[dict[str, str]]:
+    """Rows of the preset corpus's ``MANIFEST.tsv`` (same columns as the corpus's)."""
+    path = presets_corpus_dir() / "MANIFEST.tsv"
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
 def corpus_rows() -> list[tuple[Path, dict[str, str]]]:
-    """Every real file with its manifest row: the corpus, then the chat corpus."""
+    """Every real file with its manifest row: the corpus, the chat corpus, the presets."""
     return ([(corpus_dir() / r["file"], r) for r in manifest()]
-            + [(chats_corpus_dir() / r["file"], r) for r in chat_manifest()])
+            + [(chats_corpus_dir() / r["file"], r) for r in chat_manifest()]
+            + [(presets_corpus_dir() / r["file"], r) for r in preset_manifest()])
 
 
 def corpus_files(*classes: str) -> list[Path]:

@@ -217,9 +217,57 @@ def _chat(variant: str) -> Any:
     )
 
 
+def _preset(variant: str) -> Any:
+    from ..model.preset import (
+        ChatCompletion,
+        ContextTemplate,
+        InstructTemplate,
+        Preset,
+        PromptEntry,
+        PromptOrder,
+        PromptOrderItem,
+        ReasoningTemplate,
+        Sampling,
+        SystemPrompt,
+    )
+
+    if variant == "minimal":
+        return Preset(name="Plain")
+    return Preset(
+        name="Lamplight",
+        names={"system_prompt": "Keeper"},
+        sampling=Sampling(temperature=0.9, top_p=0.92, top_k=40, min_p=0.05,
+                          repetition_penalty=1.08, repetition_penalty_range=1024,
+                          dry_multiplier=0.8, dry_base=1.75, dry_allowed_length=2,
+                          dry_sequence_breakers=["\n", ":"], max_tokens=300, max_context=8192,
+                          stop_strings=["\nAda:"], mirostat_mode=0,
+                          sampler_order=["repetition_penalty", "top_k", "top_p", "temperature"]),
+        instruct=InstructTemplate(user_prefix="<|user|>", assistant_prefix="<|model|>",
+                                  system_prefix="<|system|>", user_suffix="<|end|>\n",
+                                  assistant_suffix="<|end|>\n", system_suffix="<|end|>\n",
+                                  stop_sequence="<|end|>", wrap=True, macros=True,
+                                  names_behavior="force"),
+        context=ContextTemplate(story_string="{{#if system}}{{system}}\n{{/if}}"
+                                             "{{#if description}}{{description}}\n{{/if}}",
+                                example_separator="***", chat_start="***"),
+        system_prompt=SystemPrompt(content="Write {{char}}'s next reply by the lamp."),
+        reasoning=ReasoningTemplate(prefix="<think>", suffix="</think>", separator="\n"),
+        chat_completion=ChatCompletion(
+            prompts=[PromptEntry(identifier="main", name="Main", role="system",
+                                 content="Keep the lamp lit."),
+                     PromptEntry(identifier="chatHistory", name="Chat History", marker=True)],
+            prompt_order=[PromptOrder(character_id=100001, order=[
+                PromptOrderItem(identifier="main"), PromptOrderItem(identifier="chatHistory")])],
+            impersonation_prompt="Write as {{user}}."),
+        extensions={"kit_app": {"preset": "extension kept verbatim"}},
+        app_data={FIXTURE_FORMAT: {"preset_setting": "app data only the fixture knows"}},
+        passthrough={FIXTURE_FORMAT: {"preset_only_the_fixture_knows": 1}},
+    )
+
+
 _BUILDERS: dict[str, Callable[[str], Any]] = {
     "character": _character, "lorebook": _lorebook, "persona": _persona, "regex": _regex,
-    "module": _module, "chat": _chat,
+    "module": _module, "chat": _chat, "preset": _preset,
 }
 
 

@@ -1,0 +1,514 @@
+"""SillyTavern's preset and template files, key by key, for every preset format of this package.
+
+Each SillyTavern file is one flat JSON object; a field table per file kind maps its keys to the
+preset's canonical paths (``sampling.temperature``), so reading and writing are the same two
+functions for all of them.  The tables follow the keys SillyTavern saves (its preset manager
+writes the settings object it holds), newer keys included; keys a table does not name are the
+preset's app data and come back in place.
+
+A writer that converts a value into the target's terms (a sampler order the target cannot list
+whole, a whole number where the canonical value has a fraction) reads its own object back with
+the table's mapping and reports every value that changed, old and new.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunzai.sdk import Issue, LossReport, MalformedInput, ReadResult, sniff_layout
+from bunzai.sdk.fields import (
+    BOOL,
+    INT,
+    NUM,
+    STR,
+    Bad,
+    Conv,
+    Table,
+    Unrepresentable,
+    field,
+    is_int,
+    jcopy,
+    same,
+    type_name,
+)
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
+
+# -- converters ---------------------------------------------------------------------------------
+
+
+def _anylist(x: Any) -> list[Any]:
+    if isinstance(x, list):
+        return jcopy(x)  # type: ignore[no-any-return]
+    raise Bad(f"expected a list, got {type_name(x)}")
+
+
+ANYLIST = Conv("a list", _anylist)
+ANY = Conv("any JSON value", jcopy, jcopy)
+
+
+def _json_strlist(x: Any) -> list[str]:
+    if not isinstance(x, str):
+        raise Bad(f"expected a JSON array in a string, got {type_name(x)}")
+    try:
+        got = json.loads(x) if x.strip() else []
+    except ValueError as exc:
+        raise Bad("not a JSON array of strings") from exc
+    if not isinstance(got, list) or not all(isinstance(i, str) for i in got):
+        raise Bad("not a JSON array of strings")
+    return got
+
+
+JSON_STRLIST = Conv("a JSON array of strings in a string", _json_strlist,
+                    lambda v: json.dumps(v, ensure_ascii=False))
+"""SillyTavern keeps DRY's sequence breakers as the JSON text the user typed."""
+
+
+def _lines(x: Any) -> list[str]:
+    if not isinstance(x, str):
+        raise Bad(f"expected text, got {type_name(x)}")
+    return [line for line in x.split("\n") if line.strip()]
+
+
+LINES = Conv("one item per line", _lines, lambda v: "\n".join(v))
+"""Banned tokens and strings, one per line (SillyTavern's textarea)."""
+
+
+def _strs(x: Any) -> list[str]:
+    if isinstance(x, list) and all(isinstance(i, str) for i in x):
+        return list(x)
+    raise Bad(f"expected a list of strings, got {type_name(x)}")
+
+
+STRS = Conv("a list of strings", _strs, list)
+
+
+def order_conv(codes: Mapping[Any, str], what: str, *, complete: bool = False) -> Conv:
+    """A sampler order written as the app's codes (Kobold's 0..6, NovelAI's ids), read as
+    canonical sampler names; a name the app has no code for is left out on write, and with
+    ``complete`` the app's samplers the order does not name are added at its end (KoboldCpp
+    wants every one of its seven in the list)."""
+    back = {v: k for k, v in codes.items()}
+
+    def canon(x: Any) -> list[str]:
+        if not isinstance(x, list):
+            raise Bad(f"expected a list of {what} sampler ids, got {type_name(x)}")
+        out = []
+        for item in x:
+            key = item if isinstance(item, int | str) and not isinstance(item, bool) else None
+            if key is None or key not in codes:
+                raise Bad(f"{item!r} is not a {what} sampler id")
+            out.append(codes[key])
+        return out
+
+    def source(v: Any) -> list[Any]:
+        got = [back[n] for n in v if n in back]
+        if complete:
+            got += [c for c in codes if c not in got]
+        if v and not got:
+            raise Unrepresentable(f"{what} has none of these samplers: {', '.join(v)}")
+        return got
+
+    return Conv(f"a {what} sampler order", canon, source)
+
+
+def names_conv(renames: Mapping[str, str]) -> Conv:
+    """A sampler order of names where the app spells a few differently."""
+    back = {v: k for k, v in renames.items()}
+    return Conv("a list of sampler names",
+                lambda x: [renames.get(n, n) for n in _strs(x)],
+                lambda v: [back.get(n, n) for n in v])
+
+
+def whole(x: Any) -> int:
+    if is_int(x):
+        return x  # type: ignore[no-any-return]
+    if isinstance(x, float) and x.is_integer():
+        return int(x)
+    raise Bad(f"expected a whole number, got {type_name(x)}")
+
+
+def _round(v: Any) -> int:
+    return round(v) if isinstance(v, float) else int(v)
+
+
+WHOLE = Conv("a whole number", whole, _round, is_int)
+"""A count: a fraction from another app is rounded on write (and reported)."""
+
+
+# -- tables -------------------------------------------------------------------------------------
+
+def _f(attr: str, key: str, conv: Conv = NUM, *more: str) -> Any:
+    return field(attr, *((key, conv), *((m, conv) for m in more)))
+
+
+S = "sampling."
+I = "instruct."  # noqa: E741
+C = "context."
+
+INSTRUCT = Table((
+    _f(I + "user_prefix", "input_sequence", STR),
+    _f(I + "assistant_prefix", "output_sequence", STR),
+    _f(I + "last_assistant_prefix", "last_output_sequence", STR),
+    _f(I + "system_prefix", "system_sequence", STR),
+    _f(I + "stop_sequence", "stop_sequence", STR),
+    _f(I + "wrap", "wrap", BOOL),
+    _f(I + "macros", "macro", BOOL),
+    _f(I + "names_behavior", "names_behavior", STR),
+    _f(I + "activation_regex", "activation_regex", STR),
+    _f(I + "system_prompt_prefix", "system_sequence_prefix", STR),
+    _f(I + "system_prompt_suffix", "system_sequence_suffix", STR),
+    _f(I + "first_assistant_prefix", "first_output_sequence", STR),
+    _f(I + "skip_examples", "skip_examples", BOOL),
+    _f(I + "assistant_suffix", "output_suffix", STR, "separator_sequence"),
+    _f(I + "user_suffix", "input_suffix", STR),
+    _f(I + "system_suffix", "system_suffix", STR),
+    _f(I + "user_alignment_message", "user_alignment_message", STR),
+    _f(I + "system_same_as_user", "system_same_as_user", BOOL),
+    _f(I + "last_system_prefix", "last_system_sequence", STR),
+    _f(I + "first_user_prefix", "first_input_sequence", STR),
+    _f(I + "last_user_prefix", "last_input_sequence", STR),
+    _f(I + "story_string_prefix", "story_string_prefix", STR),
+    _f(I + "story_string_suffix", "story_string_suffix", STR),
+    _f(I + "sequences_as_stop_strings", "sequences_as_stop_strings", BOOL),
+    _f(I + "bind_to_context", "bind_to_context", BOOL),
+    _f("name", "name", STR),
+))
+"""An instruct template (``instruct/<name>.json``; ``separator_sequence`` is the name
+SillyTavern's migration renames to ``output_suffix``)."""
+
+CONTEXT = Table((
+    _f(C + "story_string", "story_string", STR),
+    _f(C + "example_separator", "example_separator", STR),
+    _f(C + "chat_start", "chat_start", STR),
+    _f(C + "use_stop_strings", "use_stop_strings", BOOL),
+    _f(C + "names_as_stop_strings", "names_as_stop_strings", BOOL),
+    _f(C + "allow_jailbreak", "allow_jailbreak", BOOL),
+    _f(C + "always_force_name2", "always_force_name2", BOOL),
+    _f(C + "trim_sentences", "trim_sentences", BOOL),
+    _f(C + "single_line", "single_line", BOOL),
+    _f(C + "story_string_position", "story_string_position", INT),
+    _f(C + "story_string_depth", "story_string_depth", INT),
+    _f(C + "story_string_role", "story_string_role", INT),
+    _f("name", "name", STR),
+))
+
+SYSPROMPT = Table((
+    _f("name", "name", STR),
+    _f("system_prompt.content", "content", STR),
+    _f("system_prompt.post_history", "post_history", STR),
+))
+
+REASONING = Table((
+    _f("name", "name", STR),
+    _f("reasoning.prefix", "prefix", STR),
+    _f("reasoning.suffix", "suffix", STR),
+    _f("reasoning.separator", "separator", STR),
+))
+
+TEXTGEN_PRIORITY = names_conv({"quadratic_sampling": "smoothing"})
+"""text-generation-webui's sampler names: canonical names but for quadratic sampling."""
+
+TEXTGEN = Table((
+    _f(S + "temperature", "temp"),
+    _f(S + "temperature_last", "temperature_last", BOOL),
+    _f(S + "top_p", "top_p"),
+    _f(S + "top_k", "top_k", WHOLE),
+    _f(S + "top_a", "top_a"),
+    _f(S + "tfs", "tfs"),
+    _f(S + "epsilon_cutoff", "epsilon_cutoff"),
+    _f(S + "eta_cutoff", "eta_cutoff"),
+    _f(S + "typical_p", "typical_p"),
+    _f(S + "min_p", "min_p"),
+    _f(S + "repetition_penalty", "rep_pen"),
+    _f(S + "repetition_penalty_range", "rep_pen_range", WHOLE),
+    _f(S + "repetition_penalty_decay", "rep_pen_decay", WHOLE),
+    _f(S + "repetition_penalty_slope", "rep_pen_slope"),
+    _f(S + "no_repeat_ngram_size", "no_repeat_ngram_size", WHOLE),
+    _f(S + "penalty_alpha", "penalty_alpha"),
+    _f(S + "num_beams", "num_beams", WHOLE),
+    _f(S + "length_penalty", "length_penalty"),
+    _f(S + "min_tokens", "min_length", WHOLE),
+    _f(S + "encoder_repetition_penalty", "encoder_rep_pen"),
+    _f(S + "frequency_penalty", "freq_pen"),
+    _f(S + "presence_penalty", "presence_pen"),
+    _f(S + "do_sample", "do_sample", BOOL),
+    _f(S + "early_stopping", "early_stopping", BOOL),
+    _f(S + "dynamic_temperature", "dynatemp", BOOL),
+    _f(S + "dynatemp_low", "min_temp"),
+    _f(S + "dynatemp_high", "max_temp"),
+    _f(S + "dynatemp_exponent", "dynatemp_exponent"),
+    _f(S + "smoothing_factor", "smoothing_factor"),
+    _f(S + "smoothing_curve", "smoothing_curve"),
+    _f(S + "dry_allowed_length", "dry_allowed_length", WHOLE),
+    _f(S + "dry_multiplier", "dry_multiplier"),
+    _f(S + "dry_base", "dry_base"),
+    _f(S + "dry_sequence_breakers", "dry_sequence_breakers", JSON_STRLIST),
+    _f(S + "dry_penalty_last_n", "dry_penalty_last_n", WHOLE),
+    _f(S + "add_bos_token", "add_bos_token", BOOL),
+    _f(S + "ban_eos_token", "ban_eos_token", BOOL),
+    _f(S + "skip_special_tokens", "skip_special_tokens", BOOL),
+    _f(S + "mirostat_mode", "mirostat_mode", WHOLE),
+    _f(S + "mirostat_tau", "mirostat_tau"),
+    _f(S + "mirostat_eta", "mirostat_eta"),
+    _f(S + "guidance_scale", "guidance_scale"),
+    _f(S + "negative_prompt", "negative_prompt", STR),
+    _f(S + "grammar", "grammar_string", STR),
+    _f(S + "json_schema", "json_schema", ANY),
+    _f(S + "banned_tokens", "banned_tokens", LINES),
+    _f(S + "sampler_order", "sampler_priority", TEXTGEN_PRIORITY),
+    _f(S + "logit_bias", "logit_bias", ANYLIST),
+    _f(S + "xtc_threshold", "xtc_threshold"),
+    _f(S + "xtc_probability", "xtc_probability"),
+    _f(S + "top_n_sigma", "nsigma"),
+    _f(S + "seed", "seed", WHOLE),
+    _f(S + "max_tokens", "genamt", WHOLE),
+    _f(S + "max_context", "max_length", WHOLE),
+    _f("name", "name", STR),
+))
+"""A text-completion preset for text-generation-webui and the other text-generation APIs
+(``TextGen Settings/<name>.json``).  Its ``samplers`` (llama.cpp's order) and numeric
+``sampler_order`` (koboldcpp's) are kept as app data: ``sampler_priority`` is the order
+text-generation-webui applies."""
+
+KOBOLD_ORDER = order_conv({0: "top_k", 1: "top_a", 2: "top_p", 3: "tfs", 4: "typical_p",
+                           5: "temperature", 6: "repetition_penalty"}, "KoboldAI",
+                          complete=True)
+"""KoboldAI's sampler ids (SillyTavern's kobold_order list: 2 is Top P & Min P)."""
+
+KOBOLD = Table((
+    _f(S + "temperature", "temp"),
+    _f(S + "repetition_penalty", "rep_pen"),
+    _f(S + "repetition_penalty_range", "rep_pen_range", WHOLE),
+    _f(S + "top_p", "top_p"),
+    _f(S + "min_p", "min_p"),
+    _f(S + "top_a", "top_a"),
+    _f(S + "top_k", "top_k", WHOLE),
+    _f(S + "typical_p", "typical"),
+    _f(S + "tfs", "tfs"),
+    _f(S + "repetition_penalty_slope", "rep_pen_slope"),
+    _f(S + "sampler_order", "sampler_order", KOBOLD_ORDER),
+    _f(S + "mirostat_mode", "mirostat", WHOLE),
+    _f(S + "mirostat_tau", "mirostat_tau"),
+    _f(S + "mirostat_eta", "mirostat_eta"),
+    _f(S + "grammar", "grammar", STR),
+    _f(S + "seed", "seed", WHOLE),
+    _f(S + "ban_eos_token", "use_default_badwordsids", BOOL),
+    _f(S + "max_tokens", "genamt", WHOLE),
+    _f(S + "max_context", "max_length", WHOLE),
+    _f("name", "name", STR),
+))
+"""A KoboldAI preset (``KoboldAI Settings/<name>.json``)."""
+
+NOVEL_ORDER = order_conv({0: "temperature", 1: "top_k", 2: "top_p", 3: "tfs", 4: "top_a",
+                          5: "typical_p", 8: "mirostat", 9: "unified", 10: "min_p"}, "NovelAI")
+"""NovelAI's sampler ids (nai-settings.js ``samplers``; 6 and 7 were removed)."""
+
+NOVEL = Table((
+    _f(S + "max_context", "max_context", WHOLE),
+    _f(S + "temperature", "temperature"),
+    _f(S + "max_tokens", "max_length", WHOLE),
+    _f(S + "min_tokens", "min_length", WHOLE),
+    _f(S + "top_k", "top_k", WHOLE),
+    _f(S + "top_p", "top_p"),
+    _f(S + "top_a", "top_a"),
+    _f(S + "typical_p", "typical_p"),
+    _f(S + "tfs", "tail_free_sampling"),
+    _f(S + "repetition_penalty", "repetition_penalty"),
+    _f(S + "repetition_penalty_range", "repetition_penalty_range", WHOLE),
+    _f(S + "repetition_penalty_slope", "repetition_penalty_slope"),
+    _f(S + "frequency_penalty", "repetition_penalty_frequency"),
+    _f(S + "presence_penalty", "repetition_penalty_presence"),
+    _f(S + "mirostat_eta", "mirostat_lr"),
+    _f(S + "mirostat_tau", "mirostat_tau"),
+    _f(S + "min_p", "min_p"),
+    _f(S + "sampler_order", "order", NOVEL_ORDER),
+    _f("name", "name", STR),
+))
+"""A NovelAI preset (``NovelAI Settings/<name>.json``); its unified sampling (``math1_*``),
+phrase repetition penalty and prefix are NovelAI's own and stay its app data."""
+
+OPENAI = Table((
+    _f(S + "temperature", "temperature"),
+    _f(S + "frequency_penalty", "frequency_penalty"),
+    _f(S + "presence_penalty", "presence_penalty"),
+    _f(S + "top_p", "top_p"),
+    _f(S + "top_k", "top_k", WHOLE),
+    _f(S + "top_a", "top_a"),
+    _f(S + "min_p", "min_p"),
+    _f(S + "repetition_penalty", "repetition_penalty"),
+    _f(S + "max_context", "openai_max_context", WHOLE),
+    _f(S + "max_tokens", "openai_max_tokens", WHOLE),
+    _f(S + "seed", "seed", WHOLE),
+    _f("chat_completion.wrap_in_quotes", "wrap_in_quotes", BOOL),
+    _f("chat_completion.names_behavior", "names_behavior", WHOLE),
+    _f("chat_completion.send_if_empty", "send_if_empty", STR),
+    _f("chat_completion.impersonation_prompt", "impersonation_prompt", STR),
+    _f("chat_completion.new_chat_prompt", "new_chat_prompt", STR),
+    _f("chat_completion.new_group_chat_prompt", "new_group_chat_prompt", STR),
+    _f("chat_completion.new_example_chat_prompt", "new_example_chat_prompt", STR),
+    _f("chat_completion.continue_nudge_prompt", "continue_nudge_prompt", STR),
+    _f("chat_completion.world_info_format", "wi_format", STR),
+    _f("chat_completion.scenario_format", "scenario_format", STR),
+    _f("chat_completion.personality_format", "personality_format", STR),
+    _f("chat_completion.group_nudge_prompt", "group_nudge_prompt", STR),
+    _f("chat_completion.assistant_prefill", "assistant_prefill", STR),
+    _f("chat_completion.assistant_impersonation", "assistant_impersonation", STR),
+    _f("chat_completion.squash_system_messages", "squash_system_messages", BOOL),
+    _f("chat_completion.continue_prefill", "continue_prefill", BOOL),
+    _f("chat_completion.continue_postfix", "continue_postfix", STR),
+    _f("name", "name", STR),
+))
+"""A chat-completion preset (``OpenAI Settings/<name>.json``) but its prompt list, which
+:mod:`.stprompts` reads.  Connection settings (source, models, proxy) are app data."""
+
+def _position(x: Any) -> str:
+    if is_int(x) and x in (0, 1):
+        return ("relative", "in_chat")[x]
+    raise Bad(f"expected 0 (relative) or 1 (in chat), got {x!r}")
+
+
+def _position_back(v: Any) -> int:
+    if v == "relative":
+        return 0
+    if v == "in_chat":
+        return 1
+    raise Unrepresentable(f"SillyTavern has no prompt position {v!r}")
+
+
+POSITION = Conv("0 (relative) or 1 (in chat)", _position, _position_back)
+
+def _position(x: Any) -> str:
+    if is_int(x) and x in (0, 1):
+        return ("relative", "in_chat")[x]
+    raise Bad(f"expected 0 (relative) or 1 (in chat), got {x!r}")
+
+
+def _position_back(v: Any) -> int:
+    if v == "relative":
+        return 0
+    if v == "in_chat":
+        return 1
+    raise Unrepresentable(f"SillyTavern has no prompt position {v!r}")
+
+
+POSITION = Conv("0 (relative) or 1 (in chat)", _position, _position_back)
+
+PROMPT = Table((
+    field("name", "name"),
+    field("system_prompt", "system_prompt", conv=BOOL),
+    field("role", "role"),
+    field("content", "content"),
+    field("identifier", "identifier"),
+    field("marker", "marker", conv=BOOL),
+    field("position", "injection_position", conv=POSITION),
+    field("depth", "injection_depth", conv=WHOLE),
+    field("injection_order", "injection_order", conv=WHOLE),
+    field("forbid_overrides", "forbid_overrides", conv=BOOL),
+))
+"""One prompt of the prompt manager (openai.js ``Prompt``)."""
+
+
+# -- reading and writing one object -------------------------------------------------------------
+
+def section_get(preset: Any) -> Callable[[str], Any]:
+    """``get(attr)`` over a preset for dotted attributes (``sampling.top_k``)."""
+    def get(attr: str) -> Any:
+        obj = preset
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        return obj
+    return get
+
+
+def assign(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Dotted values -> nested keyword arguments for :class:`Preset`."""
+    out: dict[str, Any] = {}
+    for attr, value in values.items():
+        head, _, tail = attr.partition(".")
+        if tail:
+            out.setdefault(head, {})[tail] = value
+        else:
+            out[head] = value
+    return out
+
+
+def read_object(obj: Any, table: Table, path: str, warnings: list[Issue], *,
+                skip: Sequence[str] = ()) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    if not isinstance(obj, dict):
+        raise MalformedInput(f"{path or '$'} is {type_name(obj)}, not a JSON object")
+    reading = table.read(obj, path, warnings, owned=True, skip=skip)
+    return assign(reading.values), reading.layout, reading.data
+
+
+def read_preset(input: AdapterInput, table: Table, format_id: str) -> ReadResult:
+    """One SillyTavern preset file of a single table as a :class:`Preset`."""
+    from bunzai.sdk import Preset
+
+    obj: Any = input.json_mutable()
+    warnings: list[Issue] = []
+    values, layout, data = read_object(obj, table, "$", warnings)
+    record: dict[str, Any] = {"table": layout}
+    json_layout = sniff_layout(input.data, 4)
+    if json_layout:
+        record["json"] = json_layout
+    preset = Preset(**values, passthrough={format_id: record},
+                    app_data={format_id: data} if data else {})
+    return ReadResult([preset], warnings)
+
+
+def write_object(preset: Any, table: Table, layout: Mapping[str, Any] | None,
+                 data: Mapping[str, Any] | None, loss: LossReport, path: str = "",
+                 tail: Mapping[str, Any] | None = None,
+                 get: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """The object for ``preset`` by ``table``, reporting each value the table's keys hold in
+    another form (old and new) and each the target has no key for (by the table's writer)."""
+    get = get or section_get(preset)
+    sub = LossReport()
+    obj = table.write(get, layout, data, sub, path, tail)
+    for entry in sub:
+        loss.add(entry.path, entry.action, entry.reason)
+    reported = {e.path for e in sub}
+    back = table.reads_as(obj)
+    for attr in table.attrs():
+        want = get(attr)
+        if want is None or attr not in back:
+            continue
+        got = back[attr]
+        where = f"{path}.{attr}" if path else attr
+        if not same(got, want) and where not in reported and not _close(got, want):
+            loss.approximated(where, f"written as {_show(got)} (was {_show(want)})")
+    return obj
+
+
+def _close(a: Any, b: Any) -> bool:
+    """Numbers equal as numbers (an integer-valued float written as an integer)."""
+    return (isinstance(a, int | float) and isinstance(b, int | float)
+            and not isinstance(a, bool) and not isinstance(b, bool) and a == b)
+
+
+def _show(v: Any) -> str:
+    text = json.dumps(v, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def own(holder: Mapping[str, Any], format_id: str) -> dict[str, Any]:
+    got = holder.get(format_id)
+    return got if isinstance(got, dict) else {}
+
+
+def part_name(preset: Any, section: str) -> str | None:
+    """The name of one bundled part: its own name in a master export, else the preset's."""
+    names = getattr(preset, "names", None) or {}
+    got = names.get(section)
+    return got if isinstance(got, str) else preset.name
+
+
+__all__ = [
+    "ANY", "ANYLIST", "CONTEXT", "INSTRUCT", "JSON_STRLIST", "KOBOLD", "LINES", "NOVEL",
+    "OPENAI", "PROMPT", "REASONING", "STRS", "SYSPROMPT", "TEXTGEN", "WHOLE", "assign", "own",
+    "part_name", "read_object", "read_preset", "section_get", "write_object",
+]

@@ -1,0 +1,190 @@
+"""KoboldAI Lite's generation settings (``savedsettings`` of a save), key by key.
+
+Lite saves its whole settings object in a save (``generate_savefile`` in ``index.html``:
+``savedsettings`` is a copy of ``localsettings`` with the API keys blanked) and loads a file's
+``savedsettings`` over its own (``kai_json_load``: ``import_props_into_object``).  A file holding
+only ``savedsettings`` is accepted by that loader: it has no ``actions``, so Lite takes it for a
+share file with an empty story and imports the settings.  That is what the writer writes.
+
+Dynamic temperature is ``dynatemp_range`` around ``temperature`` (Lite's panel shows
+``temperature - range`` to ``temperature + range``): read as ``dynatemp_low`` and
+``dynatemp_high``; a low-high pair not centred on the temperature is written as the nearest
+range, with both values reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from bunzai.sdk import (
+    Issue,
+    LossReport,
+    MalformedInput,
+    OutputFile,
+    ReadResult,
+    WriteResult,
+    dumps_layout,
+    sniff_layout,
+)
+from bunzai.sdk.fields import NUM, STR, Bad, Conv, Table, field, is_int, type_name
+
+from .._common.stpresets import KOBOLD_ORDER, STRS, WHOLE, read_object, write_object
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
+
+SEP = "||$||"
+
+
+def _stops(x: Any) -> list[str]:
+    if not isinstance(x, str):
+        raise Bad(f"expected stop sequences joined by ||$||, got {type_name(x)}")
+    return [s for s in x.replace("\\n", "\n").split(SEP) if s]
+
+
+STOPS = Conv("stop sequences joined by ||$|| (newlines as \\n)", _stops,
+             lambda v: SEP.join(s.replace("\n", "\\n") for s in v))
+"""``extrastopseq``: Lite splits it at ``||$||`` after turning ``\\n`` into newlines."""
+
+
+def _f(attr: str, key: str, conv: Conv = NUM) -> Any:
+    return field(attr, (key, conv))
+
+
+S, I = "sampling.", "instruct."  # noqa: E741
+
+SETTINGS = Table((
+    _f(S + "max_context", "max_context_length", WHOLE),
+    _f(S + "max_tokens", "max_length", WHOLE),
+    _f(S + "repetition_penalty", "rep_pen"),
+    _f(S + "repetition_penalty_range", "rep_pen_range", WHOLE),
+    _f(S + "repetition_penalty_slope", "rep_pen_slope"),
+    _f(S + "temperature", "temperature"),
+    _f(S + "dynatemp_exponent", "dynatemp_exponent"),
+    _f(S + "smoothing_factor", "smoothing_factor"),
+    _f(S + "smoothing_curve", "smoothing_curve"),
+    _f(S + "top_n_sigma", "nsigma"),
+    _f(S + "top_p", "top_p"),
+    _f(S + "min_p", "min_p"),
+    _f(S + "presence_penalty", "presence_penalty"),
+    _f(S + "seed", "sampler_seed", WHOLE),
+    _f(S + "top_k", "top_k", WHOLE),
+    _f(S + "top_a", "top_a"),
+    _f(S + "typical_p", "typ_s"),
+    _f(S + "tfs", "tfs_s"),
+    _f(S + "mirostat_mode", "miro_type", WHOLE),
+    _f(S + "mirostat_tau", "miro_tau"),
+    _f(S + "mirostat_eta", "miro_eta"),
+    _f(S + "dry_multiplier", "dry_multiplier"),
+    _f(S + "dry_base", "dry_base"),
+    _f(S + "dry_allowed_length", "dry_allowed_length", WHOLE),
+    _f(S + "dry_sequence_breakers", "dry_sequence_breakers", STRS),
+    _f(S + "xtc_threshold", "xtc_threshold"),
+    _f(S + "xtc_probability", "xtc_probability"),
+    _f(S + "sampler_order", "sampler_order", KOBOLD_ORDER),
+    _f(S + "guidance_scale", "guidance_scale"),
+    _f(S + "grammar", "grammar", STR),
+    _f(S + "stop_strings", "extrastopseq", STOPS),
+    _f(I + "user_prefix", "instruct_starttag", STR),
+    _f(I + "assistant_prefix", "instruct_endtag", STR),
+    _f(I + "system_prompt_prefix", "instruct_systag", STR),
+    _f(I + "user_suffix", "instruct_starttag_end", STR),
+    _f(I + "assistant_suffix", "instruct_endtag_end", STR),
+    _f(I + "system_prompt_suffix", "instruct_systag_end", STR),
+    _f("system_prompt.content", "instruct_sysprompt", STR),
+    _f("reasoning.prefix", "start_thinking_tag", STR),
+    _f("reasoning.suffix", "stop_thinking_tag", STR),
+))
+"""The settings the model has a field for; every other key of ``savedsettings`` (interface,
+image and speech settings, Lite's modes) is app data."""
+
+CARRIED = (*SETTINGS.attrs(), "sampling.dynamic_temperature", "sampling.dynatemp_low",
+           "sampling.dynatemp_high")
+
+
+def _r(x: float) -> float | int:
+    got = round(x, 6)
+    return int(got) if float(got).is_integer() and isinstance(x, int) else got
+
+
+def read_settings(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
+    from bunzai.sdk import Preset
+
+    where = input.filename or "save"
+    doc: Any = input.json_mutable()
+    if not isinstance(doc, dict) or not isinstance(doc.get("savedsettings"), dict):
+        raise MalformedInput(f"{where}: expected an object with a savedsettings object")
+    warnings: list[Issue] = []
+    if "prompt" in doc or "actions" in doc:
+        warnings.append(Issue("$", "this save also holds a story: only its settings are read "
+                                   "here (read the story with koboldai-lite)"))
+    obj = doc["savedsettings"]
+    values, layout, data = read_object(obj, SETTINGS, "$.savedsettings", warnings,
+                                       skip=("dynatemp_range",))
+    rng = obj.get("dynatemp_range")
+    if "dynatemp_range" in obj:
+        temp = obj.get("temperature")
+        if not (isinstance(rng, int | float) and not isinstance(rng, bool)):
+            warnings.append(Issue("$.savedsettings.dynatemp_range",
+                                  f"expected a number, got {type_name(rng)}: kept as it is"))
+            data["dynatemp_range"] = rng
+        elif rng and isinstance(temp, int | float):
+            values.setdefault("sampling", {}).update(
+                dynamic_temperature=True, dynatemp_low=_r(temp - rng),
+                dynatemp_high=_r(temp + rng))
+        else:
+            values.setdefault("sampling", {})["dynamic_temperature"] = False
+    record: dict[str, Any] = {"table": layout, "order": list(obj), "keys": list(doc)}
+    json_layout = sniff_layout(input.data, None)
+    if json_layout:
+        record["json"] = json_layout
+    preset = Preset(**values, passthrough={format_id: record},
+                    app_data={format_id: data} if data else {})
+    return ReadResult([preset], warnings)
+
+
+def _range(entity: Any, loss: LossReport) -> float | int | None:
+    s = entity.sampling
+    if s.dynamic_temperature is None:
+        return None
+    if not s.dynamic_temperature:
+        return 0
+    low, high, temp = s.dynatemp_low, s.dynatemp_high, s.temperature
+    if low is None or high is None:
+        loss.approximated("sampling.dynamic_temperature", "Lite's dynamic temperature is a "
+                          "range around the temperature: without its low and high it is "
+                          "written off")
+        return 0
+    rng = _r((high - low) / 2)
+    centre = _r((high + low) / 2)
+    if temp is None or centre != temp:
+        base = temp if temp is not None else 1
+        got_low, got_high = _r(base - rng), _r(base + rng)
+        for path, want, got in (("sampling.dynatemp_low", low, got_low),
+                                ("sampling.dynatemp_high", high, got_high)):
+            if want != got:
+                loss.approximated(path, f"Lite's range is centred on the temperature {base}: "
+                                        f"{low}–{high} written as {base} ± {rng}, that is "
+                                        f"{got_low}–{got_high}")
+    if is_int(high) and is_int(low) and float(rng).is_integer():
+        return int(rng)
+    return rng
+
+
+def write_settings(entity: Any, options: Mapping[str, Any], format_id: str) -> WriteResult:
+    rec = entity.passthrough.get(format_id) or {}
+    data = dict(entity.app_data.get(format_id) or {})
+    loss = LossReport()
+    tail: dict[str, Any] = {}
+    rng = _range(entity, loss)
+    if rng is not None:
+        tail["dynatemp_range"] = rng
+    elif "dynatemp_range" in data:
+        tail["dynatemp_range"] = data.pop("dynatemp_range")
+    obj = write_object(entity, SETTINGS, rec.get("table"), data, loss, tail=tail)
+    order = rec.get("order") if isinstance(rec.get("order"), list) else []
+    obj = {**{k: obj[k] for k in order if k in obj},
+           **{k: v for k, v in obj.items() if k not in order}}
+    text = dumps_layout({"savedsettings": obj}, rec.get("json"), None, options)
+    return WriteResult([OutputFile(text, ".json")], loss)
