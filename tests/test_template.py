@@ -18,37 +18,58 @@ from .plugin_env import ROOT, PluginEnv, plugin_env
 TEMPLATE = ROOT / "templates" / "bunzai-format"
 
 
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory: pytest.TempPathFactory) -> tuple[PluginEnv, Path]:
+KINDS = ("lorebook", "character")
+
+
+@pytest.fixture(scope="module", params=KINDS)
+def rendered(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+             ) -> tuple[PluginEnv, Path]:
+    """The template rendered for one kind, and installed in the shared plugin venv."""
+    kind = request.param
     env = plugin_env()
-    dest = tmp_path_factory.mktemp("rendered") / "bunzai-formats-acme_notes"
-    proc = env.run("copier", "copy", "--defaults", "--quiet", "--data", "name=acme_notes",
-                   "--data", "format_label=Acme notes", TEMPLATE, dest)
+    name = f"acme_{kind}"
+    dest = tmp_path_factory.mktemp("rendered") / f"bunzai-formats-{name}"
+    proc = env.run("copier", "copy", "--defaults", "--quiet", "--data", f"name={name}",
+                   "--data", f"kind={kind}", "--data", f"format_label=Acme {kind}", TEMPLATE,
+                   dest)
     assert proc.returncode == 0, proc.stderr
     env.install_editable(dest)
     return env, dest
 
 
+SAMPLES = {
+    "lorebook": ["tests/samples/acme-lorebook-empty.json",
+                 "tests/samples/acme-lorebook-example.json",
+                 "tests/samples/malformed/entries-not-a-list.json",
+                 "tests/samples/malformed/keys-not-strings.json"],
+    "character": ["tests/samples/acme-character-example.json",
+                  "tests/samples/acme-character-minimal.json",
+                  "tests/samples/malformed/greetings-not-strings.json",
+                  "tests/samples/malformed/name-not-a-string.json"],
+}
+
+
 def test_the_template_renders_a_complete_distribution(rendered: tuple[PluginEnv, Path]
                                                       ) -> None:
     _, dest = rendered
+    kind = dest.name.rsplit("_", 1)[1]
+    pkg = f"src/bunzai_acme_{kind}"
     files = sorted(str(p.relative_to(dest)) for p in dest.rglob("*")
                    if p.is_file() and "egg-info" not in str(p) and "__pycache__" not in str(p))
-    assert files == [
+    assert files == sorted([
         ".copier-answers.yml", ".gitignore", "README.md", "conftest.py", "pyproject.toml",
-        "src/bunzai_acme_notes/__init__.py", "src/bunzai_acme_notes/acme_notes/README.md",
-        "src/bunzai_acme_notes/acme_notes/__init__.py",
-        "src/bunzai_acme_notes/acme_notes/read.py", "src/bunzai_acme_notes/acme_notes/write.py",
-        "tests/samples/acme-notes-empty.json", "tests/samples/acme-notes-example.json",
-        "tests/samples/malformed/entries-not-a-list.json",
-        "tests/samples/malformed/keys-not-strings.json",
-        "tests/test_acme_notes.py", "tests/test_conformance.py",
-    ]
+        f"{pkg}/__init__.py", f"{pkg}/acme_{kind}/README.md", f"{pkg}/acme_{kind}/__init__.py",
+        f"{pkg}/acme_{kind}/read.py", f"{pkg}/acme_{kind}/write.py",
+        *SAMPLES[kind], f"tests/test_acme_{kind}.py", "tests/test_conformance.py",
+    ])
     pyproject = (dest / "pyproject.toml").read_text(encoding="utf-8")
     assert '"bunzai-core>=0.1,<0.2"' in pyproject
     assert ('[project.entry-points."bunzai.formats"]\n'
-            'acme-notes = "bunzai_acme_notes.acme_notes:AcmeNotesAdapter"') in pyproject
+            f'acme-{kind} = "bunzai_acme_{kind}.acme_{kind}:Acme{kind.title()}Adapter"'
+            ) in pyproject
     assert "{{" not in "".join(p.read_text(encoding="utf-8") for p in dest.rglob("*.py"))
+    adapter = (dest / pkg / f"acme_{kind}" / "__init__.py").read_text(encoding="utf-8")
+    assert f'kind = "{kind}"' in adapter
 
 
 def test_the_rendered_tests_pass_out_of_the_box(rendered: tuple[PluginEnv, Path]) -> None:
@@ -61,12 +82,13 @@ def test_the_rendered_tests_pass_out_of_the_box(rendered: tuple[PluginEnv, Path]
 
 def test_the_rendered_plugin_is_listed_and_compatible(rendered: tuple[PluginEnv, Path]) -> None:
     env, dest = rendered
+    kind = dest.name.rsplit("_", 1)[1]
     formats = env.run("bunzai", "formats")
-    assert re.search(r"^acme-notes\s+lorebook\s+rw\s+Acme notes", formats.stdout, re.M), \
+    assert re.search(rf"^acme-{kind}\s+{kind}\s+rw\s+Acme {kind}", formats.stdout, re.M), \
         formats.stdout
     plugins = json.loads(env.run("bunzai", "plugins", "--json").stdout)
-    (dist,) = [d for d in plugins["distributions"] if d["name"] == "bunzai-formats-acme_notes"]
+    (dist,) = [d for d in plugins["distributions"] if d["name"] == f"bunzai-formats-acme_{kind}"]
     assert dist["api_versions"] == [1] and dist["compatible"] is True
     inspect = env.run("bunzai", "inspect", "--json",
-                      dest / "tests" / "samples" / "acme-notes-example.json")
-    assert json.loads(inspect.stdout)["format"] == "acme-notes"
+                      dest / "tests" / "samples" / f"acme-{kind}-example.json")
+    assert json.loads(inspect.stdout)["format"] == f"acme-{kind}"
