@@ -8,7 +8,10 @@ conformance kit), exactly as a new format author would start.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -92,3 +95,42 @@ def test_the_rendered_plugin_is_listed_and_compatible(rendered: tuple[PluginEnv,
     inspect = env.run("bunzai", "inspect", "--json",
                       dest / "tests" / "samples" / f"acme-{kind}-example.json")
     assert json.loads(inspect.stdout)["format"] == f"acme-{kind}"
+
+
+def _git(*args: str | Path, cwd: Path) -> None:
+    ident = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+             "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    subprocess.run(["git", *map(str, args)], cwd=cwd, check=True, capture_output=True,
+                   env={**os.environ, **ident})
+
+
+def test_copier_update_works_wherever_the_checkout_and_project_move(tmp_path: Path) -> None:
+    """The answers file records the checkout relative to the project (not as typed, nor as
+    this machine's absolute path), and the commit: moved together, an update still finds it."""
+    env = plugin_env()
+    checkout = tmp_path / "first" / "bunzai"  # what the template needs of a checkout
+    shutil.copytree(TEMPLATE, checkout / "templates" / "bunzai-format")
+    shutil.copy(ROOT / "copier.yml", checkout)
+    _git("init", "-q", cwd=checkout)
+    _git("add", "-A", cwd=checkout)
+    _git("commit", "-qm", "template", cwd=checkout)
+    work = tmp_path / "first" / "work"
+    work.mkdir()
+    proc = env.run("copier", "copy", "--defaults", "--quiet", "--data", "name=acme",
+                   "../bunzai", "plugins/bunzai-formats-acme", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    project = work / "plugins" / "bunzai-formats-acme"
+    answers = (project / ".copier-answers.yml").read_text(encoding="utf-8")
+    assert "_src_path: ../../../bunzai\n" in answers and "_commit: " in answers
+    _git("init", "-q", cwd=project)
+    _git("add", "-A", cwd=project)
+    _git("commit", "-qm", "rendered", cwd=project)
+    readme = checkout / "templates" / "bunzai-format" / "template" / "README.md.jinja"
+    readme.write_text(readme.read_text(encoding="utf-8") + "\nA later template fix.\n",
+                      encoding="utf-8")
+    _git("commit", "-qam", "fix", cwd=checkout)
+    shutil.move(tmp_path / "first", tmp_path / "elsewhere")
+    project = tmp_path / "elsewhere" / "work" / "plugins" / "bunzai-formats-acme"
+    proc = env.run("copier", "update", "--defaults", "--quiet", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    assert "A later template fix." in (project / "README.md").read_text(encoding="utf-8")
