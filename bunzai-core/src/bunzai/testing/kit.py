@@ -127,7 +127,7 @@ def reason_pattern_problem(kind: str, pattern: str) -> str | None:
 
     if not pattern or kind not in MODELS:
         return None
-    where, tp = "", MODELS[kind]
+    where, tp = "", typing.cast(Any, MODELS[kind])
     for seg in re.findall(r"[^.\[\]]+|\[[^\]]*\]", pattern_of(pattern)):
         if typing.get_origin(tp) in (typing.Union, types.UnionType):
             args = [a for a in typing.get_args(tp) if a is not type(None)]
