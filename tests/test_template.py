@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -134,3 +136,69 @@ def test_copier_update_works_wherever_the_checkout_and_project_move(tmp_path: Pa
     proc = env.run("copier", "update", "--defaults", "--quiet", cwd=project)
     assert proc.returncode == 0, proc.stderr
     assert "A later template fix." in (project / "README.md").read_text(encoding="utf-8")
+
+
+COMMANDS = ("python3", ".", "pip", "copier", "cd", "pytest", "bunzai")
+
+
+def tutorial_commands() -> list[str]:
+    """The shell lines of writing-a-format.md's first section, in order: the steps a format
+    author runs before writing any code."""
+    text = (ROOT / "docs" / "writing-a-format.md").read_text(encoding="utf-8")
+    section = text.split("\n## 1. ", 1)[1].split("\n## 2. ", 1)[0]
+    lines = []
+    for block in re.findall(r"^```\n(.*?)^```", section, re.M | re.S):
+        for line in block.splitlines():
+            line = line.split("  #", 1)[0].strip()
+            if line.split(" ", 1)[0] in COMMANDS:
+                lines.append(line)
+    return lines
+
+
+def test_a_character_format_from_the_docs_alone(tmp_path: Path) -> None:
+    """A third party follows the tutorial's first section word for word: a fresh virtual
+    environment, core installed from the checkout, the template rendered from the checkout for
+    a character format, the plugin installed, its tests (the conformance kit) passing.
+
+    Only two things differ from a person at a terminal: copier's questions are answered on
+    its command line, and copier is the test environment's own (a dev tool) rather than
+    installed into the fresh venv, to keep the test within CI's time.
+    """
+    if os.environ.get("BUNZAI_SKIP_VENV_TESTS"):
+        pytest.skip("BUNZAI_SKIP_VENV_TESTS is set")
+    copier = shutil.which("copier", path=str(Path(sys.executable).parent)) or \
+        shutil.which("copier")
+    assert copier, "copier is a test tool: python3 dev.py test installs it"
+    steps = tutorial_commands()
+    assert steps[:3] == ["python3 -m venv bunzai-dev", ". bunzai-dev/bin/activate",
+                         "pip install ./bunzai/bunzai-core"], steps
+    assert "pip install -e \".[test]\"" in steps and "pytest" in steps
+    (tmp_path / "bunzai").symlink_to(ROOT)  # the checkout, where the tutorial expects it
+    script = ["set -e"]
+    for line in steps:
+        if line == "pip install copier":
+            continue
+        if line.startswith("python3 "):
+            line = f"{shlex.quote(sys.executable)} {line[len('python3 '):]}"
+        elif line.startswith("copier copy "):
+            line = (f"{shlex.quote(copier)} copy --defaults --quiet --data name=saltmere "
+                    f"--data kind=character {line[len('copier copy '):]}")
+        elif line == "pytest":
+            line = "pytest -q -p no:cacheprovider"
+        script.append(line)
+    drop = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "BUNZAI_LOAD_PLUGINS",
+            "BUNZAI_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    proc = subprocess.run(["bash", "-c", "\n".join(script)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, "\n".join(script) + "\n" + proc.stdout[-6000:] + \
+        proc.stderr[-3000:]
+    passed = int(re.search(r"(\d+) passed", proc.stdout).group(1))  # type: ignore[union-attr]
+    assert passed >= 40 and " failed" not in proc.stdout, proc.stdout[-3000:]
+    assert re.search(r"^saltmere\s+character\s+rw\s", proc.stdout, re.M), proc.stdout[-3000:]
+    project = tmp_path / "bunzai-formats-novelai"
+    assert "kind = \"character\"" in (project / "src" / "bunzai_saltmere" / "saltmere" /
+                                      "__init__.py").read_text(encoding="utf-8")
+    site = next((tmp_path / "bunzai-dev").glob("lib/python*/site-packages"))
+    assert not list(site.glob("__editable__*bunzai_core*")), "core must not be editable"
