@@ -4,7 +4,7 @@
     python3 dev.py demo    convert the bundled sample card (installs bunzai into .venv first)
     python3 dev.py test    run the whole test suite (installs bunzai and test tools first)
     python3 dev.py check   ruff on everything, mypy --strict on bunzai-core
-    python3 dev.py docs    regenerate docs/FORMAT-SUPPORT.md and docs/formats/*.md
+    python3 dev.py docs    regenerate docs/FORMAT-SUPPORT.md, docs/formats/*.md and docs/glossary.md
     python3 dev.py dist    build a wheel and an sdist of every distribution into dist/ (or the
                            folder given) and check them with twine
 
@@ -38,7 +38,9 @@ MEMBERS = ["bunzai-core", "bunzai-formats-tavern", "bunzai-formats-risu",
 DEV_TOOLS = ["pytest>=8", "hypothesis>=6", "jsonschema>=4", "ruff>=0.6", "mypy>=1.10",
              "httpx>=0.27", "playwright>=1.40",
              # dist: builds without an isolated environment per build (seconds, not minutes)
-             "build>=1.0", "hatchling>=1.20", "twine>=5"]
+             "build>=1.0", "hatchling>=1.20", "twine>=5",
+             # the format template's tests render it, as a plugin author does
+             "copier>=9"]
 SAMPLE = ROOT / "examples" / "cards" / "bunzai-sample.png"
 
 

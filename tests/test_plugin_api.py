@@ -10,7 +10,6 @@ change everything else without breaking a plugin.  Tests may also use the public
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,9 @@ PLUGIN_TREES = sorted(
     [*ROOT.glob("bunzai-formats-*/src"), *ROOT.glob("examples/*/src"),
      *ROOT.glob("examples/*/tests"), *ROOT.glob("bunzai-formats-*/tests"),
      *ROOT.glob("templates/*/template")])
+
+TEMPLATE_KINDS = ("lorebook", "character")
+"""The kinds the format template renders (its copier question ``kind``)."""
 
 PUBLIC_TOP = {"__version__", "read", "read_all", "write", "convert", "detect", "BunzaiError"}
 """Names of ``bunzai`` itself a plugin's tests may use (the user-facing API)."""
@@ -40,11 +42,18 @@ def _violations(path: Path) -> list[str]:
     is_test = "tests" in path.parts or path.name.startswith("test_") \
         or path.name == "conftest.py"
     text = path.read_text(encoding="utf-8")
-    if path.suffix == ".jinja":  # a template: its {{ placeholders }} stand for names
-        text = re.sub(r"\{\{.*?\}\}", "placeholder", text)
-    tree = ast.parse(text)
+    texts = [text]
+    if path.suffix == ".jinja":  # a template: checked as rendered for every kind it offers
+        import jinja2
+
+        class Placeholder(jinja2.Undefined):
+            def __str__(self) -> str:
+                return "placeholder"
+
+        template = jinja2.Environment(undefined=Placeholder).from_string(text)
+        texts = [template.render(kind=kind) for kind in TEMPLATE_KINDS]
     out = []
-    for node in ast.walk(tree):
+    for node in (n for text in texts for n in ast.walk(ast.parse(text))):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [a.name for a in node.names]
             if not _allowed(node.module, names, is_test):

@@ -65,12 +65,18 @@ def plugins_command(as_json: JsonOpt = False) -> None:
 @command("schema")
 def schema_command(
     kind: Annotated[str, typer.Argument(metavar="KIND", help="character, lorebook, persona, "
-                                        "regex, module or chat.")],
+                                        "regex, module, chat or preset.")],
+    glossary: Annotated[bool, typer.Option("--glossary", help="Print what each field means, "
+                                           "as a table, instead of the schema.")] = False,
 ) -> None:
-    """Print the JSON Schema of a canonical kind."""
+    """Print the JSON Schema of a canonical kind (each field described), or its glossary."""
     from ..kinds import KINDS
     if kind not in KINDS:
         fail(UsageError(f"unknown kind {kind!r} (kinds: {', '.join(KINDS)})"))
+    if glossary:
+        from ..engine.glossary import glossary_text
+        typer.echo(glossary_text(kind), nl=False)
+        return
 
     from ..model import json_schema
     typer.echo(json.dumps(json_schema(kind), indent=2, ensure_ascii=False))

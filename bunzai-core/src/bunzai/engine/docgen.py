@@ -1,7 +1,8 @@
 """Regenerate the generated docs: ``python -m bunzai.engine.docgen DOCS_DIR``.
 
 Writes ``FORMAT-SUPPORT.md`` and ``formats/<id>.md`` for every installed adapter, from the
-adapters' declared data; the test suite runs :func:`render` and fails when the files differ.
+adapters' declared data, and ``glossary.md`` from the canonical model's field descriptions; the
+test suite runs :func:`render` and fails when the files differ.
 """
 
 from __future__ import annotations
@@ -10,12 +11,13 @@ import sys
 from pathlib import Path
 
 from ..host.registry import Registry
+from .glossary import glossary_markdown
 from .roster import format_page, roster_markdown
 
 
 def render(reg: Registry) -> dict[str, str]:
     """Relative path -> content of every generated doc file."""
-    files = {"FORMAT-SUPPORT.md": roster_markdown(reg)}
+    files = {"FORMAT-SUPPORT.md": roster_markdown(reg), "glossary.md": glossary_markdown()}
     for fid, handle in sorted(reg.adapters.items()):
         files[f"formats/{fid}.md"] = format_page(handle)
     return files

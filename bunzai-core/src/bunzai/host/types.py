@@ -130,8 +130,12 @@ class FormatInfo:
     other path with user data is reported as dropped (see :mod:`bunzai.loss.rule`).
     ``None``: core reads every output back to find what it lost."""
     reasons: tuple[tuple[str, str], ...] = ()
-    """Why the writer does not carry a path: (pattern, reason in a user's words); the most
-    specific pattern matching a dropped path gives its reason."""
+    """Why the writer does not carry a path: (pattern, reason in a user's words).  A pattern is
+    a canonical path (``lorebook``, ``entries[*].sticky``) matching that path and everything
+    under it; the most specific match gives a dropped path its reason, and ``""`` matches every
+    path (the format's general reason).  Unlike ``carries`` there is no ``*`` wildcard: the
+    conformance kit fails on a pattern that names no path of the kind's model, which would
+    never give its reason."""
     neutral: tuple[tuple[str, Any], ...] = ()
     """Values of keys this format owns under ``extensions`` or ``app_data`` that ask nothing of
     an app (SillyTavern's ``extensions.fav: false``): (pattern, neutral values or a predicate

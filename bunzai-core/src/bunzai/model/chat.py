@@ -45,14 +45,16 @@ ATTACHMENT_TYPES = ("image", "file", "audio", "video")
 class Participant(CanonicalModel):
     """Someone the chat declares: a user name, a character, a narrator."""
 
-    name: str = ""
+    name: str = Field("", description="the name the chat shows for them")
     role: str = Field("character", description="user, character, narrator or system")
     id: str | None = Field(None, description="the app's own id for this participant")
     avatar: str | None = Field(None, description="avatar reference as the app wrote it")
-    extensions: dict[str, JSONValue] = Field(default_factory=dict)
+    extensions: dict[str, JSONValue] = Field(
+        default_factory=dict, description="app-namespaced extension blocks, kept verbatim")
     app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
                                                       description=APP_DATA_DESCRIPTION)
-    passthrough: dict[str, JSONValue] = Field(default_factory=dict)
+    passthrough: dict[str, JSONValue] = Field(
+        default_factory=dict, description="per-format layout, never user data (see EntityBase)")
 
 
 class Attachment(CanonicalModel):
@@ -62,27 +64,30 @@ class Attachment(CanonicalModel):
     """
 
     type: str = Field("image", description="image, file, audio, video or an app type")
-    name: str | None = None
+    name: str | None = Field(None, description="the file's name")
     uri: str | None = Field(None, description="URL, data URL or path as written")
     title: str | None = Field(None, description="caption or the prompt that made the image")
-    media_type: str | None = None
+    media_type: str | None = Field(None, description="the file's media type")
     data: bytes | None = Field(None, description="the bytes when the file embeds them")
     text: str | None = Field(None, description="text content an app extracted from the file")
-    extensions: dict[str, JSONValue] = Field(default_factory=dict)
+    extensions: dict[str, JSONValue] = Field(
+        default_factory=dict, description="app-namespaced extension blocks, kept verbatim")
     app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
                                                       description=APP_DATA_DESCRIPTION)
-    passthrough: dict[str, JSONValue] = Field(default_factory=dict)
+    passthrough: dict[str, JSONValue] = Field(
+        default_factory=dict, description="per-format layout, never user data (see EntityBase)")
 
 
 class Alternative(CanonicalModel):
     """One candidate reply of a message (a SillyTavern swipe, a Backyard output)."""
 
-    text: str = ""
-    time: datetime | None = None
-    reasoning: str | None = None
+    text: str = Field("", description="the reply's text")
+    time: datetime | None = Field(None, description="when it was written (aware, UTC)")
+    reasoning: str | None = Field(None, description="the model's reasoning for it, where kept")
     app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
                                                       description=APP_DATA_DESCRIPTION)
-    passthrough: dict[str, JSONValue] = Field(default_factory=dict)
+    passthrough: dict[str, JSONValue] = Field(
+        default_factory=dict, description="per-format layout, never user data (see EntityBase)")
 
 
 class ChatMessage(CanonicalModel):
@@ -91,7 +96,7 @@ class ChatMessage(CanonicalModel):
 
     role: str = Field("character", description="user, character, narrator or system")
     speaker: str | None = Field(None, description="display name as the message records it")
-    text: str = ""
+    text: str = Field("", description="what the message says (the shown alternative's text)")
     time: datetime | None = Field(None, description="when it was sent (aware, UTC)")
     hidden: bool = Field(False, description="kept in the log but left out of the prompt")
     alternatives: list[Alternative] = Field(
@@ -102,11 +107,14 @@ class ChatMessage(CanonicalModel):
     id: str | None = Field(None, description="the app's message id")
     bookmark: str | None = Field(
         None, description="a named mark on this message (checkpoint, bookmark)")
-    attachments: list[Attachment] = Field(default_factory=list)
-    extensions: dict[str, JSONValue] = Field(default_factory=dict)
+    attachments: list[Attachment] = Field(
+        default_factory=list, description="images and files attached to the message")
+    extensions: dict[str, JSONValue] = Field(
+        default_factory=dict, description="app-namespaced extension blocks, kept verbatim")
     app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
                                                       description=APP_DATA_DESCRIPTION)
-    passthrough: dict[str, JSONValue] = Field(default_factory=dict)
+    passthrough: dict[str, JSONValue] = Field(
+        default_factory=dict, description="per-format layout, never user data (see EntityBase)")
 
 
 class LazyMessages(Sequence[ChatMessage]):
@@ -248,7 +256,7 @@ Messages = Annotated[Sequence[ChatMessage], WrapValidator(_keep_lazy),
 class Chat(EntityBase):
     """A conversation.  ``None`` on an optional field means the source did not state it."""
 
-    kind: Literal["chat"] = "chat"
+    kind: Literal["chat"] = Field("chat", description="the entity kind, always chat")
     title: str | None = Field(None, description="the chat's name in the app")
     participants: list[Participant] = Field(
         default_factory=list, description="who the chat declares (user names, characters)")
@@ -261,11 +269,11 @@ class Chat(EntityBase):
     memory: str | None = Field(None, description="memory or summary the app keeps")
     scenario: str | None = Field(None, description="chat-level scenario text")
     greeting: str | None = Field(None, description="chat-level greeting, outside the log")
-    example_dialogue: str | None = None
+    example_dialogue: str | None = Field(None, description="chat-level example dialogue")
     system_prompt: str | None = Field(None, description="chat-level instructions")
     branch_of: str | None = Field(None, description="the chat this one branched from")
     lorebook: Lorebook | None = Field(None, description="chat-scoped lorebook entries")
-    messages: Messages = Field(default_factory=list)
+    messages: Messages = Field(default_factory=list, description="the messages, in order")
 
     def iter_messages(self) -> Iterator[ChatMessage]:
         """The messages in order, one at a time (never materializes a lazy chat)."""

@@ -64,7 +64,8 @@ class Asset(CanonicalModel):
     data: bytes | None = Field(None, description="the asset's bytes when embedded")
     origin: str | None = Field(None, description="where the bytes came from (zip path, chunk)")
     orphan: bool = Field(False, description="present in the container but referenced by nothing")
-    extensions: dict[str, JSONValue] = Field(default_factory=dict)
+    extensions: dict[str, JSONValue] = Field(
+        default_factory=dict, description="app-namespaced extension blocks, kept verbatim")
     app_data: dict[str, dict[str, JSONValue]] = Field(
         default_factory=dict, description="user data only one app understands (see EntityBase)")
 

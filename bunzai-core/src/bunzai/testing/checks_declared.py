@@ -7,7 +7,8 @@ import os
 import subprocess
 import sys
 import textwrap
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -90,6 +91,8 @@ class DeclarationChecks(KitBase):
         Troubleshooting: set ``kind``, ``label``, ``suffix`` (with its dot), ``detection`` (one
         ``(situation, score)`` row per score your detector can return) and ``losses`` on your
         FormatAdapter subclass; ``bunzai formats`` and ``docs/formats/<id>.md`` show them.
+        Each ``reasons`` pattern must name a path of the kind's canonical model (``""`` for
+        the general reason), or it would never give its reason.
         """
         info = bunzai_subject.info
         problems = []
@@ -112,6 +115,16 @@ class DeclarationChecks(KitBase):
         for row in info.losses:
             if len(row) != 2 or not all(isinstance(x, str) and x for x in row):
                 problems.append(f"losses row {row!r} is not (canonical field, what happens)")
+        # an adapter that embeds chats also gives the reasons for what a chat loses there
+        embeds = "bunzai_embed_chat" in bunzai_subject.handle.record.impls
+        kinds = [info.kind, *(["chat"] if embeds else [])]
+        for pattern, _ in info.reasons:
+            found = [reason_pattern_problem(k, pattern) for k in kinds]
+            why = found[0] if all(found) else None
+            if why:
+                problems.append(f"reasons pattern {pattern!r} can never match: {why} (a pattern "
+                                "names a field path, [*] for list items, and matches everything "
+                                "under it; \"\" is the catch-all)")
         assert not problems, explain("; ".join(problems),
                                      "fix the class attributes of your FormatAdapter subclass.")
 
@@ -163,3 +176,43 @@ class DeclarationChecks(KitBase):
             f"importing {subject.id}'s adapter module loaded {got['import'][:6]}", fix)
         assert not got["detect"], explain(
             f"{subject.id}'s detect() loaded {got['detect'][:6]}", fix)
+
+
+def reason_pattern_problem(kind: str, pattern: str) -> str | None:
+    """Why a ``reasons`` pattern can never match a path of ``kind``'s model, or None.
+
+    A reason pattern matches its path and everything under it, so it must name a path of the
+    canonical model: field names, ``[*]`` for list items, any key below a mapping
+    (``extensions.x``).  ``""`` is the catch-all.  ``"*"`` (the catch-all of ``carries``, not
+    of ``reasons``) or a misspelt field would leave every path it was meant for with the
+    generic reason, in silence.
+    """
+    import re
+    import types
+    import typing
+
+    from pydantic import BaseModel
+
+    from ..loss.neutral import pattern_of
+    from ..model import MODELS
+
+    if not pattern or kind not in MODELS:
+        return None
+    where, tp = "", typing.cast(Any, MODELS[kind])
+    for seg in re.findall(r"[^.\[\]]+|\[[^\]]*\]", pattern_of(pattern)):
+        if typing.get_origin(tp) in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            tp = args[0] if len(args) == 1 else Any
+        origin = typing.get_origin(tp)
+        if tp is Any or origin is dict:
+            return None  # any key below a mapping of JSON values
+        if seg == "[*]":
+            if origin not in (list, Sequence):
+                return f"{where or kind} is not a list"
+            tp = typing.get_args(tp)[0]
+        elif isinstance(tp, type) and issubclass(tp, BaseModel) and seg in tp.model_fields:
+            tp = tp.model_fields[seg].annotation
+        else:
+            return f"{where or kind} has no field {seg!r}"
+        where += seg if seg == "[*]" or not where else f".{seg}"
+    return None

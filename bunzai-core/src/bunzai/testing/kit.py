@@ -36,7 +36,7 @@ from .base import (
     session_registry,
     waive,
 )
-from .checks_declared import DeclarationChecks
+from .checks_declared import DeclarationChecks, reason_pattern_problem
 from .checks_detection import DetectionChecks
 from .checks_robustness import RobustnessChecks
 from .checks_roundtrip import RoundTripChecks
@@ -88,4 +88,4 @@ class AdapterConformance(DeclarationChecks, DetectionChecks, RoundTripChecks, Ro
 
 
 __all__ = ["CUTS", "STANDARD_CHECKS", "AdapterConformance", "ForeignCase", "Subject", "explain",
-           "rewrite_problems", "session_registry", "waive"]
+           "reason_pattern_problem", "rewrite_problems", "session_registry", "waive"]
