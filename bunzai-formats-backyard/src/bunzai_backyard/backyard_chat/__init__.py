@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -97,9 +97,8 @@ class BackyardChatAdapter(FormatAdapter):
     reader = "io:read_chat"
     writer = "io:write_chat"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input.json)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("Backyard AI", 0.9, _evidence, "origin", "backyard-chat-export")]

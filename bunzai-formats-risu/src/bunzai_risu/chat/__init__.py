@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule
 
 from .._common.runs import RISU_CHAT
 
@@ -117,9 +117,8 @@ class RisuChatAdapter(FormatAdapter):
     reader = "io:read_export"
     writer = "io:write_export"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input.json)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("RisuAI", 0.95, _evidence, "origin", "risu-chat-export")]

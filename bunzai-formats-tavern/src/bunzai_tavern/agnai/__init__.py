@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter
+from bunzai.sdk import FormatAdapter
 
 from .._common.neutral import ST_NEUTRAL
 from .._common.options import indent_option
@@ -83,6 +83,5 @@ class AgnaiAdapter(FormatAdapter):
     validator = "validate:check"
     labeler = "labels:rules"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input.json)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter
+from bunzai.sdk import FormatAdapter
 
 from .._common.options import indent_option
 from .._common.paths import MEMORY_ENTRY_FIELDS, book, memory_neutral
@@ -76,6 +76,5 @@ class AgnaiMemoryAdapter(FormatAdapter):
     writer = "write:write_book"
     validator = "validate:check"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input.json)

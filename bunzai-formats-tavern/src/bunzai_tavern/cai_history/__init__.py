@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -54,9 +54,8 @@ class CAIHistoryAdapter(FormatAdapter):
     doc = "bunzai-formats-tavern/src/bunzai_tavern/cai_history/README.md"
     reader = "read:read_dump"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input.json)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("Character.AI (CAI Tools dump)", 0.9, _evidence, "origin",

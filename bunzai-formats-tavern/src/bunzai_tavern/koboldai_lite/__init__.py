@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -65,9 +65,8 @@ class KoboldAILiteAdapter(FormatAdapter):
     doc = "bunzai-formats-tavern/src/bunzai_tavern/koboldai_lite/README.md"
     reader = "read:read_save"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input.json)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("KoboldAI", 0.9, _evidence, "origin", "koboldai-lite-save")]

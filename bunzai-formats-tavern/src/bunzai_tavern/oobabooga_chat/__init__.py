@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule
 
 from .._common.options import ZONE
 
@@ -112,9 +112,8 @@ class OobaboogaChatAdapter(FormatAdapter):
     reader = "io:read_chat"
     writer = "io:write_chat"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input.json)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("oobabooga text-generation-webui", 0.9, _evidence, "origin",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter
+from bunzai.sdk import FormatAdapter
 
 from .._common.options import ZONE
 from .._common.runs import ST_CHAT
@@ -182,9 +182,8 @@ class SillyTavernChatAdapter(FormatAdapter):
     writer = "write:write_chat"
     labeler = "labels:rules"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input)
 
 
 __all__: Sequence[str] = ["CARRIES", "FORMAT_ID", "REASONS", "SillyTavernChatAdapter", "score"]

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, Option, unfrozen
+from bunzai.sdk import FormatAdapter, Option, unfrozen
 
 from .._common.neutral import WORLD_INFO
 from .._common.options import indent_option
@@ -156,6 +156,5 @@ class SillyTavernLorebookAdapter(FormatAdapter):
     validator = "validate:check"
     labeler = "labels:rules"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input.json)

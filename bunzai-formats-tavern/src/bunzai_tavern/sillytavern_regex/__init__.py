@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, Option
+from bunzai.sdk import FormatAdapter, Option
 
 from .._common.options import indent_option
 from .._common.runs import ST_REGEX
@@ -91,6 +91,5 @@ class SillyTavernRegexAdapter(FormatAdapter):
     validator = "validate:check"
     labeler = "labels:rules"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input.json)

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, Option
+from bunzai.sdk import FormatAdapter, Option
 
 from .._common.options import ZONE
 
@@ -178,9 +178,8 @@ class TavernAIChatAdapter(FormatAdapter):
     writer = "write:write_chat"
     labeler = "labels:rules"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input)
 
 
 __all__ = ["CARRIES", "FORMAT_ID", "LEGACY_CARRIES", "REASONS", "TavernAIChatAdapter", "score"]
