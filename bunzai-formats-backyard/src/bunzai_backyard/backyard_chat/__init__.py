@@ -93,7 +93,6 @@ class BackyardChatAdapter(FormatAdapter):
          "system_prompt, branch_of, lorebook", "dropped: an export holds only the turns"),
         ("extensions", "dropped"),
     )
-    doc = "bunzai-formats-backyard/src/bunzai_backyard/backyard_chat/README.md"
     reader = "io:read_chat"
     writer = "io:write_chat"
 

@@ -85,7 +85,6 @@ class BackyardArchiveAdapter(FormatAdapter):
     writer = "write:write_archive"
     validator = "validate:validate_archive"
     labeler = "labels:rules"
-    doc = "bunzai-formats-backyard/src/bunzai_backyard/byaf/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         z = input.zip

@@ -201,7 +201,6 @@ class BackyardLegacyAdapter(FormatAdapter):
     writer = "write:write_legacy"
     validator = "read:validate_legacy"
     labeler = "labels:rules"
-    doc = "bunzai-formats-backyard/src/bunzai_backyard/legacy/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         container = input.container

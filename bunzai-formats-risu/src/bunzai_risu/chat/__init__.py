@@ -113,7 +113,6 @@ class RisuChatAdapter(FormatAdapter):
          "dropped: a RisuAI chat has no such field"),
         ("extensions", "dropped"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/chat/README.md"
     reader = "io:read_export"
     writer = "io:write_export"
 

@@ -83,7 +83,6 @@ class RisuLorebookAdapter(FormatAdapter):
         ("entries[*].keys with commas", "approximated: RisuAI joins keys with commas"),
         ("entries[*].name", "dropped when it differs from comment (RisuAI has one title)"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/lorebook/README.md"
     reader = "io:read"
     writer = "io:write"
 

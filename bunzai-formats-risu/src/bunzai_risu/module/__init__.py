@@ -90,7 +90,6 @@ class RisuModuleAdapter(FormatAdapter):
         ("assets[*].data (container=json)", "dropped: module JSON has no room for files"),
         ("id", "generated when absent: RisuAI requires one"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/module/README.md"
     reader = "read:read"
     writer = "write:write"
     validator = "read:validate"

@@ -52,7 +52,6 @@ class RisuPersonaAdapter(FormatAdapter):
         ("avatar", "approximated: converted to PNG (Pillow); dropped, a 1x1 PNG standing in, "
                    "when it does not decode"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/persona/README.md"
     reader = "io:read"
     writer = "io:write"
 

@@ -67,7 +67,6 @@ class RisuRegexAdapter(FormatAdapter):
          "approximated: a RisuAI script runs at one stage (editinput, editoutput, "
          "editprocess, editdisplay)"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/regex/README.md"
     reader = "io:read"
     writer = "io:write"
 

@@ -76,7 +76,6 @@ class AgnaiAdapter(FormatAdapter):
         ("regex_scripts, triggers", "dropped: Agnai has no scripts"),
         ("lorebook.entries[]", "as agnai-memory (see its page)"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai/README.md"
 
     reader = "read:read_character"
     writer = "write:write_character"

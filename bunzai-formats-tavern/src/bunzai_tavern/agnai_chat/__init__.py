@@ -102,7 +102,6 @@ class AgnaiChatAdapter(FormatAdapter):
          "dropped: an Agnai export holds the chat's texts and messages only"),
         ("extensions", "dropped"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai_chat/README.md"
     reader = "io:read_chat"
     writer = "io:write_chat"
 

@@ -70,7 +70,6 @@ class AgnaiMemoryAdapter(FormatAdapter):
                                     "depth, match flags … (Agnai entries have none)"),
         ("entries[].case_sensitive / extensions", "dropped (Agnai drops them too)"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai_memory/README.md"
 
     reader = "read:read_book"
     writer = "write:write_book"

@@ -51,7 +51,6 @@ class CAIHistoryAdapter(FormatAdapter):
         ("anything else", 0.0),
     )
     losses = ()
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/cai_history/README.md"
     reader = "read:read_dump"
 
     def detect(self, input: AdapterInput) -> tuple[float, str]:

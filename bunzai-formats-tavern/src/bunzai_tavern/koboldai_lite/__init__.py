@@ -62,7 +62,6 @@ class KoboldAILiteAdapter(FormatAdapter):
     )
     losses = ()
     neutral = NEUTRAL
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/koboldai_lite/README.md"
     reader = "read:read_save"
 
     def detect(self, input: AdapterInput) -> tuple[float, str]:

@@ -108,7 +108,6 @@ class OobaboogaChatAdapter(FormatAdapter):
          "branch_of, lorebook", "dropped: a history holds only the exchanges"),
         ("extensions", "dropped"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/oobabooga_chat/README.md"
     reader = "io:read_chat"
     writer = "io:write_chat"
 

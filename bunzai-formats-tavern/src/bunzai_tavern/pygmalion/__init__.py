@@ -51,7 +51,6 @@ class PygmalionAdapter(FormatAdapter):
         ("nickname, creator_notes_multilingual, source, dates, assets",
          "dropped by the chat shape (a V2 card)"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/pygmalion/README.md"
     carries = ("name", "description", "first_mes", "scenario", "mes_example")
     reasons = (*CARD_REASONS,
                ("", "the Pygmalion/TextGen shape holds only a name, a persona, a greeting, a "

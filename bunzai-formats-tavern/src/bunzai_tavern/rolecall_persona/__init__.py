@@ -61,7 +61,6 @@ class RoleCallPersonaAdapter(FormatAdapter):
          "image (rcpersona keeps title)"),
         ("avatar", "becomes the PNG image (converted to PNG when it is not one); JSON has none"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/rolecall_persona/README.md"
 
     reader = "io:read_persona"
     writer = "io:write_persona"

@@ -65,7 +65,6 @@ class SillyTavernAdapter(FormatAdapter):
         ("lorebook.entries[].is_folder", "kept as a RisuAI-style mode: folder entry"),
         ("regex_scripts[].extensions", "dropped: SillyTavern regex scripts have none"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern/README.md"
     carries = CARD_CARRIES
     reasons = CARD_REASONS
     neutral = ST_NEUTRAL

@@ -177,7 +177,6 @@ class SillyTavernChatAdapter(FormatAdapter):
         ("extensions", "dropped"),
     )
     options = (ZONE,)
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_chat/README.md"
     reader = "read:read_chat"
     writer = "write:write_chat"
     labeler = "labels:rules"

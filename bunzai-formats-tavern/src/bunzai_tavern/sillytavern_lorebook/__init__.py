@@ -149,7 +149,6 @@ class SillyTavernLorebookAdapter(FormatAdapter):
         ("entries[].comment", "approximated: an entry with a name but no comment gets the name "
                               "as its comment (ST's title)"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_lorebook/README.md"
 
     reader = "read:read_book"
     writer = "write:write_book"

@@ -69,7 +69,6 @@ class SillyTavernPersonaAdapter(FormatAdapter):
         ("app_data.sillytavern-persona.active_user", "dropped: a backup does not say which "
                                                      "persona a settings.json had selected"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_persona/README.md"
 
     reader = "read:read_personas"
     writer = "write:write_backup"

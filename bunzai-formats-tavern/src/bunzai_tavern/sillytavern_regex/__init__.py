@@ -84,7 +84,6 @@ class SillyTavernRegexAdapter(FormatAdapter):
         ("extensions", "dropped: ST regex scripts have no extensions"),
         ("placement", "approximated: placements ST has no number for are left out"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_regex/README.md"
 
     reader = "read:read_scripts"
     writer = "write:write_scripts"

@@ -173,7 +173,6 @@ class TavernAIChatAdapter(FormatAdapter):
         ("participants beyond one user; narrators", "dropped"),
         ("extensions", "dropped"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/tavernai_chat/README.md"
     reader = "read:read_chat"
     writer = "write:write_chat"
     labeler = "labels:rules"

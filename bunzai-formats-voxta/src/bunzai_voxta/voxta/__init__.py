@@ -93,7 +93,6 @@ class VoxtaAdapter(FormatAdapter):
     reader = "read:read_package"
     writer = "write:write_package"
     labeler = "._common.labels:rules"  # beside both adapters: they label the same packages
-    doc = "bunzai-formats-voxta/src/bunzai_voxta/voxta/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         z = input.zip

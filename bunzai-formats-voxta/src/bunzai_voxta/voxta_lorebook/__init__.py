@@ -61,7 +61,6 @@ class VoxtaLorebookAdapter(FormatAdapter):
     """A book's settings when new."""
     reader = "read:read_book_package"
     writer = "write:write_book_package"
-    doc = "bunzai-formats-voxta/src/bunzai_voxta/voxta_lorebook/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         z = input.zip

@@ -129,7 +129,6 @@ class NovelaiLorebookAdapter(FormatAdapter):
     reader = "read:read_lorebook"
     writer = "write:write_lorebook"
     validator = "read:validate_lorebook"
-    doc = "src/bunzai_novelai/novelai_lorebook/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         if input.container == "json":
