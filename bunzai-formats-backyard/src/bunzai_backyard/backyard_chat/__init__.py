@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import FormatAdapter, LabelRule
+from bunzai.sdk.chats import CHAT_TEXTS, because, message, no_extensions
+from bunzai.sdk.chats import MESSAGE as M
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -34,26 +36,19 @@ def score(data: Any) -> tuple[float, str]:
     return 0.8, "chat.ChatItems without a version number"
 
 
-M = "messages[*]."
-CARRIES: tuple[str, ...] = (M + "role", M + "text", M + "time")
+CARRIES: tuple[str, ...] = message("role", "text", "time")
 """What a Backyard chat export holds: what the user typed and what the character answered,
 with one date per turn (the writer reports a reply dated otherwise)."""
 
-_TURNS = "a Backyard chat export holds only the turns"
 REASONS: tuple[tuple[str, str], ...] = (
-    ("participants", "a Backyard chat export names no one"),
-    *((f, _TURNS) for f in ("title", "created", "notes", "memory", "scenario", "greeting",
-                            "example_dialogue", "system_prompt", "branch_of", "lorebook")),
-    ("extensions", "Backyard has no place for other apps' extensions"),
-    (M + "speaker", "a Backyard chat export names no one"),
-    (M + "alternatives", "a Backyard chat export keeps only the shown reply"),
-    (M + "chosen", "a Backyard chat export keeps only the shown reply"),
-    (M + "hidden", "a Backyard chat export holds what was typed and answered only"),
-    (M + "reasoning", "a Backyard chat export holds what was typed and answered only"),
-    (M + "model", "a Backyard chat export holds what was typed and answered only"),
-    (M + "bookmark", "a Backyard chat export holds what was typed and answered only"),
+    *because("a Backyard chat export names no one", "participants", M + "speaker"),
+    *because("a Backyard chat export holds only the turns", *CHAT_TEXTS),
+    *no_extensions("Backyard"),
+    *because("a Backyard chat export keeps only the shown reply",
+             *message("alternatives", "chosen")),
+    *because("a Backyard chat export holds what was typed and answered only",
+             *message("hidden", "reasoning", "model", "bookmark")),
     (M + "attachments", "a Backyard chat export holds text only"),
-    (M + "extensions", "Backyard has no place for other apps' extensions"),
 )
 WRITER_REASONS = {
     "role": "a Backyard chat export holds user inputs and character outputs only",

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import FormatAdapter, LabelRule
+from bunzai.sdk.chats import CHAT_TEXTS, because, message, no_extensions
+from bunzai.sdk.chats import MESSAGE as M
 
 from .._common.options import ZONE
 
@@ -37,30 +39,25 @@ def score(data: Any) -> tuple[float, str]:
     return 0.0, ""
 
 
-M = "messages[*]."
-CARRIES: tuple[str, ...] = ("time_zone", *(M + f for f in (
+CARRIES: tuple[str, ...] = ("time_zone", *message(
     "role", "text", "time", "chosen", "alternatives[*].text", "alternatives[*].time",
     "attachments[*].type", "attachments[*].name", "attachments[*].uri",
-    "attachments[*].media_type", "attachments[*].text", "attachments[*].data")))
+    "attachments[*].media_type", "attachments[*].text", "attachments[*].data"))
 """What a webui history holds: each message's side, text and time (a wall-clock text, in the
 chat's zone), its versions (with their times) and its embedded images and text files (the
 writer reports the rest of attachments)."""
 
-_ONLY = "a webui history holds only the exchanges"
 REASONS: tuple[tuple[str, str], ...] = (
-    ("participants", "the history names no one: the names come from the webui's settings"),
-    *((f, _ONLY) for f in ("title", "created", "notes", "memory", "scenario", "greeting",
-                           "example_dialogue", "system_prompt", "branch_of", "lorebook")),
-    ("extensions", "the webui has no place for other apps' extensions"),
-    (M + "speaker", "the history names no one: the names come from the webui's settings"),
+    *because("the history names no one: the names come from the webui's settings",
+             "participants", M + "speaker"),
+    *because("a webui history holds only the exchanges", *CHAT_TEXTS),
+    *no_extensions("the webui", M + "attachments[*].extensions"),
     (M + "hidden", "the webui cannot hide a message"),
     (M + "reasoning", "the webui keeps reasoning inside the reply's text"),
     (M + "model", "the history does not record the model"),
     (M + "bookmark", "the webui has no bookmarks"),
     (M + "alternatives[*].reasoning", "the webui keeps a version's text only"),
     (M + "attachments[*].title", "the webui keeps an attachment's name, type and content"),
-    (M + "attachments[*].extensions", "the webui has no place for other apps' extensions"),
-    (M + "extensions", "the webui has no place for other apps' extensions"),
 )
 WRITER_REASONS = {
     "role": "a history row holds the user's message and the reply",
