@@ -78,15 +78,9 @@ class BackyardChatAdapter(FormatAdapter):
         ("anything else (cards with a Chat[] list included)", 0.0),
     )
     losses = (
-        ("messages[].speaker", "dropped: an export names no one"),
         ("messages[].role narrator / system", "approximated: written as the character's "
                                               "output"),
         ("messages[].time of a reply", "approximated: one createdAt per turn, the user's"),
-        ("messages[].alternatives, hidden, reasoning, model, bookmark, attachments",
-         "dropped: an item holds one input and one output"),
-        ("title, participants, created, notes, memory, scenario, greeting, example_dialogue, "
-         "system_prompt, branch_of, lorebook", "dropped: an export holds only the turns"),
-        ("extensions", "dropped"),
     )
     reader = "io:read_chat"
     writer = "io:write_chat"

@@ -101,14 +101,9 @@ class RisuChatAdapter(FormatAdapter):
         ("anything else", 0.0),
     )
     losses = (
-        ("participants, speaker of most messages", "dropped: RisuAI names the user and the "
-                                                   "character from its own settings"),
+        ("messages[].speaker of most messages", "dropped: RisuAI names the user and the "
+                                                "character from its own settings"),
         ("messages[].role narrator", "approximated: written as the character's message"),
-        ("messages[].alternatives", "dropped: RisuAI keeps one text per message"),
-        ("messages[].reasoning, attachments", "dropped"),
-        ("created, memory, scenario, greeting, example_dialogue, system_prompt, branch_of",
-         "dropped: a RisuAI chat has no such field"),
-        ("extensions", "dropped"),
     )
     reader = "io:read_export"
     writer = "io:write_export"

@@ -75,13 +75,9 @@ class RisuLorebookAdapter(FormatAdapter):
     carries = under("entries[*].", ENTRY_CARRIED)
     reasons = (*BOOK_REASONS, *reasons_under("entries[*].", ENTRY_REASONS))
     losses = (
-        ("name / description / scan_depth / token_budget / recursive_scanning / extensions",
-         "dropped: a RisuAI export is a bare entry list"),
-        ("entries[*] SillyTavern-only settings (sticky, cooldown, groups, outlets, …)",
-         "dropped; depth, role, probability, delay, whole words, key logic and disabled "
-         "become @@decorators, which apps other than RisuAI show as text"),
+        ("entries[*] depth, role, probability, delay, whole words, key logic, disabled",
+         "written as @@decorators, which apps other than RisuAI show as text"),
         ("entries[*].keys with commas", "approximated: RisuAI joins keys with commas"),
-        ("entries[*].name", "dropped when it differs from comment (RisuAI has one title)"),
     )
     reader = "io:read"
     writer = "io:write"

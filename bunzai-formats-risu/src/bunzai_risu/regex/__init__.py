@@ -61,11 +61,8 @@ class RisuRegexAdapter(FormatAdapter):
     carries = SCRIPT_CARRIED
     reasons = SCRIPT_REASONS
     losses = (
-        ("trim_strings / min_depth / max_depth / run_on_edit / substitute_regex / id",
-         "dropped: RisuAI custom scripts have no such settings"),
-        ("placement / markdown_only / prompt_only",
-         "approximated: a RisuAI script runs at one stage (editinput, editoutput, "
-         "editprocess, editdisplay)"),
+        ("placement / markdown_only / prompt_only", "approximated: a RisuAI script runs at one "
+         "stage (editinput, editoutput, editprocess, editdisplay)"),
     )
     reader = "io:read"
     writer = "io:write"

@@ -66,15 +66,9 @@ class AgnaiAdapter(FormatAdapter):
     )
     neutral = (*ST_NEUTRAL, *memory_neutral("lorebook.", "agnai"))
     losses = (
-        ("personality", "approximated: joined into a text persona with the description (Agnai "
-                        "has no personality field)"),
         ("extensions.agnai.persona", "approximated: replaced by a text persona when it no "
                                      "longer renders to the description (as Agnai does)"),
-        ("nickname, creator_notes_multilingual, group_only_greetings, source",
-         "dropped: Agnai has no such fields"),
         ("assets", "dropped except the main icon (Agnai's avatar)"),
-        ("regex_scripts, triggers", "dropped: Agnai has no scripts"),
-        ("lorebook.entries[]", "as agnai-memory (see its page)"),
     )
 
     reader = "read:read_character"

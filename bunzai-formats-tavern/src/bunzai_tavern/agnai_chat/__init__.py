@@ -95,10 +95,6 @@ class AgnaiChatAdapter(FormatAdapter):
         ("messages[].speaker of characters", "dropped: Agnai names the chat's character"),
         ("messages[].alternatives[].text order", "approximated: the shown reply first, the "
                                                   "others as retries"),
-        ("messages[].reasoning, model, bookmark, attachments", "dropped"),
-        ("participants, created, notes, memory, system_prompt, branch_of, lorebook",
-         "dropped: an Agnai export holds the chat's texts and messages only"),
-        ("extensions", "dropped"),
     )
     reader = "io:read_chat"
     writer = "io:write_chat"

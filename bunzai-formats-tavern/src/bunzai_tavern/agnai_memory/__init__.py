@@ -65,11 +65,6 @@ class AgnaiMemoryAdapter(FormatAdapter):
         ("entries[*].is_folder", "Agnai memory books have no folders"),
     )
     neutral = memory_neutral("", "agnai-memory")
-    losses = (
-        ("entries[].<ST settings>", "dropped: depth, role, group, sticky, cooldown, delay, scan "
-                                    "depth, match flags … (Agnai entries have none)"),
-        ("entries[].case_sensitive / extensions", "dropped (Agnai drops them too)"),
-    )
 
     reader = "read:read_book"
     writer = "write:write_book"

@@ -50,7 +50,6 @@ class CAIHistoryAdapter(FormatAdapter):
         ("histories.histories whose items are not histories (read says why)", 0.6),
         ("anything else", 0.0),
     )
-    losses = ()
     reader = "read:read_dump"
 
     def detect(self, input: AdapterInput) -> tuple[float, str]:

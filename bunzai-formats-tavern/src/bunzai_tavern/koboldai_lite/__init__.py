@@ -60,7 +60,6 @@ class KoboldAILiteAdapter(FormatAdapter):
         ("prompt, actions, memory, gamestarted and worldinfo (KoboldAI saves)", 0.85),
         ("anything else", 0.0),
     )
-    losses = ()
     neutral = NEUTRAL
     reader = "read:read_save"
 

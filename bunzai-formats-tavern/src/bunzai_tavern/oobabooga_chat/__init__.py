@@ -95,15 +95,10 @@ class OobaboogaChatAdapter(FormatAdapter):
         ("anything else", 0.0),
     )
     losses = (
-        ("messages[].speaker, participants", "dropped: the history names no one"),
         ("messages[].role narrator / system", "approximated: written as a reply"),
         ("messages[].time", "approximated: minutes, local clock (\"Nov 03, 2024 21:04\")"),
-        ("messages[].hidden, reasoning, model, bookmark", "dropped"),
         ("messages[].attachments by reference", "dropped: only embedded images and text "
                                                 "files travel"),
-        ("title, created, notes, memory, scenario, greeting, example_dialogue, system_prompt, "
-         "branch_of, lorebook", "dropped: a history holds only the exchanges"),
-        ("extensions", "dropped"),
     )
     reader = "io:read_chat"
     writer = "io:write_chat"

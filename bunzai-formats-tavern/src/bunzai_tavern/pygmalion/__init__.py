@@ -45,9 +45,6 @@ class PygmalionAdapter(FormatAdapter):
         ("anything else", 0.0),
     )
     losses = (
-        ("everything but name, description, first_mes, scenario, mes_example",
-         "dropped by the five-key shape (personality included); the chat shape keeps a "
-         "full V2 card"),
         ("nickname, creator_notes_multilingual, source, dates, assets",
          "dropped by the chat shape (a V2 card)"),
     )

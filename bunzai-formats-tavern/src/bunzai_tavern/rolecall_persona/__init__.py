@@ -56,9 +56,7 @@ class RoleCallPersonaAdapter(FormatAdapter):
     )
     neutral = ST_NEUTRAL
     losses = (
-        ("title, note, avatar_id, is_default, position, depth, role, lorebook, connections",
-         "dropped: a RoleCall persona card holds a name, a description, extensions and an "
-         "image (rcpersona keeps title)"),
+        ("title", "dropped in the card shape (rcpersona keeps it)"),
         ("avatar", "becomes the PNG image (converted to PNG when it is not one); JSON has none"),
     )
 

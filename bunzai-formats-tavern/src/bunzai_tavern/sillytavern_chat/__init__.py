@@ -166,14 +166,9 @@ class SillyTavernChatAdapter(FormatAdapter):
         ("TavernAI headers and messages (epoch dates, no SillyTavern marks), rooms", 0.0),
     )
     losses = (
-        ("title", "dropped: a SillyTavern chat is named by its file"),
         ("participants beyond one user and one character; narrators", "dropped"),
-        ("memory, greeting, example_dialogue, system_prompt, lorebook",
-         "dropped: SillyTavern keeps them on the card or in extensions, not in the chat"),
-        ("messages[].attachments[] without an address", "approximated: bytes as a data URL"),
         ("messages[].speaker (none)", "approximated: written as the chat's user or character "
                                       "name, else User / Assistant"),
-        ("extensions", "dropped"),
     )
     options = (ZONE,)
     reader = "read:read_chat"

@@ -60,11 +60,8 @@ class SillyTavernPersonaAdapter(FormatAdapter):
         ("extensions", "SillyTavern personas have no extensions"),
     )
     losses = (
-        ("avatar", "dropped: a backup holds avatar file names, not images"),
         ("avatar_id", "approximated: generated from the name when missing (ST keys personas "
                       "by avatar file)"),
-        ("note", "dropped: SillyTavern personas have no note"),
-        ("extensions", "dropped: SillyTavern personas have no extensions"),
         ("is_default", "approximated: only one persona can be the default"),
         ("app_data.sillytavern-persona.active_user", "dropped: a backup does not say which "
                                                      "persona a settings.json had selected"),

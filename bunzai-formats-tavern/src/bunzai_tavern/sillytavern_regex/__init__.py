@@ -81,7 +81,6 @@ class SillyTavernRegexAdapter(FormatAdapter):
                "min_depth", "max_depth")
     reasons = (("extensions", "SillyTavern regex scripts have no extensions"),)
     losses = (
-        ("extensions", "dropped: ST regex scripts have no extensions"),
         ("placement", "approximated: placements ST has no number for are left out"),
     )
 

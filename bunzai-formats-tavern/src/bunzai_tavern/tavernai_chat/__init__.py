@@ -159,14 +159,9 @@ class TavernAIChatAdapter(FormatAdapter):
         ("SillyTavern files (chat_metadata, or SillyTavern-shaped messages)", 0.0),
     )
     losses = (
-        ("messages[].hidden, reasoning, model, bookmark, attachments",
-         "dropped: TavernAI messages have none"),
         ("messages[].role narrator / system", "approximated: written as a character message"),
         ("messages[].time (sub-millisecond)", "approximated: epoch milliseconds"),
-        ("title, memory, greeting, example_dialogue, system_prompt, branch_of, lorebook",
-         "dropped: a TavernAI chat has no such field"),
         ("participants beyond one user; narrators", "dropped"),
-        ("extensions", "dropped"),
     )
     reader = "read:read_chat"
     writer = "write:write_chat"
