@@ -67,7 +67,6 @@ class BackyardChatAdapter(FormatAdapter):
     format_id = FORMAT_ID
     kind = "chat"
     label = "Backyard AI chat export"
-    suffix = ".json"
     aliases = ("faraday-chat",)
     carries = CARRIES
     reasons = REASONS

@@ -88,7 +88,6 @@ class RisuChatAdapter(FormatAdapter):
     kind = "chat"
     runs = RISU_CHAT
     label = "RisuAI chat export"
-    suffix = ".json"
     multi = True
     carries = CARRIES
     reasons = REASONS

@@ -38,7 +38,6 @@ class AgnaiAdapter(FormatAdapter):
     kind = "character"
     runs = AGNAI_CARD
     label = "Agnai character"
-    suffix = ".json"
     aliases = ("agnaistic",)
     options = (indent_option(2, "JSON indent; 0 is compact"),)
     signature = {"json": ("persona", "greeting", "sampleChat")}  # every rule needs one

@@ -80,7 +80,6 @@ class AgnaiChatAdapter(FormatAdapter):
     kind = "chat"
     runs = AGNAI_CHAT
     label = "Agnai chat export"
-    suffix = ".json"
     aliases = ("agnaistic-chat",)
     carries = CARRIES
     reasons = REASONS

@@ -47,7 +47,6 @@ class AgnaiMemoryAdapter(FormatAdapter):
     kind = "lorebook"
     runs = AGNAI_MEMORY
     label = "Agnai memory book"
-    suffix = ".json"
     aliases = ("memory", "agnai-book")
     options = (indent_option(2, "JSON indent; 0 is compact"),)
     signature = {"json": ("entries",)}

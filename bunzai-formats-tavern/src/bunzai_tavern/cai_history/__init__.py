@@ -42,7 +42,6 @@ class CAIHistoryAdapter(FormatAdapter):
     format_id = FORMAT_ID
     kind = "chat"
     label = "Character.AI history dump (CAI Tools)"
-    suffix = ".json"
     aliases = ("cai", "caitools")
     signature = {"json": ("histories",)}
     detection = (

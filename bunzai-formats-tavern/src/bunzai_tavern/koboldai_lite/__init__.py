@@ -52,7 +52,6 @@ class KoboldAILiteAdapter(FormatAdapter):
     format_id = FORMAT_ID
     kind = "chat"
     label = "KoboldAI Lite save"
-    suffix = ".json"
     aliases = ("kobold-lite", "kobold")
     signature = {"json": ("prompt",)}
     detection = (

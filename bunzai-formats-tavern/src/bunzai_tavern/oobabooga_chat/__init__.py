@@ -81,7 +81,6 @@ class OobaboogaChatAdapter(FormatAdapter):
     format_id = FORMAT_ID
     kind = "chat"
     label = "oobabooga text-generation-webui history"
-    suffix = ".json"
     aliases = ("ooba", "textgen-chat")
     carries = CARRIES
     options = (ZONE,)

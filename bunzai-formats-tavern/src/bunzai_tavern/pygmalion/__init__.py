@@ -29,7 +29,6 @@ class PygmalionAdapter(FormatAdapter):
     format_id = FORMAT_ID
     kind = "character"
     label = "Pygmalion / TextGen character JSON (and pygmalion.chat exports)"
-    suffix = ".json"
     aliases = ("textgen", "pygmalion-chat")
     options = (
         Option("shape", choices=("textgen", "chat"), default="as read, else textgen",

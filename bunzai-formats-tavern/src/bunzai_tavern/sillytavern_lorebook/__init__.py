@@ -115,7 +115,6 @@ class SillyTavernLorebookAdapter(FormatAdapter):
     kind = "lorebook"
     runs = ST_LOREBOOK
     label = "SillyTavern World Info / character book"
-    suffix = ".json"
     aliases = ("worldinfo", "lorebook", "json")
     default_for_kind = True
     """What ``bunzai lorebook extract`` and ``merge`` write unless given ``--to``: a World Info

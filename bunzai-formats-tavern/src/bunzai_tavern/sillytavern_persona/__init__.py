@@ -41,7 +41,6 @@ class SillyTavernPersonaAdapter(FormatAdapter):
     kind = "persona"
     runs = ST_PERSONA
     label = "SillyTavern persona backup"
-    suffix = ".json"
     multi = True
     aliases = ("persona", "json")
     options = (indent_option(2, "JSON indent (as SillyTavern's backup); 0 is compact"),)

@@ -58,7 +58,6 @@ class SillyTavernRegexAdapter(FormatAdapter):
     kind = "regex"
     runs = ST_REGEX
     label = "SillyTavern regex script"
-    suffix = ".json"
     multi = True
     aliases = ("regex", "json")
     options = (
