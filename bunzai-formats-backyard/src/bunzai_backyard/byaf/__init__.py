@@ -82,7 +82,6 @@ class BackyardArchiveAdapter(FormatAdapter):
     reader = "read:read_archive"
     writer = "write:write_archive"
     validator = "validate:validate_archive"
-    labeler = "labels:rules"
 
     def detect(self, input: AdapterInput) -> Detection:
         z = input.zip

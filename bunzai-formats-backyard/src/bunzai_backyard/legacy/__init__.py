@@ -197,7 +197,6 @@ class BackyardLegacyAdapter(FormatAdapter):
     reader = "read:read_legacy"
     writer = "write:write_legacy"
     validator = "read:validate_legacy"
-    labeler = "labels:rules"
 
     def detect(self, input: AdapterInput) -> Detection:
         container = input.container

@@ -72,8 +72,6 @@ class AgnaiAdapter(FormatAdapter):
 
     reader = "read:read_character"
     writer = "write:write_character"
-    validator = "validate:check"
-    labeler = "labels:rules"
 
     def detect(self, input: AdapterInput) -> tuple[float, str]:
         return score(input.json)

@@ -67,7 +67,6 @@ class AgnaiMemoryAdapter(FormatAdapter):
 
     reader = "read:read_book"
     writer = "write:write_book"
-    validator = "validate:check"
 
     def detect(self, input: AdapterInput) -> tuple[float, str]:
         return score(input.json)

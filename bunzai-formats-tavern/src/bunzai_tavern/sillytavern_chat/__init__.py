@@ -173,7 +173,6 @@ class SillyTavernChatAdapter(FormatAdapter):
     options = (ZONE,)
     reader = "read:read_chat"
     writer = "write:write_chat"
-    labeler = "labels:rules"
 
     def detect(self, input: AdapterInput) -> tuple[float, str]:
         return score(input)

@@ -151,8 +151,6 @@ class SillyTavernLorebookAdapter(FormatAdapter):
 
     reader = "read:read_book"
     writer = "write:write_book"
-    validator = "validate:check"
-    labeler = "labels:rules"
 
     def detect(self, input: AdapterInput) -> tuple[float, str]:
         return score(input.json)

@@ -68,8 +68,6 @@ class SillyTavernPersonaAdapter(FormatAdapter):
 
     reader = "read:read_personas"
     writer = "write:write_backup"
-    validator = "validate:check"
-    labeler = "labels:rules"
 
     def detect(self, input: AdapterInput) -> tuple[float, str]:
         return score(input.json)

@@ -85,8 +85,6 @@ class SillyTavernRegexAdapter(FormatAdapter):
 
     reader = "read:read_scripts"
     writer = "write:write_scripts"
-    validator = "validate:check"
-    labeler = "labels:rules"
 
     def detect(self, input: AdapterInput) -> tuple[float, str]:
         return score(input.json)

@@ -165,7 +165,6 @@ class TavernAIChatAdapter(FormatAdapter):
     )
     reader = "read:read_chat"
     writer = "write:write_chat"
-    labeler = "labels:rules"
 
     def detect(self, input: AdapterInput) -> tuple[float, str]:
         return score(input)
