@@ -10,7 +10,7 @@ implementing the hooks itself works just as well (see ``docs/architecture.md``).
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -48,6 +48,18 @@ _BESIDE: dict[tuple[str, str], bool] = {}
 _DERIVED = frozenset({"id", "label", "description", "can_read", "can_write", "alias_options",
                       "options", "signature"})
 """FormatInfo fields :meth:`FormatAdapter.info` works out rather than copies."""
+
+
+def detect_json(score: Callable[[Any], tuple[float, str]]
+                ) -> Callable[[Any, AdapterInput], tuple[float, str]]:
+    """A ``detect`` method that scores the file's parsed JSON (``input.json``) with ``score``:
+    ``detect = detect_json(score)`` in the class body of a format recognised by its JSON."""
+
+    def detect(self: Any, input: AdapterInput) -> tuple[float, str]:
+        return score(input.json)
+
+    detect.__doc__ = score.__doc__ or "Score the parsed JSON."
+    return detect
 
 
 class FormatAdapter:

@@ -9,14 +9,11 @@ one item per turn: what the user typed and what the character answered.  Version
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
 from bunzai.sdk.chats import CHAT_TEXTS, because, message, no_extensions
 from bunzai.sdk.chats import MESSAGE as M
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "backyard-chat"
 
@@ -84,8 +81,7 @@ class BackyardChatAdapter(FormatAdapter):
     reader = "io:read_chat"
     writer = "io:write_chat"
 
-    def detect(self, input: AdapterInput) -> tuple[float, str]:
-        return score(input.json)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("Backyard AI", 0.9, _evidence, "origin", "backyard-chat-export")]

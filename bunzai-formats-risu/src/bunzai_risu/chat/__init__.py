@@ -12,16 +12,13 @@ entries), bookmarks and RisuAI's memory and script state.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
 from bunzai.sdk.chats import CHAT_TEXTS, because, message, no_extensions
 from bunzai.sdk.chats import MESSAGE as M
 
 from .._common.runs import RISU_CHAT
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "risu-chat"
 TYPES = ("risuChat", "risuAllChats")
@@ -107,8 +104,7 @@ class RisuChatAdapter(FormatAdapter):
     reader = "io:read_export"
     writer = "io:write_export"
 
-    def detect(self, input: AdapterInput) -> tuple[float, str]:
-        return score(input.json)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("RisuAI", 0.95, _evidence, "origin", "risu-chat-export")]

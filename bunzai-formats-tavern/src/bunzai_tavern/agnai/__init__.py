@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import FormatAdapter
+from bunzai.sdk import FormatAdapter, detect_json
 
 from .._common.neutral import ST_NEUTRAL
 from .._common.options import indent_option
 from .._common.paths import MEMORY_ENTRY_FIELDS, book, memory_neutral
 from .._common.runs import AGNAI_CARD
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 _FIVE = ("name", "persona", "greeting", "scenario", "sampleChat")
 """Agnai's own test for a native character without ``kind``."""
@@ -73,5 +70,4 @@ class AgnaiAdapter(FormatAdapter):
     reader = "read:read_character"
     writer = "write:write_character"
 
-    def detect(self, input: AdapterInput) -> tuple[float, str]:
-        return score(input.json)
+    detect = detect_json(score)

@@ -10,16 +10,13 @@ Agnai's own store carry ``_id``, ``createdAt``, ``parent``, ``name`` and ``syste
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
 from bunzai.sdk.chats import MESSAGE as M
 from bunzai.sdk.chats import because, message, no_extensions
 
 from .._common.runs import AGNAI_CHAT
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "agnai-chat"
 CHAT_TEXTS = ("name", "greeting", "sampleChat", "scenario")
@@ -98,8 +95,7 @@ class AgnaiChatAdapter(FormatAdapter):
     reader = "io:read_chat"
     writer = "io:write_chat"
 
-    def detect(self, input: AdapterInput) -> tuple[float, str]:
-        return score(input.json)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("Agnai", 0.9, _evidence, "origin", "agnai-chat-export")]

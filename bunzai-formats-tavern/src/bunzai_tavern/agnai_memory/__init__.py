@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import FormatAdapter
+from bunzai.sdk import FormatAdapter, detect_json
 
 from .._common.options import indent_option
 from .._common.paths import MEMORY_ENTRY_FIELDS, book, memory_neutral
 from .._common.runs import AGNAI_MEMORY
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 _SAMPLE = 32
 
@@ -68,5 +65,4 @@ class AgnaiMemoryAdapter(FormatAdapter):
     reader = "read:read_book"
     writer = "write:write_book"
 
-    def detect(self, input: AdapterInput) -> tuple[float, str]:
-        return score(input.json)
+    detect = detect_json(score)

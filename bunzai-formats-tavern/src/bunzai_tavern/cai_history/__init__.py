@@ -10,12 +10,9 @@ one chat per history.  Read-only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import FormatAdapter, LabelRule
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
 
 FORMAT_ID = "cai-history"
 
@@ -51,8 +48,7 @@ class CAIHistoryAdapter(FormatAdapter):
     )
     reader = "read:read_dump"
 
-    def detect(self, input: AdapterInput) -> tuple[float, str]:
-        return score(input.json)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("Character.AI (CAI Tools dump)", 0.9, _evidence, "origin",

@@ -10,12 +10,9 @@ Read-only: bunzai splits the text into turns by mode.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import FormatAdapter, LabelRule
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
 
 FORMAT_ID = "koboldai-lite"
 
@@ -62,8 +59,7 @@ class KoboldAILiteAdapter(FormatAdapter):
     neutral = NEUTRAL
     reader = "read:read_save"
 
-    def detect(self, input: AdapterInput) -> tuple[float, str]:
-        return score(input.json)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("KoboldAI", 0.9, _evidence, "origin", "koboldai-lite-save")]

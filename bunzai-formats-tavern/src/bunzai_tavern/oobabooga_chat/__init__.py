@@ -10,16 +10,13 @@ Before July 2023 the file was ``{"data": …, "data_visible": …}`` (``indent=2
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
 from bunzai.sdk.chats import CHAT_TEXTS, because, message, no_extensions
 from bunzai.sdk.chats import MESSAGE as M
 
 from .._common.options import ZONE
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "oobabooga-chat"
 
@@ -102,8 +99,7 @@ class OobaboogaChatAdapter(FormatAdapter):
     reader = "io:read_chat"
     writer = "io:write_chat"
 
-    def detect(self, input: AdapterInput) -> tuple[float, str]:
-        return score(input.json)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("oobabooga text-generation-webui", 0.9, _evidence, "origin",

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import FormatAdapter, Option, unfrozen
+from bunzai.sdk import FormatAdapter, Option, detect_json, unfrozen
 
 from .._common.neutral import WORLD_INFO
 from .._common.options import indent_option
 from .._common.runs import ST_LOREBOOK
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 _SAMPLE = 32
 """Entries looked at by detection (a book can hold thousands)."""
@@ -152,5 +149,4 @@ class SillyTavernLorebookAdapter(FormatAdapter):
     reader = "read:read_book"
     writer = "write:write_book"
 
-    def detect(self, input: AdapterInput) -> tuple[float, str]:
-        return score(input.json)
+    detect = detect_json(score)

@@ -8,16 +8,13 @@ only: it is never written, and its other settings are not part of any persona.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import FormatAdapter
+from bunzai.sdk import FormatAdapter, detect_json
 
 from .._common.options import indent_option
 from .._common.runs import ST_PERSONA
 from .._common.stsettings import is_settings
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 
 def score(data: Any) -> tuple[float, str]:
@@ -69,5 +66,4 @@ class SillyTavernPersonaAdapter(FormatAdapter):
     reader = "read:read_personas"
     writer = "write:write_backup"
 
-    def detect(self, input: AdapterInput) -> tuple[float, str]:
-        return score(input.json)
+    detect = detect_json(score)

@@ -8,15 +8,12 @@ data: nothing compiles or runs them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import FormatAdapter, Option
+from bunzai.sdk import FormatAdapter, Option, detect_json
 
 from .._common.options import indent_option
 from .._common.runs import ST_REGEX
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 _SAMPLE = 64
 
@@ -86,5 +83,4 @@ class SillyTavernRegexAdapter(FormatAdapter):
     reader = "read:read_scripts"
     writer = "write:write_scripts"
 
-    def detect(self, input: AdapterInput) -> tuple[float, str]:
-        return score(input.json)
+    detect = detect_json(score)
