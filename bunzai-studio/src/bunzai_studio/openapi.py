@@ -162,6 +162,7 @@ _SCHEMAS: dict[str, Any] = {
             "default_for_kind": {"type": "boolean"}, "api_version": {"type": "integer"},
             "distribution": {"type": "string"},
             "detection": {"type": "array", "items": {"type": "object"}},
+            "dropped": {"type": "array", "items": {"type": "object"}},
             "losses": {"type": "array", "items": {"type": "object"}},
         },
     },

@@ -8,6 +8,7 @@ cannot drift from the code: a test regenerates them and fails when they are stal
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,88 @@ from ..host.types import SUPPORTED_API_VERSIONS, FormatInfo, Option
 
 if TYPE_CHECKING:
     from ..host.registry import AdapterHandle, Registry
+    from ..loss.rule import Carried
+
+_NOT_FIELDS = frozenset({"kind", "passthrough", "app_data"})
+"""Model fields that are no user data of their own: the entity's kind, its layout, and the
+other apps' data (which the loss rule reports key by key, see :func:`dropped_fields`)."""
+
+
+def _model_classes() -> dict[str, type]:
+    """Kind -> the canonical model class (``bunzai.model``) an entity of that kind is."""
+    from ..model import Character, Chat, Lorebook, Module, Persona, RegexScript
+
+    return {c.model_fields["kind"].default: c
+            for c in (Character, Chat, Lorebook, Module, Persona, RegexScript)}
+
+
+def _inner(annotation: Any) -> tuple[type | None, bool]:
+    """The model class a field holds (``X``, ``X | None``, ``list[X]``) and whether a list."""
+    from pydantic import BaseModel
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, False
+    args = getattr(annotation, "__args__", ())
+    origin = getattr(annotation, "__origin__", None)
+    many = isinstance(origin, type) and issubclass(origin, Sequence) and origin is not tuple
+    for a in args:
+        found, inner_many = _inner(a)
+        if found is not None:
+            return found, many or inner_many
+    return None, many
+
+
+def dropped_fields(info: FormatInfo) -> list[tuple[str, tuple[str, ...], str]] | None:
+    """(canonical field, the keys of it still carried, why) for every field of the format's
+    kind its writer does not carry, worked out from ``carries`` and ``reasons`` as the loss
+    rule applies them (the reason a write reports is the most specific declared one, else
+    "<id> has no place for it"); fields that are never user data (ids, layout) are left out.
+    None when the format declares no ``carries`` (core then reads each output back) or writes
+    no entity of one kind."""
+    from ..loss.neutral import ALWAYS, Neutrality
+    from ..loss.rule import Carried, reason_for
+
+    cls = _model_classes().get(info.kind)
+    if info.carries is None or cls is None:
+        return None
+    neutral = Neutrality()
+    default = f"{info.id} has no place for it"
+    out: list[tuple[str, tuple[str, ...], str]] = []
+
+    def walk(model: type, node: Carried, prefix: str) -> None:
+        for name, field in model.model_fields.items():  # type: ignore[attr-defined]
+            pattern = prefix + name
+            if name in _NOT_FIELDS or neutral.rule(pattern, info.kind) is ALWAYS:
+                continue
+            child = node.child(name)
+            if child is not None and child.full:
+                continue
+            inner, many = _inner(field.annotation)
+            item = child.child("[*]") if child is not None and many else child
+            why = reason_for(pattern, info.reasons, default)
+            if child is None or (many and item is None):
+                out.append((pattern, (), why))
+            elif item is not None and item.full:
+                continue
+            elif inner is not None and item is not None:
+                walk(inner, item, pattern + ("[*]." if many else "."))
+            elif child.children:
+                out.append((pattern, tuple(sorted(child.children)), why))
+
+    walk(cls, Carried.of(info.carries), "")
+    return out
+
+
+def _loss_rows(dropped: list[tuple[str, tuple[str, ...], str]]) -> list[str]:
+    """Table rows of the dropped fields: those of one object with one reason in one row,
+    where the first of them stood."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for pattern, kept, why in dropped:
+        parent, _, name = pattern.rpartition(".")
+        shown = f"`{name}`" + (f" (but {', '.join(f'`{k}`' for k in kept)})" if kept else "")
+        groups.setdefault((parent, why), []).append(shown)
+    return [f"| {f'`{parent}`: ' if parent else ''}{', '.join(names)} | {why} |"
+            for (parent, why), names in groups.items()]
 
 
 def _info_dict(info: FormatInfo, dist: str) -> dict[str, Any]:
@@ -26,6 +109,8 @@ def _info_dict(info: FormatInfo, dist: str) -> dict[str, Any]:
         "default_for_kind": info.default_for_kind, "api_version": info.api_version,
         "distribution": dist,
         "detection": [{"situation": s, "score": sc} for s, sc in info.detection],
+        "dropped": [{"field": f, "but": list(kept), "why": w}
+                    for f, kept, w in dropped_fields(info) or ()],
         "losses": [{"field": f, "what": w} for f, w in info.losses],
     }
 
@@ -117,6 +202,32 @@ def _default(opt: Option) -> str:
     return text if " " in text else f"`{text}`"
 
 
+def _loss_section(info: FormatInfo) -> list[str]:
+    """What a conversion into the format loses: the fields its writer does not carry (from
+    ``carries`` and ``reasons``), then what the writer itself changes (``losses``)."""
+    if not info.can_write:
+        return ["Nothing: bunzai reads this format but does not write it."]
+    dropped = dropped_fields(info)
+    out: list[str] = []
+    if dropped:
+        out += ["Dropped, each with the reason the loss report gives (from the format's "
+                "`carries` and `reasons`); other apps' own data (`app_data`) is dropped too, "
+                "key by key:", "",
+                "| canonical field | why |", "|---|---|", *_loss_rows(dropped)]
+    elif info.carries_passthrough:
+        out.append("Nothing: every canonical field and every app's data is carried.")
+    elif info.carries is None:
+        out.append("Not declared: bunzai reads each output back and reports what changed.")
+    else:
+        out.append("Nothing: every canonical field is carried; other apps' own data "
+                   "(`app_data`) is dropped, key by key.")
+    if info.losses:
+        out += ["", "What the writer changes on its own (`losses`):", "",
+                "| canonical field | what happens |", "|---|---|",
+                *[f"| `{f}` | {w} |" for f, w in info.losses]]
+    return out
+
+
 def format_page(handle: AdapterHandle) -> str:
     """docs/formats/<id>.md: the declared facts, then the folder's own page."""
     info = handle.info
@@ -144,12 +255,8 @@ def format_page(handle: AdapterHandle) -> str:
         "",
         "## Writing into this format loses",
         "",
+        *_loss_section(info),
     ]
-    if info.losses:
-        out += ["| canonical field | what happens |", "|---|---|",
-                *[f"| `{f}` | {w} |" for f, w in info.losses]]
-    else:
-        out.append("Nothing: every canonical field is carried.")
     if info.options:
         out += ["", "## Options", "",
                 "Given as `--option NAME=VALUE` (`-O`) or as keyword arguments in Python; an "

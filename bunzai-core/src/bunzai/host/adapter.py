@@ -10,7 +10,7 @@ implementing the hooks itself works just as well (see ``docs/architecture.md``).
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -41,9 +41,25 @@ or write names its function on every call, and resolving a relative import costs
 lookup in ``sys.modules``."""
 
 
+_BESIDE: dict[tuple[str, str], bool] = {}
+"""(adapter module, module name) -> whether the adapter's folder has that module."""
+
+
 _DERIVED = frozenset({"id", "label", "description", "can_read", "can_write", "alias_options",
                       "options", "signature"})
 """FormatInfo fields :meth:`FormatAdapter.info` works out rather than copies."""
+
+
+def detect_json(score: Callable[[Any], tuple[float, str]]
+                ) -> Callable[[Any, AdapterInput], tuple[float, str]]:
+    """A ``detect`` method that scores the file's parsed JSON (``input.json``) with ``score``:
+    ``detect = detect_json(score)`` in the class body of a format recognised by its JSON."""
+
+    def detect(self: Any, input: AdapterInput) -> tuple[float, str]:
+        return score(input.json)
+
+    detect.__doc__ = score.__doc__ or "Score the parsed JSON."
+    return detect
 
 
 class FormatAdapter:
@@ -82,9 +98,11 @@ class FormatAdapter:
     """``"module:function"`` called as ``function(entity, options, format_id)`` (for a ``multi``
     format: ``function(entities, options, format_id)``); used by the default :meth:`write`."""
     validator: ClassVar[str | None] = None
-    """``"module:function"`` called as ``function(input, entities, format_id)``."""
+    """``"module:function"`` called as ``function(input, entities, format_id)``; by default
+    ``check`` in a ``validate`` module in the adapter's folder, when it has one."""
     labeler: ClassVar[str | None] = None
-    """``"module:function"`` returning the format's label rules."""
+    """``"module:function"`` returning the format's label rules; by default ``rules`` in a
+    ``labels`` module in the adapter's folder, when it has one."""
 
     @classmethod
     def _named(cls, spec: str) -> Any:
@@ -103,6 +121,20 @@ class FormatAdapter:
             _NAMED_MODULES[key] = mod.__name__
         # looked up on every call, so a replaced function (a test's monkeypatch) is seen
         return getattr(mod, name)
+
+    @classmethod
+    def _beside(cls, module: str, function: str) -> str | None:
+        """``"module:function"`` when the adapter's folder (a package) has that module: the
+        convention that spares an adapter naming its ``validate:check`` and ``labels:rules``."""
+        key = (cls.__module__, module)
+        found = _BESIDE.get(key)
+        if found is None:
+            from importlib.util import find_spec
+
+            found = hasattr(sys.modules[cls.__module__], "__path__") and find_spec(
+                f"{cls.__module__}.{module}") is not None
+            _BESIDE[key] = found
+        return f"{module}:{function}" if found else None
 
     # -- what authors implement ----------------------------------------------------------------
 
@@ -137,15 +169,17 @@ class FormatAdapter:
 
     def validate(self, input: AdapterInput, entities: Sequence[Entity]) -> list[Issue]:
         """Violations of the format's own rules; none by default."""
-        if self.validator is None:
+        spec = self.validator or self._beside("validate", "check")
+        if spec is None:
             return []
-        return list(self._named(self.validator)(input, entities, self.format_id))
+        return list(self._named(spec)(input, entities, self.format_id))
 
     def label_rules(self) -> list[LabelRule]:
         """Origin-labeler rules; none by default."""
-        if self.labeler is None:
+        spec = self.labeler or self._beside("labels", "rules")
+        if spec is None:
             return []
-        return list(self._named(self.labeler)())
+        return list(self._named(spec)())
 
     def chats(self, entity: Entity) -> list[Entity] | None:
         """The chats an entity this adapter read carries; ``None`` (the default): none."""

@@ -164,7 +164,11 @@ class FormatInfo:
     builds once, so an adapter that cannot claim a file costs nothing; ``None``: always ask.
     See :attr:`bunzai.io.input.AdapterInput.signs`."""
     losses: tuple[tuple[str, str], ...] = ()
-    """What a conversion *into* this format cannot carry: (canonical field, what happens)."""
+    """What the writer does on its own to fields it carries, which no declaration covers:
+    (canonical field, what happens) for a value it approximates, drops only in some shapes,
+    containers or options, or generates when missing.  The fields it does not carry are not
+    listed here: the generated docs derive them, with their reasons, from ``carries`` and
+    ``reasons``."""
     doc: str | None = None
     """Relative path of the format's doc page."""
     default_for_kind: bool = False

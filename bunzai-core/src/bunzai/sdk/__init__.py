@@ -37,7 +37,7 @@ if TYPE_CHECKING:
         UnsupportedInput,
         UsageError,
     )
-    from ..host.adapter import FormatAdapter
+    from ..host.adapter import FormatAdapter, detect_json
     from ..host.hookspecs import hookimpl
     from ..host.types import (
         API_VERSION,
@@ -83,7 +83,7 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
-    "bunzai.host.adapter": ("FormatAdapter",),
+    "bunzai.host.adapter": ("FormatAdapter", "detect_json"),
     "bunzai.host.hookspecs": ("hookimpl",),
     "bunzai.host.types": ("API_VERSION", "Detection", "FormatInfo", "LabelRule",
         "ReadResult", "WriteResult", "Option"),
@@ -154,6 +154,7 @@ __all__ = [
     "UnsupportedInput",
     "UsageError",
     "WriteResult",
+    "detect_json",
     "dumps",
     "dumps_layout",
     "ext_is_plausible",

@@ -7,8 +7,14 @@ read with :func:`iso_seconds`.  A reader of a large file hands the chat a
 :class:`LazyMessages` so the log is never held whole, and a reader of a small one calls
 :func:`held_or_lazy`, so a file of tiny messages is not held whole either;
 :func:`check_alternatives` refuses a message with more swipes than :data:`MAX_ALTERNATIVES`.
-The chat model itself (``Chat``, ``ChatMessage``, ``Participant``, ``Alternative``,
-``Attachment``) is in :mod:`bunzai.sdk`.
+What every chat format declares and does alike is here too (:mod:`bunzai.chatkit.shared`):
+message paths (:func:`message`, :data:`MESSAGE`), one reason for several paths
+(:func:`because`, :data:`CHAT_TEXTS`, :func:`no_extensions`), a chat's layout and app data
+(:func:`layout_of`, :func:`data_of`, :func:`record`), a JSON chat file read and written
+(:func:`json_object`, :func:`json_file`), and what writers report alike
+(:func:`lone_alternative`, :func:`report_participants`, :func:`wall_note`).  The chat model
+itself (``Chat``, ``ChatMessage``, ``Participant``, ``Alternative``, ``Attachment``) is in
+:mod:`bunzai.sdk`.
 
 Import-light: detectors may use the time helpers; the model names load on first use.
 """
@@ -17,6 +23,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..chatkit.shared import (
+    CHAT_TEXTS,
+    MESSAGE,
+    because,
+    data_of,
+    json_file,
+    json_object,
+    layout_of,
+    lone_alternative,
+    message,
+    no_extensions,
+    record,
+    report_participants,
+    wall_note,
+)
 from ..chatkit.times import (
     EPOCH,
     FORMS,
@@ -48,10 +69,12 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
-    "ATTACHMENT_TYPES", "EPOCH", "FORMS", "HELD_ITEMS", "MAX_ALTERNATIVES", "ROLES",
-    "WALL_FORMS", "ZONES", "LazyMessages", "check_alternatives", "exact_in", "format_time",
-    "from_epoch_ms", "held_or_lazy", "is_wall", "iso_seconds", "parse_form", "parse_time",
-    "put_time", "restore", "stored", "to_epoch_ms", "zone_note",
+    "ATTACHMENT_TYPES", "CHAT_TEXTS", "EPOCH", "FORMS", "HELD_ITEMS", "MAX_ALTERNATIVES",
+    "MESSAGE", "ROLES", "WALL_FORMS", "ZONES", "LazyMessages", "because", "check_alternatives",
+    "data_of", "exact_in", "format_time", "from_epoch_ms", "held_or_lazy", "is_wall",
+    "iso_seconds", "json_file", "json_object", "layout_of", "lone_alternative", "message",
+    "no_extensions", "parse_form", "parse_time", "put_time", "record", "report_participants",
+    "restore", "stored", "to_epoch_ms", "wall_note", "zone_note",
 ]
 _MODEL_NAMES = ("ATTACHMENT_TYPES", "HELD_ITEMS", "MAX_ALTERNATIVES", "ROLES", "LazyMessages",
                 "check_alternatives", "held_or_lazy")

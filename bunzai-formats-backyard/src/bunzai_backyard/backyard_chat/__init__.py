@@ -9,12 +9,11 @@ one item per turn: what the user typed and what the character answered.  Version
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import Detection, FormatAdapter, LabelRule
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
+from bunzai.sdk.chats import CHAT_TEXTS, because, message, no_extensions
+from bunzai.sdk.chats import MESSAGE as M
 
 FORMAT_ID = "backyard-chat"
 
@@ -34,26 +33,19 @@ def score(data: Any) -> tuple[float, str]:
     return 0.8, "chat.ChatItems without a version number"
 
 
-M = "messages[*]."
-CARRIES: tuple[str, ...] = (M + "role", M + "text", M + "time")
+CARRIES: tuple[str, ...] = message("role", "text", "time")
 """What a Backyard chat export holds: what the user typed and what the character answered,
 with one date per turn (the writer reports a reply dated otherwise)."""
 
-_TURNS = "a Backyard chat export holds only the turns"
 REASONS: tuple[tuple[str, str], ...] = (
-    ("participants", "a Backyard chat export names no one"),
-    *((f, _TURNS) for f in ("title", "created", "notes", "memory", "scenario", "greeting",
-                            "example_dialogue", "system_prompt", "branch_of", "lorebook")),
-    ("extensions", "Backyard has no place for other apps' extensions"),
-    (M + "speaker", "a Backyard chat export names no one"),
-    (M + "alternatives", "a Backyard chat export keeps only the shown reply"),
-    (M + "chosen", "a Backyard chat export keeps only the shown reply"),
-    (M + "hidden", "a Backyard chat export holds what was typed and answered only"),
-    (M + "reasoning", "a Backyard chat export holds what was typed and answered only"),
-    (M + "model", "a Backyard chat export holds what was typed and answered only"),
-    (M + "bookmark", "a Backyard chat export holds what was typed and answered only"),
+    *because("a Backyard chat export names no one", "participants", M + "speaker"),
+    *because("a Backyard chat export holds only the turns", *CHAT_TEXTS),
+    *no_extensions("Backyard"),
+    *because("a Backyard chat export keeps only the shown reply",
+             *message("alternatives", "chosen")),
+    *because("a Backyard chat export holds what was typed and answered only",
+             *message("hidden", "reasoning", "model", "bookmark")),
     (M + "attachments", "a Backyard chat export holds text only"),
-    (M + "extensions", "Backyard has no place for other apps' extensions"),
 )
 WRITER_REASONS = {
     "role": "a Backyard chat export holds user inputs and character outputs only",
@@ -72,7 +64,6 @@ class BackyardChatAdapter(FormatAdapter):
     format_id = FORMAT_ID
     kind = "chat"
     label = "Backyard AI chat export"
-    suffix = ".json"
     aliases = ("faraday-chat",)
     carries = CARRIES
     reasons = REASONS
@@ -83,23 +74,14 @@ class BackyardChatAdapter(FormatAdapter):
         ("anything else (cards with a Chat[] list included)", 0.0),
     )
     losses = (
-        ("messages[].speaker", "dropped: an export names no one"),
         ("messages[].role narrator / system", "approximated: written as the character's "
                                               "output"),
         ("messages[].time of a reply", "approximated: one createdAt per turn, the user's"),
-        ("messages[].alternatives, hidden, reasoning, model, bookmark, attachments",
-         "dropped: an item holds one input and one output"),
-        ("title, participants, created, notes, memory, scenario, greeting, example_dialogue, "
-         "system_prompt, branch_of, lorebook", "dropped: an export holds only the turns"),
-        ("extensions", "dropped"),
     )
-    doc = "bunzai-formats-backyard/src/bunzai_backyard/backyard_chat/README.md"
     reader = "io:read_chat"
     writer = "io:write_chat"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("Backyard AI", 0.9, _evidence, "origin", "backyard-chat-export")]

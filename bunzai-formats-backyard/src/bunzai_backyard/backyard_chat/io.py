@@ -11,17 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import (
-    LossReport,
-    MalformedInput,
-    OutputFile,
-    ReadResult,
-    WriteResult,
-    dumps_layout,
-    sniff_layout,
+from bunzai.sdk import LossReport, MalformedInput, ReadResult, WriteResult
+from bunzai.sdk.chats import (
+    data_of,
+    held_or_lazy,
+    json_file,
+    json_object,
+    layout_of,
+    parse_time,
+    stored,
 )
-from bunzai.sdk.chats import held_or_lazy, parse_time, stored
-from bunzai.sdk.fields import kept
 
 from . import FORMAT_ID, WRITER_REASONS
 
@@ -30,24 +29,17 @@ if TYPE_CHECKING:
 
 WHY = WRITER_REASONS
 ITEM_KEYS = ("input", "output", "createdAt")
-
-
-def _layout(obj: Any) -> dict[str, Any]:
-    return kept(obj, FORMAT_ID)[0] or {}
-
-
-def _data(obj: Any) -> dict[str, Any]:
-    return kept(obj, FORMAT_ID)[1] or {}
+NOT_AN_EXPORT = "not a Backyard chat export: no chat object"
 
 
 def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
-    data = input.json_mutable()
-    if not isinstance(data, dict) or not isinstance(data.get("chat"), dict):
-        raise MalformedInput("not a Backyard chat export: no chat object")
-    return ReadResult([chat_from(data, input.data)])
+    data, layout = json_object(input, NOT_AN_EXPORT, 2)
+    if not isinstance(data.get("chat"), dict):
+        raise MalformedInput(NOT_AN_EXPORT)
+    return ReadResult([chat_from(data, layout)])
 
 
-def chat_from(data: dict[str, Any], raw: bytes) -> Chat:
+def chat_from(data: dict[str, Any], file_layout: Mapping[str, Any]) -> Chat:
     from bunzai.sdk import Chat
 
     chat = data["chat"]
@@ -57,7 +49,7 @@ def chat_from(data: dict[str, Any], raw: bytes) -> Chat:
     layout: dict[str, Any] = {"order": list(data), "chat_order": list(chat)}
     if "version" in data:
         layout["version"] = data["version"]
-    layout.update(sniff_layout(raw, 2))
+    layout.update(file_layout)
     own = {k: v for k, v in data.items() if k not in ("chat", "version")}
     own.update({f"chat.{k}": v for k, v in chat.items() if k != "ChatItems"})
     for i, item in enumerate(items):
@@ -104,7 +96,7 @@ class _Pairs:
         self.loss = loss
         self.kept: list[int] = []
         self.count = 0
-        layout = _layout(chat)
+        layout = layout_of(chat, FORMAT_ID)
         self.form = "epoch_ms"
         if isinstance(layout.get("version"), int) and layout["version"] < 2:
             self.form = "iso_js"
@@ -120,7 +112,7 @@ class _Pairs:
                 if pending is not None:
                     out.append(self._item(pending, None))
                 pending = (n, m)
-                if _layout(m).get("alone"):
+                if layout_of(m, FORMAT_ID).get("alone"):
                     out.append(self._item(pending, None))
                     pending = None
                 continue
@@ -137,7 +129,7 @@ class _Pairs:
         opener = user or reply
         assert opener is not None
         at, first = opener
-        record = _layout(first)
+        record = layout_of(first, FORMAT_ID)
         raws = record.get("raw") if isinstance(record.get("raw"), Mapping) else {}
         obj: dict[str, Any] = {}
         obj["input"] = user[1].text if user is not None else raws.get("input", "")
@@ -151,7 +143,7 @@ class _Pairs:
             stamp = parse_time(obj["createdAt"])
             if not exact and self.loss is not None:
                 self.loss.approximated(f"messages[{at}].time", WHY["time"])
-        obj.update({k: v for k, v in _data(first).items() if k not in obj})
+        obj.update({k: v for k, v in data_of(first, FORMAT_ID).items() if k not in obj})
         order = record.get("item")
         if isinstance(order, list):
             obj = {**{k: obj[k] for k in order if k in obj},
@@ -190,8 +182,8 @@ def items(chat: Chat) -> list[dict[str, Any]]:
 
 
 def document(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
-    layout = _layout(chat)
-    own = _data(chat)
+    layout = layout_of(chat, FORMAT_ID)
+    own = data_of(chat, FORMAT_ID)
     inner: dict[str, Any] = {"ChatItems": _Pairs(chat, loss).items(chat)}
     for k, v in own.items():
         if k.startswith("chat."):
@@ -219,5 +211,4 @@ def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
     doc = document(chat, loss)
     if chat.time_zone:
         loss.approximated("time_zone", WHY["time_zone"])
-    data = dumps_layout(doc, _layout(chat), 2)
-    return WriteResult([OutputFile(data, ".json")], loss)
+    return WriteResult([json_file(doc, layout_of(chat, FORMAT_ID), 2)], loss)

@@ -61,10 +61,8 @@ class BackyardArchiveAdapter(FormatAdapter):
                                 "scenario's settings"),
         ("tags", "only the NSFW flag (tag 'nsfw')"),
         ("nickname", "becomes Backyard's short name; the card name becomes displayName"),
-        ("lorebook", "keys and text only; disabled and folder entries are dropped"),
+        ("lorebook.entries[]", "disabled and folder entries are dropped"),
         ("assets", "character images (PNG/JPEG/WebP/GIF) and one background per scenario"),
-        ("creator_notes, post_history_instructions, character_version, source, "
-         "group_only_greetings, regex_scripts, triggers, extensions", "dropped"),
         ("creation_date, modification_date", "the conversion time when the card has none"),
         ("creator", "dropped when the source has no Backyard profile URL for the author (an "
                     "author needs one, and none is invented)"),
@@ -84,8 +82,6 @@ class BackyardArchiveAdapter(FormatAdapter):
     reader = "read:read_archive"
     writer = "write:write_archive"
     validator = "validate:validate_archive"
-    labeler = "labels:rules"
-    doc = "bunzai-formats-backyard/src/bunzai_backyard/byaf/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         z = input.zip

@@ -26,7 +26,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk.chats import check_alternatives, format_time, held_or_lazy, parse_time, restore
+from bunzai.sdk.chats import (
+    check_alternatives,
+    format_time,
+    held_or_lazy,
+    layout_of,
+    parse_time,
+    restore,
+)
 from bunzai.sdk.fields import kept
 
 from .._common.macros import join_examples, to_backyard, to_card
@@ -215,7 +222,7 @@ def messages_to_byaf(messages: Any, fmt: str) -> list[dict[str, Any]]:
     """
     out: list[dict[str, Any]] = []
     for m in messages:
-        record = _record(m, fmt)
+        record = layout_of(m, fmt)
         if m.role == "user":
             when = _z(m.time, record.get("createdAt"))
             out.append({"type": "human", "createdAt": when,
@@ -227,7 +234,7 @@ def messages_to_byaf(messages: Any, fmt: str) -> list[dict[str, Any]]:
             texts = [(m.text, m.time, record)]
             chosen = 0
         else:
-            texts = [(a.text, a.time or m.time, _record(a, fmt)) for a in alts]
+            texts = [(a.text, a.time or m.time, layout_of(a, fmt)) for a in alts]
         outputs = []
         for text, time, raw in texts:
             when = _z(time, raw.get("createdAt"))
@@ -247,11 +254,6 @@ def messages_to_byaf(messages: Any, fmt: str) -> list[dict[str, Any]]:
                                                              "iso_js")
         out.append({"type": "ai", "outputs": outputs})
     return out
-
-
-def _record(obj: Any, fmt: str) -> dict[str, Any]:
-    value = obj.passthrough.get(fmt)
-    return value if isinstance(value, dict) else {}
 
 
 def _kept(raw: Mapping[str, Any], key: str, default: str) -> Any:

@@ -171,15 +171,12 @@ class BackyardLegacyAdapter(FormatAdapter):
         ("anything else (a lone persona key, Agnai/Risu personas, BYAF archives)", 0.0),
     )
     losses = (
-        ("alternate_greetings", "dropped: one firstMessage"),
         ("mes_example", "one customDialogue string; `<START>` blocks are joined"),
         ("personality", "appended to aiPersona (option personality=drop drops it)"),
         ("tags", "only the NSFW flag (tag 'nsfw')"),
         ("nickname", "becomes aiName; the card name becomes aiDisplayName"),
-        ("lorebook", "keys and text only; disabled and folder entries are dropped"),
+        ("lorebook.entries[]", "disabled and folder entries are dropped"),
         ("assets", "the main image only, and only a PNG (else a blank PNG)"),
-        ("creator, creator_notes, post_history_instructions, character_version, source, "
-         "group_only_greetings, regex_scripts, triggers, extensions", "dropped"),
     )
     carries = (*CARRIES, "scenario", "first_mes", "mes_example", "system_prompt",
                "assets[*].type", "assets[*].name", "assets[*].data", "assets[*].uri")
@@ -200,8 +197,6 @@ class BackyardLegacyAdapter(FormatAdapter):
     reader = "read:read_legacy"
     writer = "write:write_legacy"
     validator = "read:validate_legacy"
-    labeler = "labels:rules"
-    doc = "bunzai-formats-backyard/src/bunzai_backyard/legacy/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         container = input.container

@@ -13,12 +13,21 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from bunzai.sdk import MalformedInput, dumps_layout, sniff_layout
-
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
 
 T = TypeVar("T")
+
+
+def detected(input: AdapterInput, shape_of: Callable[[Any], tuple[str, float] | None],
+             what: str) -> tuple[float, str]:
+    """A detector's (score, reason) for JSON ``shape_of`` finds an export or an array of;
+    import-light, as detection needs."""
+    found = shape_of(input.json) if input.container == "json" else None
+    if found is None:
+        return 0.0, ""
+    shape, score = found
+    return score, f"{what} ({shape})"
 
 
 def unwrap(input: AdapterInput, shape_of: Callable[[Any], tuple[str, float] | None],
@@ -27,6 +36,8 @@ def unwrap(input: AdapterInput, shape_of: Callable[[Any], tuple[str, float] | No
     """The items read from an ``"export"`` envelope or a bare ``"array"``, what a writer needs
     to rebuild the container (its kind, the layout, a non-default envelope), and the JSON path
     of the items; ``refusal`` is the error when ``shape_of`` finds neither."""
+    from bunzai.sdk import MalformedInput, sniff_layout
+
     data = input.json_mutable()
     found = shape_of(data)
     if found is None:
@@ -54,6 +65,8 @@ def wrap(items: list[Any], info: Mapping[str, Any], default: Mapping[str, Any],
     """The file: ``items`` in RisuAI's export envelope, or as a bare array when the ``array``
     option says so.  Wrapping what was read as a bare array adds :data:`ENVELOPED` to
     ``warnings``."""
+    from bunzai.sdk import dumps_layout
+
     as_array = options.get("array")
     if as_array is None:
         as_array = False

@@ -70,7 +70,6 @@ class RisuCardAdapter(FormatAdapter):
         ("assets without bytes", "dropped when embedded; remote URIs kept"),
         ("assets (icon)", "the main icon becomes the PNG image itself (ccdefault:)"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/card/README.md"
     reader = "read:read"
     writer = "write:write"
     validator = "read:validate"

@@ -61,7 +61,6 @@ class RisuCharxAdapter(FormatAdapter):
          "dropped: RisuAI custom scripts have no such settings"),
         ("lorebook (from a CharX module)", "RisuAI's own entry list, decorators for settings"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/charx/README.md"
     reader = "read:read"
     writer = "write:write"
     validator = "read:validate"

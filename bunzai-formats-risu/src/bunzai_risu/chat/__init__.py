@@ -12,14 +12,13 @@ entries), bookmarks and RisuAI's memory and script state.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import Detection, FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
+from bunzai.sdk.chats import CHAT_TEXTS, because, message, no_extensions
+from bunzai.sdk.chats import MESSAGE as M
 
 from .._common.runs import RISU_CHAT
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "risu-chat"
 TYPES = ("risuChat", "risuAllChats")
@@ -42,28 +41,23 @@ def score(data: Any) -> tuple[float, str]:
     return 0.6, f"type {data['type']} without a usable chat in data"
 
 
-M = "messages[*]."
 CARRIES: tuple[str, ...] = (
     "title", "notes", "lorebook.entries",
-    *(M + f for f in ("role", "speaker", "text", "time", "hidden", "model", "bookmark")),
+    *message("role", "speaker", "text", "time", "hidden", "model", "bookmark"),
 )
 """What a RisuAI chat holds: its name, author's note and local lorebook entries (the family's
 lorebook writer reports what a RisuAI entry cannot hold); each message's side, text, time,
 model, bookmark and disabled flag (names as the writer reports)."""
 
-_NO_FIELD = "a RisuAI chat has no such field"
-_BOOK = "a RisuAI chat's lorebook is a bare list of entries"
 REASONS: tuple[tuple[str, str], ...] = (
     ("participants", "RisuAI names the user and the character from its settings"),
-    *((f, _NO_FIELD) for f in ("created", "memory", "scenario", "greeting",
-                               "example_dialogue", "system_prompt", "branch_of")),
-    ("lorebook", _BOOK),
-    ("extensions", "RisuAI has no place for other apps' extensions"),
-    (M + "alternatives", "RisuAI keeps one text per message"),
-    (M + "chosen", "RisuAI keeps one text per message"),
+    *because("a RisuAI chat has no such field", *(
+        f for f in CHAT_TEXTS if f not in ("title", "notes", "lorebook"))),
+    ("lorebook", "a RisuAI chat's lorebook is a bare list of entries"),
+    *no_extensions("RisuAI"),
+    *because("RisuAI keeps one text per message", *message("alternatives", "chosen")),
     (M + "reasoning", "RisuAI keeps no reasoning with a message"),
     (M + "attachments", "RisuAI chat messages hold text only"),
-    (M + "extensions", "RisuAI has no place for other apps' extensions"),
 )
 NEUTRAL: tuple[tuple[str, Any], ...] = (
     (f"app_data.{FORMAT_ID}.fmIndex", (-1,)),
@@ -91,7 +85,6 @@ class RisuChatAdapter(FormatAdapter):
     kind = "chat"
     runs = RISU_CHAT
     label = "RisuAI chat export"
-    suffix = ".json"
     multi = True
     carries = CARRIES
     reasons = REASONS
@@ -104,22 +97,14 @@ class RisuChatAdapter(FormatAdapter):
         ("anything else", 0.0),
     )
     losses = (
-        ("participants, speaker of most messages", "dropped: RisuAI names the user and the "
-                                                   "character from its own settings"),
+        ("messages[].speaker of most messages", "dropped: RisuAI names the user and the "
+                                                "character from its own settings"),
         ("messages[].role narrator", "approximated: written as the character's message"),
-        ("messages[].alternatives", "dropped: RisuAI keeps one text per message"),
-        ("messages[].reasoning, attachments", "dropped"),
-        ("created, memory, scenario, greeting, example_dialogue, system_prompt, branch_of",
-         "dropped: a RisuAI chat has no such field"),
-        ("extensions", "dropped"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/chat/README.md"
     reader = "io:read_export"
     writer = "io:write_export"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("RisuAI", 0.95, _evidence, "origin", "risu-chat-export")]

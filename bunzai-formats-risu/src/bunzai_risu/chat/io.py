@@ -15,18 +15,18 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import (
-    Issue,
-    LossReport,
-    MalformedInput,
-    OutputFile,
-    ReadResult,
-    WriteResult,
-    dumps_layout,
-    sniff_layout,
+from bunzai.sdk import Issue, LossReport, MalformedInput, ReadResult, WriteResult
+from bunzai.sdk.chats import (
+    data_of,
+    held_or_lazy,
+    json_file,
+    json_object,
+    layout_of,
+    parse_time,
+    put_time,
 )
-from bunzai.sdk.chats import held_or_lazy, parse_time, put_time
-from bunzai.sdk.fields import kept, reorder
+from bunzai.sdk.chats import record as inner
+from bunzai.sdk.fields import reorder
 
 from . import FORMAT_ID, WRITER_REASONS
 
@@ -39,31 +39,19 @@ LAYOUT_KEYS = ("id", "lastDate", "isStreaming")
 """RisuAI's own bookkeeping on a chat: a fresh id on every import, the last activity."""
 MESSAGE_KEYS = ("role", "data", "time", "chatId", "name", "generationInfo", "disabled",
                 "isComment")
+NOT_AN_EXPORT = "not a RisuAI chat export (type risuChat or risuAllChats)"
 SKIPPED_LORE = "skipped localLore"
 """Chat app-data key of the ``localLore`` items that are no entry object: ``[[index, value],
 …]``.  The same format puts each back at its place, every other format reports them
 dropped."""
 
 
-def _layout(obj: Any) -> dict[str, Any]:
-    return kept(obj, FORMAT_ID)[0] or {}
-
-
-def _data(obj: Any) -> dict[str, Any]:
-    return kept(obj, FORMAT_ID)[1] or {}
-
-
-def _record(mine: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    value = mine.get(key)
-    return value if isinstance(value, Mapping) else {}
-
-
 def read_export(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
-    doc = input.json_mutable()
-    if not isinstance(doc, dict) or doc.get("type") not in ("risuChat", "risuAllChats"):
-        raise MalformedInput("not a RisuAI chat export (type risuChat or risuAllChats)")
+    doc, layout = json_object(input, NOT_AN_EXPORT)
+    if doc.get("type") not in ("risuChat", "risuAllChats"):
+        raise MalformedInput(NOT_AN_EXPORT)
     warnings: list[Issue] = []
-    top = {"order": list(doc), **sniff_layout(input.data)}
+    top = {"order": list(doc), **layout}
     top.update({k: doc[k] for k in ("type", "ver") if k in doc})
     folders = doc.get("folders", None)
     inner = doc.get("data")
@@ -213,9 +201,9 @@ def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
 
 def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
     """One RisuAI chat object; with ``loss``, what RisuAI reads otherwise is reported."""
-    record = _layout(chat)
-    own = _data(chat)
-    raw = _record(record, "raw")
+    record = layout_of(chat, FORMAT_ID)
+    own = data_of(chat, FORMAT_ID)
+    raw = inner(record, "raw")
     out: dict[str, Any] = {}
     out["message"] = [message_obj(m, j, loss, f"messages[{j}].")
                       for j, m in enumerate(chat.iter_messages())]
@@ -245,7 +233,7 @@ def chat_obj(chat: Chat, loss: LossReport | None = None) -> dict[str, Any]:
         out["bookmarks"] = marks
     if names or "bookmark_names" in record:
         out["bookmarkNames"] = names
-    for key, value in _record(record, "keep").items():
+    for key, value in inner(record, "keep").items():
         out.setdefault(key, value)
     for key, value in own.items():
         if key not in ("folders", SKIPPED_LORE):
@@ -261,7 +249,7 @@ def _bookmarks(chat: Chat, record: Mapping[str, Any]) -> tuple[list[str], dict[s
             continue
         ident = m.id or _message_id(i)
         marks.append(ident)
-        if not _layout(m).get("unnamed") or m.bookmark != "bookmark":
+        if not layout_of(m, FORMAT_ID).get("unnamed") or m.bookmark != "bookmark":
             names[ident] = m.bookmark
     kept_marks = record.get("bookmarks")
     if isinstance(kept_marks, list) and sorted(kept_marks) == sorted(marks):
@@ -275,9 +263,9 @@ def _message_id(index: int) -> str:
 
 def message_obj(m: ChatMessage, index: int | None = None, loss: LossReport | None = None,
                 path: str = "") -> dict[str, Any]:
-    record = _layout(m)
-    own = _data(m)
-    raw = _record(record, "raw")
+    record = layout_of(m, FORMAT_ID)
+    own = data_of(m, FORMAT_ID)
+    raw = inner(record, "raw")
     out: dict[str, Any] = {}
     if "role" in raw and m.role == "character":
         out["role"] = raw["role"]
@@ -340,14 +328,14 @@ def write_export(entities: Sequence[Entity], options: Any = None,
         if chat.time_zone:
             part.approximated("time_zone", WHY["time_zone"])
         loss.extend(part, f"[{i}]." if many else "")
-    first = _layout(chats[0]).get("file") if chats else None
+    first = layout_of(chats[0], FORMAT_ID).get("file") if chats else None
     file = first if isinstance(first, Mapping) else {}
     all_chats = many or file.get("type") == "risuAllChats"
     doc: dict[str, Any] = {"type": "risuAllChats" if all_chats else "risuChat",
                            "ver": file.get("ver", 2) if file.get("type") == (
                                "risuAllChats" if all_chats else "risuChat") else 2,
                            "data": docs if all_chats else docs[0]}
-    folders = _data(chats[0]).get("folders") if chats else None
+    folders = data_of(chats[0], FORMAT_ID).get("folders") if chats else None
     if folders is not None:
         doc["folders"] = folders
     elif "folders" in file:
@@ -356,8 +344,7 @@ def write_export(entities: Sequence[Entity], options: Any = None,
         doc["folders"] = []
     shared = doc.get("folders") or None  # what reading gives every chat of the file
     for i, chat in enumerate(chats):
-        if _data(chat).get("folders") != shared:
+        if data_of(chat, FORMAT_ID).get("folders") != shared:
             loss.approximated(f"[{i}].app_data.{FORMAT_ID}.folders" if many else
                               f"app_data.{FORMAT_ID}.folders", WHY["folders"])
-    data = dumps_layout(reorder(doc, file.get("order")), file)
-    return WriteResult([OutputFile(data, ".json")], loss)
+    return WriteResult([json_file(reorder(doc, file.get("order")), file)], loss)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, Option
+from bunzai.sdk import FormatAdapter, Option
 
 from .._common.declared import (
     ACTS_ON,
@@ -15,6 +15,7 @@ from .._common.declared import (
     reasons_under,
     under,
 )
+from .._common.envelope import detected
 from .._common.runs import RISU_LOREBOOK
 
 if TYPE_CHECKING:
@@ -56,7 +57,6 @@ class RisuLorebookAdapter(FormatAdapter):
     kind = "lorebook"
     runs = RISU_LOREBOOK
     label = "RisuAI lorebook export"
-    suffix = ".json"
     options = (
         Option("array", bool, default=False,
                help="write a bare JSON array of entries instead of RisuAI's export envelope "
@@ -75,23 +75,12 @@ class RisuLorebookAdapter(FormatAdapter):
     carries = under("entries[*].", ENTRY_CARRIED)
     reasons = (*BOOK_REASONS, *reasons_under("entries[*].", ENTRY_REASONS))
     losses = (
-        ("name / description / scan_depth / token_budget / recursive_scanning / extensions",
-         "dropped: a RisuAI export is a bare entry list"),
-        ("entries[*] SillyTavern-only settings (sticky, cooldown, groups, outlets, …)",
-         "dropped; depth, role, probability, delay, whole words, key logic and disabled "
-         "become @@decorators, which apps other than RisuAI show as text"),
+        ("entries[*] depth, role, probability, delay, whole words, key logic, disabled",
+         "written as @@decorators, which apps other than RisuAI show as text"),
         ("entries[*].keys with commas", "approximated: RisuAI joins keys with commas"),
-        ("entries[*].name", "dropped when it differs from comment (RisuAI has one title)"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/lorebook/README.md"
     reader = "io:read"
     writer = "io:write"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        if input.container != "json":
-            return Detection(0.0)
-        found = shape_of(input.json)
-        if found is None:
-            return Detection(0.0)
-        shape, score = found
-        return Detection(score, f"RisuAI lorebook ({shape})")
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return detected(input, shape_of, "RisuAI lorebook")

@@ -80,17 +80,11 @@ class RisuModuleAdapter(FormatAdapter):
         *reasons_under("regex_scripts[*].", SCRIPT_REASONS),
     )
     losses = (
-        ("lorebook.name / description / scan_depth / token_budget / recursive_scanning",
-         "dropped: a module lorebook is a bare entry list"),
-        ("lorebook.entries[*] SillyTavern-only settings (sticky, cooldown, groups, …)",
-         "dropped; depth, role, probability, delay, whole words, key logic and disabled "
-         "become @@decorators"),
-        ("regex_scripts[*].trim_strings / min_depth / max_depth / run_on_edit",
-         "dropped: RisuAI custom scripts have no such settings"),
+        ("lorebook.entries[*] depth, role, probability, delay, whole words, key logic, disabled",
+         "written as @@decorators, which apps other than RisuAI show as text"),
         ("assets[*].data (container=json)", "dropped: module JSON has no room for files"),
         ("id", "generated when absent: RisuAI requires one"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/module/README.md"
     reader = "read:read"
     writer = "write:write"
     validator = "read:validate"

@@ -47,12 +47,9 @@ class RisuPersonaAdapter(FormatAdapter):
         ("avatar.app_data", "a RisuAI persona's picture is a plain PNG"),
     )
     losses = (
-        ("title / avatar_id / is_default / position / depth / role / lorebook / connections",
-         "dropped: a RisuAI persona holds a name, a prompt, a note and its picture"),
         ("avatar", "approximated: converted to PNG (Pillow); dropped, a 1x1 PNG standing in, "
                    "when it does not decode"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/persona/README.md"
     reader = "io:read"
     writer = "io:write"
 

@@ -47,7 +47,6 @@ class RisuPresetAdapter(FormatAdapter):
         (".risupreset that is gzip", 0.9),
         ("RPack over gzip without a .risup name", 0.35),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/preset/README.md"
     reader = "read:read_preset"
 
     def detect(self, input: AdapterInput) -> Detection:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, Option
+from bunzai.sdk import FormatAdapter, Option
 
 from .._common.declared import SCRIPT_CARRIED, SCRIPT_REASONS
+from .._common.envelope import detected
 from .._common.runs import RISU_REGEX
 
 if TYPE_CHECKING:
@@ -44,7 +45,6 @@ class RisuRegexAdapter(FormatAdapter):
     kind = "regex"
     runs = RISU_REGEX
     label = "RisuAI regex export"
-    suffix = ".json"
     multi = True
     options = (
         Option("array", bool, default=False,
@@ -61,20 +61,11 @@ class RisuRegexAdapter(FormatAdapter):
     carries = SCRIPT_CARRIED
     reasons = SCRIPT_REASONS
     losses = (
-        ("trim_strings / min_depth / max_depth / run_on_edit / substitute_regex / id",
-         "dropped: RisuAI custom scripts have no such settings"),
-        ("placement / markdown_only / prompt_only",
-         "approximated: a RisuAI script runs at one stage (editinput, editoutput, "
-         "editprocess, editdisplay)"),
+        ("placement / markdown_only / prompt_only", "approximated: a RisuAI script runs at one "
+         "stage (editinput, editoutput, editprocess, editdisplay)"),
     )
-    doc = "bunzai-formats-risu/src/bunzai_risu/regex/README.md"
     reader = "io:read"
     writer = "io:write"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        if input.container != "json":
-            return Detection(0.0)
-        found = shape_of(input.json)
-        if found is None:
-            return Detection(0.0)
-        return Detection(found[1], f"RisuAI regex scripts ({found[0]})")
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return detected(input, shape_of, "RisuAI regex scripts")

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from bunzai.sdk import BunzaiError, json_equal, loads
-from bunzai.sdk.fields import kept
+from bunzai.sdk.chats import data_of, layout_of, record
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, ChatMessage, Issue, LossReport
@@ -384,22 +384,6 @@ def produce(chat: Any, fmt: str, header: dict[str, Any] | None,
         current = following
 
 
-def layout_of(obj: Any, fmt: str) -> dict[str, Any]:
-    """``obj.passthrough[fmt]``: the object's layout in this format (empty when none)."""
-    return kept(obj, fmt)[0] or {}
-
-
-def data_of(obj: Any, fmt: str) -> dict[str, Any]:
-    """``obj.app_data[fmt]``: the format's own data on the object (empty when none)."""
-    return kept(obj, fmt)[1] or {}
-
-
-def record(mine: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    """A nested layout record (``{}`` when absent or not an object)."""
-    value = mine.get(key)
-    return value if isinstance(value, Mapping) else {}
-
-
 def nested(data: Mapping[str, Any], prefix: str) -> dict[str, Any]:
     """The items of a flat app-data dict under ``prefix`` (``extra.`` -> ``{"api": …}``)."""
     n = len(prefix)
@@ -503,17 +487,6 @@ class WallTimes:
             loss.approximated("time_zone", why)
 
 
-def wall_note(obj: Mapping[str, Any], keys: Iterable[str]) -> Any:
-    """The first wall-clock text (no zone) among ``obj``'s ``keys``, else None."""
-    from bunzai.sdk.chats import is_wall
-
-    for key in keys:
-        value = obj.get(key)
-        if value is not None and is_wall(value):
-            return value
-    return None
-
-
 def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[str, str],
                  loss: LossReport | None, path: str, reasons: Mapping[str, str],
                  walls: WallTimes | None = None
@@ -558,25 +531,3 @@ class Lines:
 
     def __iter__(self) -> Iterator[bytes]:
         return self.make()
-
-
-def report_participants(chat: Any, kept: list[int], loss: LossReport, why: str) -> None:
-    """Participants a chat file does not name as they were.
-
-    ``kept`` are the indices of the participants the file names, in the order reading finds
-    them: the rest are dropped, and when the named ones move, the list as a whole changes.
-    """
-    if kept == list(range(len(kept))):
-        for i in range(len(kept), len(chat.participants)):
-            loss.dropped(f"participants[{i}]", why)
-    else:
-        loss.approximated("participants", why)
-
-
-def lone_alternative(m: Any) -> bool:
-    """A message with one alternative that holds something: formats keep swipes only when
-    there are two or more, so a writer reports it dropped (an empty one is no loss)."""
-    if len(m.alternatives) != 1:
-        return False
-    a = m.alternatives[0]
-    return bool(a.text or a.time is not None or a.reasoning or a.app_data)

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import Detection, FormatAdapter
+from bunzai.sdk import FormatAdapter, detect_json
 
 from .._common.neutral import ST_NEUTRAL
 from .._common.options import indent_option
 from .._common.paths import MEMORY_ENTRY_FIELDS, book, memory_neutral
 from .._common.runs import AGNAI_CARD
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 _FIVE = ("name", "persona", "greeting", "scenario", "sampleChat")
 """Agnai's own test for a native character without ``kind``."""
@@ -38,7 +35,6 @@ class AgnaiAdapter(FormatAdapter):
     kind = "character"
     runs = AGNAI_CARD
     label = "Agnai character"
-    suffix = ".json"
     aliases = ("agnaistic",)
     options = (indent_option(2, "JSON indent; 0 is compact"),)
     signature = {"json": ("persona", "greeting", "sampleChat")}  # every rule needs one
@@ -66,23 +62,12 @@ class AgnaiAdapter(FormatAdapter):
     )
     neutral = (*ST_NEUTRAL, *memory_neutral("lorebook.", "agnai"))
     losses = (
-        ("personality", "approximated: joined into a text persona with the description (Agnai "
-                        "has no personality field)"),
         ("extensions.agnai.persona", "approximated: replaced by a text persona when it no "
                                      "longer renders to the description (as Agnai does)"),
-        ("nickname, creator_notes_multilingual, group_only_greetings, source",
-         "dropped: Agnai has no such fields"),
         ("assets", "dropped except the main icon (Agnai's avatar)"),
-        ("regex_scripts, triggers", "dropped: Agnai has no scripts"),
-        ("lorebook.entries[]", "as agnai-memory (see its page)"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai/README.md"
 
     reader = "read:read_character"
     writer = "write:write_character"
-    validator = "validate:check"
-    labeler = "labels:rules"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    detect = detect_json(score)

@@ -10,14 +10,13 @@ Agnai's own store carry ``_id``, ``createdAt``, ``parent``, ``name`` and ``syste
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import Detection, FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
+from bunzai.sdk.chats import MESSAGE as M
+from bunzai.sdk.chats import because, message, no_extensions
 
 from .._common.runs import AGNAI_CHAT
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "agnai-chat"
 CHAT_TEXTS = ("name", "greeting", "sampleChat", "scenario")
@@ -38,30 +37,26 @@ def score(data: Any) -> tuple[float, str]:
     return 0.0, ""
 
 
-M = "messages[*]."
 CARRIES: tuple[str, ...] = (
     "title", "greeting", "example_dialogue", "scenario",
-    *(M + f for f in ("role", "speaker", "text", "time", "hidden", "chosen",
-                      "alternatives[*].text")),
+    *message("role", "speaker", "text", "time", "hidden", "chosen", "alternatives[*].text"),
 )
 """What an Agnai chat export holds: the chat's four texts; each message's side, text, retries
 and out-of-character flag (names and dates as the writer reports)."""
 
-_ONLY = "an Agnai export holds the chat's texts and messages only"
 REASONS: tuple[tuple[str, str], ...] = (
     ("participants", "an Agnai export names no participants"),
-    ("created", "an Agnai export carries no dates"),
-    ("time_zone", "an Agnai export carries no dates"),
-    ("notes", _ONLY), ("memory", _ONLY), ("system_prompt", _ONLY), ("branch_of", _ONLY),
+    *because("an Agnai export carries no dates", "created", "time_zone"),
+    *because("an Agnai export holds the chat's texts and messages only",
+             "notes", "memory", "system_prompt", "branch_of"),
     ("lorebook", "Agnai keeps memory books apart from chats"),
-    ("extensions", "Agnai has no place for other apps' extensions"),
+    *no_extensions("Agnai"),
     (M + "reasoning", "Agnai's export keeps no reasoning"),
     (M + "model", "Agnai's export does not record the model"),
     (M + "bookmark", "Agnai has no bookmarks"),
     (M + "attachments", "Agnai's export holds text only"),
-    (M + "alternatives[*].time", "Agnai keeps retries as bare texts"),
-    (M + "alternatives[*].reasoning", "Agnai keeps retries as bare texts"),
-    (M + "extensions", "Agnai has no place for other apps' extensions"),
+    *because("Agnai keeps retries as bare texts", *message("alternatives[*].time",
+                                                           "alternatives[*].reasoning")),
 )
 WRITER_REASONS = {
     "title": "\"Exported\" is the name Agnai gives every exported chat",
@@ -82,7 +77,6 @@ class AgnaiChatAdapter(FormatAdapter):
     kind = "chat"
     runs = AGNAI_CHAT
     label = "Agnai chat export"
-    suffix = ".json"
     aliases = ("agnaistic-chat",)
     carries = CARRIES
     reasons = REASONS
@@ -97,18 +91,11 @@ class AgnaiChatAdapter(FormatAdapter):
         ("messages[].speaker of characters", "dropped: Agnai names the chat's character"),
         ("messages[].alternatives[].text order", "approximated: the shown reply first, the "
                                                   "others as retries"),
-        ("messages[].reasoning, model, bookmark, attachments", "dropped"),
-        ("participants, created, notes, memory, system_prompt, branch_of, lorebook",
-         "dropped: an Agnai export holds the chat's texts and messages only"),
-        ("extensions", "dropped"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai_chat/README.md"
     reader = "io:read_chat"
     writer = "io:write_chat"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("Agnai", 0.9, _evidence, "origin", "agnai-chat-export")]

@@ -12,19 +12,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import (
-    LossReport,
-    MalformedInput,
-    OutputFile,
-    ReadResult,
-    WriteResult,
-    dumps_layout,
-    sniff_layout,
+from bunzai.sdk import LossReport, MalformedInput, ReadResult, WriteResult
+from bunzai.sdk.chats import (
+    check_alternatives,
+    data_of,
+    held_or_lazy,
+    json_file,
+    json_object,
+    layout_of,
+    lone_alternative,
+    parse_time,
+    record,
+    stored,
 )
-from bunzai.sdk.chats import check_alternatives, held_or_lazy, parse_time, stored
 from bunzai.sdk.fields import reorder
 
-from .._common.chat import data_of, layout_of, lone_alternative, record
 from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
@@ -41,10 +43,7 @@ MESSAGE_KEYS = ("_id", "createdAt", "handle", "userId", "characterId", "name", "
 
 
 def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
-    data = input.json_mutable()
-    if not isinstance(data, dict):
-        raise MalformedInput("not an Agnai chat export")
-    return ReadResult([chat_from(data, sniff_layout(input.data, 2))])
+    return ReadResult([chat_from(*json_object(input, "not an Agnai chat export", 2))])
 
 
 def chat_from(data: dict[str, Any], layout: Mapping[str, Any]) -> Chat:
@@ -252,5 +251,4 @@ def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
                format_id: str = FORMAT_ID) -> WriteResult:
     loss = LossReport()
     doc = document(chat, loss)
-    data = dumps_layout(doc, layout_of(chat, FORMAT_ID), 2)
-    return WriteResult([OutputFile(data, ".json")], loss)
+    return WriteResult([json_file(doc, layout_of(chat, FORMAT_ID), 2)], loss)

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import Detection, FormatAdapter
+from bunzai.sdk import FormatAdapter, detect_json
 
 from .._common.options import indent_option
 from .._common.paths import MEMORY_ENTRY_FIELDS, book, memory_neutral
 from .._common.runs import AGNAI_MEMORY
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 _SAMPLE = 32
 
@@ -47,7 +44,6 @@ class AgnaiMemoryAdapter(FormatAdapter):
     kind = "lorebook"
     runs = AGNAI_MEMORY
     label = "Agnai memory book"
-    suffix = ".json"
     aliases = ("memory", "agnai-book")
     options = (indent_option(2, "JSON indent; 0 is compact"),)
     signature = {"json": ("entries",)}
@@ -65,17 +61,8 @@ class AgnaiMemoryAdapter(FormatAdapter):
         ("entries[*].is_folder", "Agnai memory books have no folders"),
     )
     neutral = memory_neutral("", "agnai-memory")
-    losses = (
-        ("entries[].<ST settings>", "dropped: depth, role, group, sticky, cooldown, delay, scan "
-                                    "depth, match flags … (Agnai entries have none)"),
-        ("entries[].case_sensitive / extensions", "dropped (Agnai drops them too)"),
-    )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/agnai_memory/README.md"
 
     reader = "read:read_book"
     writer = "write:write_book"
-    validator = "validate:check"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    detect = detect_json(score)

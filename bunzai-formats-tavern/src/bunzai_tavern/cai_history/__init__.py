@@ -10,12 +10,9 @@ one chat per history.  Read-only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import Detection, FormatAdapter, LabelRule
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
 
 FORMAT_ID = "cai-history"
 
@@ -42,7 +39,6 @@ class CAIHistoryAdapter(FormatAdapter):
     format_id = FORMAT_ID
     kind = "chat"
     label = "Character.AI history dump (CAI Tools)"
-    suffix = ".json"
     aliases = ("cai", "caitools")
     signature = {"json": ("histories",)}
     detection = (
@@ -50,13 +46,9 @@ class CAIHistoryAdapter(FormatAdapter):
         ("histories.histories whose items are not histories (read says why)", 0.6),
         ("anything else", 0.0),
     )
-    losses = ()
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/cai_history/README.md"
     reader = "read:read_dump"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("Character.AI (CAI Tools dump)", 0.9, _evidence, "origin",

@@ -59,7 +59,6 @@ class HFChatTemplateAdapter(FormatAdapter):
         ("Jinja tags over messages in a text without a .jinja name", 0.41),
     )
     reasons = reasons_for("a Hugging Face chat template", ("instruct", "system_prompt"))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/hf_chat_template/README.md"
     reader = "io:read_template"
     writer = "io:write_template"
     options = (indent_option(2, "JSON indent of a tokenizer_config.json (2 as saved by "

@@ -10,12 +10,9 @@ Read-only: bunzai splits the text into turns by mode.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import Detection, FormatAdapter, LabelRule
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
 
 FORMAT_ID = "koboldai-lite"
 
@@ -52,7 +49,6 @@ class KoboldAILiteAdapter(FormatAdapter):
     format_id = FORMAT_ID
     kind = "chat"
     label = "KoboldAI Lite save"
-    suffix = ".json"
     aliases = ("kobold-lite", "kobold")
     signature = {"json": ("prompt",)}
     detection = (
@@ -60,14 +56,10 @@ class KoboldAILiteAdapter(FormatAdapter):
         ("prompt, actions, memory, gamestarted and worldinfo (KoboldAI saves)", 0.85),
         ("anything else", 0.0),
     )
-    losses = ()
     neutral = NEUTRAL
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/koboldai_lite/README.md"
     reader = "read:read_save"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("KoboldAI", 0.9, _evidence, "origin", "koboldai-lite-save")]

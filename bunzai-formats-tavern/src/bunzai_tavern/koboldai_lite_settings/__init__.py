@@ -43,7 +43,6 @@ class KoboldAILiteSettingsAdapter(FormatAdapter):
     )
     reasons = reasons_for("KoboldAI Lite settings",
                           ("sampling", "instruct", "system_prompt", "reasoning"))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/koboldai_lite_settings/README.md"
     reader = "io:read_settings"
     writer = "io:write_settings"
     options = (indent_option(0, "JSON indent (Lite saves on one line); 0 is compact"),)

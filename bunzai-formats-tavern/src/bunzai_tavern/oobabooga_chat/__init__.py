@@ -10,14 +10,13 @@ Before July 2023 the file was ``{"data": …, "data_visible": …}`` (``indent=2
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import Detection, FormatAdapter, LabelRule
+from bunzai.sdk import FormatAdapter, LabelRule, detect_json
+from bunzai.sdk.chats import CHAT_TEXTS, because, message, no_extensions
+from bunzai.sdk.chats import MESSAGE as M
 
 from .._common.options import ZONE
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "oobabooga-chat"
 
@@ -37,30 +36,25 @@ def score(data: Any) -> tuple[float, str]:
     return 0.0, ""
 
 
-M = "messages[*]."
-CARRIES: tuple[str, ...] = ("time_zone", *(M + f for f in (
+CARRIES: tuple[str, ...] = ("time_zone", *message(
     "role", "text", "time", "chosen", "alternatives[*].text", "alternatives[*].time",
     "attachments[*].type", "attachments[*].name", "attachments[*].uri",
-    "attachments[*].media_type", "attachments[*].text", "attachments[*].data")))
+    "attachments[*].media_type", "attachments[*].text", "attachments[*].data"))
 """What a webui history holds: each message's side, text and time (a wall-clock text, in the
 chat's zone), its versions (with their times) and its embedded images and text files (the
 writer reports the rest of attachments)."""
 
-_ONLY = "a webui history holds only the exchanges"
 REASONS: tuple[tuple[str, str], ...] = (
-    ("participants", "the history names no one: the names come from the webui's settings"),
-    *((f, _ONLY) for f in ("title", "created", "notes", "memory", "scenario", "greeting",
-                           "example_dialogue", "system_prompt", "branch_of", "lorebook")),
-    ("extensions", "the webui has no place for other apps' extensions"),
-    (M + "speaker", "the history names no one: the names come from the webui's settings"),
+    *because("the history names no one: the names come from the webui's settings",
+             "participants", M + "speaker"),
+    *because("a webui history holds only the exchanges", *CHAT_TEXTS),
+    *no_extensions("the webui", M + "attachments[*].extensions"),
     (M + "hidden", "the webui cannot hide a message"),
     (M + "reasoning", "the webui keeps reasoning inside the reply's text"),
     (M + "model", "the history does not record the model"),
     (M + "bookmark", "the webui has no bookmarks"),
     (M + "alternatives[*].reasoning", "the webui keeps a version's text only"),
     (M + "attachments[*].title", "the webui keeps an attachment's name, type and content"),
-    (M + "attachments[*].extensions", "the webui has no place for other apps' extensions"),
-    (M + "extensions", "the webui has no place for other apps' extensions"),
 )
 WRITER_REASONS = {
     "role": "a history row holds the user's message and the reply",
@@ -84,7 +78,6 @@ class OobaboogaChatAdapter(FormatAdapter):
     format_id = FORMAT_ID
     kind = "chat"
     label = "oobabooga text-generation-webui history"
-    suffix = ".json"
     aliases = ("ooba", "textgen-chat")
     carries = CARRIES
     options = (ZONE,)
@@ -98,23 +91,15 @@ class OobaboogaChatAdapter(FormatAdapter):
         ("anything else", 0.0),
     )
     losses = (
-        ("messages[].speaker, participants", "dropped: the history names no one"),
         ("messages[].role narrator / system", "approximated: written as a reply"),
         ("messages[].time", "approximated: minutes, local clock (\"Nov 03, 2024 21:04\")"),
-        ("messages[].hidden, reasoning, model, bookmark", "dropped"),
         ("messages[].attachments by reference", "dropped: only embedded images and text "
                                                 "files travel"),
-        ("title, created, notes, memory, scenario, greeting, example_dialogue, system_prompt, "
-         "branch_of, lorebook", "dropped: a history holds only the exchanges"),
-        ("extensions", "dropped"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/oobabooga_chat/README.md"
     reader = "io:read_chat"
     writer = "io:write_chat"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    detect = detect_json(score)
 
     def label_rules(self) -> list[LabelRule]:
         return [LabelRule("oobabooga text-generation-webui", 0.9, _evidence, "origin",

@@ -12,26 +12,22 @@ import html
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import (
-    Issue,
-    LossReport,
-    MalformedInput,
-    OutputFile,
-    ReadResult,
-    WriteResult,
-    dumps_layout,
-    sniff_layout,
-)
+from bunzai.sdk import Issue, LossReport, MalformedInput, ReadResult, WriteResult
 from bunzai.sdk.chats import (
     check_alternatives,
+    data_of,
     held_or_lazy,
+    json_file,
+    json_object,
+    layout_of,
+    lone_alternative,
     parse_time,
     put_time,
+    wall_note,
     zone_note,
 )
 from bunzai.sdk.fields import reorder
 
-from .._common.chat import data_of, layout_of, lone_alternative, wall_note
 from . import FORMAT_ID, WRITER_REASONS
 
 if TYPE_CHECKING:
@@ -48,12 +44,10 @@ WHY = WRITER_REASONS
 
 
 def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_ID) -> ReadResult:
-    data = input.json_mutable()
-    if not isinstance(data, dict):
-        raise MalformedInput("not a text-generation-webui history")
+    data, layout = json_object(input, "not a text-generation-webui history", 4)
     warnings: list[Issue] = []
     zone = (options or {}).get("zone") or "local"
-    return ReadResult([chat_from(data, sniff_layout(input.data, 4), warnings, zone)], warnings)
+    return ReadResult([chat_from(data, layout, warnings, zone)], warnings)
 
 
 def chat_from(data: dict[str, Any], layout: Mapping[str, Any],
@@ -418,5 +412,4 @@ def write_chat(chat: Chat, options: Mapping[str, Any] | None = None,
     loss = LossReport()
     warnings: list[str] = []
     doc = document(chat, loss, warnings)
-    data = dumps_layout(doc, layout_of(chat, FORMAT_ID), 4)
-    return WriteResult([OutputFile(data, ".json")], loss, warnings)
+    return WriteResult([json_file(doc, layout_of(chat, FORMAT_ID), 4)], loss, warnings)

@@ -49,7 +49,6 @@ class OobaboogaInstructAdapter(FormatAdapter):
     )
     reasons = reasons_for("a text-generation-webui instruction template",
                           ("instruct", "system_prompt"))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/oobabooga_instruct/README.md"
     reader = "io:read_template"
     writer = "io:write_template"
 

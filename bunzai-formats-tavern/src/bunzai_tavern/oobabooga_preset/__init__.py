@@ -61,7 +61,6 @@ class OobaboogaPresetAdapter(FormatAdapter):
                   "parameters", 0.87),
                  ("{} in a .yaml file (the app's save of a preset of defaults)", 0.31))
     reasons = reasons_for("a text-generation-webui sampler preset", ("sampling",))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/oobabooga_preset/README.md"
     reader = "io:read_preset"
     writer = "io:write_preset"
 

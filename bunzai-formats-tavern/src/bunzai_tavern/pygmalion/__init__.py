@@ -29,7 +29,6 @@ class PygmalionAdapter(FormatAdapter):
     format_id = FORMAT_ID
     kind = "character"
     label = "Pygmalion / TextGen character JSON (and pygmalion.chat exports)"
-    suffix = ".json"
     aliases = ("textgen", "pygmalion-chat")
     options = (
         Option("shape", choices=("textgen", "chat"), default="as read, else textgen",
@@ -45,13 +44,9 @@ class PygmalionAdapter(FormatAdapter):
         ("anything else", 0.0),
     )
     losses = (
-        ("everything but name, description, first_mes, scenario, mes_example",
-         "dropped by the five-key shape (personality included); the chat shape keeps a "
-         "full V2 card"),
         ("nickname, creator_notes_multilingual, source, dates, assets",
          "dropped by the chat shape (a V2 card)"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/pygmalion/README.md"
     carries = ("name", "description", "first_mes", "scenario", "mes_example")
     reasons = (*CARD_REASONS,
                ("", "the Pygmalion/TextGen shape holds only a name, a persona, a greeting, a "

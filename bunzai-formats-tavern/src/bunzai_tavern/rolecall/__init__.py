@@ -51,7 +51,6 @@ class RoleCallAdapter(FormatAdapter):
         ("extensions.rolecall", "kept verbatim; a character that has none gets an empty "
          "block, which is what marks a RoleCall card"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/rolecall/README.md"
     carries = CARD_CARRIES
     reasons = CARD_REASONS
     reader = "io:read_rolecall"

@@ -56,12 +56,9 @@ class RoleCallPersonaAdapter(FormatAdapter):
     )
     neutral = ST_NEUTRAL
     losses = (
-        ("title, note, avatar_id, is_default, position, depth, role, lorebook, connections",
-         "dropped: a RoleCall persona card holds a name, a description, extensions and an "
-         "image (rcpersona keeps title)"),
+        ("title", "dropped in the card shape (rcpersona keeps it)"),
         ("avatar", "becomes the PNG image (converted to PNG when it is not one); JSON has none"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/rolecall_persona/README.md"
 
     reader = "io:read_persona"
     writer = "io:write_persona"

@@ -59,13 +59,10 @@ class SillyTavernAdapter(FormatAdapter):
         ("assets", "a JSON card lists uris only (bytes not embedded); PNG keeps bytes as "
          "chara-ext-asset_ chunks addressed __asset:N; V2/V1 have no asset list"),
         ("assets[main icon]", "becomes the PNG image; non-PNG avatars are converted to PNG"),
-        ("triggers", "dropped: character cards have no trigger scripts"),
         ("lorebook.entries[].use_regex / insertion_order",
          "written as false / 100 when unstated (the spec requires them)"),
         ("lorebook.entries[].is_folder", "kept as a RisuAI-style mode: folder entry"),
-        ("regex_scripts[].extensions", "dropped: SillyTavern regex scripts have none"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern/README.md"
     carries = CARD_CARRIES
     reasons = CARD_REASONS
     neutral = ST_NEUTRAL

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter
+from bunzai.sdk import FormatAdapter
+from bunzai.sdk.chats import MESSAGE as M
+from bunzai.sdk.chats import message, no_extensions
 
 from .._common.options import ZONE
 from .._common.runs import ST_CHAT
@@ -85,14 +87,13 @@ def score(input: AdapterInput) -> tuple[float, str]:
     return 0.0, ""
 
 
-M = "messages[*]."
 CARRIES: tuple[str, ...] = (
     "participants[*].name", "participants[*].role", "created", "notes", "scenario",
     "branch_of", "time_zone",
-    *(M + f for f in ("role", "speaker", "text", "time", "hidden", "chosen", "reasoning",
-                      "model", "bookmark", "alternatives[*].text", "alternatives[*].time",
-                      "alternatives[*].reasoning", "attachments[*].type",
-                      "attachments[*].name", "attachments[*].uri", "attachments[*].title")),
+    *message("role", "speaker", "text", "time", "hidden", "chosen", "reasoning", "model",
+             "bookmark", "alternatives[*].text", "alternatives[*].time",
+             "alternatives[*].reasoning", "attachments[*].type", "attachments[*].name",
+             "attachments[*].uri", "attachments[*].title"),
 )
 """What a SillyTavern chat file holds: the header's two names, its date, author's note, branch
 and scenario; each message with its swipes, reasoning, model, bookmark and attachments; and
@@ -107,8 +108,7 @@ REASONS: tuple[tuple[str, str], ...] = (
     ("example_dialogue", "example dialogue lives on the card in SillyTavern"),
     ("system_prompt", "the system prompt lives on the card or preset in SillyTavern"),
     ("lorebook", "a SillyTavern chat links a lorebook by name, it cannot hold one"),
-    ("extensions", "SillyTavern has no place for other apps' extensions"),
-    (M + "extensions", "SillyTavern has no place for other apps' extensions"),
+    *no_extensions("SillyTavern", M + "attachments[*].extensions"),
     (M + "attachments", "SillyTavern keeps a message's image, file and media apart: mixed "
                         "attachments come back grouped"),
     (M + "attachments[*].uri", "SillyTavern keeps an attachment by its address: one without "
@@ -117,7 +117,6 @@ REASONS: tuple[tuple[str, str], ...] = (
                                 "are written as a data URL"),
     (M + "attachments[*].media_type", "SillyTavern keeps an attachment by its address only"),
     (M + "attachments[*].text", "SillyTavern keeps no extracted text for an attachment"),
-    (M + "attachments[*].extensions", "SillyTavern has no place for other apps' extensions"),
     (M + "alternatives", "SillyTavern keeps swipes only when there are two or more"),
 )
 WRITER_REASONS = {
@@ -167,24 +166,16 @@ class SillyTavernChatAdapter(FormatAdapter):
         ("TavernAI headers and messages (epoch dates, no SillyTavern marks), rooms", 0.0),
     )
     losses = (
-        ("title", "dropped: a SillyTavern chat is named by its file"),
         ("participants beyond one user and one character; narrators", "dropped"),
-        ("memory, greeting, example_dialogue, system_prompt, lorebook",
-         "dropped: SillyTavern keeps them on the card or in extensions, not in the chat"),
-        ("messages[].attachments[] without an address", "approximated: bytes as a data URL"),
         ("messages[].speaker (none)", "approximated: written as the chat's user or character "
                                       "name, else User / Assistant"),
-        ("extensions", "dropped"),
     )
     options = (ZONE,)
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_chat/README.md"
     reader = "read:read_chat"
     writer = "write:write_chat"
-    labeler = "labels:rules"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input)
 
 
 __all__: Sequence[str] = ["CARRIES", "FORMAT_ID", "REASONS", "SillyTavernChatAdapter", "score"]

@@ -20,18 +20,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
-from bunzai.sdk.chats import parse_time, zone_note
+from bunzai.sdk.chats import parse_time, wall_note, zone_note
 
-from .._common.chat import (
-    ABSENT,
-    SKIPPED,
-    Line,
-    finish,
-    read_common,
-    read_messages,
-    scan_head,
-    wall_note,
-)
+from .._common.chat import ABSENT, SKIPPED, Line, finish, read_common, read_messages, scan_head
 from . import FORMAT_ID, is_header
 
 if TYPE_CHECKING:

@@ -20,23 +20,17 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult
-from bunzai.sdk.chats import exact_in
-from bunzai.sdk.fields import reorder
-
-from .._common.chat import (
-    SKIPPED,
-    Lines,
-    WallTimes,
+from bunzai.sdk.chats import (
     data_of,
-    dumps_js,
+    exact_in,
     layout_of,
     lone_alternative,
-    nested,
-    produce,
     record,
     report_participants,
-    write_common,
 )
+from bunzai.sdk.fields import reorder
+
+from .._common.chat import SKIPPED, Lines, WallTimes, dumps_js, nested, produce, write_common
 from . import FORMAT_ID, WRITER_REASONS
 from .read import SYSTEM_TYPES
 

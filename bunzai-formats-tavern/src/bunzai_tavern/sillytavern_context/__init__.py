@@ -24,7 +24,6 @@ class SillyTavernContextAdapter(StPresetAdapter):
     section = "context"
     detection = (("object with a string story_string", 0.9),)
     reasons = reasons_for("a SillyTavern context template", ('context',))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_context/README.md"
 
     def score(self, data: Any) -> tuple[float, str]:
         if not isinstance(data, Mapping):

@@ -24,7 +24,6 @@ class SillyTavernInstructAdapter(StPresetAdapter):
     section = "instruct"
     detection = (("object with string input_sequence and output_sequence", 0.9),)
     reasons = reasons_for("a SillyTavern instruct template", ('instruct',))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_instruct/README.md"
 
     def score(self, data: Any) -> tuple[float, str]:
         if not isinstance(data, Mapping):

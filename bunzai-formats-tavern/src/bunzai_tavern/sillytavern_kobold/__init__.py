@@ -24,7 +24,6 @@ class SillyTavernKoboldAdapter(StPresetAdapter):
     section = "sampling"
     detection = (("temp and rep_pen with typical (not typical_p)", 0.85),)
     reasons = reasons_for("a SillyTavern KoboldAI preset", ('sampling',))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_kobold/README.md"
 
     def score(self, data: Any) -> tuple[float, str]:
         if not isinstance(data, Mapping) or "temp" not in data or "rep_pen" not in data:

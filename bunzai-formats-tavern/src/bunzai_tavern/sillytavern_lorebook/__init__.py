@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import Detection, FormatAdapter, Option, unfrozen
+from bunzai.sdk import FormatAdapter, Option, detect_json, unfrozen
 
 from .._common.neutral import WORLD_INFO
 from .._common.options import indent_option
 from .._common.runs import ST_LOREBOOK
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 _SAMPLE = 32
 """Entries looked at by detection (a book can hold thousands)."""
@@ -115,7 +112,6 @@ class SillyTavernLorebookAdapter(FormatAdapter):
     kind = "lorebook"
     runs = ST_LOREBOOK
     label = "SillyTavern World Info / character book"
-    suffix = ".json"
     aliases = ("worldinfo", "lorebook", "json")
     default_for_kind = True
     """What ``bunzai lorebook extract`` and ``merge`` write unless given ``--to``: a World Info
@@ -149,13 +145,8 @@ class SillyTavernLorebookAdapter(FormatAdapter):
         ("entries[].comment", "approximated: an entry with a name but no comment gets the name "
                               "as its comment (ST's title)"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_lorebook/README.md"
 
     reader = "read:read_book"
     writer = "write:write_book"
-    validator = "validate:check"
-    labeler = "labels:rules"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    detect = detect_json(score)

@@ -32,7 +32,6 @@ class SillyTavernMasterAdapter(FormatAdapter):
                   "reasoning, each an object", 0.9),)
     reasons = (("chat_completion", "a master export holds no chat-completion prompt list "
                                    "(SillyTavern exports those as their own preset)"),)
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_master/README.md"
 
     def detect(self, input: Any) -> Detection:
         data = input.json

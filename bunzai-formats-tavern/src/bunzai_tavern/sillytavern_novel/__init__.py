@@ -24,7 +24,6 @@ class SillyTavernNovelAdapter(StPresetAdapter):
     detection = (("an order list with tail_free_sampling, phrase_rep_pen or "
                   "repetition_penalty_range", 0.85),)
     reasons = reasons_for("a SillyTavern NovelAI preset", ('sampling',))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_novel/README.md"
 
     def score(self, data: Any) -> tuple[float, str]:
         if not isinstance(data, Mapping) or "temp" in data \

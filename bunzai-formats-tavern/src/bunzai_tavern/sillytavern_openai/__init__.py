@@ -32,7 +32,6 @@ class SillyTavernOpenAIAdapter(StPresetAdapter):
     )
     reasons = reasons_for("a SillyTavern chat-completion preset", ("sampling",
                                                                     "chat_completion"))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_openai/README.md"
 
     def score(self, data: Any) -> tuple[float, str]:
         if not isinstance(data, Mapping):

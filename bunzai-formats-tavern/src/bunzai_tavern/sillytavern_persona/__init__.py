@@ -8,16 +8,13 @@ only: it is never written, and its other settings are not part of any persona.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import Detection, FormatAdapter
+from bunzai.sdk import FormatAdapter, detect_json
 
 from .._common.options import indent_option
 from .._common.runs import ST_PERSONA
 from .._common.stsettings import is_settings
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 
 def score(data: Any) -> tuple[float, str]:
@@ -41,7 +38,6 @@ class SillyTavernPersonaAdapter(FormatAdapter):
     kind = "persona"
     runs = ST_PERSONA
     label = "SillyTavern persona backup"
-    suffix = ".json"
     multi = True
     aliases = ("persona", "json")
     options = (indent_option(2, "JSON indent (as SillyTavern's backup); 0 is compact"),)
@@ -60,22 +56,14 @@ class SillyTavernPersonaAdapter(FormatAdapter):
         ("extensions", "SillyTavern personas have no extensions"),
     )
     losses = (
-        ("avatar", "dropped: a backup holds avatar file names, not images"),
         ("avatar_id", "approximated: generated from the name when missing (ST keys personas "
                       "by avatar file)"),
-        ("note", "dropped: SillyTavern personas have no note"),
-        ("extensions", "dropped: SillyTavern personas have no extensions"),
         ("is_default", "approximated: only one persona can be the default"),
         ("app_data.sillytavern-persona.active_user", "dropped: a backup does not say which "
                                                      "persona a settings.json had selected"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_persona/README.md"
 
     reader = "read:read_personas"
     writer = "write:write_backup"
-    validator = "validate:check"
-    labeler = "labels:rules"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    detect = detect_json(score)

@@ -24,7 +24,6 @@ class SillyTavernReasoningAdapter(StPresetAdapter):
     section = "reasoning"
     detection = (("object of only name, prefix, suffix and separator", 0.85),)
     reasons = reasons_for("a SillyTavern reasoning template", ('reasoning',))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_reasoning/README.md"
 
     def score(self, data: Any) -> tuple[float, str]:
         if not isinstance(data, Mapping):

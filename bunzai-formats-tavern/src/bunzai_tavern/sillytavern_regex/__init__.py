@@ -8,15 +8,12 @@ data: nothing compiles or runs them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bunzai.sdk import Detection, FormatAdapter, Option
+from bunzai.sdk import FormatAdapter, Option, detect_json
 
 from .._common.options import indent_option
 from .._common.runs import ST_REGEX
-
-if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
 
 _SAMPLE = 64
 
@@ -58,7 +55,6 @@ class SillyTavernRegexAdapter(FormatAdapter):
     kind = "regex"
     runs = ST_REGEX
     label = "SillyTavern regex script"
-    suffix = ".json"
     multi = True
     aliases = ("regex", "json")
     options = (
@@ -81,16 +77,10 @@ class SillyTavernRegexAdapter(FormatAdapter):
                "min_depth", "max_depth")
     reasons = (("extensions", "SillyTavern regex scripts have no extensions"),)
     losses = (
-        ("extensions", "dropped: ST regex scripts have no extensions"),
         ("placement", "approximated: placements ST has no number for are left out"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_regex/README.md"
 
     reader = "read:read_scripts"
     writer = "write:write_scripts"
-    validator = "validate:check"
-    labeler = "labels:rules"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input.json)
-        return Detection(s, why)
+    detect = detect_json(score)

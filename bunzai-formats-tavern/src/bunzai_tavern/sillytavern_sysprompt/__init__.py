@@ -25,7 +25,6 @@ class SillyTavernSysPromptAdapter(StPresetAdapter):
     detection = (("object of only name, content and post_history", 0.85),
                  ("object of only content and post_history", 0.6))
     reasons = reasons_for("a SillyTavern system prompt", ('system_prompt',))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_sysprompt/README.md"
 
     def score(self, data: Any) -> tuple[float, str]:
         if not isinstance(data, Mapping) or not isinstance(data.get("content"), str):

@@ -25,7 +25,6 @@ class SillyTavernTextGenAdapter(StPresetAdapter):
     detection = (("temp and rep_pen with typical_p, sampler_priority or temperature_last", 0.85),
                  ("temp and rep_pen alone", 0.5))
     reasons = reasons_for("a SillyTavern text-completion preset", ('sampling',))
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/sillytavern_textgen/README.md"
 
     def score(self, data: Any) -> tuple[float, str]:
         if not isinstance(data, Mapping) or "temp" not in data or "rep_pen" not in data:

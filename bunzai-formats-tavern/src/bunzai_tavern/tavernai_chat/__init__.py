@@ -15,7 +15,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Detection, FormatAdapter, Option
+from bunzai.sdk import FormatAdapter, Option
+from bunzai.sdk.chats import MESSAGE as M
+from bunzai.sdk.chats import because, message, no_extensions
 
 from .._common.options import ZONE
 
@@ -65,22 +67,17 @@ def score(input: AdapterInput) -> tuple[float, str]:
     return 0.0, ""
 
 
-M = "messages[*]."
 CARRIES: tuple[str, ...] = (
     "participants[*].name", "participants[*].role", "created", "notes", "scenario",
-    "time_zone",
-    *(M + f for f in ("role", "speaker", "text", "time", "chosen", "alternatives[*].text")),
+    "time_zone", *message("role", "speaker", "text", "time", "chosen", "alternatives[*].text"),
 )
 """What a TavernAI 1.5 chat holds: the user's and the characters' names, the start date, the
 notes and scenario; each message's name, side, date and text, and its swipes' texts."""
 
 LEGACY_CARRIES: tuple[str, ...] = (
-    "participants[*].name", "participants[*].role",
-    *(M + f for f in ("role", "speaker", "text")),
-)
+    "participants[*].name", "participants[*].role", *message("role", "speaker", "text"))
 """What a legacy array of ``"Name: text"`` lines holds (written only with ``shape=array``)."""
 
-_NO_FIELD = "a TavernAI chat has no such field"
 REASONS: tuple[tuple[str, str], ...] = (
     ("title", "a TavernAI chat is named by its file"),
     ("participants", "a TavernAI chat names one user and its characters"),
@@ -92,9 +89,8 @@ REASONS: tuple[tuple[str, str], ...] = (
     ("branch_of", "TavernAI chats have no branches"),
     ("lorebook", "TavernAI world info is not part of a chat"),
     ("created", "a legacy TavernAI chat has no date"),
-    ("notes", "a legacy TavernAI chat holds only \"Name: text\" lines"),
-    ("scenario", "a legacy TavernAI chat holds only \"Name: text\" lines"),
-    ("extensions", "TavernAI has no place for other apps' extensions"),
+    *because("a legacy TavernAI chat holds only \"Name: text\" lines", "notes", "scenario"),
+    *no_extensions("TavernAI"),
     (M + "hidden", "TavernAI cannot hide a message from the prompt"),
     (M + "reasoning", "TavernAI keeps no reasoning"),
     (M + "model", "TavernAI does not record the model"),
@@ -106,7 +102,6 @@ REASONS: tuple[tuple[str, str], ...] = (
     (M + "alternatives[*].time", "TavernAI swipes have no dates"),
     (M + "alternatives[*].reasoning", "TavernAI keeps no reasoning"),
     (M + "chosen", "a legacy TavernAI chat has no swipes"),
-    (M + "extensions", "TavernAI has no place for other apps' extensions"),
 )
 WRITER_REASONS = {
     "participants": "a TavernAI chat names one user and its characters",
@@ -164,23 +159,15 @@ class TavernAIChatAdapter(FormatAdapter):
         ("SillyTavern files (chat_metadata, or SillyTavern-shaped messages)", 0.0),
     )
     losses = (
-        ("messages[].hidden, reasoning, model, bookmark, attachments",
-         "dropped: TavernAI messages have none"),
         ("messages[].role narrator / system", "approximated: written as a character message"),
         ("messages[].time (sub-millisecond)", "approximated: epoch milliseconds"),
-        ("title, memory, greeting, example_dialogue, system_prompt, branch_of, lorebook",
-         "dropped: a TavernAI chat has no such field"),
         ("participants beyond one user; narrators", "dropped"),
-        ("extensions", "dropped"),
     )
-    doc = "bunzai-formats-tavern/src/bunzai_tavern/tavernai_chat/README.md"
     reader = "read:read_chat"
     writer = "write:write_chat"
-    labeler = "labels:rules"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input)
-        return Detection(s, why)
+    def detect(self, input: AdapterInput) -> tuple[float, str]:
+        return score(input)
 
 
 __all__ = ["CARRIES", "FORMAT_ID", "LEGACY_CARRIES", "REASONS", "TavernAIChatAdapter", "score"]

@@ -10,17 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
-from bunzai.sdk.chats import held_or_lazy, parse_time, zone_note
+from bunzai.sdk.chats import held_or_lazy, parse_time, wall_note, zone_note
 
-from .._common.chat import (
-    SKIPPED,
-    Line,
-    finish,
-    read_common,
-    read_messages,
-    scan_head,
-    wall_note,
-)
+from .._common.chat import SKIPPED, Line, finish, read_common, read_messages, scan_head
 from ..sillytavern_chat import is_header
 from . import FORMAT_ID, LEGACY_LINE
 

@@ -18,22 +18,17 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import LossReport, OutputFile, WriteResult
-from bunzai.sdk.chats import to_epoch_ms
-from bunzai.sdk.fields import reorder
-
-from .._common.chat import (
-    SKIPPED,
-    Lines,
-    WallTimes,
+from bunzai.sdk.chats import (
     data_of,
-    dumps_js,
     layout_of,
     lone_alternative,
-    produce,
     record,
     report_participants,
-    write_common,
+    to_epoch_ms,
 )
+from bunzai.sdk.fields import reorder
+
+from .._common.chat import SKIPPED, Lines, WallTimes, dumps_js, produce, write_common
 from . import FORMAT_ID, LEGACY_CARRIES, LEGACY_LINE, WRITER_REASONS
 
 if TYPE_CHECKING:

@@ -50,14 +50,8 @@ class VoxtaAdapter(FormatAdapter):
         ("anything else, including BYAF's lower-case characters/ folders", 0.0),
     )
     losses = (
-        ("lorebook", "a memory book: keywords, text, weight (priority) and deleted (disabled); "
-                     "other entry settings are dropped"),
         ("assets", "the avatar becomes the thumbnail; other files go under Assets/ if Voxta "
                    "takes their type (no GIF, SVG, AAC, FLAC, MOV); remote files are dropped"),
-        ("extensions", "dropped, except visual_description (Voxta's Description) and voxta "
-                       "(the Voxta settings, as Character Foundry keeps them in a card)"),
-        ("creator_notes_multilingual, group_only_greetings, source, regex_scripts, triggers",
-         "dropped"),
         ("text fields", "{{char}}/{{user}} (and <BOT>/<USER>) written as {{ char }}/{{ user }}"),
     )
     carries = (
@@ -93,7 +87,6 @@ class VoxtaAdapter(FormatAdapter):
     reader = "read:read_package"
     writer = "write:write_package"
     labeler = "._common.labels:rules"  # beside both adapters: they label the same packages
-    doc = "bunzai-formats-voxta/src/bunzai_voxta/voxta/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         z = input.zip

@@ -41,11 +41,7 @@ class VoxtaLorebookAdapter(FormatAdapter):
         ("anything else", 0.0),
     )
     losses = (
-        ("entries[].keys, content, enabled, priority", "kept: Keywords, Text, Deleted, Weight "
-                                                       "(a whole number)"),
-        ("entries[] (every other setting)", "dropped: Voxta items hold keywords, text and a "
-                                            "weight"),
-        ("scan_depth, token_budget, recursive_scanning, extensions", "dropped"),
+        ("entries[].priority", "written as Voxta's Weight, a whole number"),
         ("name", "a book needs one: 'Memory book' when the lorebook has none (approximated)"),
     )
     carries = ("name", "description", "entries[*].keys", "entries[*].content",
@@ -61,7 +57,6 @@ class VoxtaLorebookAdapter(FormatAdapter):
     """A book's settings when new."""
     reader = "read:read_book_package"
     writer = "write:write_book_package"
-    doc = "bunzai-formats-voxta/src/bunzai_voxta/voxta_lorebook/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         z = input.zip

@@ -88,15 +88,8 @@ class NovelaiLorebookAdapter(FormatAdapter):
         ("anything else, including PNGs without naidata", 0.0),
     )
     losses = (
-        ("name, description, scan_depth, token_budget, recursive_scanning, extensions",
-         "dropped: a NovelAI lorebook has no book-level equivalents"),
-        ("entries[].secondary_keys, selective, position, depth, role, probability, sticky, "
-         "cooldown, delay, group* and the other World Info fields",
-         "dropped: NovelAI entries activate on keys only"),
-        ("entries[].name", "approximated as displayName when there is no comment, else "
-                           "dropped"),
+        ("entries[].name", "approximated as displayName when there is no comment, else dropped"),
         ("entries[] that are folders (is_folder)", "dropped; later entries move up"),
-        ("entries[].extensions, entries[].folder, entries[].priority", "dropped"),
     )
     carries = ("entries[*].content", "entries[*].keys", "entries[*].comment",
                "entries[*].name", "entries[*].enabled", "entries[*].constant",
@@ -129,7 +122,6 @@ class NovelaiLorebookAdapter(FormatAdapter):
     reader = "read:read_lorebook"
     writer = "write:write_lorebook"
     validator = "read:validate_lorebook"
-    doc = "src/bunzai_novelai/novelai_lorebook/README.md"
 
     def detect(self, input: AdapterInput) -> Detection:
         if input.container == "json":
