@@ -1,0 +1,1 @@
+"""A folder of exports (placeholder)."""
