@@ -23,6 +23,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TextIO
 
@@ -932,6 +933,8 @@ chat_app = typer.Typer(help="Take the chats out of a card (a Backyard archive) a
                        no_args_is_help=True, **_SETTINGS)
 _CORE["chat"] = _Lazy(lambda: typer.main.get_command(chat_app),
                       "Take the chats out of a card (a Backyard archive) and put one in.")
+_CORE["library"] = _Lazy(lambda: typer.main.get_command(import_module(".library", __name__).app),
+                         "Inspect a whole library, or move it to another app in one go.")
 
 
 @chat_app.command("extract", cls=_Command)

@@ -16,7 +16,6 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +53,8 @@ class Previous:
 
     def __init__(self, out: Path, force: bool) -> None:
         self.items: dict[str, dict[str, Any]] = {}
+        self.kept: dict[str, dict[str, Any]] = {}
+        """The records of the items found unchanged, as the run that wrote them made them."""
         self.interrupted = False
         if force:
             return
@@ -99,6 +100,7 @@ class Previous:
                 return None
         item = Item.from_dict(rec)
         item.status = "unchanged"
+        self.kept[task.id] = rec
         item.notes = [*item.notes, f"unchanged since the last run ({rec.get('status')})"]
         return item
 
@@ -205,14 +207,16 @@ class Move:
         for item in items:
             for src in item.sources:
                 files.setdefault(src, []).extend(item.outputs)
-        manifest = {"version": 1, **facts, "written": datetime.now(UTC).isoformat(),
-                    "files": files, "items": {i.id: i.to_dict() for i in items}}
+        records = {i.id: self.previous.kept.get(i.id) or i.to_dict() for i in items}
+        manifest = {"version": 1, **facts, "files": files, "items": records}
         for name, data in (
                 (MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1)),
                 (REPORT_JSON, json.dumps(report.as_json(facts, items), ensure_ascii=False,
                                          indent=1)),
                 (REPORT_MD, report.markdown(facts, items))):
-            write_atomic(self.out_dir / name, data.encode("utf-8"), force=True)
+            path, raw = self.out_dir / name, data.encode("utf-8")
+            if not path.is_file() or path.read_bytes() != raw:  # a rerun rewrites nothing
+                write_atomic(path, raw, force=True)
         os.unlink(self.out_dir / JOURNAL)
 
     def summary(self) -> dict[str, dict[str, int]]:
