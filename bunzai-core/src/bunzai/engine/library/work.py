@@ -124,7 +124,11 @@ def run_task(task: Task, ctx: Context, registry: Registry) -> Item:
     """Move one item; a problem becomes the item's error (exit code of the worst cause)."""
     item = Item(task.id, task.kind, task.name, target=ctx.target, options=dict(ctx.options))
     try:
-        work = _WORK[task.kind]
+        if ctx.target == "sillytavern":
+            from . import exports
+            work = getattr(exports, exports.WORK[task.kind])
+        else:
+            work = _WORK[task.kind]
         work(task, ctx, registry, item)
     except BunzaiError as exc:
         item.status, item.error, item.exit_code = "failed", exc.message, exc.exit_code
