@@ -39,6 +39,12 @@ if TYPE_CHECKING:
         label_file,
         validate_file,
     )
+    from .engine.library import (
+        LibraryConversion,
+        LibraryInspection,
+        convert_library,
+        inspect_library,
+    )
     from .engine.reading import Outcome, Reading, default_format, read_file
     from .host.detection import DetectionReport
     from .host.registry import Registry
@@ -56,6 +62,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     ".engine.diff": ("Difference", "diff_files", "diff_folders"),
     ".engine.inspecting": ("Inspection", "Labelling", "Validation", "inspect_file",
                            "label_file", "validate_file"),
+    ".engine.library": ("LibraryConversion", "LibraryInspection", "convert_library",
+                        "inspect_library"),
     ".engine.reading": ("Outcome", "Reading", "default_format", "read_file"),
     ".io.outputs": ("output_names", "safe_name", "source_stem"),
 })
@@ -156,6 +164,8 @@ __all__ = [
     "FileAudit",
     "Inspection",
     "Labelling",
+    "LibraryConversion",
+    "LibraryInspection",
     "Outcome",
     "Reading",
     "Source",
@@ -167,6 +177,7 @@ __all__ = [
     "convert",
     "convert_batch",
     "convert_file",
+    "convert_library",
     "default_format",
     "detect",
     "diff_files",
@@ -179,6 +190,7 @@ __all__ = [
     "formats",
     "get_registry",
     "inspect_file",
+    "inspect_library",
     "label_file",
     "lorebook_of",
     "makes_batch",
