@@ -61,6 +61,8 @@ class Item:
     """World names the item carried (a card's linked books)."""
     target: str = ""
     options: dict[str, Any] = field(default_factory=dict)
+    was: str | None = None
+    """An unchanged item's status when it was written."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "kind": self.kind, "name": self.name,
@@ -75,6 +77,8 @@ class Item:
         if self.target:
             out["target"] = self.target
             out["options"] = dict(self.options)
+        if self.was:
+            out["was"] = self.was
         return out
 
     @classmethod

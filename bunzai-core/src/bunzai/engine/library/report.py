@@ -8,7 +8,7 @@ grouped lines (:meth:`bunzai.loss.report.LossReport.lines`), as ``bunzai convert
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .items import STATUSES, Item
@@ -21,17 +21,25 @@ KIND_LABELS = {"character": "characters", "world": "worlds", "personas": "person
                "chat": "chats", "module": "modules"}
 
 
-def summarize(items: Iterable[Item]) -> dict[str, dict[str, int]]:
-    """Items per type and status, with a ``total`` row (zero counts left out)."""
-    table: dict[str, dict[str, int]] = {}
+def table(counts: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    """Items per type and status (``counts``), statuses in their order, with a ``total`` row;
+    zero counts left out."""
+    out = {k: {s: row[s] for s in STATUSES if row.get(s)} for k, row in counts.items()}
     total: dict[str, int] = {}
-    for item in items:
-        row = table.setdefault(item.kind, {})
-        row[item.status] = row.get(item.status, 0) + 1
-        total[item.status] = total.get(item.status, 0) + 1
-    out = {k: {s: row[s] for s in STATUSES if s in row} for k, row in table.items()}
+    for row in out.values():
+        for s, n in row.items():
+            total[s] = total.get(s, 0) + n
     out["total"] = {s: total[s] for s in STATUSES if s in total}
     return out
+
+
+def summarize(items: Iterable[Item]) -> dict[str, dict[str, int]]:
+    """The :func:`table` of some items."""
+    counts: dict[str, dict[str, int]] = {}
+    for item in items:
+        row = counts.setdefault(item.kind, {})
+        row[item.status] = row.get(item.status, 0) + 1
+    return table(counts)
 
 
 def summary_lines(table: Mapping[str, Mapping[str, int]]) -> list[str]:
@@ -62,42 +70,35 @@ def item_lines(item: Item) -> list[str]:
     return lines
 
 
-def markdown(facts: Mapping[str, Any], items: list[Item]) -> str:
-    """``REPORT.md``: the move, the summary table, then each item type's items."""
-    table = summarize(items)
-    out = [f"# Library move: {facts['library']} -> {facts['target']}", ""]
-    out.append(f"Output folder: `{facts['out_dir']}`. Every source file and what it became: "
-               "`manifest.json`; the same report for tools: `report.json`.")
-    out += ["", "| item | " + " | ".join(STATUSES) + " |",
-            "|---|" + "---:|" * len(STATUSES)]
-    for kind, row in table.items():
+def markdown(facts: Mapping[str, Any], summary: Mapping[str, Mapping[str, int]],
+             kinds: Iterable[str], items_of: Callable[[str], Iterable[Item]]
+             ) -> Iterator[str]:
+    """``REPORT.md``, piece by piece: the move, the summary table, then each item type's items
+    (``items_of(kind)``, read one at a time)."""
+    yield f"# Library move: {facts['library']} -> {facts['target']}\n\n"
+    yield (f"Output folder: `{facts['out_dir']}`. Every source file and what it became: "
+           "`manifest.json`; the same report for tools: `report.json`.\n\n")
+    yield "| item | " + " | ".join(STATUSES) + " |\n|---|" + "---:|" * len(STATUSES) + "\n"
+    for kind, row in summary.items():
         label = "**total**" if kind == "total" else KIND_LABELS.get(kind, kind)
-        out.append(f"| {label} | " + " | ".join(str(row.get(s, "")) for s in STATUSES) + " |")
-    by_kind: dict[str, list[Item]] = {}
-    for item in items:
-        by_kind.setdefault(item.kind, []).append(item)
-    for kind, group in by_kind.items():
-        out += ["", f"## {KIND_LABELS.get(kind, kind).capitalize()}", ""]
-        for item in sorted(group, key=lambda i: (STATUSES.index(i.status), i.name.casefold())):
+        yield f"| {label} | " + " | ".join(str(row.get(s, "")) for s in STATUSES) + " |\n"
+    for kind in kinds:
+        yield f"\n## {KIND_LABELS.get(kind, kind).capitalize()}\n\n"
+        for item in items_of(kind):
             lines = item_lines(item)
-            out.append(f"- **{lines[0].split(' ', 1)[0]}** {_md(lines[0].split(' ', 1)[1])}")
-            for line in lines[1:]:
-                out.append(f"  - {_md(line.strip())}")
+            status, _, rest = lines[0].partition(" ")
+            out = [f"- **{status}** {_md(rest)}"]
+            out += [f"  - {_md(line.strip())}" for line in lines[1:]]
             if item.outputs:
                 shown = list(item.outputs)[:6]
                 more = len(item.outputs) - len(shown)
                 out.append("  - to: " + ", ".join(f"`{o}`" for o in shown)
                            + (f" and {more} more" if more > 0 else ""))
+            yield "\n".join(out) + "\n"
     if facts.get("secrets"):
-        out += ["", "## Secrets", "",
-                "Never read, never copied: " + ", ".join(f"`{s}`" for s in facts["secrets"])]
-    return "\n".join(out) + "\n"
+        yield ("\n## Secrets\n\nNever read, never copied: "
+               + ", ".join(f"`{s}`" for s in facts["secrets"]) + "\n")
 
 
 def _md(text: str) -> str:
     return text.replace("|", "\\|")
-
-
-def as_json(facts: Mapping[str, Any], items: list[Item]) -> dict[str, Any]:
-    """``report.json``: the move's facts, the summary and every item."""
-    return {**facts, "summary": summarize(items), "items": [i.to_dict() for i in items]}

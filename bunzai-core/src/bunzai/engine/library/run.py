@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import UsageError
 from . import report
-from .items import Item, Task
+from .items import STATUSES, Item, Task
 from .pool import flush, run_pool
 from .work import Context, run_task, sha256_file
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 MANIFEST, JOURNAL = "manifest.json", ".bunzai-library.journal"
 REPORT_MD, REPORT_JSON = "REPORT.md", "report.json"
 RESERVED = (MANIFEST, JOURNAL, REPORT_MD, REPORT_JSON)
+UNCHANGED = "unchanged since the last run"
 
 
 def check_out_dir(root: Path, out: Path) -> None:
@@ -53,8 +54,6 @@ class Previous:
 
     def __init__(self, out: Path, force: bool) -> None:
         self.items: dict[str, dict[str, Any]] = {}
-        self.kept: dict[str, dict[str, Any]] = {}
-        """The records of the items found unchanged, as the run that wrote them made them."""
         self.interrupted = False
         if force:
             return
@@ -99,9 +98,10 @@ class Previous:
             except OSError:
                 return None
         item = Item.from_dict(rec)
+        if item.status != "unchanged":
+            item.was = item.status
+            item.notes = [*item.notes, f"{UNCHANGED} ({item.status})"]
         item.status = "unchanged"
-        self.kept[task.id] = rec
-        item.notes = [*item.notes, f"unchanged since the last run ({rec.get('status')})"]
         return item
 
 
@@ -114,7 +114,11 @@ def _load(path: Path) -> Any:
 
 class Move:
     """One move of a library into a target: planned on creation, done when :meth:`run` is
-    iterated (one :class:`Item` per item, as each is done), reported at its end."""
+    iterated (one :class:`Item` per item, as each is done), reported at its end.
+
+    Items are not kept: each is appended to the journal as it is done, and the manifest and
+    the report are written from the journal at the end, one item at a time, so the memory of
+    a move does not grow with the library."""
 
     def __init__(self, lib: Library, spec: Target, out_dir: Path, ctx: Context,
                  tasks: list[Task], dropped: list[Item], jobs: int, registry: Registry,
@@ -129,8 +133,16 @@ class Move:
         self.registry = registry
         self._later = later
         self.previous = Previous(out_dir, ctx.force)
-        self.items: list[Item] = []
         self.exit_code = 0
+        self.done = 0
+        self.table: dict[str, dict[str, int]] = {}
+        """Items done so far by type and status."""
+        self.carried: set[str] = set()
+        """Worlds the cards carried (the rest are moved on their own)."""
+        self.files: dict[str, list[str]] = {}
+        """Every source file and the outputs made from it."""
+        self._index: list[tuple[str, str, str, int, int]] = []
+        """(id, kind, sort key, offset, length) of each item's line in the journal."""
         self._started = False
 
     @property
@@ -138,14 +150,12 @@ class Move:
         """Items known so far (worlds no card carries join once the cards are done)."""
         return len(self.tasks) + len(self.dropped)
 
-    @property
-    def done(self) -> int:
-        return len(self.items)
-
     def counts(self) -> dict[str, int]:
+        """Items done so far by status."""
         found: dict[str, int] = {}
-        for item in self.items:
-            found[item.status] = found.get(item.status, 0) + 1
+        for row in self.table.values():
+            for status, n in row.items():
+                found[status] = found.get(status, 0) + n
         return found
 
     def run(self) -> Iterator[Item]:
@@ -154,12 +164,11 @@ class Move:
             raise RuntimeError("a move runs once")
         self._started = True
         ctx = replace(self.ctx, owned=self.previous.owned())
-        journal = (self.out_dir / JOURNAL).open("a", encoding="utf-8")
+        journal = (self.out_dir / JOURNAL).open("ab")
         try:
             yield from self._phase(self.tasks, ctx, journal)
             if self._later is not None:
-                carried = {w for item in self.items for w in item.worlds}
-                tasks, dropped = self._later(carried)
+                tasks, dropped = self._later(set(self.carried))
                 self.tasks.extend(tasks)
                 self.dropped.extend(dropped)
                 yield from self._phase(tasks, ctx, journal)
@@ -187,9 +196,17 @@ class Move:
             yield item
 
     def _record(self, item: Item, journal: Any) -> None:
-        self.items.append(item)
+        self.done += 1
         self.exit_code = max(self.exit_code, item.exit_code)
-        journal.write(json.dumps(item.to_dict(), ensure_ascii=False) + "\n")
+        row = self.table.setdefault(item.kind, {})
+        row[item.status] = row.get(item.status, 0) + 1
+        self.carried.update(item.worlds)
+        for src in item.sources:
+            self.files.setdefault(src, []).extend(item.outputs)
+        line = (json.dumps(item.to_dict(), ensure_ascii=False) + "\n").encode("utf-8")
+        key = f"{STATUSES.index(item.status)}\0{item.name.casefold()}"
+        self._index.append((item.id, item.kind, key, journal.tell(), len(line)))
+        journal.write(line)
         journal.flush()
 
     def facts(self) -> dict[str, Any]:
@@ -199,29 +216,88 @@ class Move:
                 "secrets": list(self.library.secrets), "exit_code": self.exit_code}
 
     def _finish(self) -> None:
-        from ...io.outputs import write_atomic
-
-        items = sorted(self.items, key=lambda i: i.id)
         facts = self.facts()
-        files: dict[str, list[str]] = {}
-        for item in items:
-            for src in item.sources:
-                files.setdefault(src, []).extend(item.outputs)
-        records = {i.id: self.previous.kept.get(i.id) or i.to_dict() for i in items}
-        manifest = {"version": 1, **facts, "files": files, "items": records}
-        for name, data in (
-                (MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1)),
-                (REPORT_JSON, json.dumps(report.as_json(facts, items), ensure_ascii=False,
-                                         indent=1)),
-                (REPORT_MD, report.markdown(facts, items))):
-            path, raw = self.out_dir / name, data.encode("utf-8")
-            if not path.is_file() or path.read_bytes() != raw:  # a rerun rewrites nothing
-                write_atomic(path, raw, force=True)
+        table = self.summary()
+        with (self.out_dir / JOURNAL).open("rb") as journal:
+            def read(offset: int, length: int) -> dict[str, Any]:
+                journal.seek(offset)
+                return json.loads(journal.read(length))
+
+            by_id = sorted(self._index)
+            head = {"version": 1, **facts,
+                    "files": {k: sorted(v) for k, v in sorted(self.files.items())}}
+
+            def manifest() -> Iterator[bytes]:
+                yield _open_object(head, "items")
+                for n, (id_, _, _, off, length) in enumerate(by_id):
+                    rec = _as_recorded(read(off, length))
+                    yield (("," if n else "") + "\n  " + json.dumps(id_, ensure_ascii=False)
+                           + ": " + json.dumps(rec, ensure_ascii=False)).encode("utf-8")
+                yield b"\n }\n}\n"
+
+            def report_json() -> Iterator[bytes]:
+                yield _open_object({**facts, "summary": table}, "items", "[")
+                for n, (_, _, _, off, length) in enumerate(by_id):
+                    yield (("," if n else "") + "\n  "
+                           + json.dumps(read(off, length), ensure_ascii=False)).encode("utf-8")
+                yield b"\n ]\n}\n"
+
+            kinds = list(dict.fromkeys(kind for _, kind, _, _, _ in self._index))
+
+            def items_of(kind: str) -> Iterator[Item]:
+                for _, k, _, off, length in sorted(self._index, key=lambda r: (r[1], r[2])):
+                    if k == kind:
+                        yield Item.from_dict(read(off, length))
+
+            def report_md() -> Iterator[bytes]:
+                for text in report.markdown(facts, table, kinds, items_of):
+                    yield text.encode("utf-8")
+
+            for name, parts in ((MANIFEST, manifest), (REPORT_JSON, report_json),
+                                (REPORT_MD, report_md)):
+                _write_if_changed(self.out_dir / name, parts)
         os.unlink(self.out_dir / JOURNAL)
 
     def summary(self) -> dict[str, dict[str, int]]:
-        return report.summarize(self.items)
+        """Items per type and status, with a ``total`` row (the terminal's summary)."""
+        return report.table(self.table)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.facts(), "summary": self.summary(),
                 "report": str(self.out_dir / REPORT_MD)}
+
+
+def _open_object(head: dict[str, Any], key: str, bracket: str = "{") -> bytes:
+    """The start of a JSON object: ``head``'s keys, then ``key`` opening ``bracket``."""
+    text = json.dumps(head, ensure_ascii=False, indent=1)
+    return (text[: text.rfind("}")].rstrip() + f',\n "{key}": {bracket}').encode("utf-8")
+
+
+def _as_recorded(rec: dict[str, Any]) -> dict[str, Any]:
+    """An item as the manifest keeps it: one found unchanged as the run that wrote it."""
+    if rec.get("status") == "unchanged" and rec.get("was"):
+        rec["status"] = rec.pop("was")
+        rec["notes"] = [n for n in rec.get("notes", []) if not n.startswith(UNCHANGED)]
+        if not rec["notes"]:
+            del rec["notes"]
+    return rec
+
+
+def _write_if_changed(path: Path, parts: Any) -> None:
+    """Write ``parts()`` to ``path`` atomically, unless the file holds those bytes already (a
+    rerun that did nothing rewrites nothing)."""
+    import hashlib
+
+    from ...io.outputs import write_atomic
+
+    h = hashlib.sha256()
+    size = 0
+    for part in parts():
+        h.update(part)
+        size += len(part)
+    try:
+        if path.stat().st_size == size and sha256_file(path) == h.hexdigest():
+            return
+    except OSError:
+        pass
+    write_atomic(path, parts(), force=True)
