@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from ...errors import UsageError
 from . import report
 from .items import STATUSES, Item, Task
-from .pool import flush, run_pool
-from .work import Context, run_task, sha256_file
+from .pool import Pool, flush
+from .work import Context, run_task, sha256_file, warm
 
 if TYPE_CHECKING:
     from ...host.registry import Registry
@@ -165,13 +165,16 @@ class Move:
         self._started = True
         ctx = replace(self.ctx, owned=self.previous.owned())
         journal = (self.out_dir / JOURNAL).open("ab")
+        if self.jobs > 1:
+            warm(ctx, self.registry)  # imported once here, not once in each worker
         try:
-            yield from self._phase(self.tasks, ctx, journal)
-            if self._later is not None:
-                tasks, dropped = self._later(set(self.carried))
-                self.tasks.extend(tasks)
-                self.dropped.extend(dropped)
-                yield from self._phase(tasks, ctx, journal)
+            with Pool(run_task, ctx, self.jobs, self.registry) as pool:
+                yield from self._phase(self.tasks, ctx, journal, pool)
+                if self._later is not None:
+                    tasks, dropped = self._later(set(self.carried))
+                    self.tasks.extend(tasks)
+                    self.dropped.extend(dropped)
+                    yield from self._phase(tasks, ctx, journal, pool)
             for item in self.dropped:
                 item.target, item.options = ctx.target, dict(ctx.options)
                 self._record(item, journal)
@@ -181,7 +184,8 @@ class Move:
         flush()
         self._finish()
 
-    def _phase(self, tasks: list[Task], ctx: Context, journal: Any) -> Iterator[Item]:
+    def _phase(self, tasks: list[Task], ctx: Context, journal: Any, pool: Pool
+               ) -> Iterator[Item]:
         todo = []
         for task in tasks:
             done = self.previous.done(task, ctx)
@@ -190,8 +194,7 @@ class Move:
                 yield done
             else:
                 todo.append(task)
-        for item in run_pool(run_task, todo, ctx, self.jobs, self.registry,
-                             size=lambda t: t.size):
+        for item in pool.map(todo, size=lambda t: t.size):
             self._record(item, journal)
             yield item
 

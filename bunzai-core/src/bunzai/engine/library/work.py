@@ -138,6 +138,30 @@ def run_task(task: Task, ctx: Context, registry: Registry) -> Item:
     return item
 
 
+def warm(ctx: Context, registry: Registry) -> None:
+    """Import, before the workers fork, what every item will need: the source formats'
+    readers and the target's writers (a tiny entity written and read back in each), so that
+    two workers do not each pay for the same imports."""
+    from ...model import Character, Chat, Lorebook, Persona
+
+    source = {"character": "sillytavern", "chat": "sillytavern-chat",
+              "lorebook": "sillytavern-lorebook"}
+    spec = ctx.spec
+    made = {"character": Character(name="warm"), "chat": Chat(), "lorebook": Lorebook(),
+            "persona": Persona(name="warm")}
+    for kind, fmt in [*source.items(), ("character", spec.card), ("chat", spec.chat),
+                      ("lorebook", spec.book), ("persona", spec.persona)]:
+        if fmt is None:
+            continue
+        try:
+            written = _write([made[kind]], fmt, registry)
+            from ...io.input import AdapterInput
+            registry.read(AdapterInput(written.files[0].data, f"warm{written.suffix}"),
+                          format=fmt)
+        except BunzaiError:
+            continue  # a warm-up only: the item itself says what is wrong
+
+
 # -- reading --------------------------------------------------------------------------------------
 
 
