@@ -61,7 +61,8 @@ def plan(lib: Library, spec: Target, names: Names) -> tuple[list[Task], list[Ite
         folder = names("characters", c.stem)
         tasks.append(Task(f"character:{c.file}", "character", c.stem, (c.file, *chats), folder,
                           sum(sizes.get(f, 0) for f in (c.file, *chats)),
-                          (("stem", c.stem), ("same_as", tuple(c.same_as)))))
+                          (("stem", c.stem), ("same_as", tuple(c.same_as)),
+                           ("sprites", tuple(c.sprites)))))
     for g in lib.groups:
         sources = (g.file, *g.chats)
         if spec.groups:

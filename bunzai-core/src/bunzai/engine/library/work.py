@@ -221,7 +221,7 @@ def _character(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
             ch = ch.model_copy(update={"lorebook": book})
     extras = [b for name in dict(ctx.extra_books).get(stem, ())
               if (b := _book(ctx, name, item, reg)) is not None]
-    ch = _with_sprites(ch, ctx, item)
+    ch = _with_sprites(ch, ctx, item, task.param("sprites", ()))
     if extras and spec.books_inside:
         from ..lorebooks import merge_books
         own = [ch.lorebook] if ch.lorebook is not None else []
@@ -280,10 +280,11 @@ def _card_with_chats(ch: Any, chats: list[str], ctx: Context, reg: Registry, ite
     return final
 
 
-def _with_sprites(ch: Any, ctx: Context, item: Item) -> Any:
+def _with_sprites(ch: Any, ctx: Context, item: Item, named: Sequence[str] = ()) -> Any:
     """The card with its expression sprites as emotion assets (a card format that holds none
-    reports them)."""
-    files = dict(ctx.sprites).get(ch.name or "", ())
+    reports them): the folder ``expressionOverrides`` names for it (``named``), else the one
+    named after the character."""
+    files = named or dict(ctx.sprites).get(ch.name or "", ())
     if not files:
         return ch
     from ...io.containers.media import sniff_media
