@@ -54,6 +54,7 @@ def make_library(root: Path) -> Path:
     _put(root / "characters/Alma1.png", alma_png)  # imported twice: the very same bytes
     _put(root / "characters/Bran.png", write(bran, "sillytavern").data)
     _put(root / "characters/notes.txt", b"not a card")
+    _put(root / "characters/Bran/joy.png", write(Persona(name="joy"), "risu-persona").data)
     _put(root / "chats/Alma/Alma - first.jsonl",
          write(_chat("Alma", "Is the lamp lit?", "Always."), "sillytavern-chat").data)
     _put(root / "chats/Alma1/Alma - second.jsonl",
@@ -148,6 +149,8 @@ def test_risu_carries_links_groups_and_never_a_secret(library: Path, tmp_path: P
     assert extra.format == "risu-lorebook" and extra.entities[0].entries[0].keys == ["tide"]
     assert len(list((out / "characters/Alma/chats").iterdir())) == 2
     assert read_file(out / "lorebooks/Town.json").format == "risu-lorebook"
+    bran = read_file(out / "characters/Bran/Bran.charx").entities[0]  # its expression sprite
+    assert [(a.type, a.name) for a in bran.assets if a.type == "emotion"] == [("emotion", "joy")]
     assert "Coast" not in {i["name"] for i in items.values() if i["kind"] == "world"}
     group = items["group:groups/1700000000000.json"]
     assert group["status"] in ("written", "approximated") and "RisuAI" in group["notes"][0]
