@@ -42,6 +42,7 @@ if str(HERE) not in sys.path:
 import corpus  # noqa: E402
 import fixtures  # noqa: E402
 import floors  # noqa: E402
+import library  # noqa: E402
 import peers  # noqa: E402
 import timing  # noqa: E402
 
@@ -632,6 +633,7 @@ def _corpus_rows(groups: list[corpus.Group], results: list[corpus.Result],
 FIGURES: dict[str, Callable[[Ctx], list[Row]]] = {
     "1": fig1_read_png, "2": fig2_write_png, "3": fig3_read_json, "4": fig4_detect,
     "5": fig5_cold_start, "6": fig6_batch, "7": fig7_charx, "8": fig8_corpus,
+    "9": library.fig9_library,
 }
 
 

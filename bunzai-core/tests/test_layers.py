@@ -19,7 +19,7 @@ FLOORS: dict[str, int] = {
     "fields": 4, "chatkit": 4, "active": 4, "prompts": 4,
     "cardspec": 5, "host": 5,
     "native": 6, "sdk": 6, "engine": 6,
-    "api": 7,
+    "api": 7, "library": 7,
     "__init__": 8,
     "testing": 9, "cli": 9,
 }

@@ -39,6 +39,12 @@ if TYPE_CHECKING:
         label_file,
         validate_file,
     )
+    from .engine.library import (
+        LibraryConversion,
+        LibraryInspection,
+        convert_library,
+        inspect_library,
+    )
     from .engine.reading import Outcome, Reading, default_format, read_file
     from .host.detection import DetectionReport
     from .host.registry import Registry
@@ -61,6 +67,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     ".engine.diff": ("Difference", "diff_files", "diff_folders"),
     ".engine.inspecting": ("Inspection", "Labelling", "Validation", "inspect_file",
                            "label_file", "validate_file"),
+    ".engine.library": ("LibraryConversion", "LibraryInspection", "convert_library",
+                        "inspect_library"),
     ".engine.reading": ("Outcome", "Reading", "default_format", "read_file"),
     ".io.outputs": ("file_names", "output_names", "safe_name", "source_stem"),
     ".io.containers.media": ("sniff_media",),
@@ -175,6 +183,8 @@ __all__ = [
     "FileAudit",
     "Inspection",
     "Labelling",
+    "LibraryConversion",
+    "LibraryInspection",
     "Limits",
     "Outcome",
     "Reading",
@@ -188,6 +198,7 @@ __all__ = [
     "convert",
     "convert_batch",
     "convert_file",
+    "convert_library",
     "default_format",
     "detect",
     "diff_files",
@@ -204,6 +215,7 @@ __all__ = [
     "get_limits",
     "get_registry",
     "inspect_file",
+    "inspect_library",
     "label_file",
     "lorebook_of",
     "makes_batch",

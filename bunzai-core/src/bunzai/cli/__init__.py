@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ..errors import BunzaiError
-from . import books, convert, files, info, templates  # noqa: F401  (each registers commands)
+from . import books, convert, files, info, library, templates  # noqa: F401 (register commands)
 from .group import CORE, app
 from .output import ClosedPipeSafe
 
@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 
 __all__ = ["app", "invoke", "main"]
 
-for _name in ("inspect", "validate", "audit", "label", "convert", "diff", "extract", "lorebook",
-              "chat", "template", "formats", "plugins", "schema"):  # the order --help lists them in
+# the order --help lists them in
+for _name in ("inspect", "validate", "audit", "label", "convert", "diff", "extract", "library",
+              "lorebook", "chat", "template", "formats", "plugins", "schema"):
     CORE[_name] = CORE.pop(_name)
 
 

@@ -1,0 +1,357 @@
+"""A folder of exports (CharX, BYAF, Agnai, Voxta, cards, books, personas, chats of any app)
+moved into a SillyTavern data folder.
+
+Two passes.  The first reads every file (in the worker pool) for what it is: its kind, its
+characters' names, the book a card carries, the character a chat belongs to.  The parent then
+places everything as SillyTavern's own import would, and the second pass writes it:
+
+* a character is ``characters/<name>.png``, the name made safe as SillyTavern's
+  ``sanitize-filename`` does and numbered ``<name>1``, ``<name>2``… when taken (its
+  ``getPngName``); the same file twice is written once;
+* a card's book becomes ``worlds/<book name>.json`` (a book without a name: ``<character>'s
+  Lorebook``, as its "import embedded world" names it) and the card links it
+  (``data.extensions.world``), what SillyTavern does when the user accepts that import;
+* a chat goes to ``chats/<card's file name without .png>/``, the folder SillyTavern reads a
+  card's chats from: the card whose name the chat's participants give, else whose name or file
+  name the chat's own file name or folder starts with, else the only card of the folder; chats
+  a Backyard archive carries go with its card;
+* personas become one persona backup, ``personas.json`` (what Persona Management's Restore
+  takes), their images ``User Avatars/<avatar>``; regex scripts ``regex/<script>.json``, one
+  file per script as the Regex extension imports them.  ``settings.json`` is never written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...errors import BunzaiError
+from .items import Item, Task
+from .model import ExportEntry, Library, Problem
+from .work import Context, _finish, _Out, _read, _save, _unique, _write, sha256_file
+
+if TYPE_CHECKING:
+    from ...host.registry import Registry
+    from .run import Move
+
+_SANITIZE = re.compile(r'[/?<>\\:*|"\x00-\x1f\x80-\x9f]')
+_RESERVED = re.compile(r"^\.+$|^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$", re.IGNORECASE)
+
+
+def sanitize(name: str) -> str:
+    """A name as SillyTavern makes it a file name (``sanitize-filename``: the characters
+    file systems refuse and control characters removed, reserved names and trailing dots and
+    spaces too, at most 255 bytes)."""
+    s = _SANITIZE.sub("", name)
+    if _RESERVED.match(s):
+        s = ""
+    s = s.rstrip(". ")
+    return s.encode("utf-8")[:255].decode("utf-8", "ignore")
+
+
+# -- the first pass: what each file is ----------------------------------------------------------
+
+
+def _identify(file: str, root: str, reg: Registry) -> ExportEntry:
+    from ..reading import read_file
+
+    path = Path(root) / file
+    entry = ExportEntry(file, path.stat().st_size)
+    found = read_file(path, registry=reg)
+    if found.error is not None:
+        entry.error, entry.exit_code = found.error.message, found.error.exit_code
+        return entry
+    entry.format, entry.kind = found.format, found.kind
+    entities = found.entities
+    if entry.kind == "character":
+        entry.names = [e.name or Path(file).stem for e in entities]
+        book = entities[0].lorebook
+        if book is not None and book.entries:
+            entry.book = book.name or ""
+        try:
+            from ..chats import extract
+            entry.chats = len(extract(reg, entities[0]))
+        except BunzaiError:  # a card that carries no chat
+            entry.chats = 0
+    elif entry.kind == "chat":
+        chat = entities[0]
+        entry.names = [p.name for p in chat.participants if p.role == "character" and p.name]
+    else:
+        entry.names = [getattr(e, "name", "") or Path(file).stem for e in entities]
+    return entry
+
+
+def scan_exports(root: Path, *, jobs: int = 1, registry: Registry | None = None) -> Library:
+    """Every file of a folder of exports, read for what it is (``jobs`` processes)."""
+    from ...host.registry import get_registry
+    from ...io.sources import expand_sources
+    from .pool import run_pool
+
+    reg = registry or get_registry()
+    files = [p.relative_to(root).as_posix() for p in expand_sources([str(root)])]
+    sizes = {f: (root / f).stat().st_size for f in files}
+    lib = Library(root=root, layout="exports")
+    found = {e.file: e for e in run_pool(_identify, files, str(root), jobs, reg,
+                                         size=lambda f: sizes[f])}
+    lib.exports = [found[f] for f in files]
+    for e in lib.exports:
+        if e.error:
+            lib.problems.append(Problem("unreadable", e.file, e.error))
+    _place(lib)
+    return lib
+
+
+# -- placing --------------------------------------------------------------------------------------
+
+
+class _Card:
+    def __init__(self, file: str, index: int, name: str, stem: str) -> None:
+        self.file, self.index, self.name, self.stem = file, index, name, stem
+        self.chats: list[str] = []
+        self.world: str | None = None
+        self.twins: list[str] = []
+
+
+def _place(lib: Library) -> tuple[list[_Card], dict[str, list[str]], dict[str, str]]:
+    """The cards with their SillyTavern file names and chats, the chats with no card (by
+    folder name) and the world names of the books; problems are added to ``lib``."""
+    cards: list[_Card] = []
+    taken: set[str] = set()
+    by_hash: dict[str, _Card] = {}
+    worlds: dict[str, str] = {}
+    world_names: set[str] = set()
+    for e in lib.exports:
+        if e.kind != "character":
+            continue
+        digest = hashlib.sha256((lib.root / e.file).read_bytes()).hexdigest()
+        if digest in by_hash:
+            by_hash[digest].twins.append(e.file)
+            lib.problems.append(Problem("duplicate", e.file, f"the same file as "
+                                        f"{by_hash[digest].file}: written once"))
+            continue
+        for i, name in enumerate(e.names):
+            base = sanitize(name) or "untitled"
+            stem, n = base, 1
+            while stem.casefold() in taken:
+                stem, n = f"{base}{n}", n + 1
+            taken.add(stem.casefold())
+            card = _Card(e.file, i, name, stem)
+            if i == 0 and e.book is not None:
+                card.world = _world_name(e.book or f"{name}'s Lorebook", world_names)
+                worlds[f"{e.file}#{i}"] = card.world
+            cards.append(card)
+            if i == 0:
+                by_hash[digest] = card
+    orphans: dict[str, list[str]] = {}
+    for e in lib.exports:
+        if e.kind != "chat":
+            continue
+        owner = _owner(e, cards)
+        if owner is not None:
+            owner.chats.append(e.file)
+        else:
+            folder = sanitize(e.names[0]) if e.names else sanitize(Path(e.file).stem)
+            orphans.setdefault(folder or "untitled", []).append(e.file)
+            lib.problems.append(Problem("missing-character", e.file, "a chat whose character "
+                                        "is not in the folder: placed under chats/"
+                                        f"{folder}/, shown once that character is imported"))
+    for e in lib.exports:
+        if e.kind == "lorebook":
+            worlds[e.file] = _world_name(e.names[0] if e.names else Path(e.file).stem,
+                                         world_names)
+    return cards, orphans, worlds
+
+
+def _world_name(name: str, used: set[str]) -> str:
+    base = sanitize(name) or "Lorebook"
+    cand, n = base, 2
+    while cand.casefold() in used:
+        cand, n = f"{base} ({n})", n + 1
+    used.add(cand.casefold())
+    return cand
+
+
+def _owner(chat: ExportEntry, cards: list[_Card]) -> _Card | None:
+    """The card a chat belongs to (see the module's rules); None when none fits."""
+    for name in chat.names:
+        same = [c for c in cards if c.name.casefold() == name.casefold()]
+        if same:
+            return same[0]
+    path = Path(chat.file)
+    hints = [path.stem.casefold(), *(p.casefold() for p in path.parent.parts)]
+    for c in sorted(cards, key=lambda c: -len(c.name)):
+        keys = {c.name.casefold(), Path(c.file).stem.casefold()}
+        if any(h.startswith(k) for h in hints for k in keys if k):
+            return c
+    return cards[0] if len(cards) == 1 else None
+
+
+# -- the second pass: writing ---------------------------------------------------------------------
+
+
+def plan_exports(root: Path, out: Path, jobs: int, force: bool, options: dict[str, Any],
+                 reg: Registry) -> Move:
+    """The move of a folder of exports into a SillyTavern data folder at ``out``."""
+    from .run import Move
+    from .targets import TARGETS
+
+    lib = scan_exports(root, jobs=jobs, registry=reg)
+    cards, orphans, worlds = _place(_quiet(lib))
+    tasks: list[Task] = []
+    dropped: list[Item] = []
+    size = {e.file: e.size for e in lib.exports}
+    for c in cards:
+        tasks.append(Task(f"character:{c.file}#{c.index}", "character", c.name,
+                          (c.file, *c.chats), f"characters/{c.stem}",
+                          size[c.file] + sum(size[f] for f in c.chats),
+                          (("index", c.index), ("stem", c.stem), ("world", c.world),
+                           ("twins", tuple(c.twins)))))
+    for folder, chats in orphans.items():
+        tasks.append(Task(f"chats:{folder}", "chats", folder, tuple(chats), f"chats/{folder}",
+                          sum(size[f] for f in chats)))
+    for e in lib.exports:
+        if e.kind == "lorebook":
+            tasks.append(Task(f"world:{e.file}", "world", worlds[e.file], (e.file,),
+                              f"worlds/{worlds[e.file]}", e.size))
+        elif e.kind == "module":
+            dropped.append(Item(f"file:{e.file}", "file", e.file, status="dropped",
+                                reason="SillyTavern has no modules: take its lorebook out with "
+                                       "'bunzai lorebook extract' and its scripts with "
+                                       "'bunzai convert --to regex'",
+                                sources={e.file: ""}))
+        elif e.error:
+            dropped.append(Item(f"file:{e.file}", "file", e.file, status="failed",
+                                error=e.error, exit_code=e.exit_code, sources={e.file: ""}))
+    personas = [e.file for e in lib.exports if e.kind == "persona"]
+    if personas:
+        tasks.append(Task("personas", "personas", f"{len(personas)} persona file(s)",
+                          tuple(personas), "personas"))
+    regex = [e.file for e in lib.exports if e.kind == "regex"]
+    if regex:
+        tasks.append(Task("regex", "regex", f"{len(regex)} regex file(s)", tuple(regex),
+                          "regex"))
+    ctx = Context(str(root), str(out), "sillytavern", tuple(sorted(options.items())),
+                  force=force)
+    return Move(lib, TARGETS["sillytavern"], out, ctx, tasks, dropped, jobs, reg)
+
+
+def _quiet(lib: Library) -> Library:
+    """``lib`` placed already (by the scan): placing again must not repeat its problems."""
+    lib.problems = [p for p in lib.problems if p.kind == "unreadable"]
+    return lib
+
+
+WORK = {"character": "_st_character", "personas": "_st_personas", "regex": "_st_regex",
+        "world": "_st_world", "chats": "_st_chats"}
+"""The work of each item kind into SillyTavern (:func:`.work.run_task` looks it up)."""
+
+
+def _st_character(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    entities = _read(ctx, task.sources[0], item, reg)
+    ch = entities[task.param("index", 0)]
+    for twin in task.param("twins", ()):
+        item.sources[twin] = sha256_file(Path(ctx.root) / twin)
+        item.notes.append(f"{twin} is the same file: written once")
+    stem = task.param("stem")
+    out = _Out()
+    world = task.param("world")
+    if world and ch.lorebook is not None:
+        book = ch.lorebook.model_copy(update={"name": ch.lorebook.name or world})
+        out.add(f"worlds/{world}", _write([book], "sillytavern-lorebook", reg,
+                                          {"variant": "worldinfo"}), "lorebook.")
+        ch = ch.model_copy(update={"extensions": {**ch.extensions, "world": world}})
+        item.worlds.append(world)
+        item.notes.append(f"its book is worlds/{world}.json, linked to the card as "
+                          "SillyTavern links an imported embedded book")
+    written = _write([ch], "sillytavern", reg, {"container": "png"})
+    out.add(task.out, written)
+    used: set[str] = set()
+    chats: list[tuple[str, Any]] = []
+    if task.param("index", 0) == 0:
+        try:
+            from ..chats import extract
+            inside = extract(reg, ch)
+        except BunzaiError:  # a card that carries no chat
+            inside = []
+        chats += [(f"{ch.name} - {c.title or f'chat {i + 1}'}", c)
+                  for i, c in enumerate(inside)]
+    for rel in task.sources[1:]:
+        chats.append((Path(rel).stem, _read(ctx, rel, item, reg)[0]))
+    for i, (name, chat) in enumerate(chats):
+        chat = _named(chat, ch.name)
+        out.add(f"chats/{stem}/{_unique(sanitize(name) or 'chat', used)}",
+                _write([chat], "sillytavern-chat", reg), f"chats[{i}].")
+    _save(item, out, ctx)
+    _finish(item, out)
+
+
+def _named(chat: Any, name: str) -> Any:
+    """A chat whose character has no name (a RisuAI export names none) takes its card's."""
+    from ...model import Participant
+
+    if any(p.role == "character" and p.name for p in chat.participants):
+        return chat
+    others = [p for p in chat.participants if p.role != "character"]
+    return chat.model_copy(update={"participants": [*others, Participant(name=name)]})
+
+
+def _st_world(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    book = _read(ctx, task.sources[0], item, reg)[0]
+    out = _Out()
+    out.add(task.out, _write([book], "sillytavern-lorebook", reg, {"variant": "worldinfo"}))
+    _save(item, out, ctx)
+    _finish(item, out)
+
+
+def _st_personas(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    from ...io.outputs import OutputFile
+
+    personas: list[Any] = []
+    for rel in task.sources:
+        personas.extend(_read(ctx, rel, item, reg))
+    out = _Out()
+    written = _write(personas, "sillytavern-persona", reg)
+    out.add("personas", written)
+    used: set[str] = set()
+    for p in personas:
+        if p.avatar is not None and p.avatar.data:
+            name = p.avatar_id or f"{sanitize(p.name) or 'persona'}.png"
+            name = _unique(name, used)
+            out.files.append((f"User Avatars/{name}", OutputFile(p.avatar.data, "")))
+        elif p.avatar_id:
+            item.notes.append(f"persona {p.name!r} has no image: SillyTavern's Restore gives "
+                              "it the default avatar")
+    item.notes.append("restore personas.json in Persona Management (Restore): SillyTavern "
+                      "keeps personas in settings.json, which bunzai never edits")
+    _save(item, out, ctx)
+    _finish(item, out)
+
+
+def _st_regex(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    scripts: list[Any] = []
+    for rel in task.sources:
+        scripts.extend(_read(ctx, rel, item, reg))
+    out = _Out()
+    used: set[str] = set()
+    for i, s in enumerate(scripts):
+        name = _unique(sanitize(getattr(s, "name", "") or f"script {i + 1}") or "script", used)
+        out.add(f"regex/{name}", _write([s], "sillytavern-regex", reg), f"scripts[{i}].")
+    item.notes.append("import them in Extensions > Regex: global scripts live in "
+                      "settings.json, which bunzai never edits")
+    _save(item, out, ctx)
+    _finish(item, out)
+
+
+def _st_chats(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    out = _Out()
+    used: set[str] = set()
+    for i, rel in enumerate(task.sources):
+        chat = _read(ctx, rel, item, reg)[0]
+        out.add(f"{task.out}/{_unique(sanitize(Path(rel).stem) or 'chat', used)}",
+                _write([chat], "sillytavern-chat", reg), f"chats[{i}].")
+    item.notes.append("their character is not in the folder: SillyTavern shows them once a "
+                      f"character saved as characters/{Path(task.out).name}.png exists")
+    _save(item, out, ctx)
+    _finish(item, out)

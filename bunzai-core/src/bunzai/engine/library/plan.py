@@ -1,0 +1,185 @@
+"""Planning a move of a SillyTavern library: one task per item, where its files go, and every
+thing the target has no place for, named with the reason.
+
+Output layout (every target but ``sillytavern``)::
+
+    characters/<avatar>/<avatar>.<card>         the card, its linked world inside
+    characters/<avatar>/chats/<chat>.<chat>     its chats (or inside the card: Backyard)
+    characters/<avatar>/lorebooks/<book>.<ext>  its extra books (where the app links several)
+    lorebooks/<world>.<ext>                     worlds no card carries
+    personas/<name>.<ext>, regex/regex.<ext>    personas, global regex scripts
+    groups/<group>...                           a group (one package, or its chats)
+
+Folders are named after the card's file (unique in SillyTavern's ``characters/``), so they are
+known before any card is read.  A world goes with each card that links it; the worlds left
+over are planned once the cards have been read (:func:`world_tasks`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...io.outputs import safe_name
+from .items import Item, ItemKind, Task
+from .model import Library
+from .scan import OTHER_FOLDERS, PRESET_FOLDERS
+from .targets import NOT_CARRIED, Target
+
+
+class Names:
+    """Output names unique case-insensitively within a folder of the output."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def __call__(self, folder: str, name: str) -> str:
+        base = safe_name(name)
+        cand, n = base, 2
+        while f"{folder}/{cand}".casefold() in self.used:
+            cand, n = f"{base}-{n}", n + 1
+        self.used.add(f"{folder}/{cand}".casefold())
+        return f"{folder}/{cand}"
+
+
+def plan(lib: Library, spec: Target, names: Names) -> tuple[list[Task], list[Item]]:
+    """The tasks of a move (characters, groups, personas, regex, chats without a card) and the
+    items the target has no place for (dropped, with the reason)."""
+    tasks: list[Task] = []
+    dropped: list[Item] = []
+    twins: set[str] = set()
+    for c in lib.characters:
+        if c.file not in twins:
+            twins.update(c.same_as)  # the later cards of the same bytes
+    sizes = _sizes(lib)
+    for c in lib.characters:
+        if c.file in twins:
+            continue  # the same bytes as an earlier card: its chats go with that one
+        chats = list(c.chats)
+        for other in lib.characters:
+            if other.file in c.same_as:
+                chats.extend(other.chats)
+        folder = names("characters", c.stem)
+        tasks.append(Task(f"character:{c.file}", "character", c.stem, (c.file, *chats), folder,
+                          sum(sizes.get(f, 0) for f in (c.file, *chats)),
+                          (("stem", c.stem), ("same_as", tuple(c.same_as)),
+                           ("sprites", tuple(c.sprites)))))
+    for g in lib.groups:
+        sources = (g.file, *g.chats)
+        if spec.groups:
+            members = tuple(f"characters/{m}" for m in g.members if m not in g.missing_members)
+            tasks.append(Task(f"group:{g.file}", "group", g.name, sources,
+                              names("groups", g.name),
+                              sum(sizes.get(f, 0) for f in (*members, *g.chats)),
+                              (("members", members),)))
+        elif spec.chat is not None:
+            tasks.append(Task(f"group:{g.file}", "chats", g.name, sources,
+                              names("groups", g.name) + "/chats",
+                              sum(sizes.get(f, 0) for f in g.chats),
+                              (("why", spec.why_no_group),)))
+        else:
+            dropped.append(_drop(f"group:{g.file}", "group", g.name, spec.why_no_group, sources))
+    for folder, chats in lib.orphan_chats.items():
+        why = (f"their character (characters/{folder}.png) is missing from the library: "
+               "import them into it by hand")
+        if spec.chat is not None:
+            tasks.append(Task(f"chats:chats/{folder}", "chats", folder, tuple(chats),
+                              names("chats-without-character", folder),
+                              sum(sizes.get(f, 0) for f in chats), (("why", why),)))
+        else:
+            dropped.append(_drop(f"chats:chats/{folder}", "chats", folder,
+                                 f"{spec.why_no_chat}, and {why}", chats))
+    if lib.orphan_group_chats:
+        why = "group chats no group lists"
+        if spec.chat is not None:
+            tasks.append(Task("chats:group chats", "chats", "group chats",
+                              tuple(lib.orphan_group_chats),
+                              names("groups", "without a group"),
+                              sum(sizes.get(f, 0) for f in lib.orphan_group_chats),
+                              (("why", why),)))
+        else:
+            dropped.append(_drop("chats:group chats", "chats", "group chats",
+                                 spec.why_no_group or why, lib.orphan_group_chats))
+    if lib.personas and lib.settings:
+        if spec.persona is not None:
+            tasks.append(Task("personas", "personas", f"{len(lib.personas)} persona(s)",
+                              (lib.settings,), "personas"))
+        else:
+            dropped.append(_drop("personas", "personas", f"{len(lib.personas)} persona(s)",
+                                 spec.why_no_persona, [lib.settings]))
+    if lib.regex and lib.settings:
+        if spec.regex is not None:
+            tasks.append(Task("regex", "regex", f"{lib.regex} global regex script(s)",
+                              (lib.settings,), "regex/regex"))
+        else:
+            dropped.append(_drop("regex", "regex", f"{lib.regex} global regex script(s)",
+                                 spec.why_no_regex, [lib.settings]))
+    dropped.extend(not_carried(lib, spec))
+    return tasks, dropped
+
+
+def world_tasks(lib: Library, spec: Target, carried: Iterable[str], names: Names
+                ) -> tuple[list[Task], list[Item]]:
+    """The worlds no card carried, each as a standalone book (or dropped, with the reason)."""
+    done = set(carried)
+    tasks: list[Task] = []
+    dropped: list[Item] = []
+    for w in lib.worlds:
+        if w.name in done:
+            continue
+        if spec.book is not None:
+            tasks.append(Task(f"world:{w.file}", "world", w.name, (w.file,),
+                              names("lorebooks", w.name), w.size))
+        else:
+            dropped.append(_drop(f"world:{w.file}", "world", w.name, spec.why_no_book,
+                                 [w.file]))
+    return tasks, dropped
+
+
+def not_carried(lib: Library, spec: Target) -> list[Item]:
+    """Quick replies, presets and templates, themes, SillyTavern's own folders, secrets and
+    unknown files: named, grouped, with the reason."""
+    app = spec.label
+    out: list[Item] = []
+    if lib.quick_replies:
+        out.append(_drop("quick_replies", "quick_replies",
+                         f"{len(lib.quick_replies)} quick-reply set(s)",
+                         NOT_CARRIED["quick_replies"].format(app=app), lib.quick_replies))
+    for folder, files in lib.presets.items():
+        out.append(_drop(f"presets:{folder}", "presets",
+                         f"{len(files)} {PRESET_FOLDERS[folder]} ({folder}/)",
+                         NOT_CARRIED["presets"], files))
+    if lib.themes:
+        out.append(_drop("themes", "themes", f"{len(lib.themes)} theme(s)",
+                         NOT_CARRIED["themes"].format(app=app), lib.themes))
+    for folder, files in lib.other.items():
+        out.append(_drop(f"other:{folder}", "other", f"{folder}/ ({len(files)} file(s))",
+                         OTHER_FOLDERS[folder], files))
+    for secret in lib.secrets:
+        out.append(_drop(f"secret:{secret}", "secret", secret, NOT_CARRIED["secret"], []))
+    if lib.unknown:
+        out.append(_drop("unknown", "file", f"{len(lib.unknown)} file(s) bunzai does not know",
+                         "not part of SillyTavern's layout as bunzai reads it", lib.unknown))
+    return out
+
+
+def _drop(id: str, kind: ItemKind, name: str, reason: str, files: Iterable[str]) -> Item:
+    return Item(id, kind, name, status="dropped", reason=reason,
+                sources={f: "" for f in files})
+
+
+def _sizes(lib: Library) -> dict[str, int]:
+    """Bytes of every card and chat, to hand the largest work out first."""
+    import os
+
+    out: dict[str, int] = {}
+    for c in lib.characters:
+        out[c.file] = c.size
+        for f in c.chats:
+            try:
+                out[f] = os.stat(lib.root / f).st_size
+            except OSError:
+                out[f] = 0
+    for g in lib.groups:
+        for f in g.chats:
+            out[f] = os.stat(lib.root / f).st_size
+    return out

@@ -1,0 +1,396 @@
+"""Scanning a library folder into a :class:`~.model.Library`: SillyTavern's layout, or a folder
+of any apps' exports.
+
+SillyTavern's rules, from its source (``src/constants.js`` ``USER_DIRECTORY_TEMPLATE``,
+``src/endpoints/characters.js``, ``chats.js``, ``groups.js``, ``public/scripts/world-info.js``,
+``personas.js``, ``extensions/expressions``):
+
+* a character is a ``.png`` in ``characters/`` (it lists no other file there); its chats are
+  ``chats/<avatar with ".png" taken out>/*.jsonl``, so a chat belongs to the card by the folder's
+  name, whatever the chat says inside;
+* its expression sprites are ``characters/<name>/``, the name being the character's, or the
+  path ``extension_settings.expressionOverrides`` gives for its avatar;
+* a group is ``groups/<id>.json`` naming its members by avatar file (``members``) and its chats
+  by id (``chats``), each ``group chats/<id>.jsonl``;
+* a world is ``worlds/<name>.json``; a card links one by name in ``data.extensions.world``,
+  ``settings.json`` adds extra books per avatar (``world_info.charLore``: ``{name: avatar
+  without extension, extraBooks}``) and selects global ones (``world_info.globalSelect``);
+* personas are ``power_user.personas`` (avatar file -> name), ``persona_descriptions`` and
+  ``default_persona`` in ``settings.json``, their images ``User Avatars/<avatar>``;
+* global regex scripts are ``extension_settings.regex``; quick-reply sets
+  ``QuickReplies/*.json``; secrets ``secrets.json`` (never read here).
+
+Scanning lists files and reads ``settings.json`` and the group files; cards and chats are read
+by the work that needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ...errors import UsageError
+from .model import CharacterEntry, GroupEntry, Library, PersonaEntry, Problem, WorldEntry
+
+CHARACTERS, CHATS, GROUPS, GROUP_CHATS = "characters", "chats", "groups", "group chats"
+WORLDS, AVATARS, SETTINGS = "worlds", "User Avatars", "settings.json"
+QUICK_REPLIES, THEMES = "QuickReplies", "themes"
+
+PRESET_FOLDERS: dict[str, str] = {
+    "TextGen Settings": "text-completion presets (Text Generation WebUI)",
+    "KoboldAI Settings": "text-completion presets (KoboldAI)",
+    "NovelAI Settings": "text-completion presets (NovelAI)",
+    "OpenAI Settings": "chat-completion presets",
+    "instruct": "instruct templates",
+    "context": "context templates",
+    "sysprompt": "system prompts",
+    "reasoning": "reasoning templates",
+}
+"""SillyTavern's preset and template folders, and what each holds."""
+
+OTHER_FOLDERS: dict[str, str] = {
+    "backgrounds": "chat backgrounds: SillyTavern's own, no other app imports them",
+    "thumbnails": "thumbnails SillyTavern rebuilds from the cards",
+    "extensions": "SillyTavern extensions: code, not user data another app runs",
+    "assets": "files downloaded by SillyTavern's asset manager",
+    "user": "uploaded images, files and ComfyUI workflows of SillyTavern's own",
+    "vectors": "vector-storage indexes SillyTavern rebuilds",
+    "backups": "SillyTavern's own backups of chats and settings",
+    "movingUI": "SillyTavern UI layouts",
+}
+"""Folders SillyTavern keeps that no target imports, with the reason."""
+
+SECRET_FILES = ("secrets.json", "cookie-secret.txt")
+"""Files that hold keys (API keys; the session-cookie secret).  Never read, never copied."""
+
+_SECRET_WORDS = ("apikey", "api_key", "password", "secret", "token_key", "_auth", "cookie")
+_SECRET_PLACES = ("oai_settings.reverse_proxy",)
+"""A proxy URL can embed credentials: named, never copied (settings.json is never copied)."""
+
+_IMAGES = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".avif")
+
+
+def is_sillytavern(root: Path) -> bool:
+    """A SillyTavern user-data folder: ``characters/`` beside ``settings.json`` or
+    ``chats/``/``worlds/``."""
+    return (root / CHARACTERS).is_dir() and any(
+        (root / n).exists() for n in (SETTINGS, CHATS, WORLDS))
+
+
+def check_root(root: Path) -> None:
+    """A library folder that exists, or a clear error naming it (and the user folders, when
+    given SillyTavern's ``data`` folder)."""
+    if not root.is_dir():
+        raise UsageError("is not a folder", path=str(root))
+    if not is_sillytavern(root):
+        users = sorted(p.name for p in root.iterdir() if p.is_dir() and is_sillytavern(p))
+        if users:
+            raise UsageError("holds SillyTavern user folders, not a library: give one of "
+                             + ", ".join(str(root / u) for u in users), path=str(root))
+
+
+def _files(folder: Path) -> Iterator[Path]:
+    """Files of a folder, hidden ones (``.gitkeep``) left out, in name order."""
+    try:
+        entries = sorted(folder.iterdir(), key=lambda p: p.name)
+    except OSError:
+        return
+    for p in entries:
+        if not p.name.startswith(".") and p.is_file():
+            yield p
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def scan_sillytavern(root: Path) -> Library:
+    """The library in a SillyTavern user-data folder (``data/<user>/``)."""
+    lib = Library(root=root, layout="sillytavern")
+    rel = lambda p: p.relative_to(root).as_posix()  # noqa: E731
+    settings = _load_json(root / SETTINGS) if (root / SETTINGS).is_file() else None
+    if (root / SETTINGS).is_file():
+        lib.settings = SETTINGS
+        if not isinstance(settings, Mapping):
+            lib.problems.append(Problem("unreadable", SETTINGS, "not a JSON object"))
+            settings = None
+    settings = settings or {}
+    known = {CHARACTERS, CHATS, GROUPS, GROUP_CHATS, WORLDS, AVATARS, SETTINGS, QUICK_REPLIES,
+             THEMES, *PRESET_FOLDERS, *OTHER_FOLDERS, *SECRET_FILES}
+
+    # characters and their chats
+    by_stem: dict[str, CharacterEntry] = {}
+    sprite_dirs: dict[str, Path] = {}
+    cdir = root / CHARACTERS
+    for p in sorted(cdir.iterdir(), key=lambda p: p.name) if cdir.is_dir() else []:
+        if p.name.startswith("."):
+            continue
+        if p.is_dir():
+            sprite_dirs[p.name] = p
+        elif p.name.endswith(".png"):
+            entry = CharacterEntry(rel(p), p.name.replace(".png", "", 1), p.stat().st_size)
+            lib.characters.append(entry)
+            by_stem[entry.stem] = entry
+        else:
+            lib.unknown.append(rel(p))
+            lib.problems.append(Problem("unknown-file", rel(p), "SillyTavern lists only .png "
+                                        "files in characters/"))
+    chat_root = root / CHATS
+    for folder in sorted(chat_root.iterdir(), key=lambda p: p.name) if chat_root.is_dir() else []:
+        if not folder.is_dir():
+            if not folder.name.startswith("."):
+                lib.unknown.append(rel(folder))
+            continue
+        chats = [rel(f) for f in _files(folder) if f.suffix == ".jsonl"]
+        lib.unknown.extend(rel(f) for f in _files(folder) if f.suffix != ".jsonl")
+        owner = by_stem.get(folder.name)
+        if owner is not None:
+            owner.chats = chats
+        elif chats:
+            lib.orphan_chats[folder.name] = chats
+            lib.problems.append(Problem(
+                "missing-character", f"{CHATS}/{folder.name}",
+                f"{len(chats)} chat(s) whose character ({CHARACTERS}/{folder.name}.png) is "
+                "missing"))
+
+    # worlds and their links
+    for p in _files(root / WORLDS):
+        if p.suffix == ".json":
+            lib.worlds.append(WorldEntry(rel(p), p.stem, p.stat().st_size))
+        else:
+            lib.unknown.append(rel(p))
+    wi = _world_settings(settings)
+    names = {w.name for w in lib.worlds}
+    selected = wi.get("globalSelect")
+    for name in selected if isinstance(selected, list) else []:
+        w = lib.world(str(name))
+        if w is not None:
+            w.active = True
+        else:
+            lib.problems.append(Problem("broken-link", SETTINGS, f"world_info.globalSelect "
+                                        f"names a world that is missing: {name}"))
+    lore = wi.get("charLore")
+    for item in lore if isinstance(lore, list) else []:
+        if not isinstance(item, Mapping):
+            continue
+        stem, books = str(item.get("name", "")), item.get("extraBooks")
+        books = [str(b) for b in books] if isinstance(books, list) else []
+        owner = by_stem.get(stem)
+        if owner is None:
+            lib.problems.append(Problem("broken-link", SETTINGS, "world_info.charLore adds "
+                                        f"books to a character that is missing: {stem}"))
+            continue
+        owner.extra_books = books
+        for b in books:
+            if b not in names:
+                lib.problems.append(Problem("broken-link", owner.file,
+                                            f"extra book {b!r} (world_info.charLore) is missing"))
+            else:
+                _link(lib, b, owner.file)
+
+    # sprites: by character name, or the override for the avatar (read with the cards)
+    lib_sprites = {name: [rel(f) for f in _files(d) if f.suffix.lower() in _IMAGES]
+                   for name, d in sprite_dirs.items()}
+    overrides = _expression_overrides(settings)
+    for c in lib.characters:
+        folder = overrides.get(c.stem)
+        if folder and folder in lib_sprites:
+            c.sprites = lib_sprites[folder]
+    lib.sprite_folders = lib_sprites
+
+    # groups
+    group_chat_files = {f.stem: rel(f) for f in _files(root / GROUP_CHATS) if f.suffix == ".jsonl"}
+    claimed: set[str] = set()
+    for p in _files(root / GROUPS):
+        if p.suffix != ".json":
+            lib.unknown.append(rel(p))
+            continue
+        data = _load_json(p)
+        if not isinstance(data, Mapping):
+            lib.problems.append(Problem("unreadable", rel(p), "not a JSON object"))
+            continue
+        members = [str(m) for m in data.get("members") or [] if isinstance(m, str)]
+        chat_ids = [str(c) for c in data.get("chats") or [] if isinstance(c, str | int)]
+        g = GroupEntry(rel(p), str(data.get("id") or p.stem), str(data.get("name") or p.stem),
+                       members)
+        for cid in chat_ids:
+            if cid in group_chat_files:
+                g.chats.append(group_chat_files[cid])
+                claimed.add(cid)
+            else:
+                g.missing_chats.append(cid)
+        stems = {c.file.removeprefix(f"{CHARACTERS}/") for c in lib.characters}
+        g.missing_members = [m for m in members if m not in stems]
+        for m in g.missing_members:
+            lib.problems.append(Problem("broken-link", g.file, f"member {m} is missing"))
+        lib.groups.append(g)
+    lib.orphan_group_chats = [f for cid, f in group_chat_files.items() if cid not in claimed]
+    for f in lib.orphan_group_chats:
+        lib.problems.append(Problem("missing-group", f, "a group chat no group lists"))
+
+    # personas
+    lib.persona_images = [rel(f) for f in _files(root / AVATARS)]
+    power = settings.get("power_user") if isinstance(settings.get("power_user"), Mapping) else {}
+    personas = power.get("personas") if isinstance(power.get("personas"), Mapping) else {}
+    default = power.get("default_persona")
+    for avatar, name in personas.items():
+        image = f"{AVATARS}/{avatar}"
+        has = (root / image).is_file()
+        lib.personas.append(PersonaEntry(str(avatar), str(name), image if has else None,
+                                         avatar == default))
+        if not has:
+            lib.problems.append(Problem("broken-link", SETTINGS, f"persona {name!r}: its "
+                                        f"image {image} is missing"))
+
+    # regex, quick replies, presets, themes, the rest
+    ext = settings.get("extension_settings")
+    regex = ext.get("regex") if isinstance(ext, Mapping) else None
+    lib.regex = len(regex) if isinstance(regex, list) else 0
+    lib.quick_replies = [rel(f) for f in _files(root / QUICK_REPLIES)]
+    lib.themes = [rel(f) for f in _files(root / THEMES)]
+    for folder in PRESET_FOLDERS:
+        found = [rel(f) for f in _walk(root / folder)]
+        if found:
+            lib.presets[folder] = found
+    for folder in OTHER_FOLDERS:
+        found = [rel(f) for f in _walk(root / folder)]
+        if found:
+            lib.other[folder] = found
+    for name in SECRET_FILES:
+        if (root / name).exists():
+            lib.secrets.append(name)
+    lib.secrets.extend(f"{SETTINGS}: {path}" for path in secret_keys(settings))
+    for p in sorted(root.iterdir(), key=lambda p: p.name):
+        if p.name not in known and not p.name.startswith("."):
+            lib.unknown.extend(rel(f) for f in ([p] if p.is_file() else _walk(p)))
+    for f in lib.unknown:
+        if not any(pr.path == f for pr in lib.problems):
+            lib.problems.append(Problem("unknown-file", f, "not a file of SillyTavern's "
+                                        "layout that bunzai knows"))
+    _duplicates(lib)
+    return lib
+
+
+def attach_sprites(lib: Library) -> None:
+    """Cards read: each card's sprite folder by its name (unless an override named one)."""
+    folders = lib.sprite_folders
+    for c in lib.characters:
+        if not c.sprites and c.name and c.name in folders:
+            c.sprites = folders[c.name]
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    if folder.is_dir():
+        for dirpath, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for f in sorted(files):
+                if not f.startswith("."):
+                    yield Path(dirpath) / f
+
+
+def _link(lib: Library, world: str, card: str) -> None:
+    w = lib.world(world)
+    if w is not None and card not in w.characters:
+        w.characters.append(card)
+
+
+def link_card_world(lib: Library, entry: CharacterEntry) -> None:
+    """A card read: its own world linked, or a broken link named."""
+    if entry.world:
+        if lib.world(entry.world) is None:
+            lib.problems.append(Problem("broken-link", entry.file,
+                                        f"links world {entry.world!r}, which is missing"))
+        else:
+            _link(lib, entry.world, entry.file)
+
+
+def _world_settings(settings: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``world_info`` of ``world_info_settings`` (older files keep it at the root)."""
+    block = settings.get("world_info_settings")
+    block = block if isinstance(block, Mapping) else settings
+    wi = block.get("world_info")
+    return wi if isinstance(wi, Mapping) else {}
+
+
+def world_links(root: Path) -> tuple[list[str], dict[str, list[str]]]:
+    """(globally selected worlds, extra books by avatar stem) of a library's settings.json."""
+    data = _load_json(root / SETTINGS) if (root / SETTINGS).is_file() else None
+    wi = _world_settings(data) if isinstance(data, Mapping) else {}
+    sel = wi.get("globalSelect")
+    lore: dict[str, list[str]] = {}
+    for item in wi.get("charLore") or []:
+        if isinstance(item, Mapping) and isinstance(item.get("extraBooks"), list):
+            lore[str(item.get("name", ""))] = [str(b) for b in item["extraBooks"]]
+    return [str(s) for s in sel] if isinstance(sel, list) else [], lore
+
+
+def _expression_overrides(settings: Mapping[str, Any]) -> dict[str, str]:
+    ext = settings.get("extension_settings")
+    found = ext.get("expressionOverrides") if isinstance(ext, Mapping) else None
+    return {str(o["name"]): str(o["path"]) for o in found or []
+            if isinstance(o, Mapping) and o.get("name") and o.get("path")}
+
+
+def secret_keys(settings: Mapping[str, Any]) -> list[str]:
+    """Paths of settings.json values that hold a secret (an API key, a password, a proxy with
+    credentials): named in the report, never copied."""
+    found: list[str] = []
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(v, f"{path}.{k}" if path else str(k))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{path}[{i}]")
+        elif isinstance(value, str) and value.strip() and value != "None":
+            low = path.rsplit(".", 1)[-1].lower()
+            if any(w in low for w in _SECRET_WORDS) or path in _SECRET_PLACES:
+                found.append(path)
+
+    walk(settings, "")
+    return found
+
+
+def _duplicates(lib: Library) -> None:
+    """Cards with the very same bytes: the first keeps the others' chats (``same_as``).  Only
+    cards of one size are hashed."""
+    import hashlib
+
+    by_size: dict[int, list[CharacterEntry]] = {}
+    for c in lib.characters:
+        by_size.setdefault(c.size, []).append(c)
+    for group in by_size.values():
+        if len(group) < 2:
+            continue
+        by_hash: dict[str, list[CharacterEntry]] = {}
+        for c in group:
+            digest = hashlib.sha256((lib.root / c.file).read_bytes()).hexdigest()
+            by_hash.setdefault(digest, []).append(c)
+        for same in by_hash.values():
+            if len(same) < 2:
+                continue
+            first, rest = same[0], same[1:]
+            first.same_as = [c.file for c in rest]
+            for c in rest:
+                c.same_as = [first.file]
+                lib.problems.append(Problem("duplicate", c.file, f"the same file as "
+                                            f"{first.file}: written once, with both cards' "
+                                            "chats"))
+
+
+def scan(root: str | os.PathLike[str]) -> Library:
+    """The library at ``root``: SillyTavern's layout when it has one, else a folder of
+    exports (read by :func:`.exports.scan_exports`)."""
+    path = Path(root)
+    check_root(path)
+    if is_sillytavern(path):
+        return scan_sillytavern(path)
+    from .exports import scan_exports
+    return scan_exports(path)

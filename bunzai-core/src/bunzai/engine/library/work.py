@@ -1,0 +1,431 @@
+"""Moving one item: read its files, join what SillyTavern links (a card's worlds, its chats),
+write them as the target's files, and say what was lost.
+
+Runs in a worker process (:mod:`.pool`); never raises for a bad file (the error becomes the
+item's).  Every file an item writes is planned and checked before the first is written, so an
+item refused for an output in the way writes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...errors import BunzaiError, ConversionRefused
+from ...loss.report import LossReport
+from .items import Item, Task
+from .targets import TARGETS, Target
+
+if TYPE_CHECKING:
+    from ...host.registry import Registry
+    from ...io.outputs import OutputFile
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What every item of one move needs, handed to each worker once."""
+
+    root: str
+    out: str
+    target: str
+    options: tuple[tuple[str, Any], ...] = ()
+    worlds: tuple[tuple[str, str], ...] = ()
+    """World name -> file (relative to the root)."""
+    extra_books: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Avatar stem -> extra world names (``world_info.charLore``)."""
+    global_worlds: frozenset[str] = frozenset()
+    sprites: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Sprite folder name -> image files."""
+    owned: frozenset[str] = frozenset()
+    """Outputs the last run wrote (the manifest's): replaced without ``force``."""
+    force: bool = False
+
+    @property
+    def spec(self) -> Target:
+        return TARGETS[self.target]
+
+    def world_file(self, name: str) -> str | None:
+        return dict(self.worlds).get(name)
+
+
+@dataclass(slots=True)
+class _Out:
+    """The files of one item, gathered before any is written."""
+
+    files: list[tuple[str, OutputFile]] = field(default_factory=list)
+    loss: LossReport = field(default_factory=LossReport)
+
+    def add(self, stem: str, written: Any, prefix: str = "") -> None:
+        """The files of one write, named ``stem`` + their suffix (several: ``stem-<name>``)."""
+        from ...io.outputs import output_names
+
+        names = output_names(stem, written.files)
+        for name, f in zip(names, written.files, strict=True):
+            self.files.append((name, f))
+        self.loss.extend(written.loss, prefix)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _hashing(parts: Iterable[Any], h: Any, size: list[int]) -> Iterator[Any]:
+    for part in parts:
+        view = memoryview(part)
+        h.update(view)
+        size[0] += view.nbytes
+        yield part
+
+
+def _save(item: Item, out: _Out, ctx: Context) -> None:
+    """Write the item's files (atomically), each recorded with its hash; refused whole when one
+    is in the way (a file this move did not write before, without ``force``)."""
+    from ...io.outputs import make_folder, write_atomic
+
+    root = Path(ctx.out)
+    for rel, _ in out.files:
+        path = root / rel
+        if path.exists() and not ctx.force and rel not in ctx.owned:
+            raise ConversionRefused(f"{path} exists and this move did not write it (use "
+                                    "--force to replace it, or another --out-dir)")
+    for rel, f in out.files:
+        path = root / rel
+        make_folder(path.parent)
+        h, size = hashlib.sha256(), [0]
+        write_atomic(path, _hashing(f.parts, h, size), force=True, durable=False)
+        item.outputs[rel] = {"sha256": h.hexdigest(), "size": size[0]}
+
+
+def _finish(item: Item, out: _Out) -> Item:
+    loss = out.loss
+    item.loss = summarize(loss)
+    item.status = "approximated" if loss else "written"
+    return item
+
+
+def summarize(loss: LossReport) -> dict[str, Any]:
+    """A loss report as the move keeps it: the summary, the counts, the lines people read and
+    the groups (without every path, so that a report of any size stays small)."""
+    if not loss:
+        return {}
+    return {"summary": loss.summary(), "counts": loss.counts(), "lines": loss.lines()[1:],
+            "groups": [{"path": g.path, "action": g.action, "reason": g.reason,
+                        "count": g.count} for g in loss.groups()]}
+
+
+def run_task(task: Task, ctx: Context, registry: Registry) -> Item:
+    """Move one item; a problem becomes the item's error (exit code of the worst cause)."""
+    item = Item(task.id, task.kind, task.name, target=ctx.target, options=dict(ctx.options))
+    try:
+        if ctx.target == "sillytavern":
+            from . import exports
+            work = getattr(exports, exports.WORK[task.kind])
+        else:
+            work = _WORK[task.kind]
+        work(task, ctx, registry, item)
+    except BunzaiError as exc:
+        item.status, item.error, item.exit_code = "failed", exc.message, exc.exit_code
+    except Exception as exc:  # one bad item never stops a move
+        item.status, item.exit_code = "failed", 4
+        item.error = f"internal error: {type(exc).__name__}: {exc}"
+    return item
+
+
+def warm(ctx: Context, registry: Registry) -> None:
+    """Import, before the workers fork, what every item will need: the source formats'
+    readers and the target's writers (a tiny entity written and read back in each), so that
+    two workers do not each pay for the same imports."""
+    from ...model import Character, Chat, Lorebook, Persona
+
+    source = {"character": "sillytavern", "chat": "sillytavern-chat",
+              "lorebook": "sillytavern-lorebook"}
+    spec = ctx.spec
+    made = {"character": Character(name="warm"), "chat": Chat(), "lorebook": Lorebook(),
+            "persona": Persona(name="warm")}
+    for kind, fmt in [*source.items(), ("character", spec.card), ("chat", spec.chat),
+                      ("lorebook", spec.book), ("persona", spec.persona)]:
+        if fmt is None:
+            continue
+        try:
+            written = _write([made[kind]], fmt, registry)
+            from ...io.input import AdapterInput
+            registry.read(AdapterInput(written.files[0].data, f"warm{written.suffix}"),
+                          format=fmt)
+        except BunzaiError:
+            continue  # a warm-up only: the item itself says what is wrong
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def _read(ctx: Context, rel: str, item: Item, registry: Registry, *,
+          from_format: str | None = None) -> list[Any]:
+    from ..reading import read_file
+
+    path = Path(ctx.root) / rel
+    item.sources[rel] = sha256_file(path)
+    found = read_file(path, from_format=from_format, registry=registry)
+    if found.error is not None:
+        raise found.error.with_path(rel)
+    return found.entities
+
+
+def _write(entities: Sequence[Any], fmt: str, registry: Registry, options: Any = None) -> Any:
+    from ..converting import write_entities
+    return write_entities(entities, fmt, options, registry=registry)
+
+
+def _book(ctx: Context, name: str, item: Item, registry: Registry) -> Any | None:
+    rel = ctx.world_file(name)
+    if rel is None:
+        item.notes.append(f"links world {name!r}, which is missing")
+        return None
+    book = _read(ctx, rel, item, registry)[0]
+    if not book.name:
+        book = book.model_copy(update={"name": name})
+    item.worlds.append(name)
+    return book
+
+
+def _chat_name(rel: str) -> str:
+    from ...io.outputs import safe_name
+    return safe_name(Path(rel).stem)
+
+
+# -- a character ----------------------------------------------------------------------------------
+
+
+def _character(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    spec = ctx.spec
+    card_file = task.sources[0]
+    ch = _read(ctx, card_file, item, reg)[0]
+    for twin in task.param("same_as", ()):
+        item.sources[twin] = sha256_file(Path(ctx.root) / twin)
+        item.notes.append(f"{twin} is the same file: written once, with its chats")
+    item.name = ch.name or task.name
+    stem = task.param("stem", "")
+    world = ch.extensions.get("world") if isinstance(ch.extensions, dict) else None
+    if isinstance(world, str) and world:
+        book = _book(ctx, world, item, reg)
+        if book is not None:
+            if ch.lorebook is not None and ch.lorebook.entries:
+                item.notes.append(f"the card's embedded copy of {world!r} was replaced by "
+                                  f"worlds/{world}.json, the book SillyTavern uses")
+            ch = ch.model_copy(update={"lorebook": book})
+    extras = [b for name in dict(ctx.extra_books).get(stem, ())
+              if (b := _book(ctx, name, item, reg)) is not None]
+    ch = _with_sprites(ch, ctx, item, task.param("sprites", ()))
+    if extras and spec.books_inside:
+        from ..lorebooks import merge_books
+        own = [ch.lorebook] if ch.lorebook is not None else []
+        merged, _ = merge_books([*own, *extras], (own[0].name if own else None) or extras[0].name)
+        ch = ch.model_copy(update={"lorebook": merged})
+        item.notes.append(f"{spec.label} links one book per character: the extra books "
+                          f"{', '.join(repr(b.name) for b in extras)} were merged into it")
+        extras = []
+    out = _Out()
+    folder = task.out
+    chats = list(task.sources[1:])
+    if spec.chats_inside and chats:
+        written = _card_with_chats(ch, chats, ctx, reg, item, out)
+    else:
+        written = _write([ch], spec.card, reg, dict(ctx.options))
+    out.add(f"{folder}/{Path(folder).name}", written)
+    for i, book in enumerate(extras):
+        assert spec.book is not None
+        out.add(f"{folder}/lorebooks/{_safe(book.name or str(i + 1))}",
+                _write([book], spec.book, reg), f"books[{i}].")
+    if not spec.chats_inside:
+        if spec.chat is None:
+            if chats:
+                item.notes.append(f"{len(chats)} chat(s) not carried: {spec.why_no_chat}")
+                for i, rel in enumerate(chats):
+                    out.loss.dropped(f"chats[{i}]", spec.why_no_chat)
+                    item.sources[rel] = sha256_file(Path(ctx.root) / rel)
+        else:
+            used: set[str] = set()
+            for i, rel in enumerate(chats):
+                chat = _read(ctx, rel, item, reg)[0]
+                name = _unique(_chat_name(rel), used)
+                out.add(f"{folder}/chats/{name}", _write([chat], spec.chat, reg), f"chats[{i}].")
+    _save(item, out, ctx)
+    _finish(item, out)
+
+
+def _card_with_chats(ch: Any, chats: list[str], ctx: Context, reg: Registry, item: Item,
+                     out: _Out) -> Any:
+    """A card written as an archive that holds its chats (Backyard): written once, read back
+    as that format, each chat embedded, written again."""
+    from ...io.input import AdapterInput
+    from ..chats import embed
+
+    spec = ctx.spec
+    first = _write([ch], spec.card, reg, dict(ctx.options))
+    out.loss.extend(first.loss)
+    back = reg.read(AdapterInput(first.files[0].data, f"card{first.files[0].suffix}"),
+                    format=spec.card)[1].entities[0]
+    for i, rel in enumerate(chats):
+        chat = _read(ctx, rel, item, reg)[0]
+        back, loss = embed(reg, back, chat)
+        out.loss.extend(loss, f"chats[{i}].")
+    final = _write([back], spec.card, reg, dict(ctx.options))
+    final.loss = LossReport()  # read from the target itself: the first write said what it lost
+    return final
+
+
+def _with_sprites(ch: Any, ctx: Context, item: Item, named: Sequence[str] = ()) -> Any:
+    """The card with its expression sprites as emotion assets (a card format that holds none
+    reports them): the folder ``expressionOverrides`` names for it (``named``), else the one
+    named after the character."""
+    files = named or dict(ctx.sprites).get(ch.name or "", ())
+    if not files:
+        return ch
+    from ...io.containers.media import sniff_media
+    from ...model import Asset
+
+    assets = list(ch.assets)
+    for rel in files:
+        path = Path(ctx.root) / rel
+        data = path.read_bytes()
+        item.sources[rel] = hashlib.sha256(data).hexdigest()
+        media, ext = sniff_media(data)
+        assets.append(Asset(type="emotion", name=path.stem, ext=ext, media_type=media,
+                            data=data))
+    item.notes.append(f"{len(files)} expression sprite(s) carried as the card's emotion images")
+    return ch.model_copy(update={"assets": assets})
+
+
+def _safe(name: str) -> str:
+    from ...io.outputs import safe_name
+    return safe_name(name)
+
+
+def _unique(name: str, used: set[str]) -> str:
+    cand, n = name, 2
+    while cand.casefold() in used:
+        cand, n = f"{name}-{n}", n + 1
+    used.add(cand.casefold())
+    return cand
+
+
+# -- the rest -------------------------------------------------------------------------------------
+
+
+def _world(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    spec = ctx.spec
+    book = _read(ctx, task.sources[0], item, reg)[0]
+    if not book.name:
+        book = book.model_copy(update={"name": task.name})
+    assert spec.book is not None
+    out = _Out()
+    out.add(f"{task.out}", _write([book], spec.book, reg))
+    if task.name in ctx.global_worlds:
+        item.notes.append(f"active in every chat in SillyTavern (global): turn it on in "
+                          f"{spec.label} after importing it")
+    _save(item, out, ctx)
+    _finish(item, out)
+
+
+def _personas(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    from ...io.containers.media import sniff_media
+    from ...model import Asset
+
+    spec = ctx.spec
+    assert spec.persona is not None
+    personas = _read(ctx, task.sources[0], item, reg, from_format="sillytavern-persona")
+    out = _Out()
+    used: set[str] = set()
+    for i, p in enumerate(personas):
+        image = Path(ctx.root) / "User Avatars" / (p.avatar_id or "")
+        if p.avatar_id and image.is_file():
+            data = image.read_bytes()
+            item.sources[f"User Avatars/{p.avatar_id}"] = hashlib.sha256(data).hexdigest()
+            media, ext = sniff_media(data)
+            p = p.model_copy(update={"avatar": Asset(type="icon", name="main", ext=ext,
+                                                     media_type=media, data=data)})
+        name = _unique(_safe(p.name or p.avatar_id or str(i + 1)), used)
+        out.add(f"{task.out}/{name}", _write([p], spec.persona, reg), f"personas[{i}].")
+    _save(item, out, ctx)
+    _finish(item, out)
+
+
+def _regex(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    spec = ctx.spec
+    assert spec.regex is not None
+    scripts = _read(ctx, task.sources[0], item, reg, from_format="sillytavern-regex")
+    out = _Out()
+    out.add(f"{task.out}", _write(scripts, spec.regex, reg))
+    _save(item, out, ctx)
+    _finish(item, out)
+
+
+def _chats_only(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    """Chats without a card to go into (a group's, or a folder whose card is missing), as the
+    target's chat files."""
+    spec = ctx.spec
+    assert spec.chat is not None
+    out = _Out()
+    used: set[str] = set()
+    for i, rel in enumerate(task.sources):
+        if not rel.endswith(".jsonl"):
+            item.sources[rel] = sha256_file(Path(ctx.root) / rel)
+            continue
+        chat = _read(ctx, rel, item, reg)[0]
+        out.add(f"{task.out}/{_unique(_chat_name(rel), used)}",
+                _write([chat], spec.chat, reg), f"chats[{i}].")
+    if task.param("why"):
+        item.notes.append(task.param("why"))
+    _save(item, out, ctx)
+    _finish(item, out)
+
+
+def _group(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    """A group as one Voxta package: its members, and a scenario casting each of them."""
+    import uuid
+
+    spec = ctx.spec
+    members: list[Any] = []
+    for rel in task.param("members", ()):
+        ch = _read(ctx, rel, item, reg)[0]
+        world = ch.extensions.get("world") if isinstance(ch.extensions, dict) else None
+        if isinstance(world, str) and world:
+            book = _book(ctx, world, item, reg)
+            if book is not None:
+                ch = ch.model_copy(update={"lorebook": book})
+        ids = {"id": str(uuid.uuid4())}
+        vox = dict(ch.extensions.get("voxta") or {}) if isinstance(ch.extensions, dict) else {}
+        vox.setdefault("id", ids["id"])
+        members.append(ch.model_copy(update={"extensions": {**ch.extensions, "voxta": vox}}))
+    if not members:
+        raise ConversionRefused("none of the group's members could be found")
+    sid = str(uuid.uuid4())
+    roles = [{"Name": "main" if i == 0 else f"char_{i + 1}",
+              "DefaultCharacterId": m.extensions["voxta"]["id"], "EnabledOnStart": True}
+             for i, m in enumerate(members)]
+    scenario = {"$type": "scenario", "Name": task.name, "Roles": roles, "Id": sid}
+    first = members[0]
+    data = {**first.app_data.get("voxta", {}), f"Scenarios/{sid}/scenario.json": scenario}
+    members[0] = first.model_copy(update={"app_data": {**first.app_data, "voxta": data}})
+    out = _Out()
+    written = _write(members, spec.card, reg)
+    out.add(f"{task.out}", written)
+    chats = [s for s in task.sources if s.endswith(".jsonl")]
+    for i, rel in enumerate(chats):
+        item.sources[rel] = sha256_file(Path(ctx.root) / rel)
+        out.loss.dropped(f"chats[{i}]", spec.why_no_chat or "the app imports no chat")
+    item.notes.append(f"one package casting {len(members)} character(s) in a scenario named "
+                      f"{task.name!r}")
+    item.sources[task.sources[0]] = sha256_file(Path(ctx.root) / task.sources[0])
+    _save(item, out, ctx)
+    _finish(item, out)
+
+
+_WORK = {"character": _character, "world": _world, "personas": _personas, "regex": _regex,
+         "chats": _chats_only, "group": _group}
