@@ -26,6 +26,12 @@ PARTS: dict[str, tuple[tuple[str, str], ...]] = {
     "chat": (("Participant", "participants[*]"), ("ChatMessage", "messages[*]"),
              ("Alternative", "messages[*].alternatives[*]"),
              ("Attachment", "messages[*].attachments[*]")),
+    "preset": (("Sampling", "sampling"), ("InstructTemplate", "instruct"),
+               ("ContextTemplate", "context"), ("SystemPrompt", "system_prompt"),
+               ("ReasoningTemplate", "reasoning"), ("ChatCompletion", "chat_completion"),
+               ("PromptEntry", "chat_completion.prompts[*]"),
+               ("PromptOrder", "chat_completion.prompt_order[*]"),
+               ("PromptOrderItem", "chat_completion.prompt_order[*].order[*]")),
 }
 """The models each kind holds inside it, with where: their fields get tables of their own.
 Nested entities (a character's ``lorebook``, ``regex_scripts``) point to their kind's table."""

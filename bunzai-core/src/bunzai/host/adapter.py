@@ -136,6 +136,19 @@ class FormatAdapter:
             _BESIDE[key] = found
         return f"{module}:{function}" if found else None
 
+    @classmethod
+    def named_functions(cls) -> dict[str, tuple[str, Any]]:
+        """Every function the class names, resolved: role -> (``"module:function"``, the
+        function).  Importing them is what a read or write would do first; the conformance
+        kit calls this to check each one exists and takes the arguments its role passes."""
+        found: dict[str, tuple[str, Any]] = {}
+        for role, spec in (("reader", cls.reader), ("writer", cls.writer),
+                           ("validator", cls.validator or cls._beside("validate", "check")),
+                           ("labeler", cls.labeler or cls._beside("labels", "rules"))):
+            if spec is not None:
+                found[role] = (spec, cls._named(spec))
+        return found
+
     # -- what authors implement ----------------------------------------------------------------
 
     def detect(self, input: AdapterInput) -> float | Detection | tuple[float, str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .model.preset_rules import PRESET_RULES
+from ..model.preset_rules import PRESET_RULES
 
 Rule = tuple[Any, ...] | Callable[[Any, Any], bool]
 """Neutral values, or ``(value, owner) -> bool``."""

@@ -46,7 +46,9 @@ _HOME = {
                     "lorebook"),
     "Module": "module",
     "Persona": "persona",
-    "Preset": "preset",
+    **dict.fromkeys(("Preset", "Sampling", "InstructTemplate", "ContextTemplate", "SystemPrompt",
+                     "ReasoningTemplate", "ChatCompletion", "PromptEntry", "PromptOrder",
+                     "PromptOrderItem"), "preset"),
     **dict.fromkeys(("PLACEMENTS", "RegexScript"), "regex"),
 }
 """Where each name lives: a reader building a character builds the character's models and

@@ -284,7 +284,7 @@ class ChatCompletion(CanonicalModel):
 class Preset(EntityBase):
     """Generation settings and prompt templates; a file fills the sections it holds."""
 
-    kind: Literal["preset"] = "preset"
+    kind: Literal["preset"] = Field("preset", description="the entity kind, always preset")
     name: str | None = Field(None, description="the preset's or template's name")
     sampling: Sampling = Field(default_factory=Sampling, description="generation settings")
     instruct: InstructTemplate = Field(default_factory=InstructTemplate,

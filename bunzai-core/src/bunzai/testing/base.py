@@ -44,6 +44,7 @@ STANDARD_CHECKS: tuple[str, ...] = (
     "test_entry_point_is_named_after_the_format_id",
     "test_declared_info_is_complete",
     "test_adapter_module_is_import_light",
+    "test_named_functions_exist_and_take_their_arguments",
     "test_detect_scores_own_sample",
     "test_own_sample_score_is_documented",
     "test_own_sample_routes_here",

@@ -177,6 +177,46 @@ class DeclarationChecks(KitBase):
         assert not got["detect"], explain(
             f"{subject.id}'s detect() loaded {got['detect'][:6]}", fix)
 
+    def test_named_functions_exist_and_take_their_arguments(self, bunzai_subject: Subject
+                                                            ) -> None:
+        """Every reader, writer, validator and labeler the adapter names as a string exists
+        and accepts the arguments bunzai passes it.
+
+        Troubleshooting: ``reader = "read:read_book"`` names ``read_book`` in the ``read``
+        module beside your adapter; it is called as ``read_book(input, options, format_id)``,
+        a writer as ``(entity, options, format_id)`` (``(entities, ...)`` with ``multi``), a
+        validator as ``(input, entities, format_id)`` and a labeler with no arguments.
+        """
+        import inspect as inspect_
+
+        from ..host.adapter import FormatAdapter
+
+        adapter = bunzai_subject.handle.record.plugin
+        if not isinstance(adapter, FormatAdapter):
+            pytest.skip("the adapter implements the hooks itself: nothing is named")
+        takes = {"reader": 3, "writer": 3, "validator": 3, "labeler": 0}
+        problems = []
+        try:
+            named = type(adapter).named_functions()
+        except (ImportError, AttributeError) as exc:
+            pytest.fail(explain(f"a function {bunzai_subject.id} names cannot be found: {exc}",
+                                "check the module and function names in reader, writer, "
+                                "validator and labeler (module paths are relative to the "
+                                "adapter's package)."), pytrace=False)
+        for role, (spec, function) in named.items():
+            if not callable(function):
+                problems.append(f"{role} {spec!r} is not a function")
+                continue
+            try:
+                inspect_.signature(function).bind(*([None] * takes[role]))
+            except TypeError as exc:
+                problems.append(f"{role} {spec!r} does not take {takes[role]} arguments: {exc}")
+            except ValueError:  # a builtin without a signature: nothing to check
+                continue
+        assert not problems, explain("; ".join(problems),
+                                     "give each named function the arguments its role passes "
+                                     "(see the docstring of this check).")
+
 
 def reason_pattern_problem(kind: str, pattern: str) -> str | None:
     """Why a ``reasons`` pattern can never match a path of ``kind``'s model, or None.

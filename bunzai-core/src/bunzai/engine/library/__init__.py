@@ -156,7 +156,7 @@ def convert_library(root: str | os.PathLike[str], to: str, *,
         raise UsageError("is not a SillyTavern data folder (no characters/ beside "
                          "settings.json, chats/ or worlds/); a folder of exports moves "
                          "--to sillytavern", path=str(path))
-    from .exports import plan_exports
+    from .plan import plan_exports
 
     make_folder(out)
     return plan_exports(path, out, jobs, force, options or {}, reg)
@@ -166,7 +166,7 @@ def _plan_sillytavern(root: Path, spec: Any, out: Path, jobs: int, force: bool,
                       options: dict[str, Any], reg: Registry) -> LibraryConversion:
     from .plan import Names, plan, world_tasks
     from .scan import scan_sillytavern
-    from .work import Context
+    from .steps import Context
 
     lib = scan_sillytavern(root)
     names = Names()

@@ -18,12 +18,18 @@ over are planned once the cards have been read (:func:`world_tasks`).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ...io.outputs import safe_name
 from .items import Item, ItemKind, Task
 from .model import Library
 from .scan import OTHER_FOLDERS, PRESET_FOLDERS
 from .targets import NOT_CARRIED, Target
+
+if TYPE_CHECKING:
+    from ...host.registry import Registry
+    from .run import Move
 
 
 class Names:
@@ -183,3 +189,51 @@ def _sizes(lib: Library) -> dict[str, int]:
         for f in g.chats:
             out[f] = os.stat(lib.root / f).st_size
     return out
+
+
+def plan_exports(root: Path, out: Path, jobs: int, force: bool, options: dict[str, Any],
+                 reg: Registry) -> Move:
+    """The move of a folder of exports into a SillyTavern data folder at ``out``."""
+    from .exports import _place, _quiet, scan_exports
+    from .run import Move
+    from .steps import Context
+    from .targets import TARGETS
+
+    lib = scan_exports(root, jobs=jobs, registry=reg)
+    cards, orphans, worlds = _place(_quiet(lib))
+    tasks: list[Task] = []
+    dropped: list[Item] = []
+    size = {e.file: e.size for e in lib.exports}
+    for c in cards:
+        tasks.append(Task(f"character:{c.file}#{c.index}", "character", c.name,
+                          (c.file, *c.chats), f"characters/{c.stem}",
+                          size[c.file] + sum(size[f] for f in c.chats),
+                          (("index", c.index), ("stem", c.stem), ("world", c.world),
+                           ("twins", tuple(c.twins)))))
+    for folder, chats in orphans.items():
+        tasks.append(Task(f"chats:{folder}", "chats", folder, tuple(chats), f"chats/{folder}",
+                          sum(size[f] for f in chats)))
+    for e in lib.exports:
+        if e.kind == "lorebook":
+            tasks.append(Task(f"world:{e.file}", "world", worlds[e.file], (e.file,),
+                              f"worlds/{worlds[e.file]}", e.size))
+        elif e.kind == "module":
+            dropped.append(Item(f"file:{e.file}", "file", e.file, status="dropped",
+                                reason="SillyTavern has no modules: take its lorebook out with "
+                                       "'bunzai lorebook extract' and its scripts with "
+                                       "'bunzai convert --to regex'",
+                                sources={e.file: ""}))
+        elif e.error:
+            dropped.append(Item(f"file:{e.file}", "file", e.file, status="failed",
+                                error=e.error, exit_code=e.exit_code, sources={e.file: ""}))
+    personas = [e.file for e in lib.exports if e.kind == "persona"]
+    if personas:
+        tasks.append(Task("personas", "personas", f"{len(personas)} persona file(s)",
+                          tuple(personas), "personas"))
+    regex = [e.file for e in lib.exports if e.kind == "regex"]
+    if regex:
+        tasks.append(Task("regex", "regex", f"{len(regex)} regex file(s)", tuple(regex),
+                          "regex"))
+    ctx = Context(str(root), str(out), "sillytavern", tuple(sorted(options.items())),
+                  force=force)
+    return Move(lib, TARGETS["sillytavern"], out, ctx, tasks, dropped, jobs, reg)

@@ -23,7 +23,8 @@ from ...errors import UsageError
 from . import report
 from .items import STATUSES, Item, Task
 from .pool import Pool, flush
-from .work import Context, run_task, sha256_file, warm
+from .steps import Context, sha256_file
+from .work import run_task, warm
 
 if TYPE_CHECKING:
     from ...host.registry import Registry

@@ -9,115 +9,27 @@ item refused for an output in the way writes nothing.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import BunzaiError, ConversionRefused
 from ...loss.report import LossReport
 from .items import Item, Task
-from .targets import TARGETS, Target
+from .steps import (
+    Context,
+    _finish,
+    _Out,
+    _read,
+    _safe,
+    _save,
+    _unique,
+    _write,
+    sha256_file,
+)
 
 if TYPE_CHECKING:
     from ...host.registry import Registry
-    from ...io.outputs import OutputFile
-
-
-@dataclass(frozen=True, slots=True)
-class Context:
-    """What every item of one move needs, handed to each worker once."""
-
-    root: str
-    out: str
-    target: str
-    options: tuple[tuple[str, Any], ...] = ()
-    worlds: tuple[tuple[str, str], ...] = ()
-    """World name -> file (relative to the root)."""
-    extra_books: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    """Avatar stem -> extra world names (``world_info.charLore``)."""
-    global_worlds: frozenset[str] = frozenset()
-    sprites: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    """Sprite folder name -> image files."""
-    owned: frozenset[str] = frozenset()
-    """Outputs the last run wrote (the manifest's): replaced without ``force``."""
-    force: bool = False
-
-    @property
-    def spec(self) -> Target:
-        return TARGETS[self.target]
-
-    def world_file(self, name: str) -> str | None:
-        return dict(self.worlds).get(name)
-
-
-@dataclass(slots=True)
-class _Out:
-    """The files of one item, gathered before any is written."""
-
-    files: list[tuple[str, OutputFile]] = field(default_factory=list)
-    loss: LossReport = field(default_factory=LossReport)
-
-    def add(self, stem: str, written: Any, prefix: str = "") -> None:
-        """The files of one write, named ``stem`` + their suffix (several: ``stem-<name>``)."""
-        from ...io.outputs import output_names
-
-        names = output_names(stem, written.files)
-        for name, f in zip(names, written.files, strict=True):
-            self.files.append((name, f))
-        self.loss.extend(written.loss, prefix)
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def _hashing(parts: Iterable[Any], h: Any, size: list[int]) -> Iterator[Any]:
-    for part in parts:
-        view = memoryview(part)
-        h.update(view)
-        size[0] += view.nbytes
-        yield part
-
-
-def _save(item: Item, out: _Out, ctx: Context) -> None:
-    """Write the item's files (atomically), each recorded with its hash; refused whole when one
-    is in the way (a file this move did not write before, without ``force``)."""
-    from ...io.outputs import make_folder, write_atomic
-
-    root = Path(ctx.out)
-    for rel, _ in out.files:
-        path = root / rel
-        if path.exists() and not ctx.force and rel not in ctx.owned:
-            raise ConversionRefused(f"{path} exists and this move did not write it (use "
-                                    "--force to replace it, or another --out-dir)")
-    for rel, f in out.files:
-        path = root / rel
-        make_folder(path.parent)
-        h, size = hashlib.sha256(), [0]
-        write_atomic(path, _hashing(f.parts, h, size), force=True, durable=False)
-        item.outputs[rel] = {"sha256": h.hexdigest(), "size": size[0]}
-
-
-def _finish(item: Item, out: _Out) -> Item:
-    loss = out.loss
-    item.loss = summarize(loss)
-    item.status = "approximated" if loss else "written"
-    return item
-
-
-def summarize(loss: LossReport) -> dict[str, Any]:
-    """A loss report as the move keeps it: the summary, the counts, the lines people read and
-    the groups (without every path, so that a report of any size stays small)."""
-    if not loss:
-        return {}
-    return {"summary": loss.summary(), "counts": loss.counts(), "lines": loss.lines()[1:],
-            "groups": [{"path": g.path, "action": g.action, "reason": g.reason,
-                        "count": g.count} for g in loss.groups()]}
 
 
 def run_task(task: Task, ctx: Context, registry: Registry) -> Item:
@@ -125,8 +37,8 @@ def run_task(task: Task, ctx: Context, registry: Registry) -> Item:
     item = Item(task.id, task.kind, task.name, target=ctx.target, options=dict(ctx.options))
     try:
         if ctx.target == "sillytavern":
-            from . import exports
-            work = getattr(exports, exports.WORK[task.kind])
+            from . import to_sillytavern
+            work = to_sillytavern.WORK[task.kind]
         else:
             work = _WORK[task.kind]
         work(task, ctx, registry, item)
@@ -163,23 +75,6 @@ def warm(ctx: Context, registry: Registry) -> None:
 
 
 # -- reading --------------------------------------------------------------------------------------
-
-
-def _read(ctx: Context, rel: str, item: Item, registry: Registry, *,
-          from_format: str | None = None) -> list[Any]:
-    from ..reading import read_file
-
-    path = Path(ctx.root) / rel
-    item.sources[rel] = sha256_file(path)
-    found = read_file(path, from_format=from_format, registry=registry)
-    if found.error is not None:
-        raise found.error.with_path(rel)
-    return found.entities
-
-
-def _write(entities: Sequence[Any], fmt: str, registry: Registry, options: Any = None) -> Any:
-    from ..converting import write_entities
-    return write_entities(entities, fmt, options, registry=registry)
 
 
 def _book(ctx: Context, name: str, item: Item, registry: Registry) -> Any | None:
@@ -300,22 +195,6 @@ def _with_sprites(ch: Any, ctx: Context, item: Item, named: Sequence[str] = ()) 
                             data=data))
     item.notes.append(f"{len(files)} expression sprite(s) carried as the card's emotion images")
     return ch.model_copy(update={"assets": assets})
-
-
-def _safe(name: str) -> str:
-    from ...io.outputs import safe_name
-    return safe_name(name)
-
-
-def _unique(name: str, used: set[str]) -> str:
-    cand, n = name, 2
-    while cand.casefold() in used:
-        cand, n = f"{name}-{n}", n + 1
-    used.add(cand.casefold())
-    return cand
-
-
-# -- the rest -------------------------------------------------------------------------------------
 
 
 def _world(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
