@@ -98,8 +98,8 @@ def audit(source: str | os.PathLike[str] | bytes, *, filename: str | None = None
         findings = audit_entities(reading.entities, format=reading.format, registry=registry)
     else:
         members = _members(reading, registry)
-        if members is not None:  # audited member by member: the refusal is only a note
-            findings, unread, reading.error = members, reading.error.message, None
+        if members is not None and reading.error is not None:  # audited member by member:
+            findings, unread, reading.error = members, reading.error.message, None  # a note
     reading.input = None
     result = FileAudit(reading, findings)
     result.unread = unread

@@ -121,8 +121,7 @@ class PluginHost:
             self._note_unknown(only, "allow" if allow is not None else "BUNZAI_LOAD_PLUGINS")
         for name, obj in extra:
             group = FORMATS_GROUP if hasattr(obj, "bunzai_format_info") else PLUGINS_GROUP
-            self._add(EntryPoint(name, "", group, "<in-process>", None),
-                      lambda o=obj: o() if isinstance(o, type) else o)
+            self._add(EntryPoint(name, "", group, "<in-process>", None), _instance(obj))
         return self
 
     def _note_unknown(self, allowed_names: set[str], source: str) -> None:
@@ -187,6 +186,11 @@ class PluginHost:
             self.loaded.remove(record)
         self.broken.append(BrokenPlugin(record.name, record.group, record.distribution,
                                         record.version, reason))
+
+
+def _instance(obj: Any) -> Callable[[], Any]:
+    """How an in-process plugin is loaded: a class is instantiated, anything else is itself."""
+    return lambda: obj() if isinstance(obj, type) else obj
 
 
 class _Refused(Exception):

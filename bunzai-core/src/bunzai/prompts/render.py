@@ -123,21 +123,25 @@ _TRIM = re.compile(r"(?:\r?\n)*\{\{trim\}\}(?:\r?\n)*", re.I)
 _COMMENT = re.compile(r"\{\{//[\s\S]*?\}\}")
 
 
+def _constant(text: str) -> Callable[[re.Match[str]], str]:
+    """A replacement for ``re.sub`` that puts ``text`` in as it is (no backslash escapes)."""
+    return lambda _match: text
+
+
 def substitute(text: str | None, env: dict[str, str]) -> str:
     """SillyTavern's macro pass (macros.js ``evaluateMacros``) for the macros a prompt's text
     can rely on; macros that need a live app (time, random, variables) stay as written."""
     if not text:
         return ""
     for legacy, key in (("<USER>", "user"), ("<BOT>", "char"), ("<CHAR>", "char")):
-        text = re.sub(re.escape(legacy), lambda _m, k=key: env.get(k, ""), text, flags=re.I)
+        text = re.sub(re.escape(legacy), _constant(env.get(key, "")), text, flags=re.I)
     if "{{" not in text:
         return text
     text = re.sub(r"\{\{newline\}\}", "\n", text, flags=re.I)
     text = _TRIM.sub("", text)
     text = re.sub(r"\{\{noop\}\}", "", text, flags=re.I)
     for key, value in env.items():
-        text = re.sub(r"\{\{" + re.escape(key) + r"\}\}", lambda _m, v=value: v, text,
-                      flags=re.I)
+        text = re.sub(r"\{\{" + re.escape(key) + r"\}\}", _constant(value), text, flags=re.I)
     return _COMMENT.sub("", text)
 
 

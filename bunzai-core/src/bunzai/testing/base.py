@@ -290,7 +290,8 @@ class KitBase:
         for path, owner in items:
             grouped.setdefault(owner, []).append(path)
         for owner, paths in sorted(grouped.items(), key=lambda kv: kv[0] or ""):
-            kind = reg.adapters[owner].kind if owner in reg.adapters else None
+            kind = reg.adapters[owner].kind if owner is not None and owner in reg.adapters \
+                else None
             if len(items) <= FOREIGN_FILES_ONE_BY_ONE:
                 cases += [ForeignCase(f"file:{_short(p)}", (p,), owner, kind) for p in paths]
             else:  # many files (a whole corpus): one case per owning format

@@ -83,5 +83,5 @@ class Item:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Item:
-        keys = set(cls.__slots__)  # type: ignore[attr-defined]
+        keys = set(cls.__slots__)
         return cls(**{k: v for k, v in data.items() if k in keys})

@@ -24,7 +24,8 @@ KIND_LABELS = {"character": "characters", "world": "worlds", "personas": "person
 def table(counts: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
     """Items per type and status (``counts``), statuses in their order, with a ``total`` row;
     zero counts left out."""
-    out = {k: {s: row[s] for s in STATUSES if row.get(s)} for k, row in counts.items()}
+    out: dict[str, dict[str, int]] = {k: {s: row[s] for s in STATUSES if row.get(s)}
+                                      for k, row in counts.items()}
     total: dict[str, int] = {}
     for row in out.values():
         for s, n in row.items():

@@ -225,7 +225,8 @@ class Move:
         with (self.out_dir / JOURNAL).open("rb") as journal:
             def read(offset: int, length: int) -> dict[str, Any]:
                 journal.seek(offset)
-                return json.loads(journal.read(length))
+                found: dict[str, Any] = json.loads(journal.read(length))
+                return found
 
             by_id = sorted(self._index)
             head = {"version": 1, **facts,

@@ -113,7 +113,10 @@ def _load_json(path: Path) -> Any:
 def scan_sillytavern(root: Path) -> Library:
     """The library in a SillyTavern user-data folder (``data/<user>/``)."""
     lib = Library(root=root, layout="sillytavern")
-    rel = lambda p: p.relative_to(root).as_posix()  # noqa: E731
+
+    def rel(p: Path) -> str:
+        return p.relative_to(root).as_posix()
+
     settings = _load_json(root / SETTINGS) if (root / SETTINGS).is_file() else None
     if (root / SETTINGS).is_file():
         lib.settings = SETTINGS
@@ -199,9 +202,9 @@ def scan_sillytavern(root: Path) -> Library:
                    for name, d in sprite_dirs.items()}
     overrides = _expression_overrides(settings)
     for c in lib.characters:
-        folder = overrides.get(c.stem)
-        if folder and folder in lib_sprites:
-            c.sprites = lib_sprites[folder]
+        override = overrides.get(c.stem)
+        if override and override in lib_sprites:
+            c.sprites = lib_sprites[override]
     lib.sprite_folders = lib_sprites
 
     # groups
@@ -236,8 +239,10 @@ def scan_sillytavern(root: Path) -> Library:
 
     # personas
     lib.persona_images = [rel(f) for f in _files(root / AVATARS)]
-    power = settings.get("power_user") if isinstance(settings.get("power_user"), Mapping) else {}
-    personas = power.get("personas") if isinstance(power.get("personas"), Mapping) else {}
+    power = settings.get("power_user")
+    power = power if isinstance(power, Mapping) else {}
+    personas = power.get("personas")
+    personas = personas if isinstance(personas, Mapping) else {}
     default = power.get("default_persona")
     for avatar, name in personas.items():
         image = f"{AVATARS}/{avatar}"
@@ -254,14 +259,14 @@ def scan_sillytavern(root: Path) -> Library:
     lib.regex = len(regex) if isinstance(regex, list) else 0
     lib.quick_replies = [rel(f) for f in _files(root / QUICK_REPLIES)]
     lib.themes = [rel(f) for f in _files(root / THEMES)]
-    for folder in PRESET_FOLDERS:
-        found = [rel(f) for f in _walk(root / folder)]
+    for name in PRESET_FOLDERS:
+        found = [rel(f) for f in _walk(root / name)]
         if found:
-            lib.presets[folder] = found
-    for folder in OTHER_FOLDERS:
-        found = [rel(f) for f in _walk(root / folder)]
+            lib.presets[name] = found
+    for name in OTHER_FOLDERS:
+        found = [rel(f) for f in _walk(root / name)]
         if found:
-            lib.other[folder] = found
+            lib.other[name] = found
     for name in SECRET_FILES:
         if (root / name).exists():
             lib.secrets.append(name)
