@@ -209,7 +209,8 @@ def test_real_png_card_inspect_convert_to_charx_download(
     if "risu-charx" not in registry.adapters:
         pytest.skip("the risu-charx adapter (bunzai-formats-risu) is not installed")
     path = convert_and_download(pg, result, "risu-charx", tmp_path)
-    assert path.name == safe_name(name) + ".charx"
+    # named after the uploaded file, as the CLI names an output next to its source
+    assert path.name == safe_name(card.stem) + ".charx"
     cli = subprocess.run([sys.executable, "-m", "bunzai.cli", "convert", str(card), "--to",
                           "risu-charx", "-o", str(tmp_path / "cli.charx"), "--json"],
                          capture_output=True, text=True, timeout=60)
@@ -248,7 +249,7 @@ def test_own_card_shows_its_parts_and_round_trips(
     expect(result).to_contain_text("Back again?")
     expect(result.locator("details.json summary", has_text="acme")).to_have_count(1)
     path = convert_and_download(pg, result, "vaud-json", tmp_path)
-    assert path.name == "Wren Atlas.vaud.json"
+    assert path.name == "wren.vaud.json"  # the upload's name, as the CLI would name it
     assert cli_inspect(path)["entities"][0]["lorebook_entries"] == 2
     watch.assert_clean()
 
