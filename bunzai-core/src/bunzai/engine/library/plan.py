@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 from ...io.outputs import safe_name
 from .items import Item, ItemKind, Task
 from .model import Library
-from .scan import OTHER_FOLDERS, PRESET_FOLDERS
+from .presets import BY_FOLDER
+from .scan import OTHER_FOLDERS
 from .targets import NOT_CARRIED, Target
 
 if TYPE_CHECKING:
@@ -152,7 +153,7 @@ def not_carried(lib: Library, spec: Target) -> list[Item]:
                          NOT_CARRIED["quick_replies"].format(app=app), lib.quick_replies))
     for folder, files in lib.presets.items():
         out.append(_drop(f"presets:{folder}", "presets",
-                         f"{len(files)} {PRESET_FOLDERS[folder]} ({folder}/)",
+                         f"{len(files)} {BY_FOLDER[folder].label} ({folder}/)",
                          NOT_CARRIED["presets"], files))
     if lib.themes:
         out.append(_drop("themes", "themes", f"{len(lib.themes)} theme(s)",
