@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import BunzaiError
 from .model import ExportEntry, Library, Problem
+from .steps import unique
 
 if TYPE_CHECKING:
     from ...host.registry import Registry
@@ -72,6 +73,12 @@ def _identify(file: str, root: str, reg: Registry) -> ExportEntry:
             entry.chats = len(extract(reg, entities[0]))
         except BunzaiError:  # a card that carries no chat
             entry.chats = 0
+    elif entry.kind == "preset":
+        from .presets import sillytavern_parts
+
+        entry.names = [e.name or Path(file).stem for e in entities]
+        entry.parts = [[t.key, part.name or entry.names[0]] for e in entities
+                       for t, part in sillytavern_parts(e, found.format)]
     elif entry.kind == "chat":
         chat = entities[0]
         entry.names = [p.name for p in chat.participants if p.role == "character" and p.name]
@@ -129,11 +136,7 @@ def _place(lib: Library) -> tuple[list[_Card], dict[str, list[str]], dict[str, s
                                         f"{by_hash[digest].file}: written once"))
             continue
         for i, name in enumerate(e.names):
-            base = sanitize(name) or "untitled"
-            stem, n = base, 1
-            while stem.casefold() in taken:
-                stem, n = f"{base}{n}", n + 1
-            taken.add(stem.casefold())
+            stem = unique(sanitize(name) or "untitled", taken, "{name}{n}", 1)
             card = _Card(e.file, i, name, stem)
             if i == 0 and e.book is not None:
                 card.world = _world_name(e.book or f"{name}'s Lorebook", world_names)
@@ -162,12 +165,7 @@ def _place(lib: Library) -> tuple[list[_Card], dict[str, list[str]], dict[str, s
 
 
 def _world_name(name: str, used: set[str]) -> str:
-    base = sanitize(name) or "Lorebook"
-    cand, n = base, 2
-    while cand.casefold() in used:
-        cand, n = f"{base} ({n})", n + 1
-    used.add(cand.casefold())
-    return cand
+    return unique(sanitize(name) or "Lorebook", used, "{name} ({n})")
 
 
 def _owner(chat: ExportEntry, cards: list[_Card]) -> _Card | None:

@@ -141,6 +141,8 @@ class ExportEntry:
     """Characters: the name of the book the card carries (empty string: a book without one)."""
     chats: int = 0
     """Characters: chats the file carries (a Backyard archive's scenarios)."""
+    parts: list[list[str]] = field(default_factory=list)
+    """Presets: ``[type, name]`` of each file SillyTavern keeps for it (:mod:`.presets`)."""
     error: str | None = None
     exit_code: int = 0
 
@@ -165,7 +167,7 @@ class Library:
     quick_replies: list[str] = field(default_factory=list)
     """Quick-reply set files (``QuickReplies/*.json``)."""
     presets: dict[str, list[str]] = field(default_factory=dict)
-    """Preset and template files by folder (``instruct``, ``TextGen Settings``…)."""
+    """Preset and template files by type (``textgen``, ``instruct``…: :mod:`.presets`)."""
     themes: list[str] = field(default_factory=list)
     other: dict[str, list[str]] = field(default_factory=dict)
     """Folders SillyTavern keeps that no target app imports (backgrounds, thumbnails…)."""

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...io.outputs import safe_name
 from .items import Item, ItemKind, Task
-from .model import Library
-from .presets import BY_FOLDER
+from .model import ExportEntry, Library
+from .presets import BY_KEY
 from .scan import OTHER_FOLDERS
+from .steps import unique
 from .targets import NOT_CARRIED, Target
 
 if TYPE_CHECKING:
@@ -37,15 +38,10 @@ class Names:
     """Output names unique case-insensitively within a folder of the output."""
 
     def __init__(self) -> None:
-        self.used: set[str] = set()
+        self.used: dict[str, set[str]] = {}
 
     def __call__(self, folder: str, name: str) -> str:
-        base = safe_name(name)
-        cand, n = base, 2
-        while f"{folder}/{cand}".casefold() in self.used:
-            cand, n = f"{base}-{n}", n + 1
-        self.used.add(f"{folder}/{cand}".casefold())
-        return f"{folder}/{cand}"
+        return f"{folder}/{unique(safe_name(name), self.used.setdefault(folder, set()))}"
 
 
 def plan(lib: Library, spec: Target, names: Names) -> tuple[list[Task], list[Item]]:
@@ -120,7 +116,30 @@ def plan(lib: Library, spec: Target, names: Names) -> tuple[list[Task], list[Ite
         else:
             dropped.append(_drop("regex", "regex", f"{lib.regex} global regex script(s)",
                                  spec.why_no_regex, [lib.settings]))
+    preset_tasks, preset_drops = presets(lib, spec, names)
+    tasks.extend(preset_tasks)
+    dropped.extend(preset_drops)
     dropped.extend(not_carried(lib, spec))
+    return tasks, dropped
+
+
+def presets(lib: Library, spec: Target, names: Names) -> tuple[list[Task], list[Item]]:
+    """Each preset or template of a type the app imports, as one task (``presets/<file
+    name>``: SillyTavern names a preset by its file); the types it has no place for, one
+    dropped item each, with the reason."""
+    tasks: list[Task] = []
+    dropped: list[Item] = []
+    for key, files in lib.presets.items():
+        t = BY_KEY[key]
+        if spec.preset_format(key) is None:
+            dropped.append(_drop(f"presets:{t.folder}", "presets",
+                                 f"{len(files)} {t.label} ({t.folder}/)",
+                                 spec.why_no_preset(t.group), files))
+            continue
+        for rel in files:
+            stem = Path(rel).stem
+            tasks.append(Task(f"preset:{rel}", "presets", stem, (rel,), names("presets", stem),
+                              _size(lib.root / rel), (("type", key),)))
     return tasks, dropped
 
 
@@ -143,18 +162,14 @@ def world_tasks(lib: Library, spec: Target, carried: Iterable[str], names: Names
 
 
 def not_carried(lib: Library, spec: Target) -> list[Item]:
-    """Quick replies, presets and templates, themes, SillyTavern's own folders, secrets and
-    unknown files: named, grouped, with the reason."""
+    """Quick replies, themes, SillyTavern's own folders, secrets and unknown files: named,
+    grouped, with the reason."""
     app = spec.label
     out: list[Item] = []
     if lib.quick_replies:
         out.append(_drop("quick_replies", "quick_replies",
                          f"{len(lib.quick_replies)} quick-reply set(s)",
                          NOT_CARRIED["quick_replies"].format(app=app), lib.quick_replies))
-    for folder, files in lib.presets.items():
-        out.append(_drop(f"presets:{folder}", "presets",
-                         f"{len(files)} {BY_FOLDER[folder].label} ({folder}/)",
-                         NOT_CARRIED["presets"], files))
     if lib.themes:
         out.append(_drop("themes", "themes", f"{len(lib.themes)} theme(s)",
                          NOT_CARRIED["themes"].format(app=app), lib.themes))
@@ -176,20 +191,20 @@ def _drop(id: str, kind: ItemKind, name: str, reason: str, files: Iterable[str])
 
 def _sizes(lib: Library) -> dict[str, int]:
     """Bytes of every card and chat, to hand the largest work out first."""
-    import os
-
     out: dict[str, int] = {}
     for c in lib.characters:
         out[c.file] = c.size
-        for f in c.chats:
-            try:
-                out[f] = os.stat(lib.root / f).st_size
-            except OSError:
-                out[f] = 0
+        out.update((f, _size(lib.root / f)) for f in c.chats)
     for g in lib.groups:
-        for f in g.chats:
-            out[f] = os.stat(lib.root / f).st_size
+        out.update((f, _size(lib.root / f)) for f in g.chats)
     return out
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def plan_exports(root: Path, out: Path, jobs: int, force: bool, options: dict[str, Any],
@@ -205,6 +220,7 @@ def plan_exports(root: Path, out: Path, jobs: int, force: bool, options: dict[st
     tasks: list[Task] = []
     dropped: list[Item] = []
     size = {e.file: e.size for e in lib.exports}
+    folders: dict[str, set[str]] = {}
     for c in cards:
         tasks.append(Task(f"character:{c.file}#{c.index}", "character", c.name,
                           (c.file, *c.chats), f"characters/{c.stem}",
@@ -218,6 +234,12 @@ def plan_exports(root: Path, out: Path, jobs: int, force: bool, options: dict[st
         if e.kind == "lorebook":
             tasks.append(Task(f"world:{e.file}", "world", worlds[e.file], (e.file,),
                               f"worlds/{worlds[e.file]}", e.size))
+        elif e.kind == "preset":
+            tasks.extend(_preset_export(e, folders))
+            if not e.parts:
+                dropped.append(_drop(f"preset:{e.file}", "presets", e.file,
+                                     "it states nothing SillyTavern keeps in a preset",
+                                     [e.file]))
         elif e.kind == "module":
             dropped.append(Item(f"file:{e.file}", "file", e.file, status="dropped",
                                 reason="SillyTavern has no modules: take its lorebook out with "
@@ -238,3 +260,18 @@ def plan_exports(root: Path, out: Path, jobs: int, force: bool, options: dict[st
     ctx = Context(str(root), str(out), "sillytavern", tuple(sorted(options.items())),
                   force=force)
     return Move(lib, TARGETS["sillytavern"], out, ctx, tasks, dropped, jobs, reg)
+
+
+def _preset_export(e: ExportEntry, used: dict[str, set[str]]) -> list[Task]:
+    """A preset of a folder of exports: each of its parts in its SillyTavern folder, named
+    after the part, numbered ``<name> (2)`` when taken (SillyTavern names a preset by its file)."""
+    from .exports import sanitize
+
+    if not e.parts:
+        return []
+    outs = tuple((key, f"{BY_KEY[key].folder}/" + unique(sanitize(name) or "preset",
+                                                        used.setdefault(key, set()),
+                                                        "{name} ({n})"))
+                 for key, name in e.parts)
+    return [Task(f"preset:{e.file}", "presets", e.names[0] if e.names else e.file, (e.file,),
+                 "", e.size, (("parts", outs), ("format", e.format)))]

@@ -37,7 +37,7 @@ class PresetType:
 
 PRESET_TYPES: tuple[PresetType, ...] = (
     PresetType("textgen", "TextGen Settings", "sillytavern-textgen",
-               "text-completion presets (Text Generation WebUI and other backends)",
+               "text-completion presets (Text Completion APIs)",
                "text-completion", "sampling"),
     PresetType("kobold", "KoboldAI Settings", "sillytavern-kobold",
                "text-completion presets (KoboldAI)", "text-completion", "sampling"),

@@ -289,10 +289,14 @@ def _the_rest(lib: Library, settings: Mapping[str, Any]) -> None:
     lib.regex = len(regex) if isinstance(regex, list) else 0
     lib.quick_replies = [_rel(lib, f) for f in _files(root / QUICK_REPLIES)]
     lib.themes = [_rel(lib, f) for f in _files(root / THEMES)]
-    for name in (*PRESET_FOLDERS, *OTHER_FOLDERS):
+    for t in PRESET_TYPES:
+        found = [_rel(lib, f) for f in _walk(root / t.folder)]
+        if found:
+            lib.presets[t.key] = found
+    for name in OTHER_FOLDERS:
         found = [_rel(lib, f) for f in _walk(root / name)]
         if found:
-            (lib.presets if name in PRESET_FOLDERS else lib.other)[name] = found
+            lib.other[name] = found
     lib.secrets = [name for name in SECRET_FILES if (root / name).exists()]
     lib.secrets.extend(f"{SETTINGS}: {path}" for path in secret_keys(settings))
     for p in sorted(root.iterdir(), key=lambda p: p.name):

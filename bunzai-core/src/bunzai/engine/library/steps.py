@@ -138,10 +138,12 @@ def _safe(name: str) -> str:
     return safe_name(name)
 
 
-def _unique(name: str, used: set[str]) -> str:
-    cand, n = name, 2
+def unique(name: str, used: set[str], pattern: str = "{name}-{n}", first: int = 2) -> str:
+    """``name``, or ``pattern`` numbered from ``first`` until it is not in ``used`` (compared
+    case-insensitively, as file systems and the apps compare names); marked used."""
+    cand, n = name, first
     while cand.casefold() in used:
-        cand, n = f"{name}-{n}", n + 1
+        cand, n = pattern.format(name=name, n=n), n + 1
     used.add(cand.casefold())
     return cand
 

@@ -23,9 +23,9 @@ from .steps import (
     _read,
     _safe,
     _save,
-    _unique,
     _write,
     sha256_file,
+    unique,
 )
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ def _character(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
             used: set[str] = set()
             for i, rel in enumerate(chats):
                 chat = _read(ctx, rel, item, reg)[0]
-                name = _unique(_chat_name(rel), used)
+                name = unique(_chat_name(rel), used)
                 out.add(f"{folder}/chats/{name}", _write([chat], spec.chat, reg), f"chats[{i}].")
     _save(item, out, ctx)
     _finish(item, out)
@@ -229,7 +229,7 @@ def _personas(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
             media, ext = sniff_media(data)
             p = p.model_copy(update={"avatar": Asset(type="icon", name="main", ext=ext,
                                                      media_type=media, data=data)})
-        name = _unique(_safe(p.name or p.avatar_id or str(i + 1)), used)
+        name = unique(_safe(p.name or p.avatar_id or str(i + 1)), used)
         out.add(f"{task.out}/{name}", _write([p], spec.persona, reg), f"personas[{i}].")
     _save(item, out, ctx)
     _finish(item, out)
@@ -257,7 +257,7 @@ def _chats_only(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
             item.sources[rel] = sha256_file(Path(ctx.root) / rel)
             continue
         chat = _read(ctx, rel, item, reg)[0]
-        out.add(f"{task.out}/{_unique(_chat_name(rel), used)}",
+        out.add(f"{task.out}/{unique(_chat_name(rel), used)}",
                 _write([chat], spec.chat, reg), f"chats[{i}].")
     if task.param("why"):
         item.notes.append(task.param("why"))
@@ -306,5 +306,23 @@ def _group(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
     _finish(item, out)
 
 
+def _preset(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+    """A preset or template, read as its folder's format, written as the one the app
+    imports."""
+    from .presets import BY_KEY
+
+    spec = ctx.spec
+    fmt = spec.preset_format(task.param("type"))
+    assert fmt is not None
+    preset = _read(ctx, task.sources[0], item, reg,
+                   from_format=BY_KEY[task.param("type")].format)[0]
+    item.name = preset.name or task.name
+    out = _Out()
+    out.add(task.out, _write([preset], fmt, reg))
+    item.notes.append(spec.preset_note)
+    _save(item, out, ctx)
+    _finish(item, out)
+
+
 _WORK = {"character": _character, "world": _world, "personas": _personas, "regex": _regex,
-         "chats": _chats_only, "group": _group}
+         "chats": _chats_only, "group": _group, "presets": _preset}
