@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -103,7 +104,7 @@ def scan_exports(root: Path, *, jobs: int = 1, registry: Registry | None = None)
     for e in lib.exports:
         if e.error:
             lib.problems.append(Problem("unreadable", e.file, e.error))
-    _place(lib)
+    lib.problems.extend(place(lib).problems)
     return lib
 
 
@@ -118,9 +119,22 @@ class _Card:
         self.twins: list[str] = []
 
 
-def _place(lib: Library) -> tuple[list[_Card], dict[str, list[str]], dict[str, str]]:
-    """The cards with their SillyTavern file names and chats, the chats with no card (by
-    folder name) and the world names of the books; problems are added to ``lib``."""
+@dataclass(slots=True)
+class Placement:
+    """Where SillyTavern's import puts each file of a folder of exports."""
+
+    cards: list[_Card]
+    """Every character, with its SillyTavern file name and chats."""
+    orphans: dict[str, list[str]]
+    """Chats with no card, by the folder they go to."""
+    worlds: dict[str, str]
+    """The world name of each book (``<file>#0`` for a card's own)."""
+    problems: list[Problem]
+
+
+def place(lib: Library) -> Placement:
+    """Every file of a scanned folder of exports placed as SillyTavern's import would."""
+    problems: list[Problem] = []
     cards: list[_Card] = []
     taken: set[str] = set()
     by_hash: dict[str, _Card] = {}
@@ -132,7 +146,7 @@ def _place(lib: Library) -> tuple[list[_Card], dict[str, list[str]], dict[str, s
         digest = hashlib.sha256((lib.root / e.file).read_bytes()).hexdigest()
         if digest in by_hash:
             by_hash[digest].twins.append(e.file)
-            lib.problems.append(Problem("duplicate", e.file, f"the same file as "
+            problems.append(Problem("duplicate", e.file, f"the same file as "
                                         f"{by_hash[digest].file}: written once"))
             continue
         for i, name in enumerate(e.names):
@@ -154,14 +168,14 @@ def _place(lib: Library) -> tuple[list[_Card], dict[str, list[str]], dict[str, s
         else:
             folder = sanitize(e.names[0]) if e.names else sanitize(Path(e.file).stem)
             orphans.setdefault(folder or "untitled", []).append(e.file)
-            lib.problems.append(Problem("missing-character", e.file, "a chat whose character "
+            problems.append(Problem("missing-character", e.file, "a chat whose character "
                                         "is not in the folder: placed under chats/"
                                         f"{folder}/, shown once that character is imported"))
     for e in lib.exports:
         if e.kind == "lorebook":
             worlds[e.file] = _world_name(e.names[0] if e.names else Path(e.file).stem,
                                          world_names)
-    return cards, orphans, worlds
+    return Placement(cards, orphans, worlds, problems)
 
 
 def _world_name(name: str, used: set[str]) -> str:
@@ -181,14 +195,3 @@ def _owner(chat: ExportEntry, cards: list[_Card]) -> _Card | None:
         if any(h.startswith(k) for h in hints for k in keys if k):
             return c
     return cards[0] if len(cards) == 1 else None
-
-
-# -- the second pass: writing ---------------------------------------------------------------------
-
-
-def _quiet(lib: Library) -> Library:
-    """``lib`` placed already (by the scan): placing again must not repeat its problems."""
-    lib.problems = [p for p in lib.problems if p.kind == "unreadable"]
-    return lib
-
-

@@ -5,14 +5,14 @@ and keep its loss report small."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConversionRefused
 from ...loss.report import LossReport
-from .items import Item
+from .items import Item, Task
 from .targets import TARGETS, Target
 
 if TYPE_CHECKING:
@@ -63,6 +63,13 @@ class _Out:
             self.files.append((name, f))
         self.loss.extend(written.loss, prefix)
 
+    @classmethod
+    def of(cls, stem: str, written: Any) -> _Out:
+        """The files of an item that is one write."""
+        out = cls()
+        out.add(stem, written)
+        return out
+
 
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
@@ -80,9 +87,14 @@ def _hashing(parts: Iterable[Any], h: Any, size: list[int]) -> Iterator[Any]:
         yield part
 
 
-def _save(item: Item, out: _Out, ctx: Context) -> None:
-    """Write the item's files (atomically), each recorded with its hash; refused whole when one
-    is in the way (a file this move did not write before, without ``force``)."""
+Work = Callable[[Task, Context, "Registry", Item], _Out]
+"""What one kind of item does: read its sources into the item, and gather its files."""
+
+
+def save(item: Item, out: _Out, ctx: Context) -> None:
+    """Write the item's files (atomically), each recorded with its hash, and its status from
+    their loss; refused whole when one is in the way (a file this move did not write before,
+    without ``force``)."""
     from ...io.outputs import make_folder, write_atomic
 
     root = Path(ctx.out)
@@ -97,13 +109,8 @@ def _save(item: Item, out: _Out, ctx: Context) -> None:
         h, size = hashlib.sha256(), [0]
         write_atomic(path, _hashing(f.parts, h, size), force=True, durable=False)
         item.outputs[rel] = {"sha256": h.hexdigest(), "size": size[0]}
-
-
-def _finish(item: Item, out: _Out) -> Item:
-    loss = out.loss
-    item.loss = summarize(loss)
-    item.status = "approximated" if loss else "written"
-    return item
+    item.loss = summarize(out.loss)
+    item.status = "approximated" if out.loss else "written"
 
 
 def summarize(loss: LossReport) -> dict[str, Any]:
@@ -131,6 +138,22 @@ def _read(ctx: Context, rel: str, item: Item, registry: Registry, *,
 def _write(entities: Sequence[Any], fmt: str, registry: Registry, options: Any = None) -> Any:
     from ..converting import write_entities
     return write_entities(entities, fmt, options, registry=registry)
+
+
+def read_all(ctx: Context, rels: Iterable[str], item: Item, registry: Registry) -> list[Any]:
+    """The entities of every file of ``rels``, in order."""
+    return [e for rel in rels for e in _read(ctx, rel, item, registry)]
+
+
+def write_chats(out: _Out, folder: str, rels: Sequence[str], fmt: str, ctx: Context,
+                item: Item, registry: Registry, name: Callable[[str], str]) -> None:
+    """Each chat file of ``rels`` written as ``fmt`` in ``folder``, named after its file
+    (``name`` makes it safe), unique in the folder."""
+    used: set[str] = set()
+    for i, rel in enumerate(rels):
+        chat = _read(ctx, rel, item, registry)[0]
+        out.add(f"{folder}/{unique(name(Path(rel).stem), used)}",
+                _write([chat], fmt, registry), f"chats[{i}].")
 
 
 def _safe(name: str) -> str:
