@@ -6,9 +6,11 @@ to another app in one go, with the links between its files kept.
   by iterating :meth:`LibraryConversion.run`, which writes the manifest and the report.
 
 Modules by role: :mod:`.scan` (SillyTavern's layout) and :mod:`.exports` (a folder of exports)
-make the library model (:mod:`.model`); :mod:`.plan` and :mod:`.targets` decide where each item
-goes; :mod:`.work` moves one item; :mod:`.run` runs them with the manifest and resume;
-:mod:`.report` is the report.
+make the library model (:mod:`.model`), :mod:`.presets` knows SillyTavern's preset folders, and
+:mod:`.inventory` reads what ``inspect`` shows; :mod:`.plan` and :mod:`.targets` decide where
+each item goes; :mod:`.work` (or :mod:`.to_sillytavern`) moves one item with the steps every
+item takes (:mod:`.steps`); :mod:`.run` runs them with the manifest and resume; :mod:`.report`
+is the report.
 """
 
 from __future__ import annotations

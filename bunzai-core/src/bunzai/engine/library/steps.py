@@ -169,6 +169,3 @@ def unique(name: str, used: set[str], pattern: str = "{name}-{n}", first: int = 
         cand, n = pattern.format(name=name, n=n), n + 1
     used.add(cand.casefold())
     return cand
-
-
-# -- the rest -------------------------------------------------------------------------------------
