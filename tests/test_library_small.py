@@ -95,6 +95,10 @@ def make_library(root: Path) -> Path:
     _put(root / "secrets.json", json.dumps({"api_key_openai": SECRET}).encode())
     _put(root / "QuickReplies/Default.json", b'{"name": "Default", "qrList": []}')
     _put(root / "instruct/Plain.json", b'{"name": "Plain"}')
+    _put(root / "OpenAI Settings/Keeper.json", json.dumps({  # the connection saved with it
+        "name": "Keeper", "temperature": 1, "prompts": [], "prompt_order": [],
+        "proxy_password": SECRET, "reverse_proxy": f"https://wren:{SECRET}@proxy.example"}
+    ).encode())
     _put(root / "stray.bin", b"\x00\x01")
     return root
 
@@ -128,6 +132,7 @@ def test_inspect_names_every_problem_and_no_secret(library: Path) -> None:
     assert next(w for w in doc["worlds"] if w["name"] == "Town")["global"]
     assert "secrets.json" in doc["secrets"]
     assert "settings.json: extension_settings.apiKey" in doc["secrets"]
+    assert "OpenAI Settings/Keeper.json: proxy_password" in doc["secrets"]
     assert SECRET not in res.stdout
     assert bunzai("library", "inspect", library.parent).returncode == 2  # the data folder
 
@@ -161,6 +166,11 @@ def test_risu_carries_links_groups_and_never_a_secret(library: Path, tmp_path: P
                                             "settings.json: extension_settings.apiKey"}
     assert all(s["status"] == "dropped" for s in secrets)
     assert SECRET.encode() not in _all_bytes(out) and SECRET not in res.stdout
+    keeper = items["preset:OpenAI Settings/Keeper.json"]  # carried, its secrets left out
+    assert read_file(out / "presets/Keeper.json").format == "sillytavern-openai"
+    assert {g["path"] for g in keeper["loss"]["groups"] if g["action"] == "dropped"} >= {
+        "app_data.sillytavern-openai.proxy_password",
+        "app_data.sillytavern-openai.reverse_proxy"}
     dropped = {i["kind"] for i in items.values() if i["status"] == "dropped"}
     assert {"quick_replies", "presets", "file"} <= dropped
     assert items["chats:chats/Gone"]["outputs"]

@@ -88,13 +88,14 @@ def _read_files(root: Path, jobs: int, reg: Registry) -> Library:
     def size(rel: str) -> int:
         return sizes[rel] if rel in sizes else (root / rel).stat().st_size
 
-    for file, name, world, error in run_pool(_facts, [*by_file, *presets], str(root), jobs,
-                                             reg, size=size):
+    for file, name, world, error, secrets in run_pool(_facts, [*by_file, *presets], str(root),
+                                                      jobs, reg, size=size):
         entry = by_file.get(file)
         if entry is not None:
             entry.name, entry.world, entry.error = name, world, error
         elif error:
             lib.problems.append(Problem("unreadable", file, error))
+        lib.secrets.extend(f"{file}: {path}" for path in secrets)
     names: dict[str, list[str]] = {}
     for c in lib.characters:
         if c.error:
@@ -112,22 +113,29 @@ def _read_files(root: Path, jobs: int, reg: Registry) -> Library:
     return lib
 
 
-def _facts(file: str, root: str, reg: Registry) -> tuple[str, str | None, str | None,
-                                                          str | None]:
-    """(file, name, linked world, error) of a card, or of a preset read as its folder's
-    format (SillyTavern knows a preset's type by its folder alone)."""
+Facts = tuple[str, str | None, str | None, str | None, list[str]]
+"""(file, name, linked world, error, secrets) of a file read."""
+
+
+def _facts(file: str, root: str, reg: Registry) -> Facts:
+    """What ``inspect`` shows of a card, or of a preset read as its folder's format
+    (SillyTavern knows a preset's type by its folder alone), with the secrets it holds (a
+    chat-completion preset keeps the connection's proxy password)."""
     from ..reading import read_file
+    from .scan import secret_keys
 
     kind = type_of(file)
     found = read_file(Path(root) / file, from_format=kind.format if kind else None,
                       registry=reg)
     if found.error is not None:
-        return file, None, None, found.error.message
+        return file, None, None, found.error.message, []
     if kind is not None:
+        secrets = [path for e in found.entities for data in e.app_data.values()
+                   for path in secret_keys(data)]
         named = [getattr(e, "name", None) for e in found.entities]
-        return file, named[0] if named else None, None, None
+        return file, named[0] if named else None, None, None, secrets
     if found.kind != "character":
-        return file, None, None, f"not a character card (read as {found.format})"
+        return file, None, None, f"not a character card (read as {found.format})", []
     ch = found.entities[0]
     world = ch.extensions.get("world") if isinstance(ch.extensions, dict) else None
-    return file, ch.name, world if isinstance(world, str) and world else None, None
+    return file, ch.name, world if isinstance(world, str) and world else None, None, []

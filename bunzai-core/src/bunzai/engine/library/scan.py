@@ -58,9 +58,10 @@ OTHER_FOLDERS: dict[str, str] = {
 SECRET_FILES = ("secrets.json", "cookie-secret.txt")
 """Files that hold keys (API keys; the session-cookie secret).  Never read, never copied."""
 
-_SECRET_WORDS = ("apikey", "api_key", "password", "secret", "token_key", "_auth", "cookie")
-_SECRET_PLACES = ("oai_settings.reverse_proxy",)
-"""A proxy URL can embed credentials: named, never copied (settings.json is never copied)."""
+_SECRET_WORDS = ("apikey", "api_key", "password", "secret", "token_key", "_auth", "cookie",
+                 "reverse_proxy")
+"""Keys holding a secret (a proxy URL can embed credentials); a ``…_mode`` key holds a choice
+(``vertexai_auth_mode``), never one."""
 
 _KNOWN = frozenset({CHARACTERS, CHATS, GROUPS, GROUP_CHATS, WORLDS, AVATARS, SETTINGS,
                     QUICK_REPLIES, THEMES, *PRESET_FOLDERS, *OTHER_FOLDERS, *SECRET_FILES})
@@ -357,8 +358,8 @@ def _expression_overrides(settings: Mapping[str, Any]) -> dict[str, str]:
 
 
 def secret_keys(settings: Mapping[str, Any]) -> list[str]:
-    """Paths of settings.json values that hold a secret (an API key, a password, a proxy with
-    credentials): named in the report, never copied."""
+    """Paths of the values of settings.json (or of a preset's settings) that hold a secret (an
+    API key, a password, a proxy with credentials): named in the report, never copied."""
     found: list[str] = []
 
     def walk(value: Any, path: str) -> None:
@@ -370,7 +371,7 @@ def secret_keys(settings: Mapping[str, Any]) -> list[str]:
                 walk(v, f"{path}[{i}]")
         elif isinstance(value, str) and value.strip() and value != "None":
             low = path.rsplit(".", 1)[-1].lower()
-            if any(w in low for w in _SECRET_WORDS) or path in _SECRET_PLACES:
+            if any(w in low for w in _SECRET_WORDS) and not low.endswith("_mode"):
                 found.append(path)
 
     walk(settings, "")

@@ -140,6 +140,31 @@ def _write(entities: Sequence[Any], fmt: str, registry: Registry, options: Any =
     return write_entities(entities, fmt, options, registry=registry)
 
 
+def without_secrets(entity: Any, out: _Out) -> Any:
+    """``entity`` with every secret of its app data (a proxy password, an API key: the keys
+    :func:`.scan.secret_keys` names) emptied, each reported as dropped: SillyTavern saves its
+    connection settings in a chat-completion preset, and a move copies no secret."""
+    from .scan import secret_keys
+
+    app_data: dict[str, Any] = {}
+    for ns, data in entity.app_data.items():
+        found = secret_keys(data) if isinstance(data, dict) else []
+        app_data[ns] = _emptied(data, found)
+        for path in found:
+            out.loss.dropped(f"app_data.{ns}.{path}", "a secret: never copied")
+    return entity.model_copy(update={"app_data": app_data}) if app_data != entity.app_data \
+        else entity
+
+
+def _emptied(data: Any, paths: Sequence[str]) -> Any:
+    """A copy of ``data`` whose values at the top-level keys ``paths`` name are empty text
+    (deeper secrets empty the whole top-level value, which holds them)."""
+    if not paths:
+        return data
+    tops = {p.split(".", 1)[0].split("[", 1)[0] for p in paths}
+    return {k: ("" if isinstance(v, str) else None) if k in tops else v for k, v in data.items()}
+
+
 def read_all(ctx: Context, rels: Iterable[str], item: Item, registry: Registry) -> list[Any]:
     """The entities of every file of ``rels``, in order."""
     return [e for rel in rels for e in _read(ctx, rel, item, registry)]

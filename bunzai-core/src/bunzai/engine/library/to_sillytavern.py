@@ -18,6 +18,7 @@ from .steps import (
     read_all,
     sha256_file,
     unique,
+    without_secrets,
     write_chats,
 )
 
@@ -130,7 +131,7 @@ def _st_preset(task: Task, ctx: Context, reg: Registry, item: Item) -> _Out:
     out = _Out()
     for (t, preset), (key, rel) in zip(parts, task.param("parts"), strict=True):
         assert t.key == key
-        out.add(rel, _write([preset], t.format, reg))
+        out.add(rel, _write([without_secrets(preset, out)], t.format, reg))
     if len(parts) > 1:
         item.notes.append("one file per part, as SillyTavern keeps them: "
                           + ", ".join(f"{rel}.json" for _, rel in task.param("parts")))

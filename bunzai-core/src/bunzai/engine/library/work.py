@@ -26,6 +26,7 @@ from .steps import (
     save,
     sha256_file,
     unique,
+    without_secrets,
     write_chats,
 )
 
@@ -298,7 +299,9 @@ def _preset(task: Task, ctx: Context, reg: Registry, item: Item) -> _Out:
                    from_format=BY_KEY[task.param("type")].format)[0]
     item.name = preset.name or task.name
     item.notes.append(spec.preset_note)
-    return _Out.of(task.out, _write([preset], fmt, reg))
+    out = _Out()
+    out.add(task.out, _write([without_secrets(preset, out)], fmt, reg))
+    return out
 
 
 WORK: dict[str, Work] = {"character": _character, "world": _world, "personas": _personas,
