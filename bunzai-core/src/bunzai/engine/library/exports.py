@@ -17,7 +17,9 @@ places everything as SillyTavern's own import would, and the second pass writes 
   a Backyard archive carries go with its card;
 * personas become one persona backup, ``personas.json`` (what Persona Management's Restore
   takes), their images ``User Avatars/<avatar>``; regex scripts ``regex/<script>.json``, one
-  file per script as the Regex extension imports them.  ``settings.json`` is never written.
+  file per script as the Regex extension imports them.  ``settings.json`` is never written;
+* a preset goes to SillyTavern's folders for it, split by the parts it holds
+  (:func:`.presets.sillytavern_parts`), each part named after itself, ``<name> (2)`` when taken.
 """
 
 from __future__ import annotations
