@@ -28,6 +28,20 @@ FORMATS = {"risu": ("risu-charx", "risu-chat", "risu-lorebook"),
            "voxta": ("voxta", None, "voxta-lorebook")}
 
 
+PRESET_FOLDERS = {"textgen": "TextGen Settings", "kobold": "KoboldAI Settings",
+                  "novel": "NovelAI Settings", "openai": "OpenAI Settings",
+                  "instruct": "instruct", "context": "context", "sysprompt": "sysprompt",
+                  "reasoning": "reasoning"}
+CARRIED_PRESETS = {"risu": {"openai": "sillytavern-openai"}}
+"""Preset types each app imports, and the format it takes them in."""
+
+
+def preset_files(key: str) -> list[str]:
+    folder = LIBRARY / PRESET_FOLDERS[key]
+    return sorted(p.relative_to(LIBRARY).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and not p.name.startswith("."))
+
+
 def bunzai(*args: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run([BUNZAI, *map(str, args)], capture_output=True, text=True,
                           timeout=600)
@@ -52,10 +66,13 @@ def test_inspect_counts_what_the_folder_holds() -> None:
     assert counts["regex"] == len(settings()["extension_settings"]["regex"])
     assert counts["quick_replies"] == len(list((LIBRARY / "QuickReplies").glob("*.json")))
     assert counts["themes"] == len(list((LIBRARY / "themes").glob("*.json")))
-    for folder, n in doc["presets"].items():
-        assert n == sum(1 for p in (LIBRARY / folder).rglob("*")
-                        if p.is_file() and not p.name.startswith(".")), folder
-    assert set(doc["presets"]) >= {"instruct", "context", "sysprompt", "TextGen Settings"}
+    # every preset and template read as its folder's type, counted by type
+    assert set(doc["presets"]) == set(PRESET_FOLDERS)
+    for key, found in doc["presets"].items():
+        assert found["folder"] == PRESET_FOLDERS[key]
+        assert found["count"] == len(preset_files(key)), key
+        assert found["unreadable"] == [], key
+    assert counts["presets"] == sum(len(preset_files(k)) for k in PRESET_FOLDERS)
     # each card read, its chats counted from its own folder
     for c in doc["characters"]:
         stem = c["file"].removeprefix("characters/").replace(".png", "", 1)
@@ -72,6 +89,8 @@ def test_inspect_counts_what_the_folder_holds() -> None:
 def test_inspect_text_names_the_library() -> None:
     res = bunzai("library", "inspect", LIBRARY)
     assert "SillyTavern data folder" in res.stdout and "40 characters" in res.stdout
+    assert f"{len(preset_files('openai'))} chat-completion presets" in res.stdout
+    assert f"{len(preset_files('instruct'))} instruct templates" in res.stdout
 
 
 @pytest.fixture(scope="module", params=list(FORMATS))
@@ -170,10 +189,39 @@ def test_the_reports_totals_add_up(moved: Any) -> None:
     not_carried = {i["kind"] for i in items if i["status"] == "dropped"}
     assert {"presets", "quick_replies", "themes"} <= not_carried
     md = (out / "REPORT.md").read_text(encoding="utf-8")
-    assert "| **total** |" in md and "presets and templates are not carried yet" in md
+    assert "| **total** |" in md and "## Presets and templates" in md
     assert all(i["reason"] for i in items if i["status"] == "dropped")
     if target != "risu":
         assert any(i["kind"] == "personas" and i["status"] == "dropped" for i in items)
+
+
+def test_presets_go_where_the_app_imports_them_and_the_rest_is_named(moved: Any) -> None:
+    from bunzai import read_file
+
+    target, out, res = moved
+    items = [i for i in _lines(res)[:-1] if i["kind"] == "presets"]
+    carried = CARRIED_PRESETS.get(target, {})
+    md = (out / "REPORT.md").read_text(encoding="utf-8")
+    for key in PRESET_FOLDERS:
+        files = preset_files(key)
+        if key in carried:  # one item per preset, each output read back as the app's format
+            mine = [i for i in items if i["id"].startswith(f"preset:{PRESET_FOLDERS[key]}/")]
+            assert sorted(s for i in mine for s in i["sources"]) == files
+            for i in mine:
+                assert i["status"] in ("written", "approximated"), i
+                (rel,) = i["outputs"]
+                assert rel.startswith("presets/")
+                assert read_file(out / rel).format == carried[key], rel
+                if target == "risu":  # RisuAI takes it as SillyTavern's only with its order
+                    doc = json.loads((out / rel).read_bytes())
+                    assert isinstance(doc["prompt_order"][0]["order"], list), rel
+        else:  # one dropped item per type, naming every file and why the app has none
+            (drop,) = [i for i in items if i["id"] == f"presets:{PRESET_FOLDERS[key]}"]
+            assert drop["status"] == "dropped" and sorted(drop["sources"]) == files
+            assert drop["reason"] and drop["reason"] in md
+            assert drop["name"].startswith(f"{len(files)} ")
+    sources = sorted(s for i in items for s in i["sources"])
+    assert sources == sorted(f for k in PRESET_FOLDERS for f in preset_files(k))
 
 
 def test_a_rerun_writes_nothing_and_says_so(moved: Any) -> None:

@@ -95,6 +95,10 @@ def make_library(root: Path) -> Path:
     _put(root / "secrets.json", json.dumps({"api_key_openai": SECRET}).encode())
     _put(root / "QuickReplies/Default.json", b'{"name": "Default", "qrList": []}')
     _put(root / "instruct/Plain.json", b'{"name": "Plain"}')
+    _put(root / "OpenAI Settings/Keeper.json", json.dumps({  # the connection saved with it
+        "name": "Keeper", "temperature": 1, "prompts": [], "prompt_order": [],
+        "proxy_password": SECRET, "reverse_proxy": f"https://wren:{SECRET}@proxy.example"}
+    ).encode())
     _put(root / "stray.bin", b"\x00\x01")
     return root
 
@@ -128,6 +132,7 @@ def test_inspect_names_every_problem_and_no_secret(library: Path) -> None:
     assert next(w for w in doc["worlds"] if w["name"] == "Town")["global"]
     assert "secrets.json" in doc["secrets"]
     assert "settings.json: extension_settings.apiKey" in doc["secrets"]
+    assert "OpenAI Settings/Keeper.json: proxy_password" in doc["secrets"]
     assert SECRET not in res.stdout
     assert bunzai("library", "inspect", library.parent).returncode == 2  # the data folder
 
@@ -161,6 +166,11 @@ def test_risu_carries_links_groups_and_never_a_secret(library: Path, tmp_path: P
                                             "settings.json: extension_settings.apiKey"}
     assert all(s["status"] == "dropped" for s in secrets)
     assert SECRET.encode() not in _all_bytes(out) and SECRET not in res.stdout
+    keeper = items["preset:OpenAI Settings/Keeper.json"]  # carried, its secrets left out
+    assert read_file(out / "presets/Keeper.json").format == "sillytavern-openai"
+    assert {g["path"] for g in keeper["loss"]["groups"] if g["action"] == "dropped"} >= {
+        "app_data.sillytavern-openai.proxy_password",
+        "app_data.sillytavern-openai.reverse_proxy"}
     dropped = {i["kind"] for i in items.values() if i["status"] == "dropped"}
     assert {"quick_replies", "presets", "file"} <= dropped
     assert items["chats:chats/Gone"]["outputs"]
@@ -291,3 +301,71 @@ def test_a_folder_of_exports_becomes_a_sillytavern_data_folder(tmp_path: Path) -
     assert any(i["status"] == "failed" and i["name"] == "readme.txt" for i in items)
     res = bunzai("library", "inspect", src, "--json")
     assert json.loads(res.stdout)["counts"]["character"] == 5
+
+
+def test_a_preset_that_does_not_read_is_named_and_fails_alone(library: Path,
+                                                              tmp_path: Path) -> None:
+    from bunzai.model import Preset
+
+    _put(library / "instruct/Broken.json", b'{"name": "Broken", "input_sequence": ')
+    _put(library / "OpenAI Settings/Harbour.json",
+         write(Preset(name="Harbour", sampling={"temperature": 0.8},
+                      system_prompt={"content": "Speak of the sea."}), "sillytavern-openai").data)
+    _put(library / "OpenAI Settings/Cracked.json", b"[1, 2]")
+    res = bunzai("library", "inspect", library, "--json")
+    doc = json.loads(res.stdout)
+    assert doc["presets"]["instruct"]["count"] == 2
+    assert doc["presets"]["instruct"]["unreadable"] == ["instruct/Broken.json"]
+    assert doc["presets"]["openai"]["unreadable"] == ["OpenAI Settings/Cracked.json"]
+    unreadable = {p["path"] for p in doc["problems"] if p["kind"] == "unreadable"}
+    assert {"instruct/Broken.json", "OpenAI Settings/Cracked.json"} <= unreadable
+    out = tmp_path / "risu"
+    res = bunzai("library", "convert", library, "--to", "risu", "--out-dir", out, "--json")
+    assert res.returncode == 4  # the worst item: a preset that does not read
+    items = {i["id"]: i for i in _items(res)}
+    assert items["preset:OpenAI Settings/Cracked.json"]["status"] == "failed"
+    harbour = items["preset:OpenAI Settings/Harbour.json"]
+    assert harbour["status"] in ("written", "approximated")
+    assert read_file(out / "presets/Harbour.json").format == "sillytavern-openai"
+    assert items["presets:instruct"]["status"] == "dropped"  # RisuAI imports no template
+    assert set(items["presets:instruct"]["sources"]) == {"instruct/Plain.json",
+                                                         "instruct/Broken.json"}
+
+
+def test_presets_of_other_apps_land_in_sillytavern_folders(tmp_path: Path) -> None:
+    from bunzai.model import Preset
+
+    src = tmp_path / "exports"
+    bundle = Preset(name="Lamp", sampling={"temperature": 0.7, "top_p": 0.9},
+                    instruct={"user_prefix": "### Q:\n", "assistant_prefix": "### A:\n"},
+                    context={"story_string": "{{description}}\n"},
+                    system_prompt={"content": "Keep the lamp lit."},
+                    names={"context": "Lamp story"})
+    _put(src / "lamp.json", write(bundle, "sillytavern-master").data)
+    _put(src / "warm.yaml", write(Preset(sampling={"temperature": 1.1, "min_p": 0.05}),
+                                  "oobabooga-preset").data)
+    _put(src / "chatml.yaml", write(Preset(instruct={
+        "user_prefix": "<|im_start|>user\n", "user_suffix": "<|im_end|>\n",
+        "assistant_prefix": "<|im_start|>assistant\n", "assistant_suffix": "<|im_end|>\n"}),
+        "oobabooga-instruct").data)
+    _put(src / "cc.json", write(Preset(name="Harbour", sampling={"temperature": 0.9}),
+                                "sillytavern-openai").data)
+    _put(src / "Lamp-instruct.json", write(Preset(name="Lamp", instruct={
+        "user_prefix": "Q: "}), "sillytavern-instruct").data)
+    out = tmp_path / "st"
+    res = bunzai("library", "convert", src, "--to", "sillytavern", "--out-dir", out, "--json")
+    assert res.returncode == 0, res.stderr
+    found = {p.relative_to(out).as_posix(): read_file(p).format
+             for p in out.rglob("*.json") if p.parent != out}
+    assert found == {
+        "TextGen Settings/Lamp.json": "sillytavern-textgen",  # the bundle, part by part
+        "instruct/Lamp.json": "sillytavern-instruct",  # two instruct templates named Lamp:
+        "context/Lamp story.json": "sillytavern-context",
+        "sysprompt/Lamp.json": "sillytavern-sysprompt",
+        "instruct/Lamp (2).json": "sillytavern-instruct",  # the second is numbered
+        "TextGen Settings/warm.json": "sillytavern-textgen",
+        "instruct/chatml.json": "sillytavern-instruct",
+        "OpenAI Settings/Harbour.json": "sillytavern-openai"}
+    items = _items(res)
+    assert {i["kind"] for i in items} == {"presets"} and len(items) == 5
+

@@ -75,8 +75,10 @@ def _show_inspection(found: LibraryInspection) -> None:
             say("  personas: " + ", ".join(p.name + (" (default)" if p.default else "")
                                            for p in lib.personas))
         if lib.presets:
+            from ..engine.library.presets import BY_KEY
+
             say("  presets and templates: " + ", ".join(
-                f"{folder} {len(files)}" for folder, files in lib.presets.items()))
+                f"{len(files)} {BY_KEY[k].label}" for k, files in lib.presets.items()))
         if lib.secrets:
             say("  secrets (never copied): " + ", ".join(lib.secrets))
     if lib.problems:

@@ -6,19 +6,21 @@ to another app in one go, with the links between its files kept.
   by iterating :meth:`LibraryConversion.run`, which writes the manifest and the report.
 
 Modules by role: :mod:`.scan` (SillyTavern's layout) and :mod:`.exports` (a folder of exports)
-make the library model (:mod:`.model`); :mod:`.plan` and :mod:`.targets` decide where each item
-goes; :mod:`.work` moves one item; :mod:`.run` runs them with the manifest and resume;
-:mod:`.report` is the report.
+make the library model (:mod:`.model`), :mod:`.presets` knows SillyTavern's preset folders, and
+:mod:`.inventory` reads what ``inspect`` shows; :mod:`.plan` and :mod:`.targets` decide where
+each item goes; :mod:`.work` (or :mod:`.to_sillytavern`) moves one item with the steps every
+item takes (:mod:`.steps`); :mod:`.run` runs them with the manifest and resume; :mod:`.report`
+is the report.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UsageError
+from .inventory import LibraryInspection, inspect_library
 from .items import Item, Task
 from .model import Library, Problem
 from .run import Move as LibraryConversion
@@ -26,102 +28,6 @@ from .targets import TARGETS, target
 
 if TYPE_CHECKING:
     from ...host.registry import Registry
-
-
-@dataclass(eq=False)
-class LibraryInspection:
-    """``bunzai library inspect``: the library as scanned, every card read."""
-
-    library: Library
-    summary: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def problems(self) -> list[Problem]:
-        return self.library.problems
-
-    @property
-    def exit_code(self) -> int:
-        """1 when the library has problems (as ``validate`` exits for an invalid file)."""
-        return 1 if self.library.problems else 0
-
-    def to_dict(self) -> dict[str, Any]:
-        lib = self.library
-        out: dict[str, Any] = {"library": str(lib.root), "layout": lib.layout,
-                               "counts": lib.counts()}
-        if lib.layout == "exports":
-            out["files"] = [e.to_dict() for e in lib.exports]
-        else:
-            out.update({
-                "characters": [c.to_dict() for c in lib.characters],
-                "worlds": [w.to_dict() for w in lib.worlds],
-                "groups": [g.to_dict() for g in lib.groups],
-                "personas": [p.to_dict() for p in lib.personas],
-                "regex": lib.regex, "quick_replies": lib.quick_replies,
-                "presets": {k: len(v) for k, v in lib.presets.items()},
-                "themes": lib.themes, "other": {k: len(v) for k, v in lib.other.items()},
-                "orphan_chats": lib.orphan_chats, "unknown": lib.unknown,
-                "secrets": lib.secrets})
-        out["problems"] = [p.to_dict() for p in lib.problems]
-        return out
-
-
-def inspect_library(root: str | os.PathLike[str], *, jobs: int = 1,
-                    registry: Registry | None = None) -> LibraryInspection:
-    """What the library at ``root`` holds and its problems; every card (or, in a folder of
-    exports, every file) is read, ``jobs`` processes at a time."""
-    from ...host.registry import get_registry
-    from .scan import check_root, is_sillytavern
-
-    reg = registry or get_registry()
-    path = Path(root)
-    check_root(path)
-    if is_sillytavern(path):
-        lib = _read_cards(path, jobs, reg)
-    else:
-        from .exports import scan_exports
-        lib = scan_exports(path, jobs=jobs, registry=reg)
-    return LibraryInspection(lib)
-
-
-def _read_cards(root: Path, jobs: int, reg: Registry) -> Library:
-    from .pool import run_pool
-    from .scan import attach_sprites, link_card_world, scan_sillytavern
-
-    lib = scan_sillytavern(root)
-    by_file = {c.file: c for c in lib.characters}
-    for file, name, world, error in run_pool(_card_facts, list(by_file), str(root), jobs, reg,
-                                             size=lambda f: by_file[f].size):
-        entry = by_file[file]
-        entry.name, entry.world, entry.error = name, world, error
-    names: dict[str, list[str]] = {}
-    for c in lib.characters:
-        if c.error:
-            lib.problems.append(Problem("unreadable", c.file, c.error))
-            continue
-        link_card_world(lib, c)
-        if not c.same_as and c.name:
-            names.setdefault(c.name.casefold(), []).append(c.file)
-    for files in names.values():
-        if len(files) > 1:
-            lib.problems.append(Problem("duplicate", files[0], "the same character name as "
-                                        + ", ".join(files[1:]) + " (different cards: each is "
-                                        "written, under its own file name)"))
-    attach_sprites(lib)
-    return lib
-
-
-def _card_facts(file: str, root: str, reg: Registry) -> tuple[str, str | None, str | None,
-                                                               str | None]:
-    from ..reading import read_file
-
-    found = read_file(Path(root) / file, registry=reg)
-    if found.error is not None:
-        return file, None, None, found.error.message
-    if found.kind != "character":
-        return file, None, None, f"not a character card (read as {found.format})"
-    ch = found.entities[0]
-    world = ch.extensions.get("world") if isinstance(ch.extensions, dict) else None
-    return file, ch.name, world if isinstance(world, str) and world else None, None
 
 
 def convert_library(root: str | os.PathLike[str], to: str, *,

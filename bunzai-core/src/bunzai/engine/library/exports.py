@@ -17,18 +17,22 @@ places everything as SillyTavern's own import would, and the second pass writes 
   a Backyard archive carries go with its card;
 * personas become one persona backup, ``personas.json`` (what Persona Management's Restore
   takes), their images ``User Avatars/<avatar>``; regex scripts ``regex/<script>.json``, one
-  file per script as the Regex extension imports them.  ``settings.json`` is never written.
+  file per script as the Regex extension imports them.  ``settings.json`` is never written;
+* a preset goes to SillyTavern's folders for it, split by the parts it holds
+  (:func:`.presets.sillytavern_parts`), each part named after itself, ``<name> (2)`` when taken.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...errors import BunzaiError
 from .model import ExportEntry, Library, Problem
+from .steps import unique
 
 if TYPE_CHECKING:
     from ...host.registry import Registry
@@ -72,6 +76,12 @@ def _identify(file: str, root: str, reg: Registry) -> ExportEntry:
             entry.chats = len(extract(reg, entities[0]))
         except BunzaiError:  # a card that carries no chat
             entry.chats = 0
+    elif entry.kind == "preset":
+        from .presets import sillytavern_parts
+
+        entry.names = [e.name or Path(file).stem for e in entities]
+        entry.parts = [[t.key, part.name or entry.names[0]] for e in entities
+                       for t, part in sillytavern_parts(e, found.format)]
     elif entry.kind == "chat":
         chat = entities[0]
         entry.names = [p.name for p in chat.participants if p.role == "character" and p.name]
@@ -96,7 +106,7 @@ def scan_exports(root: Path, *, jobs: int = 1, registry: Registry | None = None)
     for e in lib.exports:
         if e.error:
             lib.problems.append(Problem("unreadable", e.file, e.error))
-    _place(lib)
+    lib.problems.extend(place(lib).problems)
     return lib
 
 
@@ -111,9 +121,22 @@ class _Card:
         self.twins: list[str] = []
 
 
-def _place(lib: Library) -> tuple[list[_Card], dict[str, list[str]], dict[str, str]]:
-    """The cards with their SillyTavern file names and chats, the chats with no card (by
-    folder name) and the world names of the books; problems are added to ``lib``."""
+@dataclass(slots=True)
+class Placement:
+    """Where SillyTavern's import puts each file of a folder of exports."""
+
+    cards: list[_Card]
+    """Every character, with its SillyTavern file name and chats."""
+    orphans: dict[str, list[str]]
+    """Chats with no card, by the folder they go to."""
+    worlds: dict[str, str]
+    """The world name of each book (``<file>#0`` for a card's own)."""
+    problems: list[Problem]
+
+
+def place(lib: Library) -> Placement:
+    """Every file of a scanned folder of exports placed as SillyTavern's import would."""
+    problems: list[Problem] = []
     cards: list[_Card] = []
     taken: set[str] = set()
     by_hash: dict[str, _Card] = {}
@@ -125,15 +148,11 @@ def _place(lib: Library) -> tuple[list[_Card], dict[str, list[str]], dict[str, s
         digest = hashlib.sha256((lib.root / e.file).read_bytes()).hexdigest()
         if digest in by_hash:
             by_hash[digest].twins.append(e.file)
-            lib.problems.append(Problem("duplicate", e.file, f"the same file as "
+            problems.append(Problem("duplicate", e.file, f"the same file as "
                                         f"{by_hash[digest].file}: written once"))
             continue
         for i, name in enumerate(e.names):
-            base = sanitize(name) or "untitled"
-            stem, n = base, 1
-            while stem.casefold() in taken:
-                stem, n = f"{base}{n}", n + 1
-            taken.add(stem.casefold())
+            stem = unique(sanitize(name) or "untitled", taken, "{name}{n}", 1)
             card = _Card(e.file, i, name, stem)
             if i == 0 and e.book is not None:
                 card.world = _world_name(e.book or f"{name}'s Lorebook", world_names)
@@ -151,23 +170,18 @@ def _place(lib: Library) -> tuple[list[_Card], dict[str, list[str]], dict[str, s
         else:
             folder = sanitize(e.names[0]) if e.names else sanitize(Path(e.file).stem)
             orphans.setdefault(folder or "untitled", []).append(e.file)
-            lib.problems.append(Problem("missing-character", e.file, "a chat whose character "
+            problems.append(Problem("missing-character", e.file, "a chat whose character "
                                         "is not in the folder: placed under chats/"
                                         f"{folder}/, shown once that character is imported"))
     for e in lib.exports:
         if e.kind == "lorebook":
             worlds[e.file] = _world_name(e.names[0] if e.names else Path(e.file).stem,
                                          world_names)
-    return cards, orphans, worlds
+    return Placement(cards, orphans, worlds, problems)
 
 
 def _world_name(name: str, used: set[str]) -> str:
-    base = sanitize(name) or "Lorebook"
-    cand, n = base, 2
-    while cand.casefold() in used:
-        cand, n = f"{base} ({n})", n + 1
-    used.add(cand.casefold())
-    return cand
+    return unique(sanitize(name) or "Lorebook", used, "{name} ({n})")
 
 
 def _owner(chat: ExportEntry, cards: list[_Card]) -> _Card | None:
@@ -183,14 +197,3 @@ def _owner(chat: ExportEntry, cards: list[_Card]) -> _Card | None:
         if any(h.startswith(k) for h in hints for k in keys if k):
             return c
     return cards[0] if len(cards) == 1 else None
-
-
-# -- the second pass: writing ---------------------------------------------------------------------
-
-
-def _quiet(lib: Library) -> Library:
-    """``lib`` placed already (by the scan): placing again must not repeat its problems."""
-    lib.problems = [p for p in lib.problems if p.kind == "unreadable"]
-    return lib
-
-

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .model import given
+
 ItemKind = Literal["character", "world", "personas", "regex", "group", "chats", "quick_replies",
                    "presets", "themes", "other", "secret", "file"]
 Status = Literal["written", "approximated", "dropped", "failed", "unchanged"]
@@ -65,21 +67,14 @@ class Item:
     """An unchanged item's status when it was written."""
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "kind": self.kind, "name": self.name,
-                               "status": self.status, "sources": dict(self.sources),
-                               "outputs": dict(self.outputs)}
-        for key in ("loss", "notes", "reason", "error", "worlds"):
-            value = getattr(self, key)
-            if value:
-                out[key] = value
-        if self.exit_code:
-            out["exit_code"] = self.exit_code
+        out: dict[str, Any] = {
+            "id": self.id, "kind": self.kind, "name": self.name, "status": self.status,
+            "sources": dict(self.sources), "outputs": dict(self.outputs),
+            **given(loss=self.loss, notes=self.notes, reason=self.reason, error=self.error,
+                    worlds=self.worlds, exit_code=self.exit_code)}
         if self.target:
-            out["target"] = self.target
-            out["options"] = dict(self.options)
-        if self.was:
-            out["was"] = self.was
-        return out
+            out.update(target=self.target, options=dict(self.options))
+        return {**out, **given(was=self.was)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Item:

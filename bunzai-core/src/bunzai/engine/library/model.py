@@ -17,6 +17,12 @@ ProblemKind = Literal["missing-character", "unreadable", "duplicate", "broken-li
                       "unknown-file", "missing-group", "secret"]
 
 
+def given(**values: Any) -> dict[str, Any]:
+    """The values that say something (not None, an empty list or mapping, or zero), for a
+    record's JSON."""
+    return {k: v for k, v in values.items() if v not in (None, [], {}, 0)}
+
+
 @dataclass(slots=True)
 class Problem:
     """Something wrong with the library as SillyTavern would see it, by the file it concerns."""
@@ -57,19 +63,11 @@ class CharacterEntry:
     """Why the card could not be read, once read."""
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"file": self.file, "name": self.name, "chats": len(self.chats),
-                               "chat_files": list(self.chats)}
-        if self.world:
-            out["world"] = self.world
-        if self.extra_books:
-            out["extra_books"] = list(self.extra_books)
-        if self.sprites:
-            out["sprites"] = len(self.sprites)
-        if self.same_as:
-            out["identical_to"] = list(self.same_as)
-        if self.error:
-            out["error"] = self.error
-        return out
+        return {"file": self.file, "name": self.name, "chats": len(self.chats),
+                "chat_files": list(self.chats),
+                **given(world=self.world, extra_books=list(self.extra_books),
+                        sprites=len(self.sprites), identical_to=list(self.same_as),
+                        error=self.error)}
 
 
 @dataclass(slots=True)
@@ -104,11 +102,9 @@ class GroupEntry:
     missing_chats: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"file": self.file, "name": self.name, "members": self.members,
-                               "chats": len(self.chats), "chat_files": list(self.chats)}
-        if self.missing_members:
-            out["missing_members"] = self.missing_members
-        return out
+        return {"file": self.file, "name": self.name, "members": self.members,
+                "chats": len(self.chats), "chat_files": list(self.chats),
+                **given(missing_members=self.missing_members)}
 
 
 @dataclass(slots=True)
@@ -141,11 +137,13 @@ class ExportEntry:
     """Characters: the name of the book the card carries (empty string: a book without one)."""
     chats: int = 0
     """Characters: chats the file carries (a Backyard archive's scenarios)."""
+    parts: list[list[str]] = field(default_factory=list)
+    """Presets: ``[type, name]`` of each file SillyTavern keeps for it (:mod:`.presets`)."""
     error: str | None = None
     exit_code: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v not in (None, [], 0) or k == "file"}
+        return {"file": self.file, **given(**asdict(self))}
 
 
 @dataclass(slots=True)
@@ -165,7 +163,7 @@ class Library:
     quick_replies: list[str] = field(default_factory=list)
     """Quick-reply set files (``QuickReplies/*.json``)."""
     presets: dict[str, list[str]] = field(default_factory=dict)
-    """Preset and template files by folder (``instruct``, ``TextGen Settings``…)."""
+    """Preset and template files by type (``textgen``, ``instruct``…: :mod:`.presets`)."""
     themes: list[str] = field(default_factory=list)
     other: dict[str, list[str]] = field(default_factory=dict)
     """Folders SillyTavern keeps that no target app imports (backgrounds, thumbnails…)."""

@@ -17,14 +17,16 @@ over are planned once the cards have been read (:func:`world_tasks`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...io.outputs import safe_name
 from .items import Item, ItemKind, Task
-from .model import Library
-from .scan import OTHER_FOLDERS, PRESET_FOLDERS
+from .model import ExportEntry, Library
+from .presets import BY_KEY
+from .scan import OTHER_FOLDERS
+from .steps import unique
 from .targets import NOT_CARRIED, Target
 
 if TYPE_CHECKING:
@@ -36,124 +38,129 @@ class Names:
     """Output names unique case-insensitively within a folder of the output."""
 
     def __init__(self) -> None:
-        self.used: set[str] = set()
+        self.used: dict[str, set[str]] = {}
 
     def __call__(self, folder: str, name: str) -> str:
-        base = safe_name(name)
-        cand, n = base, 2
-        while f"{folder}/{cand}".casefold() in self.used:
-            cand, n = f"{base}-{n}", n + 1
-        self.used.add(f"{folder}/{cand}".casefold())
-        return f"{folder}/{cand}"
+        return f"{folder}/{unique(safe_name(name), self.used.setdefault(folder, set()))}"
+
+
+class Planned:
+    """The tasks of a move, and the items the target has no place for (dropped, with the
+    reason)."""
+
+    def __init__(self) -> None:
+        self.tasks: list[Task] = []
+        self.dropped: list[Item] = []
+
+    def add(self, task: Task, carried: bool = True, why: str = "") -> None:
+        """``task`` when the target has a place for it, else its item dropped with ``why``."""
+        if carried:
+            self.tasks.append(task)
+        else:
+            self.dropped.append(_drop(task.id, task.kind, task.name, why, task.sources))
 
 
 def plan(lib: Library, spec: Target, names: Names) -> tuple[list[Task], list[Item]]:
-    """The tasks of a move (characters, groups, personas, regex, chats without a card) and the
-    items the target has no place for (dropped, with the reason)."""
-    tasks: list[Task] = []
-    dropped: list[Item] = []
-    twins: set[str] = set()
-    for c in lib.characters:
-        if c.file not in twins:
-            twins.update(c.same_as)  # the later cards of the same bytes
+    """The tasks of a move (characters, groups, chats without a card, personas, regex,
+    presets) and the items the target has no place for (dropped, with the reason)."""
+    out = Planned()
     sizes = _sizes(lib)
-    for c in lib.characters:
-        if c.file in twins:
-            continue  # the same bytes as an earlier card: its chats go with that one
-        chats = list(c.chats)
-        for other in lib.characters:
-            if other.file in c.same_as:
-                chats.extend(other.chats)
-        folder = names("characters", c.stem)
-        tasks.append(Task(f"character:{c.file}", "character", c.stem, (c.file, *chats), folder,
-                          sum(sizes.get(f, 0) for f in (c.file, *chats)),
-                          (("stem", c.stem), ("same_as", tuple(c.same_as)),
-                           ("sprites", tuple(c.sprites)))))
+
+    def size(files: Iterable[str]) -> int:
+        return sum(sizes.get(f, 0) for f in files)
+
+    _characters(lib, names, out, size)
     for g in lib.groups:
         sources = (g.file, *g.chats)
         if spec.groups:
             members = tuple(f"characters/{m}" for m in g.members if m not in g.missing_members)
-            tasks.append(Task(f"group:{g.file}", "group", g.name, sources,
-                              names("groups", g.name),
-                              sum(sizes.get(f, 0) for f in (*members, *g.chats)),
-                              (("members", members),)))
-        elif spec.chat is not None:
-            tasks.append(Task(f"group:{g.file}", "chats", g.name, sources,
-                              names("groups", g.name) + "/chats",
-                              sum(sizes.get(f, 0) for f in g.chats),
-                              (("why", spec.why_no_group),)))
+            out.add(Task(f"group:{g.file}", "group", g.name, sources, names("groups", g.name),
+                         size((*members, *g.chats)), (("members", members),)))
         else:
-            dropped.append(_drop(f"group:{g.file}", "group", g.name, spec.why_no_group, sources))
+            out.add(Task(f"group:{g.file}", "chats" if spec.chat else "group", g.name, sources,
+                         names("groups", g.name) + "/chats", size(g.chats),
+                         (("why", spec.why_no_group),)), spec.chat is not None,
+                    spec.why_no_group)
     for folder, chats in lib.orphan_chats.items():
         why = (f"their character (characters/{folder}.png) is missing from the library: "
                "import them into it by hand")
-        if spec.chat is not None:
-            tasks.append(Task(f"chats:chats/{folder}", "chats", folder, tuple(chats),
-                              names("chats-without-character", folder),
-                              sum(sizes.get(f, 0) for f in chats), (("why", why),)))
-        else:
-            dropped.append(_drop(f"chats:chats/{folder}", "chats", folder,
-                                 f"{spec.why_no_chat}, and {why}", chats))
+        out.add(Task(f"chats:chats/{folder}", "chats", folder, tuple(chats),
+                     names("chats-without-character", folder), size(chats), (("why", why),)),
+                spec.chat is not None, f"{spec.why_no_chat}, and {why}")
     if lib.orphan_group_chats:
         why = "group chats no group lists"
-        if spec.chat is not None:
-            tasks.append(Task("chats:group chats", "chats", "group chats",
-                              tuple(lib.orphan_group_chats),
-                              names("groups", "without a group"),
-                              sum(sizes.get(f, 0) for f in lib.orphan_group_chats),
-                              (("why", why),)))
-        else:
-            dropped.append(_drop("chats:group chats", "chats", "group chats",
-                                 spec.why_no_group or why, lib.orphan_group_chats))
+        out.add(Task("chats:group chats", "chats", "group chats", tuple(lib.orphan_group_chats),
+                     names("groups", "without a group"), size(lib.orphan_group_chats),
+                     (("why", why),)), spec.chat is not None, spec.why_no_group or why)
     if lib.personas and lib.settings:
-        if spec.persona is not None:
-            tasks.append(Task("personas", "personas", f"{len(lib.personas)} persona(s)",
-                              (lib.settings,), "personas"))
-        else:
-            dropped.append(_drop("personas", "personas", f"{len(lib.personas)} persona(s)",
-                                 spec.why_no_persona, [lib.settings]))
+        out.add(Task("personas", "personas", f"{len(lib.personas)} persona(s)",
+                     (lib.settings,), "personas"), spec.persona is not None, spec.why_no_persona)
     if lib.regex and lib.settings:
-        if spec.regex is not None:
-            tasks.append(Task("regex", "regex", f"{lib.regex} global regex script(s)",
-                              (lib.settings,), "regex/regex"))
-        else:
-            dropped.append(_drop("regex", "regex", f"{lib.regex} global regex script(s)",
-                                 spec.why_no_regex, [lib.settings]))
-    dropped.extend(not_carried(lib, spec))
-    return tasks, dropped
+        out.add(Task("regex", "regex", f"{lib.regex} global regex script(s)", (lib.settings,),
+                     "regex/regex"), spec.regex is not None, spec.why_no_regex)
+    _presets(lib, spec, names, out)
+    out.dropped.extend(not_carried(lib, spec))
+    return out.tasks, out.dropped
+
+
+def _characters(lib: Library, names: Names, out: Planned,
+                size: Callable[[Iterable[str]], int]) -> None:
+    """One task per card; a card with the very same bytes as an earlier one brings it its
+    chats instead."""
+    twins: set[str] = set()
+    for c in lib.characters:
+        if c.file not in twins:
+            twins.update(c.same_as)  # the later cards of the same bytes
+    for c in lib.characters:
+        if c.file in twins:
+            continue  # the same bytes as an earlier card: its chats go with that one
+        chats = [*c.chats, *(f for other in lib.characters if other.file in c.same_as
+                             for f in other.chats)]
+        out.add(Task(f"character:{c.file}", "character", c.stem, (c.file, *chats),
+                     names("characters", c.stem), size((c.file, *chats)),
+                     (("stem", c.stem), ("same_as", tuple(c.same_as)),
+                      ("sprites", tuple(c.sprites)))))
+
+
+def _presets(lib: Library, spec: Target, names: Names, out: Planned) -> None:
+    """Each preset or template of a type the app imports, as one task (``presets/<file
+    name>``: SillyTavern names a preset by its file); the types it has no place for, one
+    dropped item each, with the reason."""
+    for key, files in lib.presets.items():
+        t = BY_KEY[key]
+        if spec.preset_format(key) is None:
+            out.dropped.append(_drop(f"presets:{t.folder}", "presets",
+                                     f"{len(files)} {t.label} ({t.folder}/)",
+                                     spec.why_no_preset(t.group), files))
+            continue
+        for rel in files:
+            stem = Path(rel).stem
+            out.add(Task(f"preset:{rel}", "presets", stem, (rel,), names("presets", stem),
+                         _size(lib.root / rel), (("type", key),)))
 
 
 def world_tasks(lib: Library, spec: Target, carried: Iterable[str], names: Names
                 ) -> tuple[list[Task], list[Item]]:
     """The worlds no card carried, each as a standalone book (or dropped, with the reason)."""
     done = set(carried)
-    tasks: list[Task] = []
-    dropped: list[Item] = []
+    out = Planned()
     for w in lib.worlds:
-        if w.name in done:
-            continue
-        if spec.book is not None:
-            tasks.append(Task(f"world:{w.file}", "world", w.name, (w.file,),
-                              names("lorebooks", w.name), w.size))
-        else:
-            dropped.append(_drop(f"world:{w.file}", "world", w.name, spec.why_no_book,
-                                 [w.file]))
-    return tasks, dropped
+        if w.name not in done:
+            out.add(Task(f"world:{w.file}", "world", w.name, (w.file,),
+                         names("lorebooks", w.name), w.size), spec.book is not None,
+                    spec.why_no_book)
+    return out.tasks, out.dropped
 
 
 def not_carried(lib: Library, spec: Target) -> list[Item]:
-    """Quick replies, presets and templates, themes, SillyTavern's own folders, secrets and
-    unknown files: named, grouped, with the reason."""
+    """Quick replies, themes, SillyTavern's own folders, secrets and unknown files: named,
+    grouped, with the reason."""
     app = spec.label
     out: list[Item] = []
     if lib.quick_replies:
         out.append(_drop("quick_replies", "quick_replies",
                          f"{len(lib.quick_replies)} quick-reply set(s)",
                          NOT_CARRIED["quick_replies"].format(app=app), lib.quick_replies))
-    for folder, files in lib.presets.items():
-        out.append(_drop(f"presets:{folder}", "presets",
-                         f"{len(files)} {PRESET_FOLDERS[folder]} ({folder}/)",
-                         NOT_CARRIED["presets"], files))
     if lib.themes:
         out.append(_drop("themes", "themes", f"{len(lib.themes)} theme(s)",
                          NOT_CARRIED["themes"].format(app=app), lib.themes))
@@ -175,65 +182,79 @@ def _drop(id: str, kind: ItemKind, name: str, reason: str, files: Iterable[str])
 
 def _sizes(lib: Library) -> dict[str, int]:
     """Bytes of every card and chat, to hand the largest work out first."""
-    import os
-
     out: dict[str, int] = {}
     for c in lib.characters:
         out[c.file] = c.size
-        for f in c.chats:
-            try:
-                out[f] = os.stat(lib.root / f).st_size
-            except OSError:
-                out[f] = 0
+        out.update((f, _size(lib.root / f)) for f in c.chats)
     for g in lib.groups:
-        for f in g.chats:
-            out[f] = os.stat(lib.root / f).st_size
+        out.update((f, _size(lib.root / f)) for f in g.chats)
     return out
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def plan_exports(root: Path, out: Path, jobs: int, force: bool, options: dict[str, Any],
                  reg: Registry) -> Move:
     """The move of a folder of exports into a SillyTavern data folder at ``out``."""
-    from .exports import _place, _quiet, scan_exports
+    from .exports import place, scan_exports
     from .run import Move
     from .steps import Context
     from .targets import TARGETS
 
     lib = scan_exports(root, jobs=jobs, registry=reg)
-    cards, orphans, worlds = _place(_quiet(lib))
-    tasks: list[Task] = []
-    dropped: list[Item] = []
+    placed = place(lib)
+    planned = Planned()
     size = {e.file: e.size for e in lib.exports}
-    for c in cards:
-        tasks.append(Task(f"character:{c.file}#{c.index}", "character", c.name,
-                          (c.file, *c.chats), f"characters/{c.stem}",
-                          size[c.file] + sum(size[f] for f in c.chats),
-                          (("index", c.index), ("stem", c.stem), ("world", c.world),
-                           ("twins", tuple(c.twins)))))
-    for folder, chats in orphans.items():
-        tasks.append(Task(f"chats:{folder}", "chats", folder, tuple(chats), f"chats/{folder}",
-                          sum(size[f] for f in chats)))
+    folders: dict[str, set[str]] = {}
+    for c in placed.cards:
+        planned.add(Task(f"character:{c.file}#{c.index}", "character", c.name,
+                         (c.file, *c.chats), f"characters/{c.stem}",
+                         size[c.file] + sum(size[f] for f in c.chats),
+                         (("index", c.index), ("stem", c.stem), ("world", c.world),
+                          ("twins", tuple(c.twins)))))
+    for folder, chats in placed.orphans.items():
+        planned.add(Task(f"chats:{folder}", "chats", folder, tuple(chats), f"chats/{folder}",
+                         sum(size[f] for f in chats)))
     for e in lib.exports:
         if e.kind == "lorebook":
-            tasks.append(Task(f"world:{e.file}", "world", worlds[e.file], (e.file,),
-                              f"worlds/{worlds[e.file]}", e.size))
+            name = placed.worlds[e.file]
+            planned.add(Task(f"world:{e.file}", "world", name, (e.file,), f"worlds/{name}",
+                             e.size))
+        elif e.kind == "preset":
+            planned.add(_preset_export(e, folders), bool(e.parts),
+                        "it states nothing SillyTavern keeps in a preset")
         elif e.kind == "module":
-            dropped.append(Item(f"file:{e.file}", "file", e.file, status="dropped",
-                                reason="SillyTavern has no modules: take its lorebook out with "
-                                       "'bunzai lorebook extract' and its scripts with "
-                                       "'bunzai convert --to regex'",
-                                sources={e.file: ""}))
+            planned.add(Task(f"file:{e.file}", "file", e.file, (e.file,), ""), False,
+                        "SillyTavern has no modules: take its lorebook out with 'bunzai "
+                        "lorebook extract' and its scripts with 'bunzai convert --to regex'")
         elif e.error:
-            dropped.append(Item(f"file:{e.file}", "file", e.file, status="failed",
-                                error=e.error, exit_code=e.exit_code, sources={e.file: ""}))
-    personas = [e.file for e in lib.exports if e.kind == "persona"]
-    if personas:
-        tasks.append(Task("personas", "personas", f"{len(personas)} persona file(s)",
-                          tuple(personas), "personas"))
-    regex = [e.file for e in lib.exports if e.kind == "regex"]
-    if regex:
-        tasks.append(Task("regex", "regex", f"{len(regex)} regex file(s)", tuple(regex),
-                          "regex"))
+            planned.dropped.append(Item(f"file:{e.file}", "file", e.file, status="failed",
+                                        error=e.error, exit_code=e.exit_code,
+                                        sources={e.file: ""}))
+    kinds: tuple[tuple[ItemKind, str], ...] = (("personas", "persona"), ("regex", "regex"))
+    for kind, what in kinds:
+        files = tuple(e.file for e in lib.exports if e.kind == what)
+        if files:
+            planned.add(Task(kind, kind, f"{len(files)} {what} file(s)", files, kind))
     ctx = Context(str(root), str(out), "sillytavern", tuple(sorted(options.items())),
                   force=force)
-    return Move(lib, TARGETS["sillytavern"], out, ctx, tasks, dropped, jobs, reg)
+    return Move(lib, TARGETS["sillytavern"], out, ctx, planned.tasks, planned.dropped, jobs,
+                reg)
+
+
+def _preset_export(e: ExportEntry, used: dict[str, set[str]]) -> Task:
+    """A preset of a folder of exports: each of its parts in its SillyTavern folder, named
+    after the part, numbered ``<name> (2)`` when taken (SillyTavern names a preset by its file)."""
+    from .exports import sanitize
+
+    outs = tuple((key, f"{BY_KEY[key].folder}/" + unique(sanitize(name) or "preset",
+                                                        used.setdefault(key, set()),
+                                                        "{name} ({n})"))
+                 for key, name in e.parts)
+    return Task(f"preset:{e.file}", "presets", e.names[0] if e.names else e.file, (e.file,),
+                "", e.size, (("parts", outs), ("format", e.format)))

@@ -23,6 +23,7 @@ from ...errors import UsageError
 from . import report
 from .items import STATUSES, Item, Task
 from .pool import Pool, flush
+from .scan import load_json
 from .steps import Context, sha256_file
 from .work import run_task, warm
 
@@ -58,7 +59,7 @@ class Previous:
         self.interrupted = False
         if force:
             return
-        data = _load(out / MANIFEST)
+        data = load_json(out / MANIFEST)
         if isinstance(data, dict) and isinstance(data.get("items"), dict):
             self.items.update(data["items"])
         journal = out / JOURNAL
@@ -104,13 +105,6 @@ class Previous:
             item.notes = [*item.notes, f"{UNCHANGED} ({item.status})"]
         item.status = "unchanged"
         return item
-
-
-def _load(path: Path) -> Any:
-    try:
-        return json.loads(path.read_bytes())
-    except (OSError, ValueError):
-        return None
 
 
 class Move:

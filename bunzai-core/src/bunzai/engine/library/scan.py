@@ -34,22 +34,14 @@ from typing import Any
 
 from ...errors import UsageError
 from .model import CharacterEntry, GroupEntry, Library, PersonaEntry, Problem, WorldEntry
+from .presets import PRESET_TYPES
 
 CHARACTERS, CHATS, GROUPS, GROUP_CHATS = "characters", "chats", "groups", "group chats"
 WORLDS, AVATARS, SETTINGS = "worlds", "User Avatars", "settings.json"
 QUICK_REPLIES, THEMES = "QuickReplies", "themes"
 
-PRESET_FOLDERS: dict[str, str] = {
-    "TextGen Settings": "text-completion presets (Text Generation WebUI)",
-    "KoboldAI Settings": "text-completion presets (KoboldAI)",
-    "NovelAI Settings": "text-completion presets (NovelAI)",
-    "OpenAI Settings": "chat-completion presets",
-    "instruct": "instruct templates",
-    "context": "context templates",
-    "sysprompt": "system prompts",
-    "reasoning": "reasoning templates",
-}
-"""SillyTavern's preset and template folders, and what each holds."""
+PRESET_FOLDERS = tuple(t.folder for t in PRESET_TYPES)
+"""SillyTavern's preset and template folders (:mod:`.presets`)."""
 
 OTHER_FOLDERS: dict[str, str] = {
     "backgrounds": "chat backgrounds: SillyTavern's own, no other app imports them",
@@ -66,9 +58,14 @@ OTHER_FOLDERS: dict[str, str] = {
 SECRET_FILES = ("secrets.json", "cookie-secret.txt")
 """Files that hold keys (API keys; the session-cookie secret).  Never read, never copied."""
 
-_SECRET_WORDS = ("apikey", "api_key", "password", "secret", "token_key", "_auth", "cookie")
-_SECRET_PLACES = ("oai_settings.reverse_proxy",)
-"""A proxy URL can embed credentials: named, never copied (settings.json is never copied)."""
+_SECRET_WORDS = ("apikey", "api_key", "password", "secret", "token_key", "_auth", "cookie",
+                 "reverse_proxy")
+"""Keys holding a secret (a proxy URL can embed credentials); a ``…_mode`` key holds a choice
+(``vertexai_auth_mode``), never one."""
+
+_KNOWN = frozenset({CHARACTERS, CHATS, GROUPS, GROUP_CHATS, WORLDS, AVATARS, SETTINGS,
+                    QUICK_REPLIES, THEMES, *PRESET_FOLDERS, *OTHER_FOLDERS, *SECRET_FILES})
+"""Every name of the layout at the library's root."""
 
 _IMAGES = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".avif")
 
@@ -103,7 +100,8 @@ def _files(folder: Path) -> Iterator[Path]:
             yield p
 
 
-def _load_json(path: Path) -> Any:
+def load_json(path: Path) -> Any:
+    """A JSON file's value, or None when it is missing or not JSON."""
     try:
         return json.loads(path.read_bytes())
     except (OSError, ValueError):
@@ -111,47 +109,69 @@ def _load_json(path: Path) -> Any:
 
 
 def scan_sillytavern(root: Path) -> Library:
-    """The library in a SillyTavern user-data folder (``data/<user>/``)."""
+    """The library in a SillyTavern user-data folder (``data/<user>/``), read part by part as
+    SillyTavern lays it out."""
     lib = Library(root=root, layout="sillytavern")
+    settings = _settings(lib)
+    by_stem, sprite_dirs = _characters(lib)
+    _chats(lib, by_stem)
+    _worlds(lib, settings, by_stem)
+    _sprites(lib, settings, sprite_dirs)
+    _groups(lib)
+    _personas(lib, settings)
+    _the_rest(lib, settings)
+    _duplicates(lib)
+    return lib
 
-    def rel(p: Path) -> str:
-        return p.relative_to(root).as_posix()
 
-    settings = _load_json(root / SETTINGS) if (root / SETTINGS).is_file() else None
-    if (root / SETTINGS).is_file():
-        lib.settings = SETTINGS
-        if not isinstance(settings, Mapping):
-            lib.problems.append(Problem("unreadable", SETTINGS, "not a JSON object"))
-            settings = None
-    settings = settings or {}
-    known = {CHARACTERS, CHATS, GROUPS, GROUP_CHATS, WORLDS, AVATARS, SETTINGS, QUICK_REPLIES,
-             THEMES, *PRESET_FOLDERS, *OTHER_FOLDERS, *SECRET_FILES}
+def _rel(lib: Library, p: Path) -> str:
+    return p.relative_to(lib.root).as_posix()
 
-    # characters and their chats
+
+def _settings(lib: Library) -> Mapping[str, Any]:
+    """``settings.json`` as a mapping (empty when missing; a problem when it is no object)."""
+    path = lib.root / SETTINGS
+    if not path.is_file():
+        return {}
+    lib.settings = SETTINGS
+    settings = load_json(path)
+    if not isinstance(settings, Mapping):
+        lib.problems.append(Problem("unreadable", SETTINGS, "not a JSON object"))
+        return {}
+    return settings
+
+
+def _characters(lib: Library) -> tuple[dict[str, CharacterEntry], dict[str, Path]]:
+    """The cards of ``characters/`` (by avatar stem) and its folders (sprites, by name)."""
     by_stem: dict[str, CharacterEntry] = {}
     sprite_dirs: dict[str, Path] = {}
-    cdir = root / CHARACTERS
+    cdir = lib.root / CHARACTERS
     for p in sorted(cdir.iterdir(), key=lambda p: p.name) if cdir.is_dir() else []:
         if p.name.startswith("."):
             continue
         if p.is_dir():
             sprite_dirs[p.name] = p
         elif p.name.endswith(".png"):
-            entry = CharacterEntry(rel(p), p.name.replace(".png", "", 1), p.stat().st_size)
+            entry = CharacterEntry(_rel(lib, p), p.name.replace(".png", "", 1), p.stat().st_size)
             lib.characters.append(entry)
             by_stem[entry.stem] = entry
         else:
-            lib.unknown.append(rel(p))
-            lib.problems.append(Problem("unknown-file", rel(p), "SillyTavern lists only .png "
-                                        "files in characters/"))
-    chat_root = root / CHATS
+            lib.unknown.append(_rel(lib, p))
+            lib.problems.append(Problem("unknown-file", _rel(lib, p), "SillyTavern lists "
+                                        "only .png files in characters/"))
+    return by_stem, sprite_dirs
+
+
+def _chats(lib: Library, by_stem: Mapping[str, CharacterEntry]) -> None:
+    """Each chat folder given to its card by name; a folder without one is a problem."""
+    chat_root = lib.root / CHATS
     for folder in sorted(chat_root.iterdir(), key=lambda p: p.name) if chat_root.is_dir() else []:
         if not folder.is_dir():
             if not folder.name.startswith("."):
-                lib.unknown.append(rel(folder))
+                lib.unknown.append(_rel(lib, folder))
             continue
-        chats = [rel(f) for f in _files(folder) if f.suffix == ".jsonl"]
-        lib.unknown.extend(rel(f) for f in _files(folder) if f.suffix != ".jsonl")
+        chats = [_rel(lib, f) for f in _files(folder) if f.suffix == ".jsonl"]
+        lib.unknown.extend(_rel(lib, f) for f in _files(folder) if f.suffix != ".jsonl")
         owner = by_stem.get(folder.name)
         if owner is not None:
             owner.chats = chats
@@ -162,14 +182,16 @@ def scan_sillytavern(root: Path) -> Library:
                 f"{len(chats)} chat(s) whose character ({CHARACTERS}/{folder.name}.png) is "
                 "missing"))
 
-    # worlds and their links
-    for p in _files(root / WORLDS):
+
+def _worlds(lib: Library, settings: Mapping[str, Any],
+            by_stem: Mapping[str, CharacterEntry]) -> None:
+    """The books of ``worlds/``, the global selection and each card's extra books."""
+    for p in _files(lib.root / WORLDS):
         if p.suffix == ".json":
-            lib.worlds.append(WorldEntry(rel(p), p.stem, p.stat().st_size))
+            lib.worlds.append(WorldEntry(_rel(lib, p), p.stem, p.stat().st_size))
         else:
-            lib.unknown.append(rel(p))
+            lib.unknown.append(_rel(lib, p))
     wi = _world_settings(settings)
-    names = {w.name for w in lib.worlds}
     selected = wi.get("globalSelect")
     for name in selected if isinstance(selected, list) else []:
         w = lib.world(str(name))
@@ -183,52 +205,56 @@ def scan_sillytavern(root: Path) -> Library:
         if not isinstance(item, Mapping):
             continue
         stem, books = str(item.get("name", "")), item.get("extraBooks")
-        books = [str(b) for b in books] if isinstance(books, list) else []
         owner = by_stem.get(stem)
         if owner is None:
             lib.problems.append(Problem("broken-link", SETTINGS, "world_info.charLore adds "
                                         f"books to a character that is missing: {stem}"))
             continue
-        owner.extra_books = books
-        for b in books:
-            if b not in names:
+        owner.extra_books = [str(b) for b in books] if isinstance(books, list) else []
+        for b in owner.extra_books:
+            if lib.world(b) is None:
                 lib.problems.append(Problem("broken-link", owner.file,
                                             f"extra book {b!r} (world_info.charLore) is missing"))
             else:
                 _link(lib, b, owner.file)
 
-    # sprites: by character name, or the override for the avatar (read with the cards)
-    lib_sprites = {name: [rel(f) for f in _files(d) if f.suffix.lower() in _IMAGES]
-                   for name, d in sprite_dirs.items()}
+
+def _sprites(lib: Library, settings: Mapping[str, Any], sprite_dirs: Mapping[str, Path]
+             ) -> None:
+    """Sprite folders' images; a card gets the folder ``expressionOverrides`` names for it
+    here, the one named after it once it is read (:func:`attach_sprites`)."""
+    lib.sprite_folders = {name: [_rel(lib, f) for f in _files(d) if f.suffix.lower() in _IMAGES]
+                          for name, d in sprite_dirs.items()}
     overrides = _expression_overrides(settings)
     for c in lib.characters:
         override = overrides.get(c.stem)
-        if override and override in lib_sprites:
-            c.sprites = lib_sprites[override]
-    lib.sprite_folders = lib_sprites
+        if override and override in lib.sprite_folders:
+            c.sprites = lib.sprite_folders[override]
 
-    # groups
-    group_chat_files = {f.stem: rel(f) for f in _files(root / GROUP_CHATS) if f.suffix == ".jsonl"}
+
+def _groups(lib: Library) -> None:
+    """Groups, their members and chats; a group chat no group lists is a problem."""
+    group_chat_files = {f.stem: _rel(lib, f) for f in _files(lib.root / GROUP_CHATS)
+                        if f.suffix == ".jsonl"}
+    stems = {c.file.removeprefix(f"{CHARACTERS}/") for c in lib.characters}
     claimed: set[str] = set()
-    for p in _files(root / GROUPS):
+    for p in _files(lib.root / GROUPS):
         if p.suffix != ".json":
-            lib.unknown.append(rel(p))
+            lib.unknown.append(_rel(lib, p))
             continue
-        data = _load_json(p)
+        data = load_json(p)
         if not isinstance(data, Mapping):
-            lib.problems.append(Problem("unreadable", rel(p), "not a JSON object"))
+            lib.problems.append(Problem("unreadable", _rel(lib, p), "not a JSON object"))
             continue
         members = [str(m) for m in data.get("members") or [] if isinstance(m, str)]
-        chat_ids = [str(c) for c in data.get("chats") or [] if isinstance(c, str | int)]
-        g = GroupEntry(rel(p), str(data.get("id") or p.stem), str(data.get("name") or p.stem),
-                       members)
-        for cid in chat_ids:
+        g = GroupEntry(_rel(lib, p), str(data.get("id") or p.stem),
+                       str(data.get("name") or p.stem), members)
+        for cid in (str(c) for c in data.get("chats") or [] if isinstance(c, str | int)):
             if cid in group_chat_files:
                 g.chats.append(group_chat_files[cid])
                 claimed.add(cid)
             else:
                 g.missing_chats.append(cid)
-        stems = {c.file.removeprefix(f"{CHARACTERS}/") for c in lib.characters}
         g.missing_members = [m for m in members if m not in stems]
         for m in g.missing_members:
             lib.problems.append(Problem("broken-link", g.file, f"member {m} is missing"))
@@ -237,49 +263,50 @@ def scan_sillytavern(root: Path) -> Library:
     for f in lib.orphan_group_chats:
         lib.problems.append(Problem("missing-group", f, "a group chat no group lists"))
 
-    # personas
-    lib.persona_images = [rel(f) for f in _files(root / AVATARS)]
+
+def _personas(lib: Library, settings: Mapping[str, Any]) -> None:
+    """The personas of ``settings.json`` and the images of ``User Avatars/``."""
+    lib.persona_images = [_rel(lib, f) for f in _files(lib.root / AVATARS)]
     power = settings.get("power_user")
     power = power if isinstance(power, Mapping) else {}
     personas = power.get("personas")
-    personas = personas if isinstance(personas, Mapping) else {}
     default = power.get("default_persona")
-    for avatar, name in personas.items():
+    for avatar, name in personas.items() if isinstance(personas, Mapping) else ():
         image = f"{AVATARS}/{avatar}"
-        has = (root / image).is_file()
+        has = (lib.root / image).is_file()
         lib.personas.append(PersonaEntry(str(avatar), str(name), image if has else None,
                                          avatar == default))
         if not has:
             lib.problems.append(Problem("broken-link", SETTINGS, f"persona {name!r}: its "
                                         f"image {image} is missing"))
 
-    # regex, quick replies, presets, themes, the rest
+
+def _the_rest(lib: Library, settings: Mapping[str, Any]) -> None:
+    """Regex, quick replies, presets, themes, SillyTavern's own folders, secrets (by name)
+    and every file bunzai does not know."""
+    root = lib.root
     ext = settings.get("extension_settings")
     regex = ext.get("regex") if isinstance(ext, Mapping) else None
     lib.regex = len(regex) if isinstance(regex, list) else 0
-    lib.quick_replies = [rel(f) for f in _files(root / QUICK_REPLIES)]
-    lib.themes = [rel(f) for f in _files(root / THEMES)]
-    for name in PRESET_FOLDERS:
-        found = [rel(f) for f in _walk(root / name)]
+    lib.quick_replies = [_rel(lib, f) for f in _files(root / QUICK_REPLIES)]
+    lib.themes = [_rel(lib, f) for f in _files(root / THEMES)]
+    for t in PRESET_TYPES:
+        found = [_rel(lib, f) for f in _walk(root / t.folder)]
         if found:
-            lib.presets[name] = found
+            lib.presets[t.key] = found
     for name in OTHER_FOLDERS:
-        found = [rel(f) for f in _walk(root / name)]
+        found = [_rel(lib, f) for f in _walk(root / name)]
         if found:
             lib.other[name] = found
-    for name in SECRET_FILES:
-        if (root / name).exists():
-            lib.secrets.append(name)
+    lib.secrets = [name for name in SECRET_FILES if (root / name).exists()]
     lib.secrets.extend(f"{SETTINGS}: {path}" for path in secret_keys(settings))
     for p in sorted(root.iterdir(), key=lambda p: p.name):
-        if p.name not in known and not p.name.startswith("."):
-            lib.unknown.extend(rel(f) for f in ([p] if p.is_file() else _walk(p)))
+        if p.name not in _KNOWN and not p.name.startswith("."):
+            lib.unknown.extend(_rel(lib, f) for f in ([p] if p.is_file() else _walk(p)))
     for f in lib.unknown:
         if not any(pr.path == f for pr in lib.problems):
             lib.problems.append(Problem("unknown-file", f, "not a file of SillyTavern's "
                                         "layout that bunzai knows"))
-    _duplicates(lib)
-    return lib
 
 
 def attach_sprites(lib: Library) -> None:
@@ -323,18 +350,6 @@ def _world_settings(settings: Mapping[str, Any]) -> Mapping[str, Any]:
     return wi if isinstance(wi, Mapping) else {}
 
 
-def world_links(root: Path) -> tuple[list[str], dict[str, list[str]]]:
-    """(globally selected worlds, extra books by avatar stem) of a library's settings.json."""
-    data = _load_json(root / SETTINGS) if (root / SETTINGS).is_file() else None
-    wi = _world_settings(data) if isinstance(data, Mapping) else {}
-    sel = wi.get("globalSelect")
-    lore: dict[str, list[str]] = {}
-    for item in wi.get("charLore") or []:
-        if isinstance(item, Mapping) and isinstance(item.get("extraBooks"), list):
-            lore[str(item.get("name", ""))] = [str(b) for b in item["extraBooks"]]
-    return [str(s) for s in sel] if isinstance(sel, list) else [], lore
-
-
 def _expression_overrides(settings: Mapping[str, Any]) -> dict[str, str]:
     ext = settings.get("extension_settings")
     found = ext.get("expressionOverrides") if isinstance(ext, Mapping) else None
@@ -343,8 +358,8 @@ def _expression_overrides(settings: Mapping[str, Any]) -> dict[str, str]:
 
 
 def secret_keys(settings: Mapping[str, Any]) -> list[str]:
-    """Paths of settings.json values that hold a secret (an API key, a password, a proxy with
-    credentials): named in the report, never copied."""
+    """Paths of the values of settings.json (or of a preset's settings) that hold a secret (an
+    API key, a password, a proxy with credentials): named in the report, never copied."""
     found: list[str] = []
 
     def walk(value: Any, path: str) -> None:
@@ -356,7 +371,7 @@ def secret_keys(settings: Mapping[str, Any]) -> list[str]:
                 walk(v, f"{path}[{i}]")
         elif isinstance(value, str) and value.strip() and value != "None":
             low = path.rsplit(".", 1)[-1].lower()
-            if any(w in low for w in _SECRET_WORDS) or path in _SECRET_PLACES:
+            if any(w in low for w in _SECRET_WORDS) and not low.endswith("_mode"):
                 found.append(path)
 
     walk(settings, "")

@@ -5,14 +5,14 @@ and keep its loss report small."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConversionRefused
 from ...loss.report import LossReport
-from .items import Item
+from .items import Item, Task
 from .targets import TARGETS, Target
 
 if TYPE_CHECKING:
@@ -63,6 +63,13 @@ class _Out:
             self.files.append((name, f))
         self.loss.extend(written.loss, prefix)
 
+    @classmethod
+    def of(cls, stem: str, written: Any) -> _Out:
+        """The files of an item that is one write."""
+        out = cls()
+        out.add(stem, written)
+        return out
+
 
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
@@ -80,9 +87,14 @@ def _hashing(parts: Iterable[Any], h: Any, size: list[int]) -> Iterator[Any]:
         yield part
 
 
-def _save(item: Item, out: _Out, ctx: Context) -> None:
-    """Write the item's files (atomically), each recorded with its hash; refused whole when one
-    is in the way (a file this move did not write before, without ``force``)."""
+Work = Callable[[Task, Context, "Registry", Item], _Out]
+"""What one kind of item does: read its sources into the item, and gather its files."""
+
+
+def save(item: Item, out: _Out, ctx: Context) -> None:
+    """Write the item's files (atomically), each recorded with its hash, and its status from
+    their loss; refused whole when one is in the way (a file this move did not write before,
+    without ``force``)."""
     from ...io.outputs import make_folder, write_atomic
 
     root = Path(ctx.out)
@@ -97,13 +109,8 @@ def _save(item: Item, out: _Out, ctx: Context) -> None:
         h, size = hashlib.sha256(), [0]
         write_atomic(path, _hashing(f.parts, h, size), force=True, durable=False)
         item.outputs[rel] = {"sha256": h.hexdigest(), "size": size[0]}
-
-
-def _finish(item: Item, out: _Out) -> Item:
-    loss = out.loss
-    item.loss = summarize(loss)
-    item.status = "approximated" if loss else "written"
-    return item
+    item.loss = summarize(out.loss)
+    item.status = "approximated" if out.loss else "written"
 
 
 def summarize(loss: LossReport) -> dict[str, Any]:
@@ -133,17 +140,57 @@ def _write(entities: Sequence[Any], fmt: str, registry: Registry, options: Any =
     return write_entities(entities, fmt, options, registry=registry)
 
 
+def without_secrets(entity: Any, out: _Out) -> Any:
+    """``entity`` with every secret of its app data (a proxy password, an API key: the keys
+    :func:`.scan.secret_keys` names) emptied, each reported as dropped: SillyTavern saves its
+    connection settings in a chat-completion preset, and a move copies no secret."""
+    from .scan import secret_keys
+
+    app_data: dict[str, Any] = {}
+    for ns, data in entity.app_data.items():
+        found = secret_keys(data) if isinstance(data, dict) else []
+        app_data[ns] = _emptied(data, found)
+        for path in found:
+            out.loss.dropped(f"app_data.{ns}.{path}", "a secret: never copied")
+    return entity.model_copy(update={"app_data": app_data}) if app_data != entity.app_data \
+        else entity
+
+
+def _emptied(data: Any, paths: Sequence[str]) -> Any:
+    """A copy of ``data`` whose values at the top-level keys ``paths`` name are empty text
+    (deeper secrets empty the whole top-level value, which holds them)."""
+    if not paths:
+        return data
+    tops = {p.split(".", 1)[0].split("[", 1)[0] for p in paths}
+    return {k: ("" if isinstance(v, str) else None) if k in tops else v for k, v in data.items()}
+
+
+def read_all(ctx: Context, rels: Iterable[str], item: Item, registry: Registry) -> list[Any]:
+    """The entities of every file of ``rels``, in order."""
+    return [e for rel in rels for e in _read(ctx, rel, item, registry)]
+
+
+def write_chats(out: _Out, folder: str, rels: Sequence[str], fmt: str, ctx: Context,
+                item: Item, registry: Registry, name: Callable[[str], str]) -> None:
+    """Each chat file of ``rels`` written as ``fmt`` in ``folder``, named after its file
+    (``name`` makes it safe), unique in the folder."""
+    used: set[str] = set()
+    for i, rel in enumerate(rels):
+        chat = _read(ctx, rel, item, registry)[0]
+        out.add(f"{folder}/{unique(name(Path(rel).stem), used)}",
+                _write([chat], fmt, registry), f"chats[{i}].")
+
+
 def _safe(name: str) -> str:
     from ...io.outputs import safe_name
     return safe_name(name)
 
 
-def _unique(name: str, used: set[str]) -> str:
-    cand, n = name, 2
+def unique(name: str, used: set[str], pattern: str = "{name}-{n}", first: int = 2) -> str:
+    """``name``, or ``pattern`` numbered from ``first`` until it is not in ``used`` (compared
+    case-insensitively, as file systems and the apps compare names); marked used."""
+    cand, n = name, first
     while cand.casefold() in used:
-        cand, n = f"{name}-{n}", n + 1
+        cand, n = pattern.format(name=name, n=n), n + 1
     used.add(cand.casefold())
     return cand
-
-
-# -- the rest -------------------------------------------------------------------------------------

@@ -18,14 +18,16 @@ from ...loss.report import LossReport
 from .items import Item, Task
 from .steps import (
     Context,
-    _finish,
+    Work,
     _Out,
     _read,
     _safe,
-    _save,
-    _unique,
     _write,
+    save,
     sha256_file,
+    unique,
+    without_secrets,
+    write_chats,
 )
 
 if TYPE_CHECKING:
@@ -40,8 +42,8 @@ def run_task(task: Task, ctx: Context, registry: Registry) -> Item:
             from . import to_sillytavern
             work = to_sillytavern.WORK[task.kind]
         else:
-            work = _WORK[task.kind]
-        work(task, ctx, registry, item)
+            work = WORK[task.kind]
+        save(item, work(task, ctx, registry, item), ctx)
     except BunzaiError as exc:
         item.status, item.error, item.exit_code = "failed", exc.message, exc.exit_code
     except Exception as exc:  # one bad item never stops a move
@@ -89,15 +91,10 @@ def _book(ctx: Context, name: str, item: Item, registry: Registry) -> Any | None
     return book
 
 
-def _chat_name(rel: str) -> str:
-    from ...io.outputs import safe_name
-    return safe_name(Path(rel).stem)
-
-
 # -- a character ----------------------------------------------------------------------------------
 
 
-def _character(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+def _character(task: Task, ctx: Context, reg: Registry, item: Item) -> _Out:
     spec = ctx.spec
     card_file = task.sources[0]
     ch = _read(ctx, card_file, item, reg)[0]
@@ -145,13 +142,8 @@ def _character(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
                     out.loss.dropped(f"chats[{i}]", spec.why_no_chat)
                     item.sources[rel] = sha256_file(Path(ctx.root) / rel)
         else:
-            used: set[str] = set()
-            for i, rel in enumerate(chats):
-                chat = _read(ctx, rel, item, reg)[0]
-                name = _unique(_chat_name(rel), used)
-                out.add(f"{folder}/chats/{name}", _write([chat], spec.chat, reg), f"chats[{i}].")
-    _save(item, out, ctx)
-    _finish(item, out)
+            write_chats(out, f"{folder}/chats", chats, spec.chat, ctx, item, reg, _safe)
+    return out
 
 
 def _card_with_chats(ch: Any, chats: list[str], ctx: Context, reg: Registry, item: Item,
@@ -197,22 +189,20 @@ def _with_sprites(ch: Any, ctx: Context, item: Item, named: Sequence[str] = ()) 
     return ch.model_copy(update={"assets": assets})
 
 
-def _world(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+def _world(task: Task, ctx: Context, reg: Registry, item: Item) -> _Out:
     spec = ctx.spec
     book = _read(ctx, task.sources[0], item, reg)[0]
     if not book.name:
         book = book.model_copy(update={"name": task.name})
     assert spec.book is not None
-    out = _Out()
-    out.add(f"{task.out}", _write([book], spec.book, reg))
+    out = _Out.of(task.out, _write([book], spec.book, reg))
     if task.name in ctx.global_worlds:
         item.notes.append(f"active in every chat in SillyTavern (global): turn it on in "
                           f"{spec.label} after importing it")
-    _save(item, out, ctx)
-    _finish(item, out)
+    return out
 
 
-def _personas(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+def _personas(task: Task, ctx: Context, reg: Registry, item: Item) -> _Out:
     from ...io.containers.media import sniff_media
     from ...model import Asset
 
@@ -229,43 +219,35 @@ def _personas(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
             media, ext = sniff_media(data)
             p = p.model_copy(update={"avatar": Asset(type="icon", name="main", ext=ext,
                                                      media_type=media, data=data)})
-        name = _unique(_safe(p.name or p.avatar_id or str(i + 1)), used)
+        name = unique(_safe(p.name or p.avatar_id or str(i + 1)), used)
         out.add(f"{task.out}/{name}", _write([p], spec.persona, reg), f"personas[{i}].")
-    _save(item, out, ctx)
-    _finish(item, out)
+    return out
 
 
-def _regex(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+def _regex(task: Task, ctx: Context, reg: Registry, item: Item) -> _Out:
     spec = ctx.spec
     assert spec.regex is not None
     scripts = _read(ctx, task.sources[0], item, reg, from_format="sillytavern-regex")
-    out = _Out()
-    out.add(f"{task.out}", _write(scripts, spec.regex, reg))
-    _save(item, out, ctx)
-    _finish(item, out)
+    return _Out.of(task.out, _write(scripts, spec.regex, reg))
 
 
-def _chats_only(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+def _chats_only(task: Task, ctx: Context, reg: Registry, item: Item) -> _Out:
     """Chats without a card to go into (a group's, or a folder whose card is missing), as the
     target's chat files."""
     spec = ctx.spec
     assert spec.chat is not None
     out = _Out()
-    used: set[str] = set()
-    for i, rel in enumerate(task.sources):
-        if not rel.endswith(".jsonl"):
+    for rel in task.sources:
+        if not rel.endswith(".jsonl"):  # the group's own file
             item.sources[rel] = sha256_file(Path(ctx.root) / rel)
-            continue
-        chat = _read(ctx, rel, item, reg)[0]
-        out.add(f"{task.out}/{_unique(_chat_name(rel), used)}",
-                _write([chat], spec.chat, reg), f"chats[{i}].")
+    write_chats(out, task.out, [r for r in task.sources if r.endswith(".jsonl")], spec.chat,
+                ctx, item, reg, _safe)
     if task.param("why"):
         item.notes.append(task.param("why"))
-    _save(item, out, ctx)
-    _finish(item, out)
+    return out
 
 
-def _group(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
+def _group(task: Task, ctx: Context, reg: Registry, item: Item) -> _Out:
     """A group as one Voxta package: its members, and a scenario casting each of them."""
     import uuid
 
@@ -302,9 +284,27 @@ def _group(task: Task, ctx: Context, reg: Registry, item: Item) -> None:
     item.notes.append(f"one package casting {len(members)} character(s) in a scenario named "
                       f"{task.name!r}")
     item.sources[task.sources[0]] = sha256_file(Path(ctx.root) / task.sources[0])
-    _save(item, out, ctx)
-    _finish(item, out)
+    return out
 
 
-_WORK = {"character": _character, "world": _world, "personas": _personas, "regex": _regex,
-         "chats": _chats_only, "group": _group}
+def _preset(task: Task, ctx: Context, reg: Registry, item: Item) -> _Out:
+    """A preset or template, read as its folder's format, written as the one the app
+    imports."""
+    from .presets import BY_KEY
+
+    spec = ctx.spec
+    fmt = spec.preset_format(task.param("type"))
+    assert fmt is not None
+    preset = _read(ctx, task.sources[0], item, reg,
+                   from_format=BY_KEY[task.param("type")].format)[0]
+    item.name = preset.name or task.name
+    item.notes.append(spec.preset_note)
+    out = _Out()
+    out.add(task.out, _write([without_secrets(preset, out)], fmt, reg))
+    return out
+
+
+WORK: dict[str, Work] = {"character": _character, "world": _world, "personas": _personas,
+                         "regex": _regex, "chats": _chats_only, "group": _group,
+                         "presets": _preset}
+"""The work of each item kind into every app but SillyTavern."""
