@@ -365,21 +365,6 @@ OPENAI = Table((
 """A chat-completion preset (``OpenAI Settings/<name>.json``) but its prompt list, which
 :mod:`.stprompts` reads.  Connection settings (source, models, proxy) are app data."""
 
-def _position(x: Any) -> str:
-    if is_int(x) and x in (0, 1):
-        return ("relative", "in_chat")[x]
-    raise Bad(f"expected 0 (relative) or 1 (in chat), got {x!r}")
-
-
-def _position_back(v: Any) -> int:
-    if v == "relative":
-        return 0
-    if v == "in_chat":
-        return 1
-    raise Unrepresentable(f"SillyTavern has no prompt position {v!r}")
-
-
-POSITION = Conv("0 (relative) or 1 (in chat)", _position, _position_back)
 
 def _position(x: Any) -> str:
     if is_int(x) and x in (0, 1):
