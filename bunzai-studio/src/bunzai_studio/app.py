@@ -122,6 +122,41 @@ def _disposition(name: str) -> str:
     return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
+def _formats(registry: Registry, kind: str | None) -> Response:
+    """The format table, of one kind (and the formats of any kind) when ``kind`` is given."""
+    from bunzai.api import ANY_KIND, KINDS, format_rows
+
+    rows = format_rows(registry=registry)
+    if kind:
+        if kind not in KINDS:
+            return BunzaiJSON({"error": f"unknown kind {kind!r} (kinds: "
+                                        f"{', '.join(KINDS)})", "exit_code": 2},
+                              status_code=400)
+        rows = [r for r in rows if r["kind"] in (kind, ANY_KIND)]
+    return BunzaiJSON(rows)
+
+
+def _download(outcome: engine.Outcome) -> Response:
+    """The one file a conversion produced, as a download."""
+    name, data, media_type = outcome.files[0]
+    return Response(data, media_type=media_type, headers={
+        "content-disposition": _disposition(name), "cache-control": "no-store",
+        "x-bunzai-format": outcome.payload["format"], "x-bunzai-to": outcome.payload["to"],
+        "x-bunzai-loss-entries": str(len(outcome.payload["loss"]))})
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return BunzaiJSON({"error": str(exc.detail)}, status_code=exc.status_code,
+                      headers=exc.headers)
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    # The CLI's wording for a bug; the traceback stays in the server's log, not the page.
+    return BunzaiJSON({"error": f"internal error: {type(exc).__name__}: {exc} (please "
+                                "report it)", "exit_code": 4}, status_code=500)
+
+
 def create_app(*, registry: Registry | None = None, max_upload: int | None = None,
                allowed_hosts: Iterable[str] | None = None, workers: int = 2) -> Starlette:
     """The studio app.
@@ -189,24 +224,10 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
                 "file": filename, "exit_code": 5, "error_type": "ConversionRefused",
                 "error": f"{filename}: this conversion produced {len(outcome.files)} files; "
                          "ask without download=true to get them all"}))
-        name, data, media_type = outcome.files[0]
-        return Response(data, media_type=media_type, headers={
-            "content-disposition": _disposition(name), "cache-control": "no-store",
-            "x-bunzai-format": outcome.payload["format"], "x-bunzai-to": outcome.payload["to"],
-            "x-bunzai-loss-entries": str(len(outcome.payload["loss"]))})
+        return _download(outcome)
 
     async def formats(request: Request) -> Response:
-        from bunzai.api import ANY_KIND, KINDS, format_rows
-
-        rows = format_rows(registry=reg())
-        kind = request.query_params.get("kind")
-        if kind:
-            if kind not in KINDS:
-                return BunzaiJSON({"error": f"unknown kind {kind!r} (kinds: "
-                                            f"{', '.join(KINDS)})", "exit_code": 2},
-                                  status_code=400)
-            rows = [r for r in rows if r["kind"] in (kind, ANY_KIND)]
-        return BunzaiJSON(rows)
+        return _formats(reg(), request.query_params.get("kind"))
 
     async def info(request: Request) -> Response:
         from bunzai import __version__ as core_version
@@ -221,16 +242,6 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
     async def index(request: Request) -> Response:
         return HTMLResponse(index_html, headers={"cache-control": "no-store"})
 
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        return BunzaiJSON({"error": str(exc.detail)}, status_code=exc.status_code,
-                          headers=exc.headers)
-
-    async def internal_error(request: Request, exc: Exception) -> Response:
-        # The CLI's wording for a bug; the traceback stays in the server's log, not the page.
-        return BunzaiJSON({"error": f"internal error: {type(exc).__name__}: {exc} (please "
-                                    "report it)", "exit_code": 4}, status_code=500)
-
     app = Starlette(
         routes=[
             Route("/", index, methods=["GET"]),
@@ -241,7 +252,7 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
             Route("/openapi.json", openapi, methods=["GET"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
-        exception_handlers={HTTPException: http_error, Exception: internal_error},
+        exception_handlers={HTTPException: _http_error, Exception: _internal_error},
     )
     app.add_middleware(SecurityMiddleware, allowed_hosts=allowed_hosts)
     return app

@@ -226,25 +226,13 @@ class _Node:
             yield self.any_key
 
 
-def _pattern_segments(pattern: str) -> list[str]:
-    out: list[str] = []
-    for part in pattern.split("."):
-        while "[" in part:
-            head, _, rest = part.partition("[")
-            if head:
-                out.append(head)
-            _, _, part = rest.partition("]")
-            out.append("[*]")
-        if part:
-            out.append(part)
-    return out
-
-
 def _tree(own: Iterable[Runs], others: Iterable[Runs]) -> _Node:
+    from ..loss.rule import pattern_segments
+
     root = _Node()
     for runs, mine in [(r, True) for r in own] + [(r, False) for r in others]:
         node = root
-        for seg in _pattern_segments(runs.path):
+        for seg in pattern_segments(runs.path, any_index=True):
             if seg == "[*]":
                 node.any_index = node.any_index or _Node()
                 node = node.any_index

@@ -503,34 +503,17 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
     raw_layout = character.passthrough.get(format_id)
     layout: Mapping[str, Any] = raw_layout if isinstance(raw_layout, Mapping) \
         and "spec" in raw_layout else {}
-    app = character.app_data.get(format_id) or {}
     faithful = bool(layout)
     source_spec: Spec | None = None
     if faithful:
         label = layout.get("spec")
         source_spec = "v3" if label == SPEC_V3 else "v2" if label == SPEC_V2 else "v1"
-    flat_source = source_spec == "v1"
-    copies = _at(layout, ("data", "copies")) if flat_source else _NOTHING
-    if isinstance(copies, list):  # a flat card's copies, from the fields as they are now
-        app = {**app, **{k: getattr(character, FLAT_COPIES[k]) for k in copies
-                         if k in FLAT_COPIES}}
-    body_data = {k[5:]: v for k, v in app.items() if k.startswith("data.")} if not flat_source \
-        else {}
-    root_data = {k: v for k, v in app.items() if not k.startswith("data.")} if not flat_source \
-        else dict(app)
-    data_layout = layout.get("data") if faithful else None
-    v1_to_v2 = flat_source and spec != "v1"
-    if flat_source and spec == "v1":
-        body_data, root_data = root_data, {}  # a flat card's own keys stay in the flat card
-    if v1_to_v2 and isinstance(data_layout, Mapping):
-        # a flat card's unknown keys are root keys of the V2 card, not data
-        data_layout = {k: v for k, v in data_layout.items() if k != "order"}
+    v1_to_v2 = source_spec == "v1" and spec != "v1"
+    data_layout, body_data, root_data = _source_parts(character, format_id, layout, spec,
+                                                      source_spec)
     w = ObjectWriter(data_layout if isinstance(data_layout, Mapping) else None, body_data, loss)
     order = w.layout.get("order", ()) if faithful else ()
     present = set(order if isinstance(order, list) else ())
-    # Only a rewrite in the spec it was read as keeps the source's gaps; any other card gets
-    # every key its spec requires (RisuAI reads data.extensions unguarded, strict readers refuse
-    # a card without tags ...).  Filling them changes no canonical value: nothing to report.
     # Every card bunzai writes has each key its spec requires (RisuAI reads data.extensions
     # unguarded, strict readers refuse a card without tags ...); filling one in with the spec's
     # empty value changes no canonical value: nothing to report.  A card of another spec or
@@ -541,17 +524,6 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
     if spec == "v1" and source_spec != "v1":
         present -= {"character_book", "extensions", "assets"}  # V1 readers see none of them
 
-    def allowed(key: str, first: Spec) -> bool:
-        """The target spec has the key, or the source had it in a card of this spec or an
-        older one (a quirk worth keeping); a V3 source's V3-only keys do not go into V2,
-        except group_only_greetings, which SillyTavern writes into V2 data too."""
-        if _RANK[first] <= _RANK[spec]:
-            return True
-        if key not in present:
-            return False
-        older = source_spec is not None and _RANK[source_spec] <= _RANK[spec]
-        return older or (key == "group_only_greetings" and spec == "v2")
-
     alias_map = w.layout.get("alias")
     alias = alias_map.get("creator_notes") if isinstance(alias_map, Mapping) else None
     if spec != "v1":
@@ -559,9 +531,72 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
     elif alias is not None:
         present.add("creator_notes")
 
+    _put_fields(character, w, spec, source_spec, loss, present, alias, faithful, complete)
+    _write_extensions(character, w, spec, format_id, loss, present, not complete)
+    _write_book(character, w, spec, format_id, loss, present, clean)
+    _write_assets(character, w, spec, layout, loss, present, format_id)
+    if character.triggers:
+        loss.dropped("triggers", "character cards have no trigger scripts")
+
+    data = w.finish(DATA_KEYS)
+    if complete:
+        _complete_data(data, character, spec, clean)
+    if spec == "v1":
+        root = data
+        if faithful and source_spec != "v1":
+            for key, value in root_data.items():
+                if key not in root:
+                    root[key] = jcopy(value)
+        return root
+    return _wrap(data, spec, layout, root_data, source_spec, root_duplicates, v1_to_v2)
+
+
+def _source_parts(character: Character, format_id: str, layout: Mapping[str, Any], spec: Spec,
+                  source_spec: Spec | None
+                  ) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """What the card was read with, split by where it goes: the layout of ``data``, the
+    unknown keys of ``data`` and those of the root (a flat card's own keys are the root's of
+    a V2 card, and stay in a flat one)."""
+    app = character.app_data.get(format_id) or {}
+    flat_source = source_spec == "v1"
+    copies = _at(layout, ("data", "copies")) if flat_source else _NOTHING
+    if isinstance(copies, list):  # a flat card's copies, from the fields as they are now
+        app = {**app, **{k: getattr(character, FLAT_COPIES[k]) for k in copies
+                         if k in FLAT_COPIES}}
+    body_data = {k[5:]: v for k, v in app.items() if k.startswith("data.")} if not flat_source \
+        else {}
+    root_data = {k: v for k, v in app.items() if not k.startswith("data.")} if not flat_source \
+        else dict(app)
+    data_layout = layout.get("data") if layout else None
+    if flat_source and spec == "v1":
+        body_data, root_data = root_data, {}  # a flat card's own keys stay in the flat card
+    if flat_source and spec != "v1" and isinstance(data_layout, Mapping):
+        # a flat card's unknown keys are root keys of the V2 card, not data
+        data_layout = {k: v for k, v in data_layout.items() if k != "order"}
+    return data_layout, body_data, root_data
+
+
+def _allowed(key: str, first: Spec, spec: Spec, source_spec: Spec | None,
+             present: set[str]) -> bool:
+    """The target spec has the key, or the source had it in a card of this spec or an
+    older one (a quirk worth keeping); a V3 source's V3-only keys do not go into V2,
+    except group_only_greetings, which SillyTavern writes into V2 data too."""
+    if _RANK[first] <= _RANK[spec]:
+        return True
+    if key not in present:
+        return False
+    older = source_spec is not None and _RANK[source_spec] <= _RANK[spec]
+    return older or (key == "group_only_greetings" and spec == "v2")
+
+
+def _put_fields(character: Character, w: ObjectWriter, spec: Spec, source_spec: Spec | None,
+                loss: LossReport, present: set[str], alias: Any, faithful: bool,
+                complete: bool) -> None:
+    """Write the card's own fields into ``data`` (V1: the flat card), reporting each the
+    spec has no key for."""
     for key, attr, conv, empty, first in _FIELDS:
         value = getattr(character, attr)  # the entity's own: put writes a copy, so does this
-        if not allowed(key, first):
+        if not _allowed(key, first, spec, source_spec, present):
             if key == "group_only_greetings" and spec == "v2" and value:
                 pass  # SillyTavern writes group-only greetings into V2 data as well
             else:
@@ -581,24 +616,6 @@ def build_card(character: Character, *, spec: Spec, format_id: str, loss: LossRe
             w.put(key, value, conv, empty, required=empty)
             if key not in w.out and complete:
                 w.out[key] = jcopy(value)
-
-    _write_extensions(character, w, spec, format_id, loss, present, not complete)
-    _write_book(character, w, spec, format_id, loss, present, clean)
-    _write_assets(character, w, spec, layout, loss, present, format_id)
-    if character.triggers:
-        loss.dropped("triggers", "character cards have no trigger scripts")
-
-    data = w.finish(DATA_KEYS)
-    if complete:
-        _complete_data(data, character, spec, clean)
-    if spec == "v1":
-        root = data
-        if faithful and source_spec != "v1":
-            for key, value in root_data.items():
-                if key not in root:
-                    root[key] = jcopy(value)
-        return root
-    return _wrap(data, spec, layout, root_data, source_spec, root_duplicates, v1_to_v2)
 
 
 def _write_extensions(character: Character, w: ObjectWriter, spec: Spec, format_id: str,

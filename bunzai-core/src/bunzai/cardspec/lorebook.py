@@ -421,29 +421,57 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
     w.put("use_regex", use_regex, BOOL)
     w.put("name", entry.name, STR)
     w.put("priority", entry.priority, NUM)
-    text_id: str | None = None
-    id_num = w.layout.get("risu_id")
-    if isinstance(entry.id, str) and isinstance(id_num, int) and not isinstance(id_num, bool):
-        text_id = entry.id  # read from extensions.risu_id next to this number: as it was
-        w.out["id"] = id_num
-    elif isinstance(entry.id, str) and clean:
-        if _decimal(entry.id):
-            w.out["id"] = int(entry.id)  # an id is never user data: "7" as 7 is no loss
-        else:
-            text_id = entry.id
-            w.out["id"] = number if number is not None else 0
-    else:
-        w.put("id", entry.id, ID)
+    text_id = _put_id(w, entry, clean, number)
     w.put("comment", entry.comment, STR)
     w.put("selective", entry.selective, BOOL)
     w.put("secondary_keys", entry.secondary_keys, STRLIST, [])
     w.put("constant", entry.constant, BOOL)
     w.put("folder", entry.folder, STR)
 
-    # position: the spec's string, plus ST's number in extensions when it says more
+    ext_position = _put_position(w, entry.position, lifted)
+    _put_mode(w, entry.is_folder)
+    top_attrs = _put_top(w, entry)
+    ext = _extensions(w, entry, lifted, ext_null, ext_position, top_attrs, loss, path)
+    if text_id is not None:
+        ext["risu_id"] = text_id
+        order_raw = w.layout.get("ext_order")
+        if isinstance(order_raw, list):
+            ext = reorder(ext, order_raw)
+    if ext or not w.was_absent("extensions"):
+        w.put("extensions", ext, DICT, {})
+    if "extensions" not in w.out and (ext or complete):
+        w.out["extensions"] = ext
+    out = w.finish(ENTRY_KEYS)
+    if complete and faithful:
+        _complete_entry(out, entry, v3, clean)
+    if clean:
+        _check_position(out, entry, loss, path)
+    return out
+
+
+def _put_id(w: ObjectWriter, entry: LorebookEntry, clean: bool, number: int | None
+            ) -> str | None:
+    """Write the entry's id as the spec's number where it must be one; the text id that
+    number stands for is returned (for ``extensions.risu_id``)."""
+    id_num = w.layout.get("risu_id")
+    if isinstance(entry.id, str) and isinstance(id_num, int) and not isinstance(id_num, bool):
+        w.out["id"] = id_num  # read from extensions.risu_id next to this number: as it was
+        return entry.id
+    if isinstance(entry.id, str) and clean:
+        if _decimal(entry.id):
+            w.out["id"] = int(entry.id)  # an id is never user data: "7" as 7 is no loss
+            return None
+        w.out["id"] = number if number is not None else 0
+        return entry.id
+    w.put("id", entry.id, ID)
+    return None
+
+
+def _put_position(w: ObjectWriter, pos: str | None, lifted: list[str]) -> Any:
+    """Write the spec's position string; ST's number for ``extensions.position`` is returned
+    where it says more (``None``: nothing to add)."""
     ext_position: Any = None
-    pos = entry.position
-    unchanged = faithful and "pos_canon" in w.layout and w.layout.get("pos_canon") == pos
+    unchanged = w.faithful and "pos_canon" in w.layout and w.layout.get("pos_canon") == pos
     if "position" in lifted and unchanged:
         if "pos_v2" in w.layout and w.layout["pos_v2"] is not None:
             w.out["position"] = jcopy(w.layout["pos_v2"])
@@ -458,17 +486,22 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
             ext_position = _POSITIONS.index(pos)
         elif "position" in lifted:
             ext_position = _POSITIONS.index(pos) if pos in _POSITIONS else None
+    return ext_position
 
-    # mode (RisuAI folders): folder/normal are is_folder; another word is the entry's data
+
+def _put_mode(w: ObjectWriter, is_folder: bool | None) -> None:
+    """RisuAI's ``mode``: folder/normal are ``is_folder``; another word is the entry's data."""
     mode = w.layout.get("mode", w.data.get("mode"))
-    if entry.is_folder:
+    if is_folder:
         w.out["mode"] = "folder"
     elif mode == "folder":
         w.out["mode"] = "normal"
     elif mode is not None:
         w.out["mode"] = jcopy(mode)
 
-    # Wyvern's top-level settings go back where they were
+
+def _put_top(w: ObjectWriter, entry: LorebookEntry) -> set[str]:
+    """Wyvern's top-level settings go back where they were; their attributes are returned."""
     top_raw = w.layout.get("top_lifted")
     top = [k for k in top_raw if k in _TOP_BY_KEY] if isinstance(top_raw, list) else []
     for key in top:
@@ -476,25 +509,17 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
         value = getattr(entry, attr)
         if value is not None and back(value) is not None:
             w.out[key] = jcopy(back(value))
-    top_attrs = {_TOP_BY_KEY[k][0] for k in top}
+    return {_TOP_BY_KEY[k][0] for k in top}
 
-    # extensions: what stayed there, plus lifted ST settings
+
+def _extensions(w: ObjectWriter, entry: LorebookEntry, lifted: list[str], ext_null: set[str],
+                ext_position: Any, top_attrs: set[str], loss: LossReport | None, path: str
+                ) -> dict[str, Any]:
+    """The entry's ``extensions``: what stayed there, plus the ST settings: those lifted on
+    read go back under their names, the rest as SillyTavern exports them."""
     ext: dict[str, Any] = jcopy(entry.extensions)
-    if faithful:
-        for key in lifted:
-            attr, _check, back = _EXT_BY_KEY[key]
-            if key == "position":
-                if ext_position is not None:
-                    ext[key] = ext_position
-                continue
-            value = getattr(entry, attr)
-            if value is None:
-                if key in ext_null:
-                    ext[key] = None
-                continue
-            mapped = back(value)
-            if mapped is not None:
-                ext[key] = jcopy(mapped)
+    if w.faithful:
+        _restore_lifted(ext, entry, lifted, ext_null, ext_position)
         # canonical fields set since the read (or never lifted): ST names too (what
         # st_extensions_from_entry gives, for the keys not lifted, not in ext, not top-level)
         was_lifted = set(lifted)
@@ -524,21 +549,26 @@ def entry_to_v2(entry: LorebookEntry, *, format_id: str, v3: bool,
             value = getattr(entry, attr)
             if value is not None and back(value) is None:
                 loss.dropped(f"{path}.{attr}", f"SillyTavern has no {attr} {value!r}")
-    if text_id is not None:
-        ext["risu_id"] = text_id
-        order_raw = w.layout.get("ext_order")
-        if isinstance(order_raw, list):
-            ext = reorder(ext, order_raw)
-    if ext or not w.was_absent("extensions"):
-        w.put("extensions", ext, DICT, {})
-    if "extensions" not in w.out and (ext or complete):
-        w.out["extensions"] = ext
-    out = w.finish(ENTRY_KEYS)
-    if complete and faithful:
-        _complete_entry(out, entry, v3, clean)
-    if clean:
-        _check_position(out, entry, loss, path)
-    return out
+    return ext
+
+
+def _restore_lifted(ext: dict[str, Any], entry: LorebookEntry, lifted: list[str],
+                    ext_null: set[str], ext_position: Any) -> None:
+    """Put the ST settings read from ``extensions`` back there, from the canonical values."""
+    for key in lifted:
+        attr, _check, back = _EXT_BY_KEY[key]
+        if key == "position":
+            if ext_position is not None:
+                ext[key] = ext_position
+            continue
+        value = getattr(entry, attr)
+        if value is None:
+            if key in ext_null:
+                ext[key] = None
+            continue
+        mapped = back(value)
+        if mapped is not None:
+            ext[key] = jcopy(mapped)
 
 
 _ENTRY_TYPES: tuple[tuple[str, Callable[[Any], bool]], ...] = (

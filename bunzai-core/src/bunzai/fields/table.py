@@ -332,80 +332,89 @@ def _reader_source(table: Table, keep: bool) -> tuple[str, dict[str, Any]]:
         out += ["    alias = {}",
                 "    natural = []",
                 "    seen = natural.append"]
-
-    def seen(key: str) -> list[str]:
-        return [] if simple else [f"        seen({key})"]
-
-    for i, (step, f, attr, name, conv, exact, plain, fast, mutable, omit_empty, null_ok,
-            emits, types) in enumerate(plan):
-        ns[f"field_{i}"] = f
-        ns[f"conv_{i}"] = conv
-        key = repr(name)
-        if step is _SLOT:
-            out += [f"    # {name}: kept as data at its place",
-                    f"    r = get({key}, MISSING)",
-                    "    if r is not MISSING:",
-                    f"        data[{key}] = {'r' if keep else 'take(r)'}",
-                    *seen(key)]
-            continue
-        if step is _SPELLINGS:
-            present = " or ".join(f"{n!r} in src" for n, _ in f.names)
-            out += [f"    # {attr}: {', '.join(n for n, _ in f.names)}",
-                    f"    if {present}:",
-                    f"        spellings(field_{i}, src, path, warnings, values, raw, absent,"
-                    " alias, data, natural)"]
-            none = _missing_lines(i, f, attr, mutable,
-                                  _default_emit(f, f.names[0][1], _fresh(f.absent),
-                                                forced=False) is not OMIT)
-            if none:
-                out += ["    else:", *none]
-            continue
-        target = f"values[{attr!r}]"
-        slow = f"{target} = slow(field_{i}, {key}, conv_{i}, r, path, warnings, raw, data)"
-        out += [f"    # {attr}: {name} ({conv.name})",
-                f"    r = get({key}, MISSING)"]
-        missing = _missing_lines(i, f, attr, mutable, emits)
-        if missing:
-            out += ["    if r is MISSING:", *missing, "    else:"]
-        else:
-            out.append("    if r is not MISSING:")  # the absent value is in place
-        out += seen(key)
-        if not fast:
-            out.append(f"        {slow}")
-            continue
-        branches = _fast_branches(i, exact, plain, conv, types, omit_empty, null_ok, keep, ns)
-        if branches and branches[0][0] == "t = type(r)":
-            out.append("        t = type(r)")
-            branches = branches[1:]
-        for n, (test, got) in enumerate(branches):
-            out += [f"        {'elif' if n else 'if'} {test}:",
-                    f"            {target} = {got}"]
-        if branches:
-            out += ["        else:",
-                    f"            {slow}"]
-        else:
-            out.append(f"        {slow}")
-    if simple:
-        out += ["    # what the key order (and skip, see _shape) made of an object read before",
-                "    shape = shapes.get((tuple(src), tuple(skip)) if skip else tuple(src))",
-                "    if shape is None:",
-                "        return close_simple(src, values, raw, absent, data, names, known, skip,"
-                " take, shapes)",
-                "    unknown, order = shape",
-                "    for k in unknown:",
-                f"        data[k] = {'src[k]' if keep else 'take(src[k])'}",
-                "    layout = {}",
-                "    if raw:",
-                "        layout['raw'] = raw",
-                "    if absent:",
-                "        layout['absent'] = absent",
-                "    if order:",
-                "        layout['order'] = list(src)",
-                "    return Reading(values, layout, data)"]
-    else:
-        out.append("    return close(src, values, raw, absent, alias, data, natural, known, skip,"
-                   " take)")
+    for i, step in enumerate(plan):
+        ns[f"field_{i}"] = step[1]
+        ns[f"conv_{i}"] = step[4]
+        out += _step_lines(i, step, simple, keep, ns)
+    out += _closing_lines(simple, keep)
     return "\n".join(out) + "\n", ns
+
+
+def _step_lines(i: int, step_plan: tuple[Any, ...], simple: bool, keep: bool,
+                ns: dict[str, Any]) -> list[str]:
+    """The reader's block for the ``i``-th step of a table's plan."""
+    (step, f, attr, name, conv, exact, plain, fast, mutable, omit_empty, null_ok,
+     emits, types) = step_plan
+    key = repr(name)
+    seen = [] if simple else [f"        seen({key})"]
+    if step is _SLOT:
+        return [f"    # {name}: kept as data at its place",
+                f"    r = get({key}, MISSING)",
+                "    if r is not MISSING:",
+                f"        data[{key}] = {'r' if keep else 'take(r)'}",
+                *seen]
+    if step is _SPELLINGS:
+        present = " or ".join(f"{n!r} in src" for n, _ in f.names)
+        out = [f"    # {attr}: {', '.join(n for n, _ in f.names)}",
+               f"    if {present}:",
+               f"        spellings(field_{i}, src, path, warnings, values, raw, absent,"
+               " alias, data, natural)"]
+        none = _missing_lines(i, f, attr, mutable,
+                              _default_emit(f, f.names[0][1], _fresh(f.absent),
+                                            forced=False) is not OMIT)
+        if none:
+            out += ["    else:", *none]
+        return out
+    target = f"values[{attr!r}]"
+    slow = f"{target} = slow(field_{i}, {key}, conv_{i}, r, path, warnings, raw, data)"
+    out = [f"    # {attr}: {name} ({conv.name})",
+           f"    r = get({key}, MISSING)"]
+    missing = _missing_lines(i, f, attr, mutable, emits)
+    if missing:
+        out += ["    if r is MISSING:", *missing, "    else:"]
+    else:
+        out.append("    if r is not MISSING:")  # the absent value is in place
+    out += seen
+    if not fast:
+        out.append(f"        {slow}")
+        return out
+    branches = _fast_branches(i, exact, plain, conv, types, omit_empty, null_ok, keep, ns)
+    if branches and branches[0][0] == "t = type(r)":
+        out.append("        t = type(r)")
+        branches = branches[1:]
+    for n, (test, got) in enumerate(branches):
+        out += [f"        {'elif' if n else 'if'} {test}:",
+                f"            {target} = {got}"]
+    if branches:
+        out += ["        else:",
+                f"            {slow}"]
+    else:
+        out.append(f"        {slow}")
+    return out
+
+
+def _closing_lines(simple: bool, keep: bool) -> list[str]:
+    """The reader's end: unknown keys and the layout, from the shape of an object of the same
+    keys read before (one spelling a field), else by :func:`_close`."""
+    if not simple:
+        return ["    return close(src, values, raw, absent, alias, data, natural, known, skip,"
+                " take)"]
+    return ["    # what the key order (and skip, see _shape) made of an object read before",
+            "    shape = shapes.get((tuple(src), tuple(skip)) if skip else tuple(src))",
+            "    if shape is None:",
+            "        return close_simple(src, values, raw, absent, data, names, known, skip,"
+            " take, shapes)",
+            "    unknown, order = shape",
+            "    for k in unknown:",
+            f"        data[k] = {'src[k]' if keep else 'take(src[k])'}",
+            "    layout = {}",
+            "    if raw:",
+            "        layout['raw'] = raw",
+            "    if absent:",
+            "        layout['absent'] = absent",
+            "    if order:",
+            "        layout['order'] = list(src)",
+            "    return Reading(values, layout, data)"]
 
 
 _COMPILED = itertools.count()

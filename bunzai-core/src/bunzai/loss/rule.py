@@ -98,13 +98,13 @@ class Carried:
                 continue
             if pattern.startswith("!"):
                 parent = node = root
-                for seg in _segments(pattern[1:]):
+                for seg in pattern_segments(pattern[1:]):
                     parent, node = node, node.children.setdefault(seg, cls())
                 node.excluded = True
                 excluded.append((pattern, parent, node))
                 continue
             node = root
-            for seg in _segments(pattern):
+            for seg in pattern_segments(pattern):
                 if node.full:
                     break
                 node = node.children.setdefault(seg, cls())
@@ -126,7 +126,9 @@ class Carried:
         return None if got.excluded else got
 
 
-def _segments(pattern: str) -> list[str]:
+def pattern_segments(pattern: str, *, any_index: bool = False) -> list[str]:
+    """``pattern``'s segments: names, and ``[*]`` for an index or ``[*]`` (``[name]`` stays a
+    segment of its own unless ``any_index``)."""
     out: list[str] = []
     for part in pattern.split("."):
         while "[" in part:
@@ -134,7 +136,8 @@ def _segments(pattern: str) -> list[str]:
             if head:
                 out.append(head)
             inner, _, part = rest.partition("]")
-            out.append("[*]" if inner in ("*", "") or inner.isdigit() else f"[{inner}]")
+            out.append("[*]" if any_index or inner in ("*", "") or inner.isdigit()
+                       else f"[{inner}]")
         if part:
             out.append(part)
     return out
@@ -491,7 +494,7 @@ def values_at(obj: Any, pattern: str) -> Iterator[tuple[str, Any]]:
         nxt = cur.get(seg) if isinstance(cur, Mapping) else getattr(cur, seg, None)
         yield from walk(nxt, rest, _join(path, seg))
 
-    return walk(obj, _segments(pattern), "")
+    return walk(obj, pattern_segments(pattern), "")
 
 
 def value_at(obj: Any, path: str) -> Any:

@@ -33,7 +33,14 @@ from pydantic import Field, SerializerFunctionWrapHandler, ValidatorFunctionWrap
 from pydantic.functional_serializers import WrapSerializer
 from pydantic.functional_validators import WrapValidator
 
-from .common import APP_DATA_DESCRIPTION, CanonicalModel, EntityBase, JSONValue
+from .common import (
+    CanonicalModel,
+    EntityBase,
+    JSONValue,
+    app_data_field,
+    extensions_field,
+    passthrough_field,
+)
 from .lorebook import Lorebook
 
 ROLES = ("user", "character", "narrator", "system")
@@ -49,12 +56,9 @@ class Participant(CanonicalModel):
     role: str = Field("character", description="user, character, narrator or system")
     id: str | None = Field(None, description="the app's own id for this participant")
     avatar: str | None = Field(None, description="avatar reference as the app wrote it")
-    extensions: dict[str, JSONValue] = Field(
-        default_factory=dict, description="app-namespaced extension blocks, kept verbatim")
-    app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
-                                                      description=APP_DATA_DESCRIPTION)
-    passthrough: dict[str, JSONValue] = Field(
-        default_factory=dict, description="per-format layout, never user data (see EntityBase)")
+    extensions: dict[str, JSONValue] = extensions_field()
+    app_data: dict[str, dict[str, JSONValue]] = app_data_field()
+    passthrough: dict[str, JSONValue] = passthrough_field()
 
 
 class Attachment(CanonicalModel):
@@ -70,12 +74,9 @@ class Attachment(CanonicalModel):
     media_type: str | None = Field(None, description="the file's media type")
     data: bytes | None = Field(None, description="the bytes when the file embeds them")
     text: str | None = Field(None, description="text content an app extracted from the file")
-    extensions: dict[str, JSONValue] = Field(
-        default_factory=dict, description="app-namespaced extension blocks, kept verbatim")
-    app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
-                                                      description=APP_DATA_DESCRIPTION)
-    passthrough: dict[str, JSONValue] = Field(
-        default_factory=dict, description="per-format layout, never user data (see EntityBase)")
+    extensions: dict[str, JSONValue] = extensions_field()
+    app_data: dict[str, dict[str, JSONValue]] = app_data_field()
+    passthrough: dict[str, JSONValue] = passthrough_field()
 
 
 class Alternative(CanonicalModel):
@@ -84,10 +85,8 @@ class Alternative(CanonicalModel):
     text: str = Field("", description="the reply's text")
     time: datetime | None = Field(None, description="when it was written (aware, UTC)")
     reasoning: str | None = Field(None, description="the model's reasoning for it, where kept")
-    app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
-                                                      description=APP_DATA_DESCRIPTION)
-    passthrough: dict[str, JSONValue] = Field(
-        default_factory=dict, description="per-format layout, never user data (see EntityBase)")
+    app_data: dict[str, dict[str, JSONValue]] = app_data_field()
+    passthrough: dict[str, JSONValue] = passthrough_field()
 
 
 class ChatMessage(CanonicalModel):
@@ -109,12 +108,9 @@ class ChatMessage(CanonicalModel):
         None, description="a named mark on this message (checkpoint, bookmark)")
     attachments: list[Attachment] = Field(
         default_factory=list, description="images and files attached to the message")
-    extensions: dict[str, JSONValue] = Field(
-        default_factory=dict, description="app-namespaced extension blocks, kept verbatim")
-    app_data: dict[str, dict[str, JSONValue]] = Field(default_factory=dict,
-                                                      description=APP_DATA_DESCRIPTION)
-    passthrough: dict[str, JSONValue] = Field(
-        default_factory=dict, description="per-format layout, never user data (see EntityBase)")
+    extensions: dict[str, JSONValue] = extensions_field()
+    app_data: dict[str, dict[str, JSONValue]] = app_data_field()
+    passthrough: dict[str, JSONValue] = passthrough_field()
 
 
 class LazyMessages(Sequence[ChatMessage]):

@@ -47,6 +47,25 @@ APP_DATA_DESCRIPTION = (
 )
 """What ``app_data`` holds, wherever a model has it (entities, entries, assets, messages)."""
 
+SEE_ENTITY_APP_DATA = "user data only one app understands (see EntityBase)"
+"""The short ``app_data`` description of an asset or a book entry."""
+
+
+def extensions_field() -> Any:
+    """The ``extensions`` field: app-namespaced blocks, kept verbatim."""
+    return Field(default_factory=dict, description="app-namespaced extension blocks, kept verbatim")
+
+
+def app_data_field(description: str = APP_DATA_DESCRIPTION) -> Any:
+    """The ``app_data`` field: user data by format id (see :data:`APP_DATA_DESCRIPTION`)."""
+    return Field(default_factory=dict, description=description)
+
+
+def passthrough_field(description: str = "per-format layout, never user data (see EntityBase)"
+                      ) -> Any:
+    """The ``passthrough`` field: per-format layout, never user data (see :class:`EntityBase`)."""
+    return Field(default_factory=dict, description=description)
+
 
 class Asset(CanonicalModel):
     """A file a character carries: avatar, background, emotion sprite, sound, font, …
@@ -64,26 +83,17 @@ class Asset(CanonicalModel):
     data: bytes | None = Field(None, description="the asset's bytes when embedded")
     origin: str | None = Field(None, description="where the bytes came from (zip path, chunk)")
     orphan: bool = Field(False, description="present in the container but referenced by nothing")
-    extensions: dict[str, JSONValue] = Field(
-        default_factory=dict, description="app-namespaced extension blocks, kept verbatim")
-    app_data: dict[str, dict[str, JSONValue]] = Field(
-        default_factory=dict, description="user data only one app understands (see EntityBase)")
+    extensions: dict[str, JSONValue] = extensions_field()
+    app_data: dict[str, dict[str, JSONValue]] = app_data_field(SEE_ENTITY_APP_DATA)
 
 
 class EntityBase(CanonicalModel):
     """Fields every entity kind has."""
 
     schema_version: str = Field(SCHEMA_VERSION, description="canonical schema version")
-    extensions: dict[str, JSONValue] = Field(
-        default_factory=dict, description="app-namespaced extension blocks, kept verbatim"
-    )
-    app_data: dict[str, dict[str, JSONValue]] = Field(
-        default_factory=dict, description=APP_DATA_DESCRIPTION)
-    passthrough: dict[str, JSONValue] = Field(
-        default_factory=dict,
-        description=(
-            "per-format layout (key order, absent keys, original spellings and types, container "
-            "layout) that lets the same format re-write identical bytes; never user data, so "
-            "never reported as a loss"
-        ),
-    )
+    extensions: dict[str, JSONValue] = extensions_field()
+    app_data: dict[str, dict[str, JSONValue]] = app_data_field()
+    passthrough: dict[str, JSONValue] = passthrough_field(
+        "per-format layout (key order, absent keys, original spellings and types, container "
+        "layout) that lets the same format re-write identical bytes; never user data, so "
+        "never reported as a loss")

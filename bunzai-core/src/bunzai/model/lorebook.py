@@ -11,7 +11,15 @@ from typing import Literal
 
 from pydantic import Field
 
-from .common import CanonicalModel, EntityBase, JSONValue
+from .common import (
+    SEE_ENTITY_APP_DATA,
+    CanonicalModel,
+    EntityBase,
+    JSONValue,
+    app_data_field,
+    extensions_field,
+    passthrough_field,
+)
 
 POSITIONS = (
     "before_char",
@@ -108,12 +116,9 @@ class LorebookEntry(CanonicalModel):
         None, description="characters or tags it is limited to, or kept from")
     folder: str | None = Field(None, description="id of the folder entry this entry sits in")
     is_folder: bool = Field(False, description="a folder node (RisuAI), not an insertable entry")
-    extensions: dict[str, JSONValue] = Field(
-        default_factory=dict, description="app-namespaced extension blocks, kept verbatim")
-    app_data: dict[str, dict[str, JSONValue]] = Field(
-        default_factory=dict, description="user data only one app understands (see EntityBase)")
-    passthrough: dict[str, JSONValue] = Field(
-        default_factory=dict, description="per-format layout, never user data (see EntityBase)")
+    extensions: dict[str, JSONValue] = extensions_field()
+    app_data: dict[str, dict[str, JSONValue]] = app_data_field(SEE_ENTITY_APP_DATA)
+    passthrough: dict[str, JSONValue] = passthrough_field()
 
 
 class Lorebook(EntityBase):

@@ -6,45 +6,5 @@ every format; how reading splits an object and how writing restores it is descri
 :mod:`bunzai.fields`.
 """
 
-from ..fields import (
-    BOOL,
-    DICT,
-    DICTLIST,
-    ID,
-    INT,
-    INT_OR_BOOL,
-    NOT_BOOL,
-    NUM,
-    OMIT,
-    STR,
-    STRDICT,
-    STRLIST,
-    TAGS,
-    WHOLE,
-    Bad,
-    Conv,
-    Field,
-    ObjectReader,
-    ObjectWriter,
-    Reading,
-    Table,
-    Unrepresentable,
-    enum,
-    field,
-    is_int,
-    is_num,
-    jcopy,
-    keep,
-    kept,
-    reorder,
-    same,
-    slot,
-)
-from ..io.jsonio import type_name
-
-__all__ = [
-    "BOOL", "DICT", "DICTLIST", "ID", "INT", "INT_OR_BOOL", "NOT_BOOL", "NUM", "OMIT", "STR",
-    "STRDICT", "STRLIST", "TAGS", "WHOLE", "Bad", "Conv", "Field", "ObjectReader",
-    "ObjectWriter", "Reading", "Table", "Unrepresentable", "enum", "field", "is_int", "is_num",
-    "jcopy", "keep", "kept", "reorder", "same", "slot", "type_name",
-]
+from ..fields import *  # noqa: F403  (the names of bunzai.fields' __all__)
+from ..fields import __all__ as __all__

@@ -48,65 +48,10 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
         raise MalformedInput("not a CharX: no card.json at the root of the archive")
     warnings: list[Issue] = []
     raw_card = z.read("card.json")
-    try:
-        card_obj = loads(raw_card, limits=input.limits)
-    except MalformedInput as exc:
-        raise MalformedInput(f"card.json: {exc.message}") from None
-    if not isinstance(card_obj, dict):
-        raise MalformedInput("card.json is not a JSON object")
-    if not is_card(card_obj):
-        raise MalformedInput("card.json is not a character card (no spec, data or card "
-                             "fields)")
-    if card_obj.get("spec") != "chara_card_v3":
-        warnings.append(Issue("$.spec", "RisuAI imports a CharX only when card.json is "
-                                        "chara_card_v3"))
-
-    module_raw: dict[str, Any] | None = None
-    module_text: bytes | None = None
-    records: list[bytes] = []
-    bad_module: bytes | None = None
-    if z.has("module.risum"):
-        blob = z.read("module.risum")
-        try:
-            decoded = risum.decode(blob, input.limits)
-        except BunzaiError as exc:
-            warnings.append(Issue("module.risum", f"unreadable, kept as it is: {exc.message} "
-                                                  "(RisuAI refuses a CharX whose module is "
-                                                  "corrupt)"))
-            bad_module = blob
-        else:
-            module_raw = decoded.main["module"]
-            module_text = decoded.text
-            records = decoded.assets
-            for w in decoded.warnings:
-                warnings.append(Issue("module.risum", w))
-
-    used: set[str] = set()
-    repeats: dict[str, int] = {}
-
-    def resolve(uri: str) -> tuple[bytes | None, str | None]:
-        path = embedded_path(uri)
-        if path is None and uri.startswith(ASSET_URI_PREFIX):
-            path = uri[len(ASSET_URI_PREFIX):]
-        if path is None:
-            return None, None
-        name = _lookup(z, path)
-        if name is None:
-            return None, None
-        if name in used:
-            # RisuAI's writer renames a second file with the same name to name_1.ext but
-            # leaves its URI alone: take the renamed file rather than the first one again.
-            repeats[name] = repeats.get(name, 0) + 1
-            stem, dot, ext = name.rpartition(".")
-            variant = f"{stem}_{repeats[name]}.{ext}" if dot else f"{name}_{repeats[name]}"
-            if z.has(variant) and variant not in used:
-                warnings.append(Issue(uri, f"several assets name {name}; this one read from "
-                                           f"{variant}, as RisuAI's exporter renamed it"))
-                name = variant
-        used.add(name)
-        return z.read(name), f"zip:{name}"
-
-    ch = read_card(card_obj, warnings, resolve, lift_scripts=module_raw is None)
+    card_obj = _card_json(raw_card, input, warnings)
+    module_raw, module_text, records, bad_module = _module(z, input, warnings)
+    resolver = _Resolver(z, warnings)
+    ch = read_card(card_obj, warnings, resolver.resolve, lift_scripts=module_raw is None)
     for i, a in enumerate(ch.assets):
         if a.data is None and a.uri and (embedded_path(a.uri) is not None
                                          or a.uri.startswith(ASSET_URI_PREFIX)):
@@ -121,7 +66,91 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
                                         format_id, raw_book)
     elif bad_module is not None:
         record["bad_module"] = base64.b64encode(bad_module).decode("ascii")
+    x_meta = _orphans(z, ch, resolver.used, warnings)
+    if x_meta:
+        record["x_meta"] = x_meta
+    record["zip_order"] = z.names()
+    record["layout"] = sniff_layout(raw_card, 4)
+    if input.container == "jpeg+zip":
+        record["cover"] = base64.b64encode(input.data[:z.prefix_offset]).decode("ascii")
+    return ReadResult([ch], warnings)
 
+
+def _card_json(raw_card: bytes, input: AdapterInput, warnings: list[Issue]) -> dict[str, Any]:
+    """``card.json``, parsed and checked to be a card."""
+    try:
+        card_obj = loads(raw_card, limits=input.limits)
+    except MalformedInput as exc:
+        raise MalformedInput(f"card.json: {exc.message}") from None
+    if not isinstance(card_obj, dict):
+        raise MalformedInput("card.json is not a JSON object")
+    if not is_card(card_obj):
+        raise MalformedInput("card.json is not a character card (no spec, data or card "
+                             "fields)")
+    if card_obj.get("spec") != "chara_card_v3":
+        warnings.append(Issue("$.spec", "RisuAI imports a CharX only when card.json is "
+                                        "chara_card_v3"))
+    return card_obj
+
+
+def _module(z: SafeZip, input: AdapterInput, warnings: list[Issue]
+            ) -> tuple[dict[str, Any] | None, bytes | None, list[bytes], bytes | None]:
+    """``module.risum`` decoded: its module object, its text and its asset records; or, when
+    it cannot be decoded, its bytes (kept as they are)."""
+    if not z.has("module.risum"):
+        return None, None, [], None
+    blob = z.read("module.risum")
+    try:
+        decoded = risum.decode(blob, input.limits)
+    except BunzaiError as exc:
+        warnings.append(Issue("module.risum", f"unreadable, kept as it is: {exc.message} "
+                                              "(RisuAI refuses a CharX whose module is "
+                                              "corrupt)"))
+        return None, None, [], blob
+    for w in decoded.warnings:
+        warnings.append(Issue("module.risum", w))
+    return decoded.main["module"], decoded.text, decoded.assets, None
+
+
+class _Resolver:
+    """The archive's file for each asset URI of the card, and the files so taken."""
+
+    def __init__(self, z: SafeZip, warnings: list[Issue]) -> None:
+        self.z = z
+        self.warnings = warnings
+        self.used: set[str] = set()
+        self.repeats: dict[str, int] = {}
+
+    def resolve(self, uri: str) -> tuple[bytes | None, str | None]:
+        z = self.z
+        path = embedded_path(uri)
+        if path is None and uri.startswith(ASSET_URI_PREFIX):
+            path = uri[len(ASSET_URI_PREFIX):]
+        if path is None:
+            return None, None
+        name = _lookup(z, path)
+        if name is None:
+            return None, None
+        if name in self.used:
+            # RisuAI's writer renames a second file with the same name to name_1.ext but
+            # leaves its URI alone: take the renamed file rather than the first one again.
+            repeats = self.repeats
+            repeats[name] = repeats.get(name, 0) + 1
+            stem, dot, ext = name.rpartition(".")
+            variant = f"{stem}_{repeats[name]}.{ext}" if dot else f"{name}_{repeats[name]}"
+            if z.has(variant) and variant not in self.used:
+                self.warnings.append(Issue(uri, f"several assets name {name}; this one read "
+                                                f"from {variant}, as RisuAI's exporter "
+                                                "renamed it"))
+                name = variant
+        self.used.add(name)
+        return z.read(name), f"zip:{name}"
+
+
+def _orphans(z: SafeZip, ch: Character, used: set[str], warnings: list[Issue]
+             ) -> list[list[str]]:
+    """The archive's files no asset took, as orphan assets of ``ch``; RisuAI's ``x_meta/``
+    files are returned (base64) to be written back as they were."""
     x_meta: list[list[str]] = []
     for entry in z.entries:
         name = entry.name
@@ -138,13 +167,7 @@ def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> Rea
                                     origin=f"zip:{name}", orphan=True))
         warnings.append(Issue(f"zip:{name}", "file in the archive that no asset refers to; "
                                              "kept as an orphan asset"))
-    if x_meta:
-        record["x_meta"] = x_meta
-    record["zip_order"] = z.names()
-    record["layout"] = sniff_layout(raw_card, 4)
-    if input.container == "jpeg+zip":
-        record["cover"] = base64.b64encode(input.data[:z.prefix_offset]).decode("ascii")
-    return ReadResult([ch], warnings)
+    return x_meta
 
 
 def validate(input: AdapterInput, entities: Sequence[Entity], format_id: str) -> list[Issue]:

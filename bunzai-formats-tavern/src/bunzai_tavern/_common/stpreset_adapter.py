@@ -6,7 +6,8 @@ read or written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from bunzai.sdk import Detection, FormatAdapter, ReadResult, WriteResult
@@ -47,6 +48,94 @@ FILLED_WHILE: dict[str, tuple[str, tuple[Any, ...]]] = {
 NovelAI's penalty range 0 covers the whole context once the penalty is not 1."""
 
 
+@dataclass(frozen=True)
+class Looks:
+    """One way a file of a preset format looks, and the score detection gives it: each key of
+    ``text`` holds a string, each of ``has`` is there, none of ``lacks``, one of ``any_of`` (when
+    given), each of ``seq`` holds a sequence, and the object has no key outside ``only`` (when
+    given)."""
+
+    score: float
+    situation: str
+    """The case in the format's detection table."""
+    why: str
+    """The reason detection gives for a file that looks so."""
+    text: tuple[str, ...] = ()
+    has: tuple[str, ...] = ()
+    lacks: tuple[str, ...] = ()
+    any_of: tuple[str, ...] = ()
+    seq: tuple[str, ...] = ()
+    only: frozenset[str] | None = None
+
+    def fits(self, data: Mapping[str, Any]) -> bool:
+        return (all(isinstance(data.get(k), str) for k in self.text)
+                and all(k in data for k in self.has)
+                and not any(k in data for k in self.lacks)
+                and (not self.any_of or any(k in data for k in self.any_of))
+                and all(isinstance(data.get(k), Sequence) for k in self.seq)
+                and (self.only is None or set(data) <= self.only))
+
+    @property
+    def mark(self) -> str:
+        """The first key a file must have to look so (the format's detection signature)."""
+        return (*self.text, *self.has, *self.seq)[0]
+
+
+@dataclass(frozen=True)
+class OneTable:
+    """A preset format that is one field table and nothing else: its declaration."""
+
+    format_id: str
+    label: str
+    section: str
+    """The section whose name the file's ``name`` is (for a master export's parts)."""
+    looks: tuple[Looks, ...]
+    """How its files look, best first."""
+
+
+FORMATS: dict[str, OneTable] = {
+    "INSTRUCT": OneTable("sillytavern-instruct", "SillyTavern instruct template", "instruct", (
+        Looks(0.9, "object with string input_sequence and output_sequence",
+              "SillyTavern instruct template (input_sequence, output_sequence)",
+              text=("input_sequence", "output_sequence"), lacks=("story_string",)),)),
+    "CONTEXT": OneTable("sillytavern-context", "SillyTavern context template", "context", (
+        Looks(0.9, "object with a string story_string",
+              "SillyTavern context template (story_string)",
+              text=("story_string",), lacks=("input_sequence",)),)),
+    "SYSPROMPT": OneTable("sillytavern-sysprompt", "SillyTavern system prompt", "system_prompt", (
+        Looks(0.85, "object of only name, content and post_history",
+              "SillyTavern system prompt (name, content)", text=("content", "name"),
+              only=frozenset({"name", "content", "post_history"})),
+        Looks(0.6, "object of only content and post_history", "a system prompt without a name",
+              text=("content",), only=frozenset({"content", "post_history"})))),
+    "REASONING": OneTable("sillytavern-reasoning", "SillyTavern reasoning template", "reasoning", (
+        Looks(0.85, "object of only name, prefix, suffix and separator",
+              "SillyTavern reasoning template (prefix, suffix, separator)",
+              text=("prefix", "suffix"),
+              only=frozenset({"name", "prefix", "suffix", "separator"})),)),
+    "TEXTGEN": OneTable("sillytavern-textgen", "SillyTavern text-completion preset", "sampling", (
+        Looks(0.85, "temp and rep_pen with typical_p, sampler_priority or temperature_last",
+              "SillyTavern text-completion preset (temp, rep_pen, typical_p)",
+              has=("temp", "rep_pen"), lacks=("typical",),
+              any_of=("typical_p", "sampler_priority", "temperature_last")),
+        Looks(0.5, "temp and rep_pen alone",
+              "temp and rep_pen without another text-generation key",
+              has=("temp", "rep_pen"), lacks=("typical",)))),
+    "KOBOLD": OneTable("sillytavern-kobold", "SillyTavern KoboldAI preset", "sampling", (
+        Looks(0.85, "temp and rep_pen with typical (not typical_p)",
+              "SillyTavern KoboldAI preset (temp, rep_pen, typical)",
+              has=("temp", "rep_pen", "typical"), lacks=("typical_p",)),)),
+    "NOVEL": OneTable("sillytavern-novel", "SillyTavern NovelAI preset", "sampling", (
+        Looks(0.85, "an order list with tail_free_sampling, phrase_rep_pen or "
+                    "repetition_penalty_range",
+              "SillyTavern NovelAI preset (order, NovelAI's sampler keys)",
+              seq=("order",), lacks=("temp",),
+              any_of=("tail_free_sampling", "phrase_rep_pen", "repetition_penalty_range")),)),
+}
+"""The one-table formats by table (the keys that tell one API's preset from another's, as in
+:data:`REQUIRED`); each format's folder makes its adapter with :func:`one_table_format`."""
+
+
 def _report_filled(entity: Any, key: str, value: Any, loss: Any) -> None:
     switch = FILLED_WHILE.get(key)
     if switch is None or getattr(entity.sampling, switch[0], None) in switch[1]:
@@ -72,7 +161,13 @@ class StPresetAdapter(FormatAdapter):
     options = (indent_option(4, "JSON indent (SillyTavern saves with 4); 0 is compact"),)
 
     def score(self, data: Any) -> tuple[float, str]:
-        raise NotImplementedError
+        """(score, reason) for a file's parsed JSON by the first of its table's looks it
+        fits."""
+        if isinstance(data, Mapping):
+            for look in FORMATS[self.table].looks:
+                if look.fits(data):
+                    return look.score, look.why
+        return 0.0, ""
 
     def detect(self, input: AdapterInput) -> Detection:
         s, why = self.score(input.json)
@@ -115,3 +210,21 @@ class StPresetAdapter(FormatAdapter):
         from . import stpresets
 
         return getattr(stpresets, cls.table).attrs()
+
+
+def one_table_format(module: str, name: str, table: str) -> type[StPresetAdapter]:
+    """The adapter class ``name`` of module ``module`` for the one-table format of ``table``
+    (:data:`FORMATS`): its detection, signature, alias ("st-" and the part of its id after
+    "sillytavern-"), reasons (by its section) and carried paths all follow from the table."""
+    spec = FORMATS[table]
+    cls = type(name, (StPresetAdapter,), {
+        "__module__": module, "__qualname__": name, "__doc__": f"{spec.label}.",
+        "format_id": spec.format_id, "label": spec.label, "table": table,
+        "section": spec.section,
+        "aliases": ("st-" + spec.format_id.removeprefix("sillytavern-"),),
+        "signature": {"json": (spec.looks[0].mark,)},
+        "detection": tuple((look.situation, look.score) for look in spec.looks),
+        "reasons": reasons_for(f"a {spec.label}", (spec.section,)),
+    })
+    cls.carries = cls.carried()
+    return cls

@@ -365,21 +365,6 @@ OPENAI = Table((
 """A chat-completion preset (``OpenAI Settings/<name>.json``) but its prompt list, which
 :mod:`.stprompts` reads.  Connection settings (source, models, proxy) are app data."""
 
-def _position(x: Any) -> str:
-    if is_int(x) and x in (0, 1):
-        return ("relative", "in_chat")[x]
-    raise Bad(f"expected 0 (relative) or 1 (in chat), got {x!r}")
-
-
-def _position_back(v: Any) -> int:
-    if v == "relative":
-        return 0
-    if v == "in_chat":
-        return 1
-    raise Unrepresentable(f"SillyTavern has no prompt position {v!r}")
-
-
-POSITION = Conv("0 (relative) or 1 (in chat)", _position, _position_back)
 
 def _position(x: Any) -> str:
     if is_int(x) and x in (0, 1):
@@ -444,20 +429,32 @@ def read_object(obj: Any, table: Table, path: str, warnings: list[Issue], *,
     return assign(reading.values), reading.layout, reading.data
 
 
-def read_preset(input: AdapterInput, table: Table, format_id: str) -> ReadResult:
-    """One SillyTavern preset file of a single table as a :class:`Preset`."""
+def json_record(input: AdapterInput, indent: int | None, **record: Any) -> dict[str, Any]:
+    """How a JSON preset file was laid out: ``record``, and the file's JSON layout where it is
+    not ``indent``'s."""
+    json_layout = sniff_layout(input.data, indent)
+    if json_layout:
+        record["json"] = json_layout
+    return record
+
+
+def one_preset(values: Mapping[str, Any], record: dict[str, Any], data: Mapping[str, Any],
+               format_id: str, warnings: list[Issue], **named: Any) -> ReadResult:
+    """The read of one :class:`Preset` of ``values`` (and ``named``): ``record`` is the
+    format's passthrough, ``data`` (the keys no table names) its app data."""
     from bunzai.sdk import Preset
 
+    preset = Preset(**values, **named, passthrough={format_id: record},
+                    app_data={format_id: data} if data else {})
+    return ReadResult([preset], warnings)
+
+
+def read_preset(input: AdapterInput, table: Table, format_id: str) -> ReadResult:
+    """One SillyTavern preset file of a single table as a :class:`Preset`."""
     obj: Any = input.json_mutable()
     warnings: list[Issue] = []
     values, layout, data = read_object(obj, table, "$", warnings)
-    record: dict[str, Any] = {"table": layout}
-    json_layout = sniff_layout(input.data, 4)
-    if json_layout:
-        record["json"] = json_layout
-    preset = Preset(**values, passthrough={format_id: record},
-                    app_data={format_id: data} if data else {})
-    return ReadResult([preset], warnings)
+    return one_preset(values, json_record(input, 4, table=layout), data, format_id, warnings)
 
 
 def write_object(preset: Any, table: Table, layout: Mapping[str, Any] | None,
@@ -509,6 +506,7 @@ def part_name(preset: Any, section: str) -> str | None:
 
 __all__ = [
     "ANY", "ANYLIST", "CONTEXT", "INSTRUCT", "JSON_STRLIST", "KOBOLD", "LINES", "NOVEL",
-    "OPENAI", "PROMPT", "REASONING", "STRS", "SYSPROMPT", "TEXTGEN", "WHOLE", "assign", "own",
-    "part_name", "read_object", "read_preset", "section_get", "write_object",
+    "OPENAI", "PROMPT", "REASONING", "STRS", "SYSPROMPT", "TEXTGEN", "WHOLE", "assign",
+    "json_record", "one_preset", "own", "part_name", "read_object", "read_preset", "section_get",
+    "write_object",
 ]

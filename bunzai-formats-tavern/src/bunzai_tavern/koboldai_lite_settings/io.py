@@ -25,11 +25,18 @@ from bunzai.sdk import (
     ReadResult,
     WriteResult,
     dumps_layout,
-    sniff_layout,
 )
 from bunzai.sdk.fields import NUM, STR, Bad, Conv, Table, field, is_int, type_name
 
-from .._common.stpresets import KOBOLD_ORDER, STRS, WHOLE, read_object, write_object
+from .._common.stpresets import (
+    KOBOLD_ORDER,
+    STRS,
+    WHOLE,
+    json_record,
+    one_preset,
+    read_object,
+    write_object,
+)
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -109,8 +116,6 @@ def _r(x: float) -> float | int:
 
 
 def read_settings(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
-    from bunzai.sdk import Preset
-
     where = input.filename or "save"
     doc: Any = input.json_mutable()
     if not isinstance(doc, dict) or not isinstance(doc.get("savedsettings"), dict):
@@ -135,13 +140,8 @@ def read_settings(input: AdapterInput, options: Mapping[str, Any], format_id: st
                 dynatemp_high=_r(temp + rng))
         else:
             values.setdefault("sampling", {})["dynamic_temperature"] = False
-    record: dict[str, Any] = {"table": layout, "order": list(obj), "keys": list(doc)}
-    json_layout = sniff_layout(input.data, None)
-    if json_layout:
-        record["json"] = json_layout
-    preset = Preset(**values, passthrough={format_id: record},
-                    app_data={format_id: data} if data else {})
-    return ReadResult([preset], warnings)
+    record = json_record(input, None, table=layout, order=list(obj), keys=list(doc))
+    return one_preset(values, record, data, format_id, warnings)
 
 
 def _range(entity: Any, loss: LossReport) -> float | int | None:

@@ -17,7 +17,7 @@ from bunzai.sdk import Issue, LossReport, OutputFile, ReadResult, WriteResult
 from bunzai.sdk.fields import BOOL, NUM, Bad, Conv, Table, field, type_name
 
 from .._common import yamlio
-from .._common.stpresets import WHOLE, read_object, write_object
+from .._common.stpresets import WHOLE, one_preset, read_object, write_object
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -109,16 +109,11 @@ PRESET = Table((
 
 
 def read_preset(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
-    from bunzai.sdk import Preset
-
     where = input.filename or "preset"
     obj, yaml_layout = yamlio.load(input.data, where)
     warnings: list[Issue] = []
     values, layout, data = read_object(obj, PRESET, "$", warnings)
-    record: dict[str, Any] = {"table": layout, "yaml": yaml_layout}
-    preset = Preset(**values, passthrough={format_id: record},
-                    app_data={format_id: data} if data else {})
-    return ReadResult([preset], warnings)
+    return one_preset(values, {"table": layout, "yaml": yaml_layout}, data, format_id, warnings)
 
 
 def write_preset(entity: Any, options: Mapping[str, Any], format_id: str) -> WriteResult:

@@ -1,36 +1,10 @@
 """``sillytavern-context``: SillyTavern context templates (``context/<name>.json``): the story
 string and its separators.
 
-Reading and writing are the shared SillyTavern preset code (``_common/stpresets.py``, table
-``CONTEXT``); this module holds detection.
+Detected, read and written as the shared one-table preset format of table ``CONTEXT``
+(``_common/stpreset_adapter.py``, ``_common/stpresets.py``).
 """
 
-from __future__ import annotations
+from .._common.stpreset_adapter import one_table_format
 
-from collections.abc import Mapping
-from typing import Any
-
-from .._common.stpreset_adapter import StPresetAdapter, reasons_for
-
-
-class SillyTavernContextAdapter(StPresetAdapter):
-    """SillyTavern context template."""
-
-    format_id = "sillytavern-context"
-    label = "SillyTavern context template"
-    aliases = ("st-context",)
-    signature = {"json": ("story_string",)}
-    table = "CONTEXT"
-    section = "context"
-    detection = (("object with a string story_string", 0.9),)
-    reasons = reasons_for("a SillyTavern context template", ('context',))
-
-    def score(self, data: Any) -> tuple[float, str]:
-        if not isinstance(data, Mapping):
-            return 0.0, ""
-        if isinstance(data.get("story_string"), str) and "input_sequence" not in data:
-            return 0.9, "SillyTavern context template (story_string)"
-        return 0.0, ""
-
-
-SillyTavernContextAdapter.carries = SillyTavernContextAdapter.carried()
+SillyTavernContextAdapter = one_table_format(__name__, "SillyTavernContextAdapter", "CONTEXT")

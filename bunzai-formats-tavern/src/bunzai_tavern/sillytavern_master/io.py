@@ -12,7 +12,6 @@ from bunzai.sdk import (
     ReadResult,
     WriteResult,
     dumps_layout,
-    sniff_layout,
 )
 
 from .._common import stpresets as st
@@ -33,8 +32,6 @@ Data); neutral values, filled in only when the preset has none."""
 
 
 def read_master(input: Any, format_id: str) -> ReadResult:
-    from bunzai.sdk import Preset
-
     obj: Any = input.json_mutable()
     warnings: list[Issue] = []
     values: dict[str, Any] = {}
@@ -53,15 +50,10 @@ def read_master(input: Any, format_id: str) -> ReadResult:
             values.setdefault(k, {}).update(v) if isinstance(v, dict) else None
         layouts[key] = layout
         data.update({f"{key}.{k}": v for k, v in extra.items()})
-    record: dict[str, Any] = {"parts": layouts, "order": list(obj)}
-    json_layout = sniff_layout(input.data, 4)
-    if json_layout:
-        record["json"] = json_layout
+    record = st.json_record(input, 4, parts=layouts, order=list(obj))
     first = next(iter(names.values()), None)
     names = {k: v for k, v in names.items() if v != first}  # a part named like the first
-    preset = Preset(**values, name=first, names=names, passthrough={format_id: record},
-                    app_data={format_id: data} if data else {})
-    return ReadResult([preset], warnings)
+    return st.one_preset(values, record, data, format_id, warnings, name=first, names=names)
 
 
 def _has(entity: Any, section: str) -> bool:

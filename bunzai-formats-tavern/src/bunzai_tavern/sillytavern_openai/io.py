@@ -12,7 +12,6 @@ from bunzai.sdk import (
     ReadResult,
     WriteResult,
     dumps_layout,
-    sniff_layout,
 )
 from bunzai.sdk.fields import type_name
 
@@ -22,7 +21,6 @@ LISTS = ("prompts", "prompt_order")
 
 
 def read_openai(input: Any, format_id: str) -> ReadResult:
-    from bunzai.sdk import Preset
     from bunzai.sdk.fields import BOOL, Bad
 
     obj: Any = input.json_mutable()
@@ -54,13 +52,8 @@ def read_openai(input: Any, format_id: str) -> ReadResult:
         warnings.append(Issue("$.prompt_order", "not a list of {character_id, order}; kept as "
                                                 "it was"))
         data = {**data, "prompt_order": orders}
-    record: dict[str, Any] = {"table": layout}
-    json_layout = sniff_layout(input.data, 4)
-    if json_layout:
-        record["json"] = json_layout
-    preset = Preset(**values, passthrough={format_id: record},
-                    app_data={format_id: data} if data else {})
-    return ReadResult([preset], warnings)
+    return st.one_preset(values, st.json_record(input, 4, table=layout), data, format_id,
+                         warnings)
 
 
 def _orders(orders: Any, conv: Any, bad: type[Exception]) -> list[dict[str, Any]] | None:

@@ -3,7 +3,8 @@
 Reading: the card JSON goes through :mod:`bunzai.cardspec`; this module adds what the container
 holds (the avatar, ``chara-ext-asset_`` chunks) and remembers the container's layout in
 ``passthrough[format_id]``: which chunks held the card, their keyword spelling, chunk type,
-encoding and position, and the JSON layout of a ``.json`` file.
+encoding and position (:mod:`.png_read`, with the image's fingerprint of :mod:`.fingerprint`),
+and the JSON layout of a ``.json`` file.
 
 Writing: JSON with SillyTavern's 4-space indent, or a PNG built on the avatar with ``chara``
 (V2, root duplicates regenerated from ``data``) then ``ccv3`` (V3) spliced in before ``IEND``
@@ -20,14 +21,12 @@ so a large card never exists as one more copy next to its assets.
 from __future__ import annotations
 
 import hashlib
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from bunzai.sdk import (
     AdapterInput,
-    BunzaiError,
     Issue,
     LossReport,
     MalformedInput,
@@ -38,18 +37,15 @@ from bunzai.sdk import (
     dumps_layout,
     get_limits,
     json_as_read,
-    json_equal,
-    remember_json,
     setting_hint,
     sniff_layout,
     sniff_media,
     thaw,
     unfrozen,
 )
-from bunzai.sdk.base64 import decode_base64, encode_base64
+from bunzai.sdk.base64 import encode_base64
 from bunzai.sdk.cards import (
     ASSET_URI_PREFIX,
-    asset_key,
     asset_keyword,
     build_book,
     build_card,
@@ -62,18 +58,18 @@ from bunzai.sdk.cards import (
 from bunzai.sdk.png import (
     Base64TextChunk,
     PngFile,
-    TextChunk,
     make_text_chunk,
-    png_damage,
     splice,
     splice_parts,
 )
 
-from . import Found, cut_card_chunk, find_card
-from .avatar import Undecodable, default_avatar, is_default_avatar, to_png
+from . import Found, find_card
+from .avatar import Undecodable, default_avatar, to_png
+from .fingerprint import image_unchanged
+from .png_read import ORPHAN_TYPE, chunk_slot, read_png, v2_backfill
 
 if TYPE_CHECKING:
-    from bunzai.sdk import Asset, Character, ChunkPayload
+    from bunzai.sdk import Asset, Character
 
 __all__ = [
     "CardOptions",
@@ -151,7 +147,7 @@ def read_found(input: AdapterInput, found: Found, format_id: str, *,
     if found.source == "json":
         layout["json"] = sniff_layout(input.data, 4)
     elif found.source == "png":
-        _read_png(input, found, card, character, layout, warnings, format_id)
+        read_png(input, found, card, character, layout, warnings, format_id)
     elif found.source == "exif":
         _read_exif(input, found, character, layout)
     return ReadResult([character], warnings)
@@ -169,276 +165,12 @@ def _lift_extension_book(character: Character, layout: dict[str, Any], format_id
     del character.extensions["character_book"]
 
 
-def _first_difference(a: Any, b: Any, path: str = "$") -> str | None:
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        for k in sorted(set(a) | set(b), key=str):
-            if k not in a or k not in b:
-                return f"{path}.{k}"
-            got = _first_difference(a[k], b[k], f"{path}.{k}")
-            if got:
-                return got
-        return None
-    if isinstance(a, list) and isinstance(b, list):
-        for i in range(max(len(a), len(b))):
-            if i >= len(a) or i >= len(b):
-                return f"{path}[{i}]"
-            got = _first_difference(a[i], b[i], f"{path}[{i}]")
-            if got:
-                return got
-        return None
-    return None if json_equal(a, b) else path
-
-
-def _without_spec(obj: Any) -> Any:
-    if not isinstance(obj, dict):
-        return obj
-    return {k: v for k, v in obj.items() if k not in ("spec", "spec_version")}
-
-
-_NO_SHAPE = "\x00no-shape"
-
-
-def _backfill(character: Character, format_id: str, shaped: bool = True) -> dict[str, Any]:
-    """The ``chara`` chunk this module writes next to a ``ccv3`` one (V2, root duplicates):
-    shaped like the card it was read from, or (``shaped=False``) as a fresh card."""
-    return build_card(character, spec="v2", format_id=format_id if shaped else _NO_SHAPE,
-                      loss=LossReport(), root_duplicates=True)
-
-
 def _beside_v3(character: Character, format_id: str) -> Character:
     """``character`` as a reader takes it from the ``ccv3`` chunk written of it: the V2
     ``chara`` copy is derived from that, so the two chunks never disagree (a V3 card fills in
     what the character leaves unset, such as an entry's ``use_regex``)."""
     v3 = build_card(character, spec="v3", format_id=format_id, loss=LossReport())
     return parse_card(v3, format_id=format_id)
-
-
-def _backfill_kind(other: Any, keyword: str, winner: str, character: Character,
-                   format_id: str) -> bool | None:
-    """Whether ``other`` is the V2 backfill of the card read (and which kind), else None."""
-    if keyword.lower() != "chara" or winner.lower() != "ccv3":
-        return None
-    for shaped in (True, False):
-        if json_equal(other, _backfill(character, format_id, shaped)):
-            return shaped
-    return None
-
-
-def _read_png(input: AdapterInput, found: Found, card: Any, character: Character,
-              layout: dict[str, Any], warnings: list[Issue], format_id: str) -> None:
-    from bunzai.sdk import Asset
-
-    png = input.png
-    assert png is not None and found.payload is not None
-    for problem in png.problems:
-        warnings.append(Issue("$", f"PNG: {problem}"))
-    damage = png_damage(png)
-    if damage is not None:
-        warnings.append(Issue("$", f"the picture is damaged: {damage}; the card is read whole, "
-                              "but apps show the picture broken or their placeholder instead"))
-    winner = found.payload
-    cut = cut_card_chunk(png)
-    if cut is not None:  # a second card chunk, cut short: the whole one is read
-        warnings.append(Issue("$", f"{cut}; the card is read from the {winner.keyword!r} "
-                                   "chunk"))
-    removed: dict[int, dict[str, Any]] = {}
-    texts: dict[int, bytes] = {}
-    payloads = sorted([*input.png_json("ccv3"), *input.png_json("chara")],
-                      key=lambda p: p.chunk.chunk.offset)
-    for p in payloads:
-        chunk = p.chunk.chunk
-        where = f"{p.chunk.kind} {p.keyword!r} chunk at offset {chunk.offset}"
-        item: dict[str, Any] = {"keyword": p.keyword, "type": p.chunk.kind,
-                                "encoding": p.encoding}
-        if p.error is None:
-            raw = _chunk_json(p, input)
-            style = sniff_layout(raw) if raw is not None else {}
-            if raw is not None:
-                texts[chunk.offset] = raw
-            if style:
-                item["style"] = style
-        if not chunk.crc_ok():
-            warnings.append(Issue("$", f"{where} has a bad CRC; read anyway, rewritten with "
-                                  "a correct one"))
-        if p is winner:
-            item["role"] = "winner"
-        elif p.error is not None:
-            item["role"] = "broken"
-            warnings.append(Issue("$", f"{where} cannot be read ({p.error}); the card comes "
-                                  f"from the {winner.keyword!r} chunk and the broken chunk is "
-                                  "not written back"))
-        else:
-            other = unfrozen(p.value)  # shared like the card: copied only where it is kept
-            # the same object: the chunks hold the same text (one parse serves both)
-            if (other is card or json_equal(_without_spec(other), _without_spec(card))
-                    ) and isinstance(other, dict):
-                item["role"] = "mirror"
-                item["set"] = {k: thaw(other[k]) for k in ("spec", "spec_version")
-                               if k in other}
-                item["drop"] = [k for k in ("spec", "spec_version")
-                                if k in card and k not in other]
-            elif (shaped := _backfill_kind(other, p.keyword, winner.keyword, character,
-                                           format_id)) is not None:
-                item["role"] = "backfill"  # the V2 copy bunzai derives: nothing to keep
-                item["shaped"] = shaped
-            else:
-                item["role"] = "other"
-                item["json"] = thaw(other)
-                diff = _first_difference(other, card)
-                same_kind = p.keyword.lower() == winner.keyword.lower()
-                what = (f"two different {p.keyword!r} chunks: the first is read"
-                        if same_kind else
-                        f"the {p.keyword!r} and {winner.keyword!r} chunks disagree "
-                        f"(first at {diff}): {winner.keyword!r} is read")
-                warnings.append(Issue("$", f"{what}; the other is kept for a round trip"))
-        removed[chunk.offset] = item
-
-    chunk_assets: dict[str, bytes] = {}
-    for tc in png.text_chunks():
-        key = asset_key(tc.keyword)
-        if key is None:
-            continue
-        chunk = tc.chunk
-        item = {"asset": key, "keyword": tc.keyword, "type": tc.kind}
-        if not chunk.crc_ok():
-            warnings.append(Issue("$", f"asset chunk {tc.keyword!r} has a bad CRC; read anyway"))
-        try:
-            data = _asset_bytes(tc, input)
-        except BunzaiError as exc:
-            warnings.append(Issue("$", f"asset chunk {tc.keyword!r} cannot be read "
-                                  f"({exc.message}); it is not written back"))
-            item["role"] = "broken"
-        else:
-            if key in chunk_assets:
-                warnings.append(Issue("$", f"asset chunk {tc.keyword!r} repeats key {key!r}; "
-                                      "the first is used"))
-                item["role"] = "duplicate"
-                item["data"] = encode_base64(data).decode("ascii")
-            else:
-                chunk_assets[key] = data
-        removed[chunk.offset] = item
-
-    for i, offset in enumerate(sorted(removed)):
-        if offset in texts:  # the text itself, for an unchanged rewrite (in memory only)
-            remember_json(character, _chunk_slot(i), texts[offset])
-    stripped = splice(png, drop=removed)
-    kept: list[tuple[str, int, int, int]] = []  # the chunks the image keeps, in order
-    for row in png.table():
-        if row[1] in removed:
-            removed[row[1]]["at"] = len(kept)
-        else:
-            kept.append(row)
-    layout["png"] = {
-        "layout": [removed[o] for o in sorted(removed)],
-        "image": _fingerprint_kept(png, kept),
-        "digest": completed_digest(card, found.version),
-    }
-
-    placeholder = is_default_avatar(stripped)
-    media = sniff_media(stripped)[0]
-    image_used = False
-    referenced: set[str] = set()
-    for asset in character.assets:
-        uri = asset.uri or ""
-        if uri.startswith("ccdefault:"):
-            image_used = True
-            if not placeholder:
-                asset.data, asset.media_type, asset.origin = stripped, media, "png"
-        elif uri.startswith("__asset:"):
-            key = uri[len("__asset:"):]
-            if key in chunk_assets:
-                asset.data = chunk_assets[key]
-                asset.media_type = sniff_media(asset.data)[0]
-                asset.origin = f"png:chara-ext-asset_:{key}"
-                referenced.add(key)
-            else:
-                warnings.append(Issue("$.data.assets", f"asset {asset.name!r} points to "
-                                      f"{uri} but the PNG has no such chunk"))
-    for key, data in chunk_assets.items():
-        if key not in referenced:
-            character.assets.append(Asset(
-                type=ORPHAN_TYPE, name=key, uri=f"__asset:{key}", ext=sniff_media(data)[1],
-                media_type=sniff_media(data)[0], data=data,
-                origin=f"png:chara-ext-asset_:{key}", orphan=True))
-    if not image_used and not placeholder:
-        character.assets.insert(0, Asset(type="icon", name="main", ext="png", media_type=media,
-                                         data=stripped, origin="png"))
-
-
-def _asset_bytes(tc: TextChunk, input: AdapterInput) -> bytes:
-    """The bytes an asset chunk carries: its base64, decoded under the input's limits."""
-    return decode_base64(tc.value_bytes(input.limits), limits=input.limits)
-
-
-_FINGERPRINT = "png-chunks:"
-
-
-def image_fingerprint(image: bytes) -> str:
-    """What tells "the image is unchanged" on re-write, without hashing megabytes of pixels.
-
-    Every chunk's type, length and stored CRC (the file already carries a checksum of each
-    chunk), plus a hash of any bytes that do not form chunks: the chunk table already parsed,
-    never a hash over megabytes of pixels.  It only decides whether
-    the recorded chunk layout is reused; the image itself is always written from the avatar.
-    """
-    try:
-        png = PngFile.parse(image)
-    except BunzaiError:
-        return hashlib.sha256(image).hexdigest()
-    return _parsed_fingerprint(png)
-
-
-def _parsed_fingerprint(png: PngFile) -> str:
-    """:func:`image_fingerprint` of the image ``png`` was parsed from."""
-    return _fingerprint([f"{t}:{length}:{crc}" for t, _offset, length, crc in png.table()],
-                        memoryview(png.data)[png.trailing_offset:])
-
-
-def _fingerprint_kept(png: PngFile, kept: Sequence[tuple[str, int, int, int]]) -> str:
-    """:func:`image_fingerprint` of ``splice(png, drop=removed)``, from the rows of ``png``'s
-    own chunk table that it ``kept``: the splice keeps every other chunk byte for byte (IEND
-    always, a new one when the file had none) and the bytes after IEND, so parsing its output
-    finds the same chunks."""
-    rows = [f"{t}:{length}:{crc}" for t, _offset, length, crc in kept]
-    if png.iend_index is None:
-        rows.append(f"IEND:0:{zlib.crc32(b'IEND')}")
-        return _fingerprint(rows, b"")
-    return _fingerprint(rows, memoryview(png.data)[png.trailing_offset:])
-
-
-def _fingerprint(rows: list[str], tail: bytes | memoryview) -> str:
-    h = hashlib.sha256(";".join(rows).encode("latin-1"))
-    h.update(b"\x00")
-    h.update(tail)
-    return _FINGERPRINT + h.hexdigest()
-
-
-def image_unchanged(recorded: Any, image: bytes, png: PngFile | None = None) -> bool:
-    """Whether ``image`` is the one a reader recorded (a fingerprint, or the SHA-256 of the
-    whole image that earlier versions stored in passthrough); ``png``: ``image`` already
-    parsed."""
-    if not isinstance(recorded, str):
-        return False
-    if recorded.startswith(_FINGERPRINT):
-        return recorded == (image_fingerprint(image) if png is None
-                            else _parsed_fingerprint(png))
-    return recorded == hashlib.sha256(image).hexdigest()
-
-
-def _chunk_json(p: ChunkPayload, input: AdapterInput) -> bytes | None:
-    """The JSON text of a card chunk (its base64 decoded), or None when it cannot be read."""
-    if p.text is not None:  # the text the value was parsed from
-        return p.text
-    try:
-        raw = p.chunk.value_bytes(input.limits)
-        return decode_base64(raw, limits=input.limits) if p.encoding == "base64" else raw
-    except BunzaiError:
-        return None
-
-
-def _chunk_slot(index: int) -> str:
-    """Where the text of the ``index``-th chunk of the recorded layout is remembered."""
-    return f"png-chunk:{index}"
 
 
 def _read_exif(input: AdapterInput, found: Found, character: Character,
@@ -682,12 +414,12 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mappi
         def backfill(shaped: bool) -> dict[str, Any]:
             # built only when the layout has a backfill chunk
             if shaped not in backfills:
-                backfills[shaped] = _backfill(_beside_v3(work, format_id), format_id, shaped)
+                backfills[shaped] = v2_backfill(_beside_v3(work, format_id), format_id, shaped)
             return backfills[shaped]
 
         for n, item in enumerate(chunk_layout):
             chunk = _layout_chunk(item, winner, backfill, chunk_assets, written_assets,
-                                  (read, _chunk_slot(n)))
+                                  (read, chunk_slot(n)))
             if chunk is not None:
                 placed.setdefault(int(item.get("at", 0)), []).append(chunk)
         for key, data in chunk_assets.items():
@@ -700,7 +432,7 @@ def _write_png(work: Character, format_id: str, opts: CardOptions, layout: Mappi
         if ccv3 is not None and chunks == "both":
             # the V2 copy of what the ccv3 chunk reads as, so that the two always agree
             tail.append(make_text_chunk("chara", card_text(
-                _backfill(parse_card(ccv3, format_id=format_id), format_id), "base64")))
+                v2_backfill(parse_card(ccv3, format_id=format_id), format_id), "base64")))
         elif chunks == "chara":
             chara_loss = loss
             v2 = work
@@ -742,9 +474,6 @@ def _first_text_at(png: PngFile) -> int | None:
 def _base64_length(size: int) -> int:
     return 4 * ((size + 2) // 3)
 
-
-ORPHAN_TYPE = "x-risu-asset"
-"""The type an asset chunk the card does not list is read as (RisuAI's word for them)."""
 
 _UPGRADED = ("the card was read as V1, which has no place for what the character now holds "
              "(a lorebook, tags, greetings ...): written as a V2 card")

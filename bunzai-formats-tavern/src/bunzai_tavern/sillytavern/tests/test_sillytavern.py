@@ -150,7 +150,8 @@ def test_png_card_round_trip_keeps_every_chunk(path: Path) -> None:
 def test_the_recorded_image_is_the_avatar_kept(path: Path) -> None:
     """What the reader records of the image (to tell "unchanged" on re-write) is what the
     writer computes from the avatar asset the reader kept."""
-    from bunzai_tavern._common.cards.container import image_unchanged, main_icon
+    from bunzai_tavern._common.cards.container import main_icon
+    from bunzai_tavern._common.cards.fingerprint import image_unchanged
 
     character = read(path).entities[0]
     icon = main_icon(character.assets)
@@ -627,7 +628,7 @@ def test_round_trip_through_canonical_json_is_lossless() -> None:
 def test_image_fingerprint_tells_a_changed_image_and_accepts_older_sha256_records() -> None:
     import hashlib
 
-    from bunzai_tavern._common.cards.container import image_fingerprint, image_unchanged
+    from bunzai_tavern._common.cards.fingerprint import image_fingerprint, image_unchanged
 
     data = png_with(before_iend=[card_chunk("chara", V2), card_chunk("ccv3", V3_REAL)])
     ch = read(data).entities[0]
