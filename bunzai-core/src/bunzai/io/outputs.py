@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from ..errors import ConversionRefused, MalformedInput, OutputError
+from ..errors import ConversionRefused, OutputError
 
 _WINDOWS_RESERVED = {"con", "prn", "aux", "nul", "conin$", "conout$",
                      *(f"{dev}{i}" for dev in ("com", "lpt") for i in (*"123456789", *"¹²³"))}
@@ -259,7 +259,8 @@ def write_atomic(path: Path, data: Part, *, force: bool = False,
     """
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
-        raise MalformedInput(f"output folder {folder} does not exist", path=str(path))
+        raise OutputError(f"cannot write the output: the folder {folder} does not exist",
+                          path=str(path))
     if path.exists() and not force:
         raise ConversionRefused("output exists; pass --force to overwrite", path=str(path))
     existed = path.exists()
