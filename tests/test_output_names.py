@@ -18,7 +18,7 @@ from bunzai.host.registry import Registry
 from bunzai.host.types import ReadResult, WriteResult
 from bunzai.io.input import AdapterInput
 from bunzai.io.outputs import OutputFile
-from bunzai.model import Character, Entity
+from bunzai.model import Character, Entity, Persona
 from bunzai.testing import chats_corpus_dir, corpus_files, require_corpus
 
 require_corpus()
@@ -125,3 +125,51 @@ def test_a_suffix_a_format_declares_is_taken_off_whole(tmp_path: Path) -> None:
     batch = bunzai_api.convert_batch([src.parent], "test-scene", out_dir=tmp_path / "many",
                                      registry=reg)
     assert [f.outputs for f in batch.run()] == [[str(tmp_path / "many" / "town.scene.json")]]
+
+
+# -- -o DIR/, -o - and - ---------------------------------------------------------------------------
+
+
+def test_o_with_a_trailing_slash_or_an_existing_folder_writes_into_it(tmp_path: Path) -> None:
+    res = bunzai("convert", PNG, "--to", "agnai", "-o", f"{tmp_path / 'new'}/")
+    assert res.returncode == 0, res.stderr
+    made = tmp_path / "new" / f"{PNG.stem}.json"
+    assert _formats(tmp_path / "new") == {made.name: "agnai"}
+    res = bunzai("convert", PNG, "--to", "charx", "-o", tmp_path / "new")
+    assert res.returncode == 0, res.stderr
+    assert _formats(tmp_path / "new") == {made.name: "agnai", f"{PNG.stem}.charx": "risu-charx"}
+
+
+def test_o_dash_writes_the_file_to_standard_output(tmp_path: Path) -> None:
+    assert bunzai("convert", PNG, "--to", "charx", "-o", tmp_path / "card.charx").returncode == 0
+    res = bunzai("convert", PNG, "--to", "charx", "-o", "-", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == (tmp_path / "card.charx").read_bytes()  # byte for byte
+    assert b"-> - (risu-charx)" in res.stderr and b"loss:" in res.stderr  # the report aside
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["card.charx"]
+
+
+def test_dash_reads_standard_input_as_bytes(tmp_path: Path) -> None:
+    data = PNG.read_bytes()
+    res = bunzai("convert", "-", "--to", "sillytavern", "-o", "-", "-O", "container=json",
+                 data=data)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == bunzai("convert", PNG, "--to", "sillytavern", "-o", "-", "-O",
+                                "container=json").stdout
+    assert b"<stdin> (sillytavern) -> -" in res.stderr
+    # into a folder, the output is named after the character, having no file name
+    res = bunzai("convert", "-", "--to", "agnai", "-o", f"{tmp_path}/", data=data)
+    assert res.returncode == 0, res.stderr
+    assert _formats(tmp_path) == {"Seraphina.json": "agnai"}
+    res = bunzai("convert", "-", "--to", "agnai", data=data)  # nowhere to write
+    assert res.returncode == 2 and b"-o" in res.stderr
+
+
+def test_o_dash_refuses_a_conversion_that_makes_several_files(tmp_path: Path) -> None:
+    backup = tmp_path / "personas.json"
+    people = [Persona(name=n, description=n) for n in ("Ann", "Bob")]
+    backup.write_bytes(bunzai_api.write(people, "sillytavern-persona").data)
+    res = bunzai("convert", backup, "--to", "risu-persona", "-o", "-", cwd=tmp_path)
+    assert res.returncode == 2 and res.stdout == b""
+    assert b"-o - writes one file" in res.stderr and b"2" in res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["personas.json"]
