@@ -139,8 +139,8 @@ def _formats(folder: Path) -> dict[str, object]:
 
 def test_a_second_target_in_the_same_folder_keeps_both_outputs(tmp_path: Path) -> None:
     """Pygmalion and Agnai both write ``.json``, RisuAI and RoleCall ``.png``: a second --to
-    into the same --out-dir writes its own files, named after the target, and the first
-    target's files stay as they were, even with --force."""
+    into the same --out-dir writes its own files, named after the target (``STEM.TARGET``, as
+    for a single file), and the first target's files stay as they were, even with --force."""
     src = tmp_path / "in"
     src.mkdir()
     (src / "pier.png").write_bytes(png_card(json.dumps(card_v2(name="Pier")).encode()))
@@ -151,21 +151,21 @@ def test_a_second_target_in_the_same_folder_keeps_both_outputs(tmp_path: Path) -
     res = bunzai("convert", src, "--to", "agnai", "-d", out, "--json")
     assert res.returncode == 0, res.stderr
     assert sorted(Path(str(r["output"])).name for r in lines(res.stdout)) == [
-        "pier-agnai.json", "slate-agnai.json"]
+        "pier.agnai.json", "slate.agnai.json"]
     assert {p: (out / p).read_bytes() for p in first} == first
     assert _formats(out) == {"pier.json": "pygmalion", "slate.json": "pygmalion",
-                             "pier-agnai.json": "agnai", "slate-agnai.json": "agnai"}
+                             "pier.agnai.json": "agnai", "slate.agnai.json": "agnai"}
     res = bunzai("convert", src, "--to", "agnai", "-d", out)  # the same target again
     assert res.returncode == 5 and "0 converted, 2 skipped" in res.stdout
-    assert f"skipped: {out / 'pier-agnai.json'} exists (use --force" in res.stderr
+    assert f"skipped: {out / 'pier.agnai.json'} exists (use --force" in res.stderr
 
     pngs = tmp_path / "pngs"
     assert bunzai("convert", src / "pier.png", "--to", "risu", "-d", pngs).returncode == 0
     risu = (pngs / "pier.png").read_bytes()
     res = bunzai("convert", src / "pier.png", "--to", "rolecall", "-d", pngs, "--force")
-    assert res.returncode == 0 and f"-> {pngs / 'pier-rolecall.png'} " in res.stdout
+    assert res.returncode == 0 and f"-> {pngs / 'pier.rolecall.png'} " in res.stdout
     assert (pngs / "pier.png").read_bytes() == risu
-    assert _formats(pngs) == {"pier.png": "risu", "pier-rolecall.png": "rolecall"}
+    assert _formats(pngs) == {"pier.png": "risu", "pier.rolecall.png": "rolecall"}
 
 
 # -- 5-6. quiet scripts and pipes ------------------------------------------------------------------

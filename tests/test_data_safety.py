@@ -26,6 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+import bunzai
 from bunzai.cli import app
 from bunzai.engine import batch
 from bunzai.engine.batch import plan
@@ -33,6 +34,7 @@ from bunzai.errors import ConversionRefused, OutputError
 from bunzai.host.registry import Registry, set_registry
 from bunzai.io import outputs
 from bunzai.io.outputs import OutputFile, output_names, safe_name, write_atomic
+from bunzai.model import Character
 from bunzai.testing import corpus_files, corpus_rows, samples_dir
 
 from .hostile.cases import card_v2, png_card
@@ -112,7 +114,9 @@ def test_a_batch_never_writes_over_one_of_its_sources(registry: Registry,
     res = _cli(registry, "convert", tmp_path, "--to", "png", "-d", tmp_path, "--force")
     assert res.exit_code == 0, res.output
     assert {p: _sha(tmp_path / p) for p in hashes} == hashes
-    assert len(list(tmp_path.glob("a-*.png"))) == 2
+    # a.json's own name is the source a.png: named after the target, as for a single file
+    assert sorted(p.name for p in tmp_path.glob("a[.-]*.png")) == ["a-2.png",
+                                                                   "a.sillytavern.png"]
 
 
 def test_plan_keeps_outputs_off_every_source(tmp_path: Path) -> None:
@@ -357,9 +361,28 @@ def test_a_batch_skips_existing_outputs_without_force(registry: Registry,
     (tmp_path / "in" / "a.json").write_bytes(_card_json())
     out = tmp_path / "out"
     out.mkdir()
-    (out / "a.vaud.json").write_bytes(b"precious")
+    earlier = bunzai.write(Character(name="Earlier"), "vaud-json", registry=registry).data
+    (out / "a.vaud.json").write_bytes(earlier)
     res = _cli(registry, "convert", tmp_path / "in", "--to", "vaud-json", "-d", out, "--json")
     assert json.loads(res.stdout.splitlines()[0])["status"] == "skipped"
+    assert (out / "a.vaud.json").read_bytes() == earlier
+
+
+@pytest.mark.parametrize("force", [[], ["--force"]], ids=["keep", "force"])
+def test_a_file_bunzai_does_not_read_is_never_replaced(registry: Registry, tmp_path: Path,
+                                                       force: list[str]) -> None:
+    """--force replaces only an earlier output of the same target; a file in the way that is
+    not one stays, and the output is named after its target beside it."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.json").write_bytes(_card_json())
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "a.vaud.json").write_bytes(b"precious")
+    res = _cli(registry, "convert", tmp_path / "in", "--to", "vaud-json", "-d", out, "--json",
+               *force)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout.splitlines()[0])["output"] == str(
+        out / "a.vaud-json.vaud.json")
     assert (out / "a.vaud.json").read_bytes() == b"precious"
 
 
@@ -549,8 +572,9 @@ def test_fanned_out_files_never_meet_another_output_or_source(
         src = Path(r["path"])
         assert [_who(registry, o) for o in r["outputs"]] == people[src.name], r
         assert r["output"] == r["outputs"][0]
-        if len(r["outputs"]) > 1:
-            assert all(Path(o).name.startswith(f"{src.stem}-") for o in r["outputs"]), r
+        if len(r["outputs"]) > 1:  # STEM-<name>, or named after the target when that is taken
+            assert all(Path(o).name.startswith((f"{src.stem}-", f"{src.stem}.risu-persona-"))
+                       for o in r["outputs"]), r
     # Names nothing else in the batch wants stay as a single conversion gives them.
     fanned = {Path(r["path"]).name: [Path(o).name for o in r["outputs"]] for r in records}
     assert fanned["x-a.json"] == output_names("x-a", [OutputFile(b"", ".png", n)
@@ -567,15 +591,19 @@ def test_a_fanned_out_file_replaces_only_what_was_there_before_and_only_with_for
     _personas(registry, folder, "bk-Ann.json", ["Solo"])
     out = tmp_path / "out"
     out.mkdir()
-    bob = out / output_names("bk", [OutputFile(b"", ".png", n) for n in ["Ann", "Bob"]])[1]
-    bob.write_bytes(b"there before the batch")
+    # bk.json's names are taken (bk-Ann is planned for bk-Ann.json): they are named after
+    # the target, and Bob's holds an earlier output of it
+    bob = out / output_names("bk.risu-persona",
+                             [OutputFile(b"", ".png", n) for n in ["Ann", "Bob"]])[1]
+    _personas(registry, out, bob.name, ["Earlier"], "risu-persona")
+    before = bob.read_bytes()
 
     records = _batch_records(_cli(registry, "convert", folder, "--to", "risu-persona", "-d",
                                   out, "-j", jobs, "--json"), code=5)  # a refused output
     status = {Path(r["path"]).name: r for r in records}
     assert status["bk.json"]["status"] == "skipped" and bob.name in status["bk.json"]["reason"]
     assert status["bk-Ann.json"]["status"] == "converted"
-    assert bob.read_bytes() == b"there before the batch"
+    assert bob.read_bytes() == before
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [bob.name, Path(status["bk-Ann.json"]["output"]).name])  # no half of bk.json
 

@@ -4,7 +4,9 @@ written result saved and shown."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -105,12 +107,65 @@ StripOpt = Annotated[bool, typer.Option(
 OutOpt = Annotated[Path, typer.Option("--out", "-o", metavar="FILE", help="File to write.")]
 
 
-def present(conv: Conversion, where: Path, force: bool, as_json: bool,
+STDIN = STDOUT = "-"
+"""The file name that stands for standard input (a source) or output (``-o -``)."""
+STDIN_NAME = "<stdin>"
+"""What a file read from standard input is called in messages."""
+
+
+def read_stdin() -> bytes:
+    """Standard input's bytes as they are (binary-safe), no more than the size limit and one
+    byte (so the reader reports a file over the limit, as it does for a named file)."""
+    from ..io.limits import get_limits
+
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise UsageError("standard input cannot be read as bytes")
+    try:
+        return bytes(stream.read(get_limits().max_size + 1))
+    except OSError as exc:
+        raise UsageError(f"cannot read standard input: {exc.strerror or exc}") from None
+
+
+def present(conv: Conversion, where: str | os.PathLike[str], force: bool, as_json: bool,
             after: Callable[[], None] | None = None) -> None:
-    """Save a written result to ``where`` and show it: the files, the warnings, the loss
-    report (and what ``after`` adds), or its JSON; its error ends the command."""
+    """Save a written result to ``where`` (``-``: standard output, the report then going to
+    stderr) and show it: the files, the warnings, the loss report (and what ``after`` adds),
+    or its JSON; its error ends the command."""
+    if os.fspath(where) == STDOUT:
+        if conv.ok:
+            _to_stdout(conv)
+        with contextlib.redirect_stdout(sys.stderr):
+            _show(conv, as_json, after)
+        return
     if conv.ok:
         conv.save(where, force=force)
+    _show(conv, as_json, after)
+
+
+def _to_stdout(conv: Conversion) -> None:
+    """Write the one file of a conversion to standard output (refused for several files)."""
+    assert conv.written is not None
+    files = conv.written.files
+    if len(files) > 1:
+        conv.error = UsageError(
+            f"-o - writes one file, and this conversion makes {len(files)} (one per "
+            f"{conv.kind or 'entity'}); give -o DIR/ to write them into a folder",
+            path=conv.path)
+        return
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    try:
+        for part in files[0].parts:
+            out.write(part)
+        out.flush()
+    except BrokenPipeError:  # the reader has gone (| head -c): stop quietly
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+    conv.outputs = [Path(STDOUT)]
+
+
+def _show(conv: Conversion, as_json: bool, after: Callable[[], None] | None) -> None:
     if as_json:
         emit_json(conv.to_dict())
     elif conv.ok:

@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..errors import BunzaiError
+from ..errors import BunzaiError, UsageError
 from ..loss.report import LossReport
 from . import output
 from .common import (
+    STDIN,
+    STDIN_NAME,
     ForceOpt,
     FromOpt,
     JsonOpt,
@@ -21,6 +23,7 @@ from .common import (
     apply_limits,
     loaded_registry,
     present,
+    read_stdin,
 )
 from .group import command
 from .output import done, emit_json, error, fail, say, show_loss
@@ -34,12 +37,14 @@ if TYPE_CHECKING:
 def convert_command(
     srcs: Annotated[list[Path], typer.Argument(
         metavar="FILE…", show_default=False,
-        help="File(s) to convert (never modified); several, a folder or a glob make a batch.")],
+        help="File(s) to convert (never modified); several, a folder or a glob make a batch; "
+             "- reads standard input.")],
     to: Annotated[str, typer.Option("--to", "-t", metavar="FORMAT",
                                     help="Target format id or alias (see 'bunzai formats').")],
-    out: Annotated[Path | None, typer.Option(
-        "--out", "-o", metavar="FILE",
-        help="Output file (default: next to the source, with the target's suffix).")] = None,
+    out: Annotated[str | None, typer.Option(
+        "--out", "-o", metavar="FILE|DIR/|-",
+        help="Output file, or a folder (DIR/ or one that exists) to write into, or - for "
+             "standard output (default: next to the source).")] = None,
     out_dir: Annotated[Path | None, typer.Option("--out-dir", "-d", metavar="DIR",
                                                  help="Batch: folder for the outputs.")] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", metavar="N",
@@ -74,25 +79,42 @@ def convert_command(
     except BunzaiError as exc:
         fail(exc, as_json)
     if makes_batch(srcs, out_dir):
+        if any(str(s) == STDIN for s in srcs):
+            fail(UsageError("- (standard input) is one file: convert it on its own"), as_json)
         _convert_batch(reg, srcs, to, out_dir, jobs, from_, force, opts, as_json, out, verify,
                        strip_active)
         return
     _convert_one(reg, srcs[0], to, out, from_, force, opts, as_json, verify, strip_active)
 
 
-def _convert_one(reg: Registry, src: Path, to: str, out: Path | None, from_: str | None,
+def _convert_one(reg: Registry, src: Path, to: str, out: str | None, from_: str | None,
                  force: bool, opts: Mapping[str, Any], as_json: bool, verify: bool,
                  strip_active: bool = False) -> None:
     from ..engine.converting import convert_file
 
-    conv = convert_file(src, to, from_format=from_, options=opts, registry=reg, verify=verify,
-                        strip_active=strip_active)
-    present(conv, out if out is not None else src.parent, force, as_json)
+    if str(src) != STDIN:
+        conv = convert_file(src, to, from_format=from_, options=opts, registry=reg,
+                            verify=verify, strip_active=strip_active)
+        present(conv, out if out is not None else src.parent, force, as_json)
+        return
+    if out is None:
+        fail(UsageError("reading standard input: give -o FILE, -o DIR/ or -o - (standard "
+                        "output)"), as_json)
+    try:
+        data = read_stdin()
+    except BunzaiError as exc:
+        fail(exc.with_path(STDIN_NAME), as_json)
+    conv = convert_file(data, to, from_format=from_, options=opts, registry=reg, verify=verify,
+                        strip_active=strip_active)  # named after the entity, having no file name
+    conv.path = STDIN_NAME
+    if conv.error is not None:
+        conv.error = conv.error.with_path(STDIN_NAME)
+    present(conv, out, force, as_json)
 
 
 def _convert_batch(reg: Registry, srcs: list[Path], to: str, out_dir: Path | None, jobs: int,
                    from_: str | None, force: bool, opts: Mapping[str, Any], as_json: bool,
-                   out: Path | None, verify: bool, strip_active: bool = False) -> None:
+                   out: str | None, verify: bool, strip_active: bool = False) -> None:
     from ..engine.batch import convert_batch
 
     try:

@@ -8,7 +8,8 @@ worker the batch's planned stems and sources once, and a worker only takes a nam
 (see :class:`Reserved`), so no two outputs of a batch and no output and source ever share a name,
 and ``--force`` can replace only a file that existed before the batch.  A file already in the
 folder that holds another format's output (a second ``--to`` into the same ``--out-dir``) is left
-alone and the job's files are named after their target instead (see :func:`_place`).
+alone and the job's files are named after their target instead, as for a single file (the one
+rule is :func:`bunzai.io.outputs.place`).
 Each worker starts with its parent's plugin registry and writes its outputs atomically; the parent
 only receives small results (:class:`BatchFile`), so memory stays flat
 however large the batch.  What a batch is (its rules, its plan, its totals) is
@@ -34,7 +35,7 @@ from .reading import check_source_format, check_target
 
 if TYPE_CHECKING:
     from ..host.registry import Registry
-    from ..io.outputs import OutputFile
+    from ..host.types import WriteResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,16 +120,16 @@ class Reserved:
 def plan(sources: list[Path], out_dir: Path, suffix: str) -> list[Path]:
     """A unique, safe output path per source (unique case-insensitively, as on Windows and
     macOS), never the path of any source in the batch: with ``--force`` an output written over
-    a source that has not been read yet would destroy it."""
-    from ..io.outputs import safe_name
+    a source that has not been read yet would destroy it.  Two sources of one stem (``a.png``,
+    ``a.json``) get ``a`` and ``a-2``."""
+    from ..io.outputs import safe_name, source_stem
 
     used: set[str] = set()
     key = RealPaths().key
     taken = {key(src) for src in sources}
     paths = []
     for src in sources:
-        stem = safe_name(src.name[: -len(".vaud.json")] if src.name.endswith(".vaud.json")
-                         else src.stem)
+        stem = safe_name(source_stem(src.name))
         cand, n = stem, 2
         while (f"{cand}{suffix}".casefold() in used
                or key(out_dir / f"{cand}{suffix}") in taken):
@@ -138,72 +139,15 @@ def plan(sources: list[Path], out_dir: Path, suffix: str) -> list[Path]:
     return paths
 
 
-def _targets(job: Job, files: Sequence[OutputFile], reserved: Reserved,
-             tag: str | None = None) -> list[Path]:
-    """Where the files of one job go.  One file: ``STEM + suffix`` (its own suffix), or
-    ``STEM-2`` (``-3``...) when the job does not own that name (a source of the batch, or what
-    another job may write).  Several: the names a single conversion gives
-    (:func:`~bunzai.io.outputs.output_names`), each one the job does not own becoming
-    ``STEM-<name>_2`` (``_3``...) with the name's dashes made ``_``, so that no longer planned
-    stem can start it.  With ``tag`` (the target format, see :func:`_place`) every name is
-    ``STEM-<tag>`` plus the rest, and one the job does not own ``STEM-<tag>_2`` (...)."""
-    from ..io.outputs import output_names
+def _place(job: Job, written: WriteResult, reserved: Reserved, target: str) -> list[Path]:
+    """Where the files of one job go: the naming rule of a single conversion
+    (:func:`bunzai.io.outputs.place`) after the job's planned stem, where the names the job
+    does not own (a source of the batch, what another job may write) are taken."""
+    from ..io.outputs import place
 
-    folder = Path(job.out).parent
-    stem = job.stem
-    names = output_names(stem if tag is None else f"{stem}-{tag}", files)
-    used = {n.casefold() for n in names}
-    paths = []
-    for name, f in zip(names, files, strict=True):
-        if not reserved.owns(stem, name, folder):
-            label = name[len(stem) + 1: len(name) - len(f.suffix)].replace("-", "_")
-            n = 2
-            # Each name tried differs in its number, so every planned stem, source and name of
-            # this job rules out at most one: the loop ends.
-            while ((name := (f"{stem}-{n}{f.suffix}" if len(files) == 1 and tag is None
-                             else f"{stem}-{label}_{n}{f.suffix}")).casefold() in used
-                   or not reserved.owns(stem, name, folder)):
-                n += 1
-            used.add(name.casefold())
-        paths.append(folder / name)
-    return paths
-
-
-def _place(job: Job, files: Sequence[OutputFile], reserved: Reserved, target: str,
-           registry: Registry) -> list[Path]:
-    """Where the files of one job go, given what the output folder already holds.
-
-    When a planned name is taken by another format's output (a second ``--to`` into the same
-    ``--out-dir``: Pygmalion and Agnai both write ``.json``; RisuAI, RoleCall and Backyard
-    ``.png``), that file stays and this job's files are named after their target
-    (``STEM-<target>``), with or without ``--force``: both outputs are kept.  A file of the
-    same format (this conversion, run before) or one bunzai does not recognise is in the way
-    of the planned name: the job is skipped, or with ``--force`` replaces it."""
-    planned = _targets(job, files, reserved)
-    for path, f in zip(planned, files, strict=True):
-        if path.exists() and _another_format(path, f, target, registry):
-            return _targets(job, files, reserved, tag=target)
-    return planned
-
-
-def _another_format(path: Path, ours: OutputFile, target: str, registry: Registry) -> bool:
-    """Whether the file at ``path`` is recognised as a format other than the one ``ours`` is
-    (detection on both, so a writer whose output detection names otherwise still matches its
-    earlier output).  Run only when a name is taken, so a batch into a fresh folder pays
-    nothing for it."""
-    from ..io.input import AdapterInput
-
-    def winner(inp: AdapterInput) -> str | None:
-        w = registry.detect(inp).winner
-        return w.format if w is not None else None
-
-    try:
-        theirs = winner(AdapterInput.from_path(path))
-    except (BunzaiError, OSError):
-        return False  # not a file bunzai reads (a folder, an unreadable file): in the way
-    if theirs is None or theirs == target:
-        return False
-    return theirs != winner(AdapterInput(ours.data, path.name))
+    folder, stem = Path(job.out).parent, job.stem
+    return place(folder, stem, written.files, target, earlier=written.earlier,
+                 free=lambda name: reserved.owns(stem, name, folder))
 
 
 _worker_registry: Any = None
@@ -252,7 +196,7 @@ def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) 
             return found
         written, handle = conv.written, conv.target
         assert written is not None and handle is not None  # no error: it has written
-        targets = _place(job, written.files, reserved, handle.id, reg)
+        targets = _place(job, written, reserved, handle.id)
         if not job.force:
             for target in targets:
                 if target.exists():

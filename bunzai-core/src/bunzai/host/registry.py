@@ -21,6 +21,7 @@ from ..errors import (
     UsageError,
 )
 from ..io.asread import ZIP, as_read, remember, remember_file
+from ..io.outputs import declare_suffixes
 from ..kinds import ANY_KIND
 from ..loss.report import LossReport
 from .detection import DetectionReport, Detector, score
@@ -84,6 +85,7 @@ class Registry:
         self.host = host
         self.adapters: Mapping[str, AdapterHandle] = adapters if adapters is not None else {
             r.info.id: AdapterHandle(r.info, r) for r in host.loaded if r.info is not None}
+        declare_suffixes(h.info.suffix for h in self.adapters.values())
         self._detectors: dict[str, list[tuple[frozenset[str] | None, Detector]]] = {}
         self._asked: dict[tuple[str, frozenset[str]], list[Detector]] = {}
         self._neutrality: Neutrality | None = None
@@ -248,8 +250,10 @@ class Registry:
                             self._same_prompt, self._runs_differently(handle.id))
             complete(target, written, loss, warnings, verify=verify,
                      read_back=lambda inp: self.read(inp, format=handle.id)[1].entities)
+        from .naming import earlier_output
         return WriteResult([f for w in written for f in w.files], loss, warnings,
-                           format=handle.id, name=getattr(entities[0], "name", None) or None)
+                           format=handle.id, name=getattr(entities[0], "name", None) or None,
+                           earlier=earlier_output(self, handle.id))
 
     def _target(self, entities: Sequence[Entity], format: str,
                 options: Mapping[str, Any] | None) -> tuple[AdapterHandle, dict[str, Any]]:

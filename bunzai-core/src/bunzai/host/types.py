@@ -214,6 +214,10 @@ class WriteResult:
     """The file the entities were read from, when core knows it (``bunzai.convert``)."""
     name: str | None = None
     """The (first) entity's name: names the output when there is no source file."""
+    earlier: Callable[[Path, OutputFile], bool] | None = field(default=None, repr=False,
+                                                               compare=False)
+    """Whether a file found where an output would go is an earlier output of this write's
+    format (set by core, from detection); see :func:`bunzai.io.outputs.place`."""
 
     def save(self, path_or_dir: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
         """Write the files; returns their paths.

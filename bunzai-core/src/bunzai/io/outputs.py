@@ -8,11 +8,11 @@ import re
 import secrets
 import tempfile
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from ..errors import ConversionRefused, MalformedInput, OutputError
+from ..errors import ConversionRefused, OutputError
 
 _WINDOWS_RESERVED = {"con", "prn", "aux", "nul", "conin$", "conout$",
                      *(f"{dev}{i}" for dev in ("com", "lpt") for i in (*"123456789", *"¹²³"))}
@@ -160,48 +160,103 @@ def make_folder(folder: Path) -> None:
                           path=str(folder)) from None
 
 
-_COMPOUND_SUFFIXES = (".vaud.json",)
+_DECLARED: set[str] = set()
+
+
+def declare_suffixes(suffixes: Iterable[str]) -> None:
+    """Learn the suffixes installed formats declare (``FormatInfo.suffix``); those of more than
+    one part (``.vaud.json``) are taken off a source's name whole.  The registry calls this for
+    every adapter it holds, so no suffix is known by name here."""
+    _DECLARED.update(s.lower() for s in suffixes if s.count(".") > 1)
 
 
 def source_stem(name: str) -> str:
-    """A source file's name without its suffix (``card.vaud.json`` -> ``card``), the stem of
-    what a conversion writes next to it or into a folder."""
+    """A source file's name without its suffix (``card.png`` -> ``card``; a suffix a format
+    declares is taken whole: ``card.vaud.json`` -> ``card``), the stem of what a conversion
+    writes next to it or into a folder."""
     base = Path(name).name
-    for known in _COMPOUND_SUFFIXES:
-        if base.lower().endswith(known) and len(base) > len(known):
+    for known in sorted(_DECLARED, key=len, reverse=True):
+        if len(base) > len(known) and base[-len(known):].lower() == known:
             return base[: -len(known)]
     return Path(base).stem or base
 
 
+def file_stem(result: Written) -> str:
+    """The stem of a write's files: a safe form of the source file's stem; with no source, of
+    the entity's name; else ``untitled``."""
+    return safe_name(source_stem(result.source) if result.source else result.name or "untitled")
+
+
 def file_names(result: Written) -> list[str]:
-    """The names a write's files get in a folder: ``STEM + suffix``, the stem a safe form of the
-    source file's (with no source, of the entity's name, else ``untitled``); several files
-    ``STEM-<name> + suffix``.  The one naming rule of ``bunzai convert``, ``save()`` and the
-    studio's downloads."""
-    return output_names(safe_name(source_stem(result.source) if result.source
-                                  else result.name or "untitled"), result.files)
+    """The names a write's files get where nothing is in their way (the studio's downloads):
+    ``STEM + suffix``, several files ``STEM-<name> + suffix`` (see :func:`place`)."""
+    return output_names(file_stem(result), result.files)
+
+
+Earlier = Callable[[Path, OutputFile], bool]
+"""Whether the file already at a path is an earlier output of the same target as the file
+about to be written (core asks detection, see :attr:`bunzai.host.types.WriteResult.earlier`)."""
+
+
+def place(folder: Path, stem: str, files: Sequence[OutputFile], target: str | None, *,
+          earlier: Earlier | None = None, free: Callable[[str], bool] | None = None
+          ) -> list[Path]:
+    """Where the files of one conversion go in ``folder``: the one naming rule of ``bunzai
+    convert`` (a file, a batch, ``-o DIR/``) and of ``save(DIR)``.
+
+    1. One file is ``STEM + suffix``, the suffix of the file written (``seraphina.charx``);
+       several (a persona backup, one file per persona) ``STEM-<name> + suffix``.
+    2. A name is taken when ``free`` says so (the source itself; in a batch another source,
+       or a name another file of the batch may write), or when a file is there that is not an
+       earlier output of ``target`` (another format's output, a file bunzai does not read).
+       Then every file is named after the target: ``STEM.TARGET + suffix``
+       (``seraphina.risu.png``, ``sim.agnai-chat.json``), and if that is taken too
+       ``STEM.TARGET-2 + suffix``, ``-3``...
+    3. A name holding an earlier output of the same target is kept: the caller refuses it,
+       replaces it (``--force``) or counts it as done (``--skip-existing``).
+
+    So a name never lands on another format's output, and ``--force`` replaces only what the
+    same target wrote before.  ``earlier`` None: any file found counts as an earlier output;
+    ``target`` None (a write no format is known for): names are never tagged.
+    """
+    def fits(names: list[str]) -> bool:
+        for name, f in zip(names, files, strict=True):
+            if free is not None and not free(name):
+                return False
+            path = folder / name
+            if path.is_symlink() or (path.exists() and earlier is not None
+                                     and not earlier(path, f)):
+                return False
+        return True
+
+    names = output_names(stem, files)
+    if target is None or fits(names):
+        return [folder / n for n in names]
+    tagged, n = f"{stem}.{safe_name(target)}", 2
+    names = output_names(tagged, files)
+    # Each try differs in its number, so every file and name in the way rules out at most one.
+    while not fits(names):
+        names, n = output_names(f"{tagged}-{n}", files), n + 1
+    return [folder / n for n in names]
 
 
 def output_paths(result: Written, target: str | os.PathLike[str]) -> list[Path]:
     """Where :func:`save` puts each file of ``result``.
 
-    A folder (one that exists, or a path ending in a separator, then created) gets
-    ``STEM + suffix`` with the stem of the source (or a safe form of
-    the entity's name, or ``untitled``); a name equal to the source's own becomes
-    ``STEM.FORMAT + suffix``, so a same-format conversion never lands on its source.  Any
-    other path names the (first) file.  Several files are ``STEM-<name> + suffix`` beside it,
-    as :func:`output_names` gives them.
+    A folder (one that exists, or a path ending in a separator, then created) gets the names
+    :func:`place` gives, the source's own path never among them.  Any other path names the
+    (first) file; several files are ``STEM-<name> + suffix`` beside it, as
+    :func:`output_names` gives them.
     """
     path = Path(target)
     first = result.files[0]
     if os.fspath(target).endswith(("/", os.sep)) and not path.exists():
         make_folder(path)  # "converted/": a folder, made on first use
     if path.is_dir():
-        names = file_names(result)
-        if result.source and result.format and any(
-                (path / n).resolve() == Path(result.source).resolve() for n in names):
-            names = output_names(f"{source_stem(result.source)}.{result.format}", result.files)
-        return [path / n for n in names]
+        source = Path(result.source).resolve() if result.source else None
+        return place(path, file_stem(result), result.files, result.format,
+                     earlier=getattr(result, "earlier", None),
+                     free=None if source is None else lambda n: (path / n).resolve() != source)
     if len(result.files) == 1:
         return [path]
     stem = path.name[: -len(first.suffix)] if path.name.endswith(first.suffix) else path.stem
@@ -259,7 +314,8 @@ def write_atomic(path: Path, data: Part, *, force: bool = False,
     """
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
-        raise MalformedInput(f"output folder {folder} does not exist", path=str(path))
+        raise OutputError(f"cannot write the output: the folder {folder} does not exist",
+                          path=str(path))
     if path.exists() and not force:
         raise ConversionRefused("output exists; pass --force to overwrite", path=str(path))
     existed = path.exists()

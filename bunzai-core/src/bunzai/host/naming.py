@@ -1,0 +1,40 @@
+"""Which format a file already in an output's way holds: what lets the naming rule
+(:func:`bunzai.io.outputs.place`) keep another format's output and replace only an earlier one
+of the same target."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import BunzaiError
+
+if TYPE_CHECKING:
+    from ..io.outputs import Earlier, OutputFile
+    from .registry import Registry
+
+
+def earlier_output(registry: Registry, target: str) -> Earlier:
+    """A test of whether the file at a path is an earlier output of ``target``: detection
+    names ``target``, or names the same format as the file about to be written (a writer whose
+    output detection names otherwise still matches its earlier output), or names nothing for
+    both.  Run only when a name is taken, so writing into a fresh folder pays nothing for it."""
+    from ..io.input import AdapterInput
+
+    def winner(inp: AdapterInput) -> str | None:
+        w = registry.detect(inp).winner
+        return w.format if w is not None else None
+
+    def earlier(path: Path, ours: OutputFile) -> bool:
+        try:
+            theirs = winner(AdapterInput.from_path(path))
+        except (BunzaiError, OSError):
+            return False  # a folder, an unreadable file: not ours to replace
+        if theirs == target:
+            return True
+        try:
+            return theirs == winner(AdapterInput(ours.data, path.name))
+        except BunzaiError:
+            return False
+
+    return earlier
