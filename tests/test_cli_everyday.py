@@ -1,0 +1,73 @@
+"""The CLI behaves like the tools people already use: everyday options anywhere, typo'd format
+names answered, a verification that says what it did, extract over many files, merge reports
+grouped, labels that never credit another app with bunzai's own output, chats summarised in
+words; and the Python API speaking Python."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from bunzai.testing import corpus_files, require_corpus
+
+require_corpus()
+
+BUNZAI = shutil.which("bunzai", path=str(Path(sys.executable).parent)) or "bunzai"
+PNG = next(p for p in corpus_files("png-chara-v2") if "default_Seraphina" in p.name)
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "cards" / "bunzai-sample.png"
+
+
+def bunzai(*args: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([BUNZAI, *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def every_command() -> list[list[str]]:
+    """Every command and subcommand path, the plugins' included."""
+    import typer.main
+
+    from bunzai.cli import app
+    from bunzai.cli.group import CORE
+
+    root = typer.main.get_command(app)
+    ctx = typer.Context(root)
+    found: list[list[str]] = []
+
+    def walk(command: Any, path: list[str]) -> None:
+        subs = getattr(command, "commands", None)
+        if isinstance(subs, dict) and subs:
+            for name, sub in subs.items():
+                walk(sub, [*path, name])
+        else:
+            found.append(path)
+
+    for name in root.list_commands(ctx):
+        walk(root.get_command(ctx, name), [name])
+    assert {p[0] for p in found} >= set(CORE)
+    return found
+
+
+# -- -q and -v after the command -----------------------------------------------------------------
+
+
+def test_every_command_takes_quiet_and_verbose_after_its_name() -> None:
+    from bunzai.cli import invoke
+
+    for path in every_command():
+        res = invoke(*path, "--help")
+        assert res.exit_code == 0, path
+        assert "-q, --quiet" in res.stdout and "-v, --verbose" in res.stdout, path
+
+
+def test_quiet_and_verbose_work_after_the_command(tmp_path: Path) -> None:
+    res = bunzai("convert", PNG, "--to", "charx", "-o", tmp_path / "c.charx", "-q")
+    assert res.returncode == 0 and res.stdout == "" and (tmp_path / "c.charx").exists()
+    res = bunzai("inspect", PNG, "-q")
+    assert res.returncode == 0 and res.stdout == ""
+    grouped = bunzai("convert", PNG, "--to", "pygmalion", "-o", tmp_path / "p.json")
+    every = bunzai("convert", PNG, "--to", "pygmalion", "-o", tmp_path / "q.json", "-v")
+    assert grouped.returncode == every.returncode == 0
+    assert len(every.stdout.splitlines()) > len(grouped.stdout.splitlines())
