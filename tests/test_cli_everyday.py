@@ -71,3 +71,23 @@ def test_quiet_and_verbose_work_after_the_command(tmp_path: Path) -> None:
     every = bunzai("convert", PNG, "--to", "pygmalion", "-o", tmp_path / "q.json", "-v")
     assert grouped.returncode == every.returncode == 0
     assert len(every.stdout.splitlines()) > len(grouped.stdout.splitlines())
+
+
+# -- format names get "did you mean" --------------------------------------------------------------
+
+
+def test_a_typo_in_a_format_name_gets_did_you_mean_and_its_kind_listed_first(
+        tmp_path: Path) -> None:
+    res = bunzai("convert", PNG, "--to", "sillytavrn", "-o", tmp_path / "x.png")
+    assert res.returncode == 2 and not list(tmp_path.iterdir())
+    assert "unknown format 'sillytavrn'; did you mean 'sillytavern'?" in res.stderr
+    listed = res.stderr.split("(installed character formats: ", 1)[1]
+    same, other = listed.split("; other formats: ")
+    assert "risu-charx" in same and "sillytavern-lorebook" not in same
+    assert "sillytavern-lorebook" in other
+    res = bunzai("lorebook", "extract", PNG, "--to", "sillytavern-lorebok",
+                 "-o", tmp_path / "b.json")
+    assert res.returncode == 2 and "did you mean 'sillytavern-lorebook'?" in res.stderr
+    assert "(installed lorebook formats: " in res.stderr
+    res = bunzai("inspect", PNG, "--from", "risu-charxx")
+    assert res.returncode == 2 and "did you mean 'risu-charx'?" in res.stderr

@@ -193,7 +193,7 @@ def extract_lorebook(card: Source, *, to: str | None = None, filename: str | Non
 
     reg = registry or get_registry()
     target = to or default_format("lorebook", reg)
-    check_target(target, reg)
+    check_target(target, reg, kind="lorebook")
     return transform_file(card, target, lambda c: [extract(c.entities[0])], filename=filename,
                           registry=reg, strip_active=strip_active)
 
@@ -213,7 +213,7 @@ def embed_lorebook(card: Source, book: Source, *, to: str | None = None, replace
     if replace and merge:
         raise UsageError("replace or merge the card's own lorebook, not both")
     if to is not None:
-        check_target(to, reg)
+        check_target(to, reg, kind="character")
 
     def make(found: Conversion) -> list[Any]:
         new = _other(book, "lorebook", reg)
@@ -270,7 +270,7 @@ def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,
     if len(sources) < 2:
         raise UsageError("merge needs at least two lorebooks")
     target = to or default_format("lorebook", reg)
-    check_target(target, reg)
+    check_target(target, reg, kind="lorebook")
 
     def book_of(r: Reading) -> Any:
         return r.entities[0] if r.kind == "lorebook" else extract(r.entities[0])
@@ -299,7 +299,7 @@ def extract_chats(card: Source, *, to: str | None = None, filename: str | None =
 
     reg = registry or get_registry()
     target = to or default_format("chat", reg)
-    check_target(target, reg)
+    check_target(target, reg, kind="chat")
 
     def make(found: Conversion) -> list[Any]:
         chats = extract(reg, found.entities[0])
@@ -319,7 +319,7 @@ def embed_chat(card: Source, chat: Source, *, to: str | None = None,
 
     reg = registry or get_registry()
     if to is not None:
-        check_target(to, reg)
+        check_target(to, reg, kind="character")
     lost: list[Any] = []
 
     def make(found: Conversion) -> list[Any]:

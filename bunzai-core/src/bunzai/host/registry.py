@@ -107,8 +107,10 @@ class Registry:
                  if kind is None or h.kind in (kind, ANY_KIND)]
         return sorted(infos, key=lambda i: (i.kind, i.id))
 
-    def get(self, name: str) -> AdapterHandle:
-        """An adapter by format id or alias; an unknown name is a usage error listing choices."""
+    def get(self, name: str, kind: str | None = None) -> AdapterHandle:
+        """An adapter by format id or alias; an unknown name is a usage error that suggests
+        the closest name and lists the choices, those of ``kind`` (the kind the caller wants,
+        else the suggestion's) first."""
         if name in self.adapters:
             return self.adapters[name]
         matches = [h for h in self.adapters.values() if name.lower() in h.info.aliases]
@@ -117,9 +119,30 @@ class Registry:
         if matches:
             raise UsageError(f"{name!r} is an alias of several formats "
                              f"({', '.join(sorted(h.id for h in matches))}); name one")
+        raise UsageError(self._unknown(name, kind))
+
+    def _unknown(self, name: str, kind: str | None) -> str:
+        """``unknown format 'sillytavrn'; did you mean 'sillytavern'? installed character
+        formats: …; other formats: …`` (and the distribution that has it, when one does)."""
+        import difflib
+
         from .hints import format_hint
-        raise UsageError(f"unknown format {name!r} (installed: {', '.join(sorted(self.adapters))})"
-                         + format_hint(name, self.distributions()))
+
+        by_name = {n: h for h in self.adapters.values() for n in (h.id, *h.info.aliases)}
+        wanted = [n for n, h in by_name.items() if kind is None or h.kind in (kind, ANY_KIND)]
+        close = (difflib.get_close_matches(name.lower(), wanted, n=1, cutoff=0.6)
+                 or difflib.get_close_matches(name.lower(), list(by_name), n=1, cutoff=0.6))
+        hint = format_hint(name, self.distributions())
+        text = f"unknown format {name!r}" + (f"; did you mean {close[0]!r}?" if close and not hint
+                                             else "")
+        first = kind or (by_name[close[0]].kind if close else None)
+        same = sorted(h.id for h in self.adapters.values() if h.kind == first)
+        other = sorted(h.id for h in self.adapters.values() if h.kind != first)
+        listed = [f"installed {first} formats: {', '.join(same)}"] if same else []
+        if other:
+            listed.append(f"{'other formats' if same else 'installed'}: {', '.join(other)}")
+        text += f" ({'; '.join(listed)})"
+        return text + hint
 
     def resolve_target(self, name: str, kind: str) -> AdapterHandle:
         """The output adapter for ``name``, preferring an alias of the entity's kind."""
