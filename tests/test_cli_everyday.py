@@ -91,3 +91,20 @@ def test_a_typo_in_a_format_name_gets_did_you_mean_and_its_kind_listed_first(
     assert "(installed lorebook formats: " in res.stderr
     res = bunzai("inspect", PNG, "--from", "risu-charxx")
     assert res.returncode == 2 and "did you mean 'risu-charx'?" in res.stderr
+
+
+# -- a chat's speakers in words -------------------------------------------------------------------
+
+
+def test_an_oobabooga_chat_counts_its_speakers_by_role(tmp_path: Path) -> None:
+    """oobabooga's history names nobody: its speakers are the user and the character."""
+    chat = corpus_files("st-chat")[0]
+    ooba = tmp_path / "history.json"
+    assert bunzai("convert", chat, "--to", "oobabooga-chat", "-o", ooba).returncode == 0
+    res = bunzai("inspect", ooba)
+    assert res.returncode == 0
+    line = next(x.strip() for x in res.stdout.splitlines() if "speakers:" in x)
+    counts = dict(part.split(": ") for part in line.removeprefix("speakers: ").split(", "))
+    assert set(counts) == {"user", "character"}, line
+    total = next(x for x in res.stdout.splitlines() if "messages:" in x)
+    assert sum(map(int, counts.values())) == int(total.split(": ")[1])

@@ -71,7 +71,7 @@ def _show_inspection(r: Inspection, gap: bool) -> None:
             say(f"  {ent['kind']}: {ent.get('name') or '(unnamed)'}")
             for k, v in ent.items():
                 if k not in ("kind", "name"):
-                    say(f"    {k}: {v}")
+                    say(f"    {k}: {', '.join(map(str, v)) if isinstance(v, list) else v}")
         if r.active is not None:
             say(f"  active content: {r.active}")
         for warn in r.warnings:
