@@ -5,11 +5,14 @@ words; and the Python API speaking Python."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from bunzai.testing import corpus_files, require_corpus
 
@@ -108,3 +111,59 @@ def test_an_oobabooga_chat_counts_its_speakers_by_role(tmp_path: Path) -> None:
     assert set(counts) == {"user", "character"}, line
     total = next(x for x in res.stdout.splitlines() if "messages:" in x)
     assert sum(map(int, counts.values())) == int(total.split(": ")[1])
+
+
+# -- the Python API speaks Python ----------------------------------------------------------------
+
+
+def test_reading_a_missing_file_raises_file_not_found(tmp_path: Path) -> None:
+    import bunzai
+
+    with pytest.raises(FileNotFoundError) as caught:
+        bunzai.read(tmp_path / "missing.png")
+    assert isinstance(caught.value, bunzai.BunzaiError)
+    assert not isinstance(caught.value, bunzai.MalformedInput)
+    assert caught.value.filename == str(tmp_path / "missing.png")
+    res = bunzai_in_process("inspect", tmp_path / "missing.png")
+    assert res.exit_code == 4 and "missing.png: no such file" in res.stderr
+
+
+def bunzai_in_process(*args: object) -> Any:
+    from bunzai.cli import invoke
+    return invoke(*map(str, args))
+
+
+def test_errors_say_what_to_do_in_the_words_of_whoever_called(tmp_path: Path) -> None:
+    """The same refusals from Python and from the command line: each names its own way out."""
+    import bunzai
+
+    out = tmp_path / "card.charx"
+    bunzai.convert(SAMPLE, to="charx").save(out)
+    with pytest.raises(bunzai.ConversionRefused) as caught:
+        bunzai.convert(SAMPLE, to="charx").save(out)
+    assert "pass force=True to overwrite" in str(caught.value)
+    assert "--force" not in str(caught.value)
+    res = bunzai_in_process("convert", SAMPLE, "--to", "charx", "-o", out)
+    assert res.exit_code == 5 and "pass --force to overwrite" in res.stderr
+    res = bunzai_in_process("convert", SAMPLE, "--to", "charx", "-o", out, "--json")
+    assert "pass --force to overwrite" in json.loads(res.stdout)["error"]
+
+    book = tmp_path / "book.json"
+    bunzai.extract_lorebook(SAMPLE).save(book)
+    found = bunzai.embed_lorebook(SAMPLE, book)
+    assert found.error is not None
+    assert "replace it (replace=True) or merge the two books (merge=True)" in found.error.message
+    res = bunzai_in_process("lorebook", "embed", SAMPLE, book, "-o", tmp_path / "new.png")
+    assert res.exit_code == 5
+    assert "replace it (--replace) or merge the two books (--merge)" in res.stderr
+    with pytest.raises(bunzai.ConversionRefused, match="force=True"):  # not the CLI's words
+        bunzai.convert(SAMPLE, to="charx").save(out)
+
+
+def test_every_setting_a_remedy_may_name_has_command_line_words() -> None:
+    from bunzai.cli.output import CLI_WORDS
+    from bunzai.errors import API_WORDS, BunzaiError
+
+    assert set(CLI_WORDS) == set(API_WORDS)
+    with pytest.raises(ValueError, match="no words"):
+        BunzaiError("output exists", remedy="pass {overwrite} to overwrite")

@@ -287,6 +287,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Show the version and exit.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors (and "
@@ -296,5 +297,7 @@ def _root(
 ) -> None:
     """bunzai: what is this file, where is it from, is it valid, and give it to me as X."""
     output.QUIET, output.VERBOSE = quiet, verbose
+    from ..errors import speaking
+    ctx.with_resource(speaking(output.CLI_WORDS))  # errors say --force, not force=True
 
 

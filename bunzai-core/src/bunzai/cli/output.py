@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 QUIET = False
 VERBOSE = False
 
+CLI_WORDS = {"force": "--force", "replace": "--replace", "merge": "--merge",
+             "to": "--to FORMAT", "max_size": "--max-size"}
+"""The options an error's remedy names, as the command line spells them (the engine's errors
+name settings by their Python name: see :class:`bunzai.errors.BunzaiError`)."""
+
 
 def say(text: str = "") -> None:
     """Human output; silenced by --quiet."""

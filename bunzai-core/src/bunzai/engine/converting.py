@@ -166,8 +166,8 @@ def _strip(entities: Sequence[Any], reg: Registry) -> tuple[list[Any], LossRepor
     for i, (_, loss) in enumerate(kept):  # the write's own paths: [i]. when it writes several
         removed.extend(loss, f"[{i}]." if len(kept) > 1 else "")
     if not kept:
-        raise ConversionRefused("nothing left to write: --strip-active removes every entity "
-                                f"({gone[min(gone)]})")
+        raise ConversionRefused("nothing left to write: without its active content no entity "
+                                f"is left ({gone[min(gone)]})")
     return [new for new, _ in kept], removed
 
 
@@ -224,8 +224,8 @@ def embed_lorebook(card: Source, book: Source, *, to: str | None = None, replace
         if own is not None and own.entries:
             if not (replace or merge):
                 raise ConversionRefused(
-                    f"the card already holds a lorebook of {len(own.entries)} entries; replace "
-                    "it (--replace) or merge the two books (--merge)")
+                    f"the card already holds a lorebook of {len(own.entries)} entries",
+                    remedy="replace it ({replace}) or merge the two books ({merge})")
             if merge:
                 added, report = merge_books([own, added], added.name or own.name)
                 facts.update({"merged_existing_book": True, **report.to_dict()})

@@ -78,8 +78,8 @@ def default_format(kind: str, registry: Registry | None = None) -> str:
     if claims:
         raise UsageError(f"several formats claim to be the default {kind} format "
                          f"({', '.join(claims)}); name one with --to")
-    raise UsageError(f"no installed format is the default for a {kind}; name one with --to "
-                     f"({takers})")
+    raise UsageError(f"no installed format is the default for a {kind}",
+                     remedy=f"name one with {{to}} ({takers})")
 
 
 # -- one file, read ------------------------------------------------------------------------------
