@@ -167,3 +167,16 @@ def test_every_setting_a_remedy_may_name_has_command_line_words() -> None:
     assert set(CLI_WORDS) == set(API_WORDS)
     with pytest.raises(ValueError, match="no words"):
         BunzaiError("output exists", remedy="pass {overwrite} to overwrite")
+
+
+# -- the demo's first warning is a sentence --------------------------------------------------------
+
+
+def test_the_demos_warning_reads_as_a_sentence(tmp_path: Path) -> None:
+    """What ``python3 dev.py demo`` runs: the warning names no JSON path and no jargon."""
+    res = bunzai("convert", SAMPLE, "--to", "risu-charx", "-o", tmp_path / "s.charx")
+    assert res.returncode == 0
+    warning = next(x.strip() for x in res.stdout.splitlines() if "warning:" in x)
+    assert warning.startswith("warning: 1 lorebook entry now starts with RisuAI @@ lines"), warning
+    assert "$" not in warning and "decorator" not in warning
+    assert warning.endswith("other apps show them as part of the text")

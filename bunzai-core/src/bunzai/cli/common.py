@@ -117,8 +117,9 @@ def present(conv: Conversion, where: Path, force: bool, as_json: bool,
         target = conv.target.id if conv.target is not None else conv.to
         for p in conv.outputs:
             say(f"{conv.path} ({conv.format}) -> {p} ({target})")
-        for w in conv.all_warnings:
-            say(f"  warning: {w['path']}: {w['message']}")
+        for w in conv.all_warnings:  # a writer's warning is about the whole file: no path
+            where = "" if w["path"] == "$" else f"{w['path']}: "
+            say(f"  warning: {where}{w['message']}")
         show_loss(conv.written.loss if conv.written is not None else None)
         if after is not None:
             after()
