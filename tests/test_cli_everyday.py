@@ -180,3 +180,27 @@ def test_the_demos_warning_reads_as_a_sentence(tmp_path: Path) -> None:
     assert warning.startswith("warning: 1 lorebook entry now starts with RisuAI @@ lines"), warning
     assert "$" not in warning and "decorator" not in warning
     assert warning.endswith("other apps show them as part of the text")
+
+
+# -- merge reports grouped like the loss report ----------------------------------------------------
+
+WORLD = next(p for p in corpus_files("st-worldbook") if "Eldoria" in p.name)
+GROUPED = "4 entries of book 2 equal entries of book 1"
+
+
+def test_merge_groups_its_duplicates_by_book_and_lists_them_with_verbose(tmp_path: Path) -> None:
+    """Seraphina's embedded book is SillyTavern's Eldoria world, entry for entry."""
+    res = bunzai("lorebook", "merge", WORLD, PNG, "-o", tmp_path / "m.json")
+    dups = [x.strip() for x in res.stdout.splitlines() if "duplicate:" in x]
+    assert res.returncode == 0 and dups == [f"duplicate: {GROUPED}"]
+    res = bunzai("lorebook", "merge", WORLD, PNG, "-o", tmp_path / "v.json", "--verbose")
+    dups = [x.strip() for x in res.stdout.splitlines() if "duplicate:" in x]
+    assert dups == [f"duplicate: book 2 entry {i} equals book 1 entry {i}" for i in range(1, 5)]
+    doc = json.loads(bunzai("lorebook", "merge", WORLD, PNG, "-o", tmp_path / "j.json",
+                            "--json").stdout)
+    assert len(doc["duplicates"]) == 4
+    assert doc["duplicate_groups"] == [{"book": 2, "equals_book": 1, "count": 4,
+                                        "line": GROUPED}]
+    res = bunzai("lorebook", "embed", PNG, WORLD, "--merge", "-o", tmp_path / "e.png")
+    dups = [x.strip() for x in res.stdout.splitlines() if "duplicate:" in x]
+    assert res.returncode == 0 and dups == [f"duplicate: {GROUPED}"]

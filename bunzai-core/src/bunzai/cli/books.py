@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 import typer.main
 
 from ..errors import BunzaiError
+from . import output
 from .common import ForceOpt, JsonOpt, OutOpt, StripOpt, loaded_registry, present
 from .group import CORE, SETTINGS, Command, Lazy
 from .output import fail, say
+
+if TYPE_CHECKING:
+    from ..engine.converting import Conversion
 
 lorebook_app = typer.Typer(help="Extract, embed and merge lorebooks.", no_args_is_help=True,
                            **SETTINGS)
@@ -74,12 +78,16 @@ def lorebook_embed(
         if replaced:
             say(f"  replaced the card's own book: {len(replaced)} entries "
                  f"({', '.join(replaced)})")
-        for d in conv.extra.get("duplicates", []):
-            say(f"  duplicate: {d}")
-        for c in conv.extra.get("conflicts", []):
-            say(f"  conflict: {c}")
+        merge_report(conv)
 
     present(conv, out, force, as_json, report)
+
+
+def merge_report(conv: Conversion) -> None:
+    """A merge's duplicates grouped by book (every one with --verbose), then its conflicts."""
+    from ..engine.lorebooks import merge_lines
+    for line in merge_lines(conv.extra, output.VERBOSE):
+        say(f"  {line}")
 
 
 @lorebook_app.command("merge", cls=Command)
@@ -103,13 +111,7 @@ def lorebook_merge(
     except BunzaiError as exc:
         fail(exc, as_json)
 
-    def report() -> None:
-        for d in conv.extra.get("duplicates", []):
-            say(f"  duplicate: {d}")
-        for c in conv.extra.get("conflicts", []):
-            say(f"  conflict: {c}")
-
-    present(conv, out, force, as_json, report)
+    present(conv, out, force, as_json, lambda: merge_report(conv))
 
 
 chat_app = typer.Typer(help="Take the chats out of a card (a Backyard archive) and put one in.",
