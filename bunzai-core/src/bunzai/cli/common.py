@@ -118,8 +118,8 @@ def present(conv: Conversion, where: Path, force: bool, as_json: bool,
         for p in conv.outputs:
             say(f"{conv.path} ({conv.format}) -> {p} ({target})")
         for w in conv.all_warnings:  # a writer's warning is about the whole file: no path
-            where = "" if w["path"] == "$" else f"{w['path']}: "
-            say(f"  warning: {where}{w['message']}")
+            at = "" if w["path"] == "$" else f"{w['path']}: "
+            say(f"  warning: {at}{w['message']}")
         show_loss(conv.written.loss if conv.written is not None else None)
         if after is not None:
             after()

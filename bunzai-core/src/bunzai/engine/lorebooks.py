@@ -134,10 +134,10 @@ def merge_books(books: list[Lorebook], name: str | None = None) -> tuple[Loreboo
             e = entry.model_copy(deep=True)
             keys = tuple(sorted(e.keys))
             if keys and keys in by_keys:
-                book, entry = origin[by_keys[keys]]
+                first_book, first_entry = origin[by_keys[keys]]
                 report.conflicts.append(
-                    f"{where} has the same keys ({', '.join(keys)}) as book {book} entry "
-                    f"{entry} but different content: both kept")
+                    f"{where} has the same keys ({', '.join(keys)}) as book {first_book} entry "
+                    f"{first_entry} but different content: both kept")
             if e.id is not None and e.id in used_ids:
                 new_id = _fresh_id(used_ids, e.id)
                 report.conflicts.append(f"{where} reused id {e.id!r}: renumbered to {new_id!r}")
