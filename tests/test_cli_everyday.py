@@ -204,3 +204,21 @@ def test_merge_groups_its_duplicates_by_book_and_lists_them_with_verbose(tmp_pat
     res = bunzai("lorebook", "embed", PNG, WORLD, "--merge", "-o", tmp_path / "e.png")
     dups = [x.strip() for x in res.stdout.splitlines() if "duplicate:" in x]
     assert res.returncode == 0 and dups == [f"duplicate: {GROUPED}"]
+
+
+# -- --verify says what it did ------------------------------------------------------------------
+
+
+def test_verify_says_that_it_ran_in_text_json_and_batches(tmp_path: Path) -> None:
+    res = bunzai("convert", PNG, "--to", "charx", "-o", tmp_path / "c.charx", "--verify")
+    assert res.returncode == 0
+    assert "  verified: the output reads back as the loss report says" in res.stdout
+    doc = json.loads(bunzai("convert", PNG, "--to", "charx", "-o", tmp_path / "d.charx",
+                            "--verify", "--json").stdout)
+    assert doc["verified"]["asked"] is True and doc["verified"]["read_back"] is True
+    assert doc["verified"]["found"] == [] and doc["verified"]["problems"] == []
+    assert "verified" not in json.loads(bunzai("convert", PNG, "--to", "charx", "-o",
+                                               tmp_path / "e.charx", "--json").stdout)
+    res = bunzai("convert", PNG, WORLD, "--to", "json", "-d", tmp_path / "out", "--verify")
+    assert res.returncode == 0
+    assert res.stdout.count("verified: the output reads back as the loss report says") == 2

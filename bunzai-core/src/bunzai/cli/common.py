@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..errors import BunzaiError, UsageError
-from .output import emit_json, error, fail, say, show_loss, warning
+from .output import emit_json, error, fail, say, show_loss, show_verified, warning
 
 if TYPE_CHECKING:
     from ..engine.converting import Conversion
@@ -121,6 +121,7 @@ def present(conv: Conversion, where: Path, force: bool, as_json: bool,
             at = "" if w["path"] == "$" else f"{w['path']}: "
             say(f"  warning: {at}{w['message']}")
         show_loss(conv.written.loss if conv.written is not None else None)
+        show_verified(conv.written)
         if after is not None:
             after()
     if conv.error is not None:

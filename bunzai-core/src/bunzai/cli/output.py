@@ -14,6 +14,7 @@ import typer
 from ..errors import BunzaiError
 
 if TYPE_CHECKING:
+    from ..host.types import WriteResult
     from ..loss.report import LossReport
 
 QUIET = False
@@ -77,6 +78,12 @@ def show_loss(loss: LossReport | None, indent: str = "  ", *, summary: bool = Tr
         say(f"{indent}nothing lost" if not loss else f"{indent}loss: {lines[0]}")
     for line in lines[1:]:
         say(f"{indent}  {line}")
+
+
+def show_verified(written: WriteResult | None, indent: str = "  ") -> None:
+    """That the output was read back, and what that found (``--verify``)."""
+    if written is not None and written.verified is not None:
+        say(f"{indent}{written.verified.summary()}")
 
 
 class ClosedPipeSafe:

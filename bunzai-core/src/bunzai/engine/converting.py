@@ -78,6 +78,8 @@ class Conversion(Reading):
             out.update({"loss": self.written.loss.to_list(),
                         "loss_summary": self.written.loss.summary(),
                         "warnings": self.all_warnings})
+            if self.written.verified is not None:
+                out["verified"] = self.written.verified.to_dict()
         out.update(self.extra)
         out.update(self._error())
         return out

@@ -240,7 +240,7 @@ class Registry:
         """Write entities as ``format``: one call per entity unless the format holds several
         in a file (``multi``), a cross-kind write refused, the loss report completed by the
         loss rule (:mod:`bunzai.loss.apply`) and, with ``verify``, by reading back."""
-        from ..loss.apply import Target, Written, complete
+        from ..loss.apply import Target, Verification, Written, complete
 
         if not entities:
             raise UsageError("nothing to write")
@@ -260,14 +260,18 @@ class Registry:
                 for f in res.files:
                     f.name = f.name or name or str(i + 1)
             written.append(Written(prefix, group, res.files, handle.carried_for(res.carries)))
+        checked = None
         if not handle.info.carries_passthrough:
             target = Target(handle.id, handle.info.reasons, self.neutrality, self.acted_on,
                             {h.id: h.info.label for h in self.adapters.values()},
                             self._same_prompt, self._runs_differently(handle.id))
-            complete(target, written, loss, warnings, verify=verify,
-                     read_back=lambda inp: self.read(inp, format=handle.id)[1].entities)
+            checked = complete(target, written, loss, warnings, verify=verify,
+                               read_back=lambda inp: self.read(inp, format=handle.id)[1].entities)
+        elif verify:
+            checked = Verification(asked=True, skipped=f"{handle.id} keeps every value as read")
         return WriteResult([f for w in written for f in w.files], loss, warnings,
-                           format=handle.id, name=getattr(entities[0], "name", None) or None)
+                           format=handle.id, name=getattr(entities[0], "name", None) or None,
+                           verified=checked)
 
     def _target(self, entities: Sequence[Entity], format: str,
                 options: Mapping[str, Any] | None) -> tuple[AdapterHandle, dict[str, Any]]:

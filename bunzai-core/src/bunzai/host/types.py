@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from ..errors import Issue
     from ..io.outputs import OutputFile
+    from ..loss.apply import Verification
     from ..model import Entity
 
 API_VERSION = 1
@@ -214,6 +215,9 @@ class WriteResult:
     """The file the entities were read from, when core knows it (``bunzai.convert``)."""
     name: str | None = None
     """The (first) entity's name: names the output when there is no source file."""
+    verified: Verification | None = None
+    """What reading the output back found (set by core with ``verify``, and for a format that
+    declares nothing it carries); None: not read back."""
 
     def save(self, path_or_dir: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
         """Write the files; returns their paths.
