@@ -222,3 +222,40 @@ def test_verify_says_that_it_ran_in_text_json_and_batches(tmp_path: Path) -> Non
     res = bunzai("convert", PNG, WORLD, "--to", "json", "-d", tmp_path / "out", "--verify")
     assert res.returncode == 0
     assert res.stdout.count("verified: the output reads back as the loss report says") == 2
+
+
+# -- extract reads many files; lorebook and chat extract share their defaults ----------------------
+
+
+def test_extract_takes_many_files_one_folder_each(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.png"
+    bad.write_text("not a card")
+    res = bunzai("extract", PNG, SAMPLE, bad, "--assets", tmp_path / "assets")
+    assert res.returncode == 3 and "bad.png: unrecognized" in res.stderr
+    for card in (PNG, SAMPLE):
+        manifest = tmp_path / "assets" / card.stem / "manifest.json"
+        assert json.loads(manifest.read_text())[0]["file"] == "main.png"
+    lines_ = bunzai("extract", PNG, SAMPLE, "--assets", tmp_path / "j", "--json").stdout
+    assert [json.loads(x)["output"] for x in lines_.splitlines()] == [
+        str(tmp_path / "j" / PNG.stem), str(tmp_path / "j" / SAMPLE.stem)]
+
+
+def test_lorebook_and_chat_extract_write_next_to_the_source_unless_told(tmp_path: Path) -> None:
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    for card in (PNG, SAMPLE):
+        shutil.copyfile(card, cards / card.name)
+    res = bunzai("lorebook", "extract", cards)
+    assert res.returncode == 0, res.stderr
+    assert {p.name for p in cards.glob("*.json")} == {f"{PNG.stem}.json", f"{SAMPLE.stem}.json"}
+    res = bunzai("lorebook", "extract", PNG, SAMPLE, "--out-dir", tmp_path / "books")
+    assert res.returncode == 0 and len(list((tmp_path / "books").iterdir())) == 2
+    res = bunzai("lorebook", "extract", PNG, SAMPLE, "-o", tmp_path / "one.json")
+    assert res.returncode == 2 and "use --out-dir for several cards" in res.stderr
+    byaf = next(iter(corpus_files("byaf")))
+    res = bunzai("chat", "extract", byaf, "--out-dir", tmp_path / "chats")
+    assert res.returncode == 0, res.stderr
+    assert list((tmp_path / "chats").iterdir())
+    res = bunzai("chat", "extract", byaf, PNG, "--out-dir", tmp_path / "more")
+    assert res.returncode == 2 and "holds no chats" in res.stderr  # the other card still went
+    assert list((tmp_path / "more").iterdir())
