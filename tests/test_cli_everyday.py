@@ -259,3 +259,25 @@ def test_lorebook_and_chat_extract_write_next_to_the_source_unless_told(tmp_path
     res = bunzai("chat", "extract", byaf, PNG, "--out-dir", tmp_path / "more")
     assert res.returncode == 2 and "holds no chats" in res.stderr  # the other card still went
     assert list((tmp_path / "more").iterdir())
+
+
+# -- label never credits another app with bunzai's output ------------------------------------------
+
+
+def test_label_never_says_another_app_saved_what_bunzai_wrote(tmp_path: Path) -> None:
+    """A CharX bunzai made of a SillyTavern card carries SillyTavern's signs: the label says the
+    last writer is unknown and shows them, where the card SillyTavern saved names it."""
+    st_saved = next(p for p in corpus_files("png-chara-v2") if "Kopkeee" in p.name)
+    doc = json.loads(bunzai("label", st_saved, "--json").stdout)
+    assert doc["last_writer"]["app"] == "SillyTavern"
+    for to, name in (("risu-charx", "c.charx"), ("sillytavern", "s.png")):
+        out = tmp_path / name
+        assert bunzai("convert", st_saved, "--to", to, "-o", out).returncode == 0
+        res = bunzai("label", out)
+        assert res.returncode == 0
+        assert "last_writer: unknown" in res.stdout and "SillyTavern (0.90)" not in res.stdout
+        assert "bunzai may have written it" in res.stdout
+        assert "SillyTavern: data.extensions talkativeness + fav + world" in res.stdout
+        doc = json.loads(bunzai("label", out, "--json").stdout)
+        assert doc["last_writer"]["app"] == "unknown" and doc["last_writer"]["confidence"] == 0
+        assert doc["app"] != "SillyTavern"

@@ -179,7 +179,7 @@ def _show_label(r: Labelling, gap: bool) -> None:
     if not r.labels.guesses:
         say("  no app evidence found")
     for g in r.labels.guesses:
-        say(f"  {g.role}: {g.app} ({g.confidence:.2f})")
+        say(f"  {g.role}: {g.app}" + (f" ({g.confidence:.2f})" if g.confidence else ""))
         for e in g.evidence:
             say(f"    - {e}")
     if gap:
