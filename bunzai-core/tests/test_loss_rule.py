@@ -225,3 +225,25 @@ def test_a_bang_pattern_that_cannot_take_effect_is_refused(patterns: list[str]) 
 
     with pytest.raises(ValueError, match="'!' pattern"):
         Carried.of(patterns)
+
+
+def test_verify_says_that_it_ran_and_what_it_found(reg: Registry, tmp_path: Any) -> None:
+    import json
+
+    from bunzai.cli import invoke as run_cli
+
+    src = tmp_path / "mara.vaud.json"
+    src.write_bytes(bunzai.write(Character(name="Mara", description="A pilot."), "vaud-json",
+                                 registry=reg).data)
+    text = run_cli("convert", str(src), "--to", "overclaiming", "-o", str(tmp_path / "a.json"),
+                   "--verify", registry=reg)
+    assert text.exit_code == 0, text.output
+    assert ("verified: reading the output back found 1 change(s) the report did not name, now "
+            "in it: description") in text.stdout
+    doc = json.loads(run_cli("convert", str(src), "--to", "overclaiming", "-o",
+                             str(tmp_path / "b.json"), "--json", "--verify",
+                             registry=reg).stdout)
+    assert doc["verified"]["found"] == ["description"] and doc["verified"]["asked"] is True
+    plain = run_cli("convert", str(src), "--to", "overclaiming", "-o", str(tmp_path / "c.json"),
+                    registry=reg)
+    assert "verified:" not in plain.stdout

@@ -80,6 +80,7 @@ if TYPE_CHECKING:
         Issue,
         LimitExceeded,
         MalformedInput,
+        MissingFile,
         OutputError,
         UnrecognizedInput,
         UnsupportedInput,
@@ -114,7 +115,7 @@ _API = ("BatchConversion", "BatchFile", "Conversion", "Difference", "Extraction"
         "read", "read_all", "read_file", "safe_name", "set_registry", "source_stem",
         "validate_file", "with_chat", "write")
 _ERRORS = ("AmbiguousInput", "BunzaiError", "ConversionRefused", "Issue", "LimitExceeded",
-           "MalformedInput", "OutputError", "UnrecognizedInput", "UnsupportedInput",
+           "MalformedInput", "MissingFile", "OutputError", "UnrecognizedInput", "UnsupportedInput",
            "UsageError")
 _PLUGIN_API = ("API_VERSION", "Detection", "FormatInfo", "LabelRule", "Option", "ReadResult",
                "WriteResult")
@@ -155,6 +156,7 @@ __all__ = [
     "LossEntry",
     "LossReport",
     "MalformedInput",
+    "MissingFile",
     "Option",
     "Outcome",
     "OutputError",

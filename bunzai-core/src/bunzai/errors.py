@@ -7,20 +7,75 @@ escape the public API: a ``KeyError`` or ``struct.error`` from a parser is a bug
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import errno
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from string import Formatter
 from typing import Literal
+
+API_WORDS: Mapping[str, str] = {
+    "force": "force=True",
+    "replace": "replace=True",
+    "merge": "merge=True",
+    "to": "to='FORMAT'",
+    "max_size": "bunzai.set_limits(bunzai.get_limits().replace(max_size=BYTES))",
+}
+"""The settings a remedy may name, as the Python API spells them.  A front end that calls them
+something else (the CLI's ``--force``) speaks through :func:`speaking` with a word for each."""
+
+_words: Mapping[str, str] = API_WORDS
+
+
+def words() -> Mapping[str, str]:
+    """How the current front end spells each setting (:data:`API_WORDS` unless it says)."""
+    return _words
+
+
+@contextmanager
+def speaking(words: Mapping[str, str]) -> Iterator[None]:
+    """Inside this block, every error says what to do in ``words`` (a front end's spelling of
+    each name in :data:`API_WORDS`).  Process-wide, so what a command's forked workers say is
+    worded like the command."""
+    global _words
+    before, _words = _words, words
+    try:
+        yield
+    finally:
+        _words = before
 
 
 class BunzaiError(Exception):
-    """Base class of every error bunzai raises on purpose."""
+    """Base class of every error bunzai raises on purpose.
+
+    ``message`` is the problem and, when the error has one, its ``remedy``: what the caller can
+    do, a template naming settings by their API name (``"pass {force} to overwrite"``), read
+    in the words of whoever called (``force=True`` from Python, ``--force`` from the CLI)."""
 
     exit_code: int = 4
 
-    def __init__(self, message: str, *, path: str | None = None) -> None:
+    def __init__(self, message: str, *, path: str | None = None,
+                 remedy: str | None = None) -> None:
         super().__init__(message)
-        self.message = message
+        if remedy is not None:
+            unknown = {f for _, f, _, _ in Formatter().parse(remedy) if f} - set(API_WORDS)
+            if unknown:
+                raise ValueError(f"a remedy names settings with no words: {sorted(unknown)}")
+        self.problem = message
+        self.remedy = remedy
         self.path = path
+
+    @property
+    def message(self) -> str:
+        """The problem, then what to do about it in the current front end's words."""
+        if self.remedy is None:
+            return self.problem
+        return f"{self.problem}; {self.remedy.format_map(_words)}"
+
+    @message.setter
+    def message(self, text: str) -> None:
+        """Replace the whole text (remedy included)."""
+        self.problem, self.remedy = text, None
 
     def with_path(self, path: str | None) -> BunzaiError:
         """Attach the file the error is about, unless one is already set."""
@@ -62,6 +117,20 @@ class MalformedInput(BunzaiError):
     exit_code = 4
 
 
+class MissingFile(BunzaiError, FileNotFoundError):
+    """The file to read is not there: a :class:`FileNotFoundError` as Python's own ``open``
+    raises, and a bunzai error (exit code 4, unreadable) to the CLI."""
+
+    exit_code = 4
+
+    def __init__(self, message: str = "no such file", *, path: str | None = None) -> None:
+        super().__init__(message, path=path)
+        self.errno, self.strerror, self.filename = errno.ENOENT, message, path
+
+    def __str__(self) -> str:
+        return BunzaiError.__str__(self)
+
+
 class LimitExceeded(MalformedInput):
     """A configured safety limit was hit before allocating; the message names the setting."""
 
@@ -84,7 +153,7 @@ class UnsupportedInput(MalformedInput):
 
 
 class ConversionRefused(BunzaiError):
-    """A conversion that must not happen: cross-kind, or an output that exists without --force."""
+    """A conversion that must not happen: cross-kind, or an output that exists (unless forced)."""
 
     exit_code = 5
 

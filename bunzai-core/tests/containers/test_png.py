@@ -224,7 +224,8 @@ def test_bad_signature_and_missing_ihdr() -> None:
 
 
 def test_max_size_limit() -> None:
-    with pytest.raises(LimitExceeded, match="--max-size"):
+    """The remedy in Python's words (the command line says --max-size)."""
+    with pytest.raises(LimitExceeded, match=r"replace\(max_size=BYTES\)\) or BUNZAI_MAX_SIZE"):
         PngFile.parse(build_png(), limits=Limits(max_size=10))
 
 

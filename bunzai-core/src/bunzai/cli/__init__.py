@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..errors import BunzaiError
+from ..errors import BunzaiError, speaking
 from . import books, convert, files, info, library, templates  # noqa: F401 (register commands)
 from .group import CORE, app
-from .output import ClosedPipeSafe
+from .output import CLI_WORDS, ClosedPipeSafe
 
 if TYPE_CHECKING:
     from ..host.registry import Registry
@@ -60,6 +60,16 @@ def main(argv: list[str] | None = None) -> None:
     real = sys.stdout
     sys.stdout = ClosedPipeSafe(real)
     try:
+        with speaking(CLI_WORDS):
+            _run(args)
+    finally:
+        sys.stdout.flush()
+        sys.stdout = real
+
+
+def _run(args: list[str]) -> None:
+    """The command; what escapes it is one line on stderr and an exit code."""
+    try:
         app(args=args, prog_name="bunzai")
     except BunzaiError as exc:  # safety net: commands handle their own errors
         typer.echo(f"bunzai: error: {exc}", err=True)
@@ -72,9 +82,6 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(f"bunzai: internal error: {type(exc).__name__}: {exc} "
                    "(set BUNZAI_DEBUG=1 for a traceback; please report it)", err=True)
         raise SystemExit(4) from None
-    finally:
-        sys.stdout.flush()
-        sys.stdout = real
 
 
 if __name__ == "__main__":  # pragma: no cover

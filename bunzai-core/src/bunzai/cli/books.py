@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 import typer.main
 
 from ..errors import BunzaiError
-from .common import ForceOpt, JsonOpt, OutOpt, StripOpt, loaded_registry, present
+from . import output
+from .common import (
+    ForceOpt,
+    JsonOpt,
+    OutOpt,
+    StripOpt,
+    loaded_registry,
+    many,
+    present,
+    start,
+)
 from .group import CORE, SETTINGS, Command, Lazy
-from .output import fail, say
+from .output import done, fail, say
+
+if TYPE_CHECKING:
+    from ..engine.converting import Conversion
 
 lorebook_app = typer.Typer(help="Extract, embed and merge lorebooks.", no_args_is_help=True,
                            **SETTINGS)
@@ -21,24 +35,66 @@ CORE["lorebook"] = Lazy(lambda: typer.main.get_command(lorebook_app),
 BookTo = Annotated[str | None, typer.Option(
     "--to", "-t", metavar="FORMAT", show_default=False,
     help="Lorebook format (default: the installed default lorebook format).")]
+CardsArg = Annotated[list[Path], typer.Argument(
+    metavar="CARD…", show_default=False,
+    help="Cards: files, folders (every file inside) or globs.")]
+ExtractOut = Annotated[Path | None, typer.Option(
+    "--out", "-o", metavar="FILE", show_default=False,
+    help="File to write, for one card (several files: NAME-<title> beside it; default: next "
+         "to the card).")]
+ExtractDir = Annotated[Path | None, typer.Option(
+    "--out-dir", "-d", metavar="DIR", show_default=False,
+    help="Folder for the outputs (default: next to each card).")]
+
+
+def extract_each(cards: list[Path], out: Path | None, out_dir: Path | None, force: bool,
+                 as_json: bool, work: Callable[[Path], Conversion]) -> None:
+    """What ``lorebook extract`` and ``chat extract`` share: many cards, each written next to
+    itself unless ``-o`` (one card) or ``--out-dir`` says where; a bad card is reported and
+    the rest go on, and the exit code is the worst card's."""
+    from ..errors import UsageError
+    from ..io.outputs import make_folder
+
+    _, found = start(cards, None, None, as_json)
+    try:
+        if out is not None and out_dir is not None:
+            raise UsageError("give -o (one file) or --out-dir (a folder), not both")
+        if out is not None and many(cards, found):
+            raise UsageError("-o names one file; use --out-dir for several cards")
+        if out_dir is not None:
+            make_folder(out_dir)
+    except BunzaiError as exc:
+        fail(exc, as_json)
+    codes = [0]
+    for card in found:
+        try:
+            conv = work(card)
+        except BunzaiError as exc:  # the request itself (an unknown --to): the same for all
+            fail(exc, as_json)
+        try:
+            present(conv, out or out_dir or card.parent, force, as_json)
+        except typer.Exit as ended:  # this card's error is on stderr: go on with the next
+            codes.append(ended.exit_code)
+    done(max(codes))
+
+
 @lorebook_app.command("extract", cls=Command)
 def lorebook_extract(
-    card: Annotated[Path, typer.Argument(metavar="CARD",
-                                         help="Character card holding a lorebook.")],
-    out: OutOpt,
+    cards: CardsArg,
+    out: ExtractOut = None,
+    out_dir: ExtractDir = None,
     to: BookTo = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
     strip_active: StripOpt = False,
 ) -> None:
-    """Write a card's embedded lorebook as a standalone lorebook file."""
+    """Write each card's embedded lorebook as a standalone lorebook file."""
     from ..engine.converting import extract_lorebook
 
-    try:
-        conv = extract_lorebook(card, to=to, registry=loaded_registry(), strip_active=strip_active)
-    except BunzaiError as exc:
-        fail(exc, as_json)
-    present(conv, out, force, as_json)
+    reg = loaded_registry()
+    extract_each(cards, out, out_dir, force, as_json,
+                 lambda card: extract_lorebook(card, to=to, registry=reg,
+                                               strip_active=strip_active))
 
 
 @lorebook_app.command("embed", cls=Command)
@@ -74,12 +130,16 @@ def lorebook_embed(
         if replaced:
             say(f"  replaced the card's own book: {len(replaced)} entries "
                  f"({', '.join(replaced)})")
-        for d in conv.extra.get("duplicates", []):
-            say(f"  duplicate: {d}")
-        for c in conv.extra.get("conflicts", []):
-            say(f"  conflict: {c}")
+        merge_report(conv)
 
     present(conv, out, force, as_json, report)
+
+
+def merge_report(conv: Conversion) -> None:
+    """A merge's duplicates grouped by book (every one with --verbose), then its conflicts."""
+    from ..engine.lorebooks import merge_lines
+    for line in merge_lines(conv.extra, output.VERBOSE):
+        say(f"  {line}")
 
 
 @lorebook_app.command("merge", cls=Command)
@@ -103,13 +163,7 @@ def lorebook_merge(
     except BunzaiError as exc:
         fail(exc, as_json)
 
-    def report() -> None:
-        for d in conv.extra.get("duplicates", []):
-            say(f"  duplicate: {d}")
-        for c in conv.extra.get("conflicts", []):
-            say(f"  conflict: {c}")
-
-    present(conv, out, force, as_json, report)
+    present(conv, out, force, as_json, lambda: merge_report(conv))
 
 
 chat_app = typer.Typer(help="Take the chats out of a card (a Backyard archive) and put one in.",
@@ -120,12 +174,9 @@ CORE["chat"] = Lazy(lambda: typer.main.get_command(chat_app),
 
 @chat_app.command("extract", cls=Command)
 def chat_extract(
-    card: Annotated[Path, typer.Argument(metavar="CARD",
-                                         help="Card holding chats (a Backyard .byaf).")],
-    out: Annotated[Path | None, typer.Option(
-        "--out", "-o", metavar="FILE", show_default=False,
-        help="Chat file to write (several chats: NAME-<title> beside it; default: next to "
-             "the card).")] = None,
+    cards: CardsArg,
+    out: ExtractOut = None,
+    out_dir: ExtractDir = None,
     to: Annotated[str | None, typer.Option(
         "--to", "-t", metavar="FORMAT", show_default=False,
         help="Chat format (default: the installed default chat format).")] = None,
@@ -133,14 +184,13 @@ def chat_extract(
     as_json: JsonOpt = False,
     strip_active: StripOpt = False,
 ) -> None:
-    """Write the chats inside a card (each Backyard scenario's log) as standalone chat files."""
+    """Write the chats inside cards (each Backyard scenario's log) as standalone chat files."""
     from ..engine.converting import extract_chats
 
-    try:
-        conv = extract_chats(card, to=to, registry=loaded_registry(), strip_active=strip_active)
-    except BunzaiError as exc:
-        fail(exc, as_json)
-    present(conv, out or card.parent, force, as_json)
+    reg = loaded_registry()
+    extract_each(cards, out, out_dir, force, as_json,
+                 lambda card: extract_chats(card, to=to, registry=reg,
+                                            strip_active=strip_active))
 
 
 @chat_app.command("embed", cls=Command)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..errors import BunzaiError, UsageError
-from .output import emit_json, error, fail, say, show_loss, warning
+from .output import emit_json, error, fail, say, show_loss, show_verified, warning
 
 if TYPE_CHECKING:
     from ..engine.converting import Conversion
@@ -172,9 +172,11 @@ def _show(conv: Conversion, as_json: bool, after: Callable[[], None] | None) -> 
         target = conv.target.id if conv.target is not None else conv.to
         for p in conv.outputs:
             say(f"{conv.path} ({conv.format}) -> {p} ({target})")
-        for w in conv.all_warnings:
-            say(f"  warning: {w['path']}: {w['message']}")
+        for w in conv.all_warnings:  # a writer's warning is about the whole file: no path
+            at = "" if w["path"] == "$" else f"{w['path']}: "
+            say(f"  warning: {at}{w['message']}")
         show_loss(conv.written.loss if conv.written is not None else None)
+        show_verified(conv.written)
         if after is not None:
             after()
     if conv.error is not None:

@@ -150,6 +150,8 @@ def _show_batch_file(found: BatchFile) -> None:
     if found.status == "converted":
         say(f"converted {found.path} -> {', '.join(found.outputs or ())} ({found.format} -> "
              f"{found.to}): {found.loss_summary}")
+        if "verified" in found.facts:  # --verify: that it ran, and what it found
+            say(f"    {found.facts['verified']['summary']}")
         if output.VERBOSE:
             show_loss(LossReport.from_list(found.loss), "    ", summary=False)
     elif found.status == "skipped":

@@ -25,6 +25,7 @@ from .group import command
 from .output import done, emit_json, error, fail, say
 
 if TYPE_CHECKING:
+    from ..engine.assets import Extraction
     from ..engine.diff import Difference
     from ..engine.inspecting import Inspection, Labelling, Validation
 
@@ -71,7 +72,7 @@ def _show_inspection(r: Inspection, gap: bool) -> None:
             say(f"  {ent['kind']}: {ent.get('name') or '(unnamed)'}")
             for k, v in ent.items():
                 if k not in ("kind", "name"):
-                    say(f"    {k}: {v}")
+                    say(f"    {k}: {', '.join(map(str, v)) if isinstance(v, list) else v}")
         if r.active is not None:
             say(f"  active content: {r.active}")
         for warn in r.warnings:
@@ -178,7 +179,7 @@ def _show_label(r: Labelling, gap: bool) -> None:
     if not r.labels.guesses:
         say("  no app evidence found")
     for g in r.labels.guesses:
-        say(f"  {g.role}: {g.app} ({g.confidence:.2f})")
+        say(f"  {g.role}: {g.app}" + (f" ({g.confidence:.2f})" if g.confidence else ""))
         for e in g.evidence:
             say(f"    - {e}")
     if gap:
@@ -239,10 +240,11 @@ def _show_diff(d: Difference) -> None:
 
 @command("extract")
 def extract_command(
-    file: Annotated[Path, typer.Argument(metavar="FILE",
-                                         help="Card or module whose assets to write.")],
-    assets: Annotated[Path, typer.Option("--assets", metavar="DIR",
-                                         help="Folder to write the assets into.")],
+    files: FilesArg,
+    assets: Annotated[Path, typer.Option(
+        "--assets", metavar="DIR",
+        help="Folder to write the assets into (several files: one folder per file inside it, "
+             "named after the file).")],
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
     from_: FromOpt = None,
     as_json: JsonOpt = False,
@@ -250,22 +252,35 @@ def extract_command(
 ) -> None:
     """Write every embedded asset with a safe name and its real extension, plus manifest.json."""
     from ..engine.assets import extract_assets
+    from ..io.outputs import safe_name, source_stem
 
-    try:
-        apply_limits(max_size)
-        reg = loaded_registry()
-        res = extract_assets(file, assets, force=force, from_format=from_, registry=reg)
-    except BunzaiError as exc:
-        fail(exc, as_json)
-    if as_json:
-        emit_json(res.to_dict())
-    elif res.ok:
-        written = res.written
-        say(f"{file}: {len(written)} asset(s) written to {assets}"
-             + (f", {len(res.manifest) - len(written)} not embedded"
-                if len(written) < len(res.manifest) else ""))
-        for m in res.manifest:
-            say(f"  {m.get('file') or '-':<32} {m.get('media_type', ''):<20} "
-                 f"{m['type']}:{m['name']}")
-    if res.error is not None:
-        fail(res.error)
+    reg, found = start(files, from_, max_size, as_json)
+    several = many(files, found)
+    used: set[str] = set()
+
+    def folder_of(path: Path) -> Path:
+        if not several:
+            return assets
+        stem = name = safe_name(source_stem(path.name))
+        n = 2
+        while name.casefold() in used:
+            name, n = f"{stem}-{n}", n + 1
+        used.add(name.casefold())
+        return assets / name
+
+    results = each(found, lambda p: extract_assets(p, folder_of(p), force=force,
+                                                   from_format=from_, registry=reg),
+                   _show_extraction, as_json)
+    done(worst(results))
+
+
+def _show_extraction(res: Extraction) -> None:
+    if not res.ok or res.folder is None:
+        return
+    written = res.written
+    say(f"{res.path}: {len(written)} asset(s) written to {res.folder}"
+        + (f", {len(res.manifest) - len(written)} not embedded"
+           if len(written) < len(res.manifest) else ""))
+    for m in res.manifest:
+        say(f"  {m.get('file') or '-':<32} {m.get('media_type', ''):<20} "
+            f"{m['type']}:{m['name']}")

@@ -21,8 +21,65 @@ from .common import loaded_registry
 SETTINGS: dict[str, Any] = {"add_completion": False, "rich_markup_mode": None,
                             "pretty_exceptions_enable": False}
 
+def _loud(ctx: Any, param: Any, value: bool) -> None:
+    """``-q``/``-v`` given after the command: they add to what the root options said."""
+    if value:
+        if param.name == "quiet":
+            output.QUIET = True
+        else:
+            output.VERBOSE = True
+
+
+_EVERYDAY: list[Any] = []
+
+
+def everyday_options() -> list[Any]:
+    """``--quiet`` and ``--verbose`` as every command takes them, after its name too
+    (``bunzai convert card.png --to charx -q``), as they are taken before it: typer's own
+    options, made once from a function that declares them."""
+    if not _EVERYDAY:
+        def declare(
+            quiet: Annotated[bool, typer.Option(
+                "--quiet", "-q", callback=_loud, expose_value=False,
+                help="Print only errors (and --json output).")] = False,
+            verbose: Annotated[bool, typer.Option(
+                "--verbose", "-v", callback=_loud, expose_value=False,
+                help="Print more detail: every loss report entry, full text diffs.")] = False,
+        ) -> None:
+            """Never run: it only declares the options."""
+
+        one = typer.Typer(**SETTINGS)
+        one.command()(declare)
+        _EVERYDAY.extend(typer.main.get_command(one).params)
+    return _EVERYDAY
+
+
+def _missing(params: list[Any]) -> list[Any]:
+    taken = {o for p in params for o in p.opts}
+    return [o for o in everyday_options() if taken.isdisjoint(o.opts)]
+
+
+def add_everyday_options(command: Any) -> Any:
+    """``command`` (a plugin's too; every command of a group) taking ``-q``/``-v``, unless it
+    has options of those names itself."""
+    subcommands = getattr(command, "commands", None)
+    if isinstance(subcommands, dict):
+        for sub in subcommands.values():
+            add_everyday_options(sub)
+    else:
+        command.params.extend(_missing(command.params))
+    return command
+
+
 class Command(TyperCommand):
-    """A command whose help shows arguments by their metavar (``FILE…``), as people read them."""
+    """A command whose help shows arguments by their metavar (``FILE…``), as people read them,
+    and which takes ``-q``/``-v`` after its name as well."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        params: list[Any] = super().get_params(ctx)
+        help_option = self.get_help_option(ctx)
+        last = [help_option] if params and params[-1] is help_option else []
+        return params[:len(params) - len(last)] + _missing(params) + last
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
@@ -143,7 +200,7 @@ class _Commands(TyperGroup):
         loaded_registry().register_commands(host)
         for name, command in _commands_of(host).items():
             if name not in CORE:
-                self.catalog[name] = command
+                self.catalog[name] = add_everyday_options(command)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         with formatter.section("Commands"):
@@ -230,6 +287,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Show the version and exit.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors (and "
@@ -239,5 +297,7 @@ def _root(
 ) -> None:
     """bunzai: what is this file, where is it from, is it valid, and give it to me as X."""
     output.QUIET, output.VERBOSE = quiet, verbose
+    from ..errors import speaking
+    ctx.with_resource(speaking(output.CLI_WORDS))  # errors say --force, not force=True
 
 

@@ -14,10 +14,16 @@ import typer
 from ..errors import BunzaiError
 
 if TYPE_CHECKING:
+    from ..host.types import WriteResult
     from ..loss.report import LossReport
 
 QUIET = False
 VERBOSE = False
+
+CLI_WORDS = {"force": "--force", "replace": "--replace", "merge": "--merge",
+             "to": "--to FORMAT", "max_size": "--max-size"}
+"""The options an error's remedy names, as the command line spells them (the engine's errors
+name settings by their Python name: see :class:`bunzai.errors.BunzaiError`)."""
 
 
 def say(text: str = "") -> None:
@@ -72,6 +78,12 @@ def show_loss(loss: LossReport | None, indent: str = "  ", *, summary: bool = Tr
         say(f"{indent}nothing lost" if not loss else f"{indent}loss: {lines[0]}")
     for line in lines[1:]:
         say(f"{indent}  {line}")
+
+
+def show_verified(written: WriteResult | None, indent: str = "  ") -> None:
+    """That the output was read back, and what that found (``--verify``)."""
+    if written is not None and written.verified is not None:
+        say(f"{indent}{written.verified.summary()}")
 
 
 class ClosedPipeSafe:

@@ -28,7 +28,7 @@ def summarize(chat: Chat) -> dict[str, Any]:
     first = last = None
     for m in chat.iter_messages():
         count += 1
-        key = (m.speaker or f"({m.role})", m.role)
+        key = (m.speaker or "", m.role)
         speakers[key] = speakers.get(key, 0) + 1
         if len(m.alternatives) > 1:
             with_alts += 1
@@ -42,7 +42,9 @@ def summarize(chat: Chat) -> dict[str, Any]:
     declared = [f"{p.name} ({p.role})" for p in chat.participants]
     if declared:
         out["participants"] = declared
-    out["speakers"] = [f"{name} ({role}): {n}" for (name, role), n in speakers.items()]
+    # a chat that names nobody (oobabooga's) counts by role: "user: 6", not "(user) (user): 6"
+    out["speakers"] = [f"{name} ({role}): {n}" if name else f"{role}: {n}"
+                       for (name, role), n in speakers.items()]
     out["messages"] = count
     if with_alts:
         out["alternatives"] = f"{alternatives} on {with_alts} message(s)"

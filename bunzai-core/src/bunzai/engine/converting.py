@@ -78,6 +78,8 @@ class Conversion(Reading):
             out.update({"loss": self.written.loss.to_list(),
                         "loss_summary": self.written.loss.summary(),
                         "warnings": self.all_warnings})
+            if self.written.verified is not None:
+                out["verified"] = self.written.verified.to_dict()
         out.update(self.extra)
         out.update(self._error())
         return out
@@ -166,8 +168,8 @@ def _strip(entities: Sequence[Any], reg: Registry) -> tuple[list[Any], LossRepor
     for i, (_, loss) in enumerate(kept):  # the write's own paths: [i]. when it writes several
         removed.extend(loss, f"[{i}]." if len(kept) > 1 else "")
     if not kept:
-        raise ConversionRefused("nothing left to write: --strip-active removes every entity "
-                                f"({gone[min(gone)]})")
+        raise ConversionRefused("nothing left to write: without its active content no entity "
+                                f"is left ({gone[min(gone)]})")
     return [new for new, _ in kept], removed
 
 
@@ -193,7 +195,7 @@ def extract_lorebook(card: Source, *, to: str | None = None, filename: str | Non
 
     reg = registry or get_registry()
     target = to or default_format("lorebook", reg)
-    check_target(target, reg)
+    check_target(target, reg, kind="lorebook")
     return transform_file(card, target, lambda c: [extract(c.entities[0])], filename=filename,
                           registry=reg, strip_active=strip_active)
 
@@ -213,7 +215,7 @@ def embed_lorebook(card: Source, book: Source, *, to: str | None = None, replace
     if replace and merge:
         raise UsageError("replace or merge the card's own lorebook, not both")
     if to is not None:
-        check_target(to, reg)
+        check_target(to, reg, kind="character")
 
     def make(found: Conversion) -> list[Any]:
         new = _other(book, "lorebook", reg)
@@ -224,8 +226,8 @@ def embed_lorebook(card: Source, book: Source, *, to: str | None = None, replace
         if own is not None and own.entries:
             if not (replace or merge):
                 raise ConversionRefused(
-                    f"the card already holds a lorebook of {len(own.entries)} entries; replace "
-                    "it (--replace) or merge the two books (--merge)")
+                    f"the card already holds a lorebook of {len(own.entries)} entries",
+                    remedy="replace it ({replace}) or merge the two books ({merge})")
             if merge:
                 added, report = merge_books([own, added], added.name or own.name)
                 facts.update({"merged_existing_book": True, **report.to_dict()})
@@ -270,7 +272,7 @@ def merge_lorebooks(sources: Sequence[Source], *, to: str | None = None,
     if len(sources) < 2:
         raise UsageError("merge needs at least two lorebooks")
     target = to or default_format("lorebook", reg)
-    check_target(target, reg)
+    check_target(target, reg, kind="lorebook")
 
     def book_of(r: Reading) -> Any:
         return r.entities[0] if r.kind == "lorebook" else extract(r.entities[0])
@@ -299,7 +301,7 @@ def extract_chats(card: Source, *, to: str | None = None, filename: str | None =
 
     reg = registry or get_registry()
     target = to or default_format("chat", reg)
-    check_target(target, reg)
+    check_target(target, reg, kind="chat")
 
     def make(found: Conversion) -> list[Any]:
         chats = extract(reg, found.entities[0])
@@ -319,7 +321,7 @@ def embed_chat(card: Source, chat: Source, *, to: str | None = None,
 
     reg = registry or get_registry()
     if to is not None:
-        check_target(to, reg)
+        check_target(to, reg, kind="character")
     lost: list[Any] = []
 
     def make(found: Conversion) -> list[Any]:

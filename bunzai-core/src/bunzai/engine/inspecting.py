@@ -75,9 +75,18 @@ def _issues(reg: Registry, reading: Reading) -> list[Issue]:
 
 
 def _labels(reg: Registry, reading: Reading) -> LabelResult:
-    from .label import label
-    assert reading.input is not None
-    return label(reg, reading.input, reading.entities)
+    """The labeler's guesses; a last writer only where bunzai cannot have written the file
+    (bunzai carries the signs apps leave, and writes some formats as their app does)."""
+    from .label import label, written_by_bunzai
+    assert reading.input is not None and reading.format is not None
+    found = label(reg, reading.input, reading.entities)
+    if found.best("last_writer") is not None and written_by_bunzai(
+            reg, reading.input, reading.format, reading.entities):
+        found.unknown_last_writer(
+            f"the file is byte for byte what bunzai writes as {reading.format} from its "
+            "content, so bunzai may have written it; the signs below show an app saved this "
+            "content once, not that it saved the file last")
+    return found
 
 
 class Validation(Reading):

@@ -40,20 +40,34 @@ class LabelResult:
     def best(self, role: str) -> AppGuess | None:
         return next((g for g in self.guesses if g.role == role), None)
 
+    def _top(self) -> AppGuess | None:
+        """The origin, else a known last writer."""
+        last = self.best("last_writer")
+        return self.best("origin") or (last if last is not None and last.confidence else None)
+
     @property
     def app(self) -> str | None:
-        g = self.best("origin") or self.best("last_writer")
+        g = self._top()
         return g.app if g else None
 
     @property
     def confidence(self) -> float:
-        g = self.best("origin") or self.best("last_writer")
+        g = self._top()
         return g.confidence if g else 0.0
+
+    def unknown_last_writer(self, why: str) -> None:
+        """The last writer cannot be told (bunzai may have written the file): one guess with
+        no app and no confidence, whose evidence is ``why`` and then every sign seen, each
+        under the app it points to."""
+        last = [g for g in self.guesses if g.role == "last_writer"]
+        seen = [f"{g.app}: {e}" for g in last for e in g.evidence]
+        self.guesses = [g for g in self.guesses if g.role != "last_writer"]
+        self.guesses.append(AppGuess("unknown", 0.0, "last_writer", [why, *seen]))
 
     def to_dict(self) -> dict[str, Any]:
         origin = self.best("origin")
         last = self.best("last_writer")
-        top = origin or last
+        top = self._top()
         return {
             "app": top.app if top else None,
             "confidence": top.confidence if top else 0.0,
@@ -83,3 +97,21 @@ def label(registry: Registry, input: AdapterInput, entities: Sequence[Any]) -> L
             guess.evidence.extend(e for e in evidence if e not in guess.evidence)
     guesses = sorted(merged.values(), key=lambda g: (-g.confidence, g.app))
     return LabelResult(guesses)
+
+
+def written_by_bunzai(registry: Registry, input: AdapterInput, format: str,
+                      entities: Sequence[Any]) -> bool:
+    """Whether ``input`` is byte for byte what bunzai's own writer for ``format`` makes of
+    ``entities``: then bunzai may have written it, and no sign in it tells another app saved
+    it last.  Fresh copies are written, so nothing of the file as read is reused; a file too
+    large to hold, or a format bunzai cannot write, is not compared."""
+    if input.streamed or not entities:
+        return False
+    handle = registry.adapters.get(format)
+    if handle is None or not handle.info.can_write:
+        return False
+    try:
+        written = registry.write([e.model_copy(deep=True) for e in entities], format)
+    except Exception:  # a write that fails says nothing about who wrote the file
+        return False
+    return len(written.files) == 1 and bytes(written.files[0].data) == input.data

@@ -6,6 +6,7 @@ and entries that share an id or a key set but say different things are all kept 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,13 +17,61 @@ if TYPE_CHECKING:
     from ..host.types import WriteResult
 
 
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """Entry ``entry`` of book ``book`` (both from 1) equals an entry kept before it."""
+
+    book: int
+    entry: int
+    equals_book: int
+    equals_entry: int
+
+    def line(self) -> str:
+        return (f"book {self.book} entry {self.entry} equals book {self.equals_book} entry "
+                f"{self.equals_entry}")
+
+
 @dataclass
 class MergeReport:
-    duplicates: list[str] = field(default_factory=list)
+    """What a merge did besides copying: entries that collapsed into an equal one, and entries
+    kept although they conflict."""
+
+    found: list[Duplicate] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
 
+    @property
+    def duplicates(self) -> list[str]:
+        """Every duplicate, one line each."""
+        return [d.line() for d in self.found]
+
+    def groups(self) -> list[dict[str, Any]]:
+        """The duplicates by (book, book it repeats), as the loss report groups its repeats:
+        ``51 entries of book 2 equal entries of book 1``."""
+        by: dict[tuple[int, int], list[Duplicate]] = {}
+        for d in self.found:
+            by.setdefault((d.book, d.equals_book), []).append(d)
+        out = []
+        for (book, other), found in by.items():
+            if len(found) == 1:
+                line = found[0].line()
+            elif book == other:
+                line = f"{len(found)} entries of book {book} equal earlier entries of book {book}"
+            else:
+                line = f"{len(found)} entries of book {book} equal entries of book {other}"
+            out.append({"book": book, "equals_book": other, "count": len(found), "line": line})
+        return out
+
     def to_dict(self) -> dict[str, Any]:
-        return {"duplicates": self.duplicates, "conflicts": self.conflicts}
+        return {"duplicates": self.duplicates, "duplicate_groups": self.groups(),
+                "conflicts": self.conflicts}
+
+
+def merge_lines(facts: Mapping[str, Any], verbose: bool = False) -> list[str]:
+    """The lines of a merge report kept in a result's facts (:meth:`MergeReport.to_dict`)."""
+    dups = (facts.get("duplicates", []) if verbose
+            else [g["line"] for g in facts.get("duplicate_groups", [])])
+    return ([f"duplicate: {d}" for d in dups]
+            + [f"conflict: {c}" for c in facts.get("conflicts", [])])
 
 
 def extract(entity: Any) -> Lorebook:
@@ -72,6 +121,7 @@ def merge_books(books: list[Lorebook], name: str | None = None) -> tuple[Loreboo
     report = MergeReport()
     merged: list[LorebookEntry] = []
     seen: dict[tuple[Any, ...], int] = {}
+    origin: list[tuple[int, int]] = []  # (book, entry) of each merged entry, from 1
     by_keys: dict[tuple[str, ...], int] = {}
     used_ids: set[Any] = set()
     for bi, book in enumerate(books):
@@ -79,14 +129,15 @@ def merge_books(books: list[Lorebook], name: str | None = None) -> tuple[Loreboo
             where = f"book {bi + 1} entry {ei + 1}"
             sig = _signature(entry)
             if sig in seen:
-                report.duplicates.append(f"{where} duplicates merged entry {seen[sig] + 1}")
+                report.found.append(Duplicate(bi + 1, ei + 1, *origin[seen[sig]]))
                 continue
             e = entry.model_copy(deep=True)
             keys = tuple(sorted(e.keys))
             if keys and keys in by_keys:
+                first_book, first_entry = origin[by_keys[keys]]
                 report.conflicts.append(
-                    f"{where} has the same keys ({', '.join(keys)}) as merged entry "
-                    f"{by_keys[keys] + 1} but different content: both kept")
+                    f"{where} has the same keys ({', '.join(keys)}) as book {first_book} entry "
+                    f"{first_entry} but different content: both kept")
             if e.id is not None and e.id in used_ids:
                 new_id = _fresh_id(used_ids, e.id)
                 report.conflicts.append(f"{where} reused id {e.id!r}: renumbered to {new_id!r}")
@@ -97,6 +148,7 @@ def merge_books(books: list[Lorebook], name: str | None = None) -> tuple[Loreboo
             if keys:
                 by_keys.setdefault(keys, len(merged))
             merged.append(e)
+            origin.append((bi + 1, ei + 1))
     first = books[0] if books else Lorebook()
     out = Lorebook(name=name or first.name, description=first.description,
                    scan_depth=first.scan_depth, token_budget=first.token_budget,

@@ -39,13 +39,14 @@ def check_source_format(name: str | None, registry: Registry | None = None) -> N
 
 
 def check_target(name: str, registry: Registry | None = None,
-                 options: Mapping[str, Any] | None = None) -> None:
+                 options: Mapping[str, Any] | None = None, *, kind: str | None = None) -> None:
     """A ``--to`` name is a writable format id or alias, and ``options`` fit at least one of
-    the formats it may stand for (an alias such as ``json`` is resolved per input's kind)."""
+    the formats it may stand for (an alias such as ``json`` is resolved per input's kind);
+    ``kind``, when the operation writes one, puts that kind's names first in the refusal."""
     reg = (registry or get_registry())
     targets = _targets(reg, name)
     if not targets:
-        reg.get(name)  # raises the unknown-format error, with its hints
+        reg.get(name, kind)  # raises the unknown-format error, with its hints
     writable = [h for h in targets if h.info.can_write]
     if options and writable:  # an unwritable or other-kind target is refused per file
         from ..host.options import check
@@ -77,8 +78,8 @@ def default_format(kind: str, registry: Registry | None = None) -> str:
     if claims:
         raise UsageError(f"several formats claim to be the default {kind} format "
                          f"({', '.join(claims)}); name one with --to")
-    raise UsageError(f"no installed format is the default for a {kind}; name one with --to "
-                     f"({takers})")
+    raise UsageError(f"no installed format is the default for a {kind}",
+                     remedy=f"name one with {{to}} ({takers})")
 
 
 # -- one file, read ------------------------------------------------------------------------------

@@ -109,8 +109,10 @@ class Registry:
                  if kind is None or h.kind in (kind, ANY_KIND)]
         return sorted(infos, key=lambda i: (i.kind, i.id))
 
-    def get(self, name: str) -> AdapterHandle:
-        """An adapter by format id or alias; an unknown name is a usage error listing choices."""
+    def get(self, name: str, kind: str | None = None) -> AdapterHandle:
+        """An adapter by format id or alias; an unknown name is a usage error that suggests
+        the closest name and lists the choices, those of ``kind`` (the kind the caller wants,
+        else the suggestion's) first."""
         if name in self.adapters:
             return self.adapters[name]
         matches = [h for h in self.adapters.values() if name.lower() in h.info.aliases]
@@ -119,9 +121,30 @@ class Registry:
         if matches:
             raise UsageError(f"{name!r} is an alias of several formats "
                              f"({', '.join(sorted(h.id for h in matches))}); name one")
+        raise UsageError(self._unknown(name, kind))
+
+    def _unknown(self, name: str, kind: str | None) -> str:
+        """``unknown format 'sillytavrn'; did you mean 'sillytavern'? installed character
+        formats: …; other formats: …`` (and the distribution that has it, when one does)."""
+        import difflib
+
         from .hints import format_hint
-        raise UsageError(f"unknown format {name!r} (installed: {', '.join(sorted(self.adapters))})"
-                         + format_hint(name, self.distributions()))
+
+        by_name = {n: h for h in self.adapters.values() for n in (h.id, *h.info.aliases)}
+        wanted = [n for n, h in by_name.items() if kind is None or h.kind in (kind, ANY_KIND)]
+        close = (difflib.get_close_matches(name.lower(), wanted, n=1, cutoff=0.6)
+                 or difflib.get_close_matches(name.lower(), list(by_name), n=1, cutoff=0.6))
+        hint = format_hint(name, self.distributions())
+        text = f"unknown format {name!r}" + (f"; did you mean {close[0]!r}?" if close and not hint
+                                             else "")
+        first = kind or (by_name[close[0]].kind if close else None)
+        same = sorted(h.id for h in self.adapters.values() if h.kind == first)
+        other = sorted(h.id for h in self.adapters.values() if h.kind != first)
+        listed = [f"installed {first} formats: {', '.join(same)}"] if same else []
+        if other:
+            listed.append(f"{'other formats' if same else 'installed'}: {', '.join(other)}")
+        text += f" ({'; '.join(listed)})"
+        return text + hint
 
     def resolve_target(self, name: str, kind: str) -> AdapterHandle:
         """The output adapter for ``name``, preferring an alias of the entity's kind."""
@@ -224,7 +247,7 @@ class Registry:
         """Write entities as ``format``: one call per entity unless the format holds several
         in a file (``multi``), a cross-kind write refused, the loss report completed by the
         loss rule (:mod:`bunzai.loss.apply`) and, with ``verify``, by reading back."""
-        from ..loss.apply import Target, Written, complete
+        from ..loss.apply import Target, Verification, Written, complete
 
         if not entities:
             raise UsageError("nothing to write")
@@ -244,16 +267,19 @@ class Registry:
                 for f in res.files:
                     f.name = f.name or name or str(i + 1)
             written.append(Written(prefix, group, res.files, handle.carried_for(res.carries)))
+        checked = None
         if not handle.info.carries_passthrough:
             target = Target(handle.id, handle.info.reasons, self.neutrality, self.acted_on,
                             {h.id: h.info.label for h in self.adapters.values()},
                             self._same_prompt, self._runs_differently(handle.id))
-            complete(target, written, loss, warnings, verify=verify,
-                     read_back=lambda inp: self.read(inp, format=handle.id)[1].entities)
+            checked = complete(target, written, loss, warnings, verify=verify,
+                               read_back=lambda inp: self.read(inp, format=handle.id)[1].entities)
+        elif verify:
+            checked = Verification(asked=True, skipped=f"{handle.id} keeps every value as read")
         from .naming import earlier_output
         return WriteResult([f for w in written for f in w.files], loss, warnings,
                            format=handle.id, name=getattr(entities[0], "name", None) or None,
-                           earlier=earlier_output(self, handle.id))
+                           verified=checked, earlier=earlier_output(self, handle.id))
 
     def _target(self, entities: Sequence[Entity], format: str,
                 options: Mapping[str, Any] | None) -> tuple[AdapterHandle, dict[str, Any]]:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from ..errors import Issue
     from ..io.outputs import OutputFile
+    from ..loss.apply import Verification
     from ..model import Entity
 
 API_VERSION = 1
@@ -218,6 +219,9 @@ class WriteResult:
                                                                compare=False)
     """Whether a file found where an output would go is an earlier output of this write's
     format (set by core, from detection); see :func:`bunzai.io.outputs.place`."""
+    verified: Verification | None = None
+    """What reading the output back found (set by core with ``verify``, and for a format that
+    declares nothing it carries); None: not read back."""
 
     def save(self, path_or_dir: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
         """Write the files; returns their paths.

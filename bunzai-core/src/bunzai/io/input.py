@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
-from ..errors import BunzaiError, LimitExceeded, MalformedInput
+from ..errors import BunzaiError, LimitExceeded, MalformedInput, MissingFile
 from .frozen import freeze, thaw
 from .limits import Limits, get_limits, setting_hint
 
@@ -102,7 +102,7 @@ class AdapterInput:
                 return inp
             data = p.read_bytes()
         except FileNotFoundError:
-            raise MalformedInput("no such file", path=name) from None
+            raise MissingFile("no such file", path=name) from None
         except PermissionError:
             raise MalformedInput("permission denied", path=name) from None
         except IsADirectoryError:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields, replace
 
+from ..errors import words
+
 MB = 1024 * 1024
 
 
@@ -59,9 +61,10 @@ def setting_env(name: str) -> str:
 
 
 def setting_hint(name: str) -> str:
-    """How a user raises limit ``name``: the CLI flag where there is one, else the env var."""
-    if name == "max_size":
-        return f"--max-size or {setting_env(name)}"
+    """How a user raises limit ``name``, in the words of the front end at work (``--max-size``
+    on the command line, ``set_limits`` from Python) where it has a setting, and the env var."""
+    if name in words():
+        return f"{words()[name]} or {setting_env(name)}"
     return setting_env(name)
 
 

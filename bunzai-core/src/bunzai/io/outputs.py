@@ -27,6 +27,10 @@ Part = Buffer | Iterable[Buffer]
 built piece by piece as it is written, so it never exists whole)."""
 
 
+_OVERWRITE = "pass {force} to overwrite"
+"""What to do about an output that exists (see :class:`~bunzai.errors.BunzaiError`)."""
+
+
 class OutputFile:
     """One file a writer produced; ``name`` distinguishes files of a multi-file result.
 
@@ -275,7 +279,7 @@ def save(result: Written, target: str | os.PathLike[str], *, force: bool = False
         if source is not None and p.resolve() == source:
             raise ConversionRefused("output would replace the source file", path=str(p))
         if p.exists() and not force:
-            raise ConversionRefused("output exists; pass --force to overwrite", path=str(p))
+            raise ConversionRefused("output exists", remedy=_OVERWRITE, path=str(p))
     for p, f in zip(paths, result.files, strict=True):
         write_atomic(p, f.parts, force=force)
     return paths
@@ -317,7 +321,7 @@ def write_atomic(path: Path, data: Part, *, force: bool = False,
         raise OutputError(f"cannot write the output: the folder {folder} does not exist",
                           path=str(path))
     if path.exists() and not force:
-        raise ConversionRefused("output exists; pass --force to overwrite", path=str(path))
+        raise ConversionRefused("output exists", remedy=_OVERWRITE, path=str(path))
     existed = path.exists()
     parts = [data] if isinstance(data, bytes | bytearray | memoryview) else data
     fd = _unnamed_file(folder)
@@ -380,7 +384,7 @@ def _link_unnamed(fd: int, path: Path, folder: Path, force: bool) -> None:
             return
         except FileExistsError:
             if not force:
-                raise ConversionRefused("output exists; pass --force to overwrite",
+                raise ConversionRefused("output exists", remedy=_OVERWRITE,
                                         path=str(path)) from None
         # Replacing needs a name to rename from: a hidden one, complete already, gone at once.
         for _ in range(100):
@@ -408,11 +412,11 @@ def _give_name(tmp: str, path: Path, force: bool) -> None:
     try:
         os.link(tmp, path)
     except FileExistsError:
-        raise ConversionRefused("output exists; pass --force to overwrite",
+        raise ConversionRefused("output exists", remedy=_OVERWRITE,
                                 path=str(path)) from None
     except OSError:
         if path.exists():
-            raise ConversionRefused("output exists; pass --force to overwrite",
+            raise ConversionRefused("output exists", remedy=_OVERWRITE,
                                     path=str(path)) from None
         os.replace(tmp, path)  # a file system without hard links
 

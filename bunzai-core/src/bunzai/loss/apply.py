@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Any
 
@@ -58,12 +58,45 @@ class Written:
     carried: Carried | None
 
 
+@dataclass
+class Verification:
+    """What reading the output back found: the paths it saw changed that the report did not
+    name yet (they are in it now), and any other problem (an output that does not read back,
+    a preset whose prompt comes out different)."""
+
+    asked: bool
+    """``--verify`` asked for it (else the format declares nothing it carries: always read
+    back)."""
+    found: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    skipped: str | None = None
+    """Why nothing was read back (a format that keeps every value as read)."""
+
+    def summary(self) -> str:
+        """One line for people: that it ran, and what it found."""
+        if self.skipped:
+            return f"verify: nothing to read back: {self.skipped}"
+        if not (self.found or self.problems):
+            return "verified: the output reads back as the loss report says"
+        said = list(self.problems)
+        if self.found:
+            shown = ", ".join(self.found[:5]) + (f" and {len(self.found) - 5} more"
+                                                  if len(self.found) > 5 else "")
+            said.insert(0, f"{len(self.found)} change(s) the report did not name, now in it: "
+                           f"{shown}")
+        return "verified: reading the output back found " + "; ".join(said)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"asked": self.asked, "ok": not self.problems, "read_back": not self.skipped,
+                "found": self.found, "problems": self.problems, "summary": self.summary()}
+
+
 def complete(target: Target, written: Sequence[Written], loss: LossReport,
              warnings: list[str], *, verify: bool,
-             read_back: Callable[[AdapterInput], Sequence[Any]]) -> None:
+             read_back: Callable[[AdapterInput], Sequence[Any]]) -> Verification | None:
     """Add to ``loss`` every path of user data the target did not carry, and text only another
     app acts on; with ``verify`` (always when a write declared nothing it carries), read each
-    output back with ``read_back`` and add what changed."""
+    output back with ``read_back``, add what changed and say what it found."""
     default = f"{target.id} has no place for it"
     for w in written:
         for j, entity in enumerate(w.entities):
@@ -77,36 +110,45 @@ def complete(target: Target, written: Sequence[Written], loss: LossReport,
                 for path, why in target.runs_differently(entity):
                     if not loss.covers(p + path, stashed=True):
                         loss.stashed(p + path, why)
-    if verify or any(w.carried is None for w in written):
-        for w in written:
-            _verify(target, w, loss, warnings, read_back)
+    if not (verify or any(w.carried is None for w in written)):
+        return None
+    checked = Verification(asked=verify)
+    for w in written:
+        _verify(target, w, loss, warnings, read_back, checked)
+    return checked
 
 
 def _verify(target: Target, w: Written, loss: LossReport, warnings: list[str],
-            read_back: Callable[[AdapterInput], Sequence[Any]]) -> None:
+            read_back: Callable[[AdapterInput], Sequence[Any]], checked: Verification) -> None:
     with TemporaryDirectory(prefix="bunzai-verify-") as spool:
         back: list[Any] = []
         try:
             for n, f in enumerate(w.files):
                 back.extend(read_back(_as_input(f, spool, n)))
         except BunzaiError as exc:
-            warnings.append(f"the output could not be read back to check it: {exc.message}")
+            problem = f"the output could not be read back to check it: {exc.message}"
+            warnings.append(problem)
+            checked.problems.append(problem)
             return
         if len(back) != len(w.entities):
-            warnings.append(f"wrote {len(w.entities)} entities but read back {len(back)}")
+            problem = f"wrote {len(w.entities)} entities but read back {len(back)}"
+            warnings.append(problem)
+            checked.problems.append(problem)
             return
         for j, (before, after) in enumerate(zip(w.entities, back, strict=True)):
             p = w.prefix or (f"[{j}]." if len(w.entities) > 1 else "")
             found = report_changes(before, after, target.neutral, loss, target.reasons,
                                    (f"{target.id} did not keep it",
                                     f"{target.id} wrote it differently"), prefix=p)
+            checked.found += found
             if w.carried is not None:
                 warnings += [f"{path}: changed when written as {target.id}, found only by "
                              "reading the output back" for path in found]
             if target.read_back_check is not None:
-                problem = target.read_back_check(before, after, loss)
-                if problem:
-                    warnings.append(problem)
+                odd = target.read_back_check(before, after, loss)
+                if odd:
+                    warnings.append(odd)
+                    checked.problems.append(odd)
 
 
 def _stash_acted_on(target: Target, entity: Any, prefix: str, loss: LossReport) -> None:

@@ -53,8 +53,9 @@ Resolver = Callable[[str], tuple[bytes | None, str | None]]
 _RISU = "risu"
 """The record of RisuAI's additions inside the card's layout."""
 _SCRIPT_RULE = Carried.of((*SCRIPT_CARRIED, f"app_data.{CARD}"))
-_DECORATED = ("{n} lorebook {entries} settings as RisuAI @@decorator lines in front of "
-              "the text ({fields}); apps other than RisuAI show those lines as text")
+_DECORATED = ("{n} lorebook {entries} with RisuAI @@ lines that hold {its} settings "
+              "({fields}): RisuAI reads them as settings, other apps show them as part of the "
+              "text")
 
 
 def _raw_entries(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -270,7 +271,8 @@ def _book_view(ch: Character, loss: LossReport, warnings: list[str]) -> Lorebook
                     f, decorators.DEFAULT_REASON))
     if count:
         warnings.append(_DECORATED.format(
-            n=count, entries="entry carries" if count == 1 else "entries carry",
+            n=count, entries="entry now starts" if count == 1 else "entries now start",
+            its="its" if count == 1 else "their",
             fields=", ".join(decorated) or "settings"))
     return book
 
