@@ -584,8 +584,9 @@ def _unchanged_exif(work: Character, format_id: str, opts: CardOptions,
     if hashlib.sha256(data).hexdigest() != exif.get("image"):
         return None
     spec = _spec_of(layout) or "v1"
-    card = build_card(work, spec=spec, format_id=format_id, loss=LossReport())
-    if not digest_matches(card, exif.get("digest")):
+    lost = LossReport()
+    card = build_card(work, spec=spec, format_id=format_id, loss=lost)
+    if lost or not digest_matches(card, exif.get("digest")):  # e.g. a book added to a V1 card
         return None
     return data, "." + sniff_media(data)[1]
 
