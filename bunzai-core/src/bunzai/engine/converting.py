@@ -36,6 +36,9 @@ class Conversion(Reading):
     outputs: Sequence[Path] = ()
     extra: Mapping[str, Any] = MappingProxyType({})
     """Facts of a lorebook or chat operation (the merge report, the entries a book replaced)."""
+    made: Sequence[Any] = ()
+    """The entities handed to the writer: what was read, or what the operation made of it
+    (the card with the book embedded, the merged book); what the output is checked against."""
 
     def save(self, path_or_dir: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
         """Write the output (see :meth:`bunzai.host.types.WriteResult.save`); a refusal becomes
@@ -120,6 +123,7 @@ def transform_file(source: Source, to: str | None, make: Make | None, *,
         return found
     try:
         entities = make(found) if make is not None else found.entities
+        found.made = list(entities)
         assert found.handle is not None  # read without error
         found.to = to or found.handle.id
         found.target = reg.resolve_target(found.to, entities[0].kind)
