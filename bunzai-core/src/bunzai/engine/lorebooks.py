@@ -101,8 +101,51 @@ def merge_books(books: list[Lorebook], name: str | None = None) -> tuple[Loreboo
     out = Lorebook(name=name or first.name, description=first.description,
                    scan_depth=first.scan_depth, token_budget=first.token_budget,
                    recursive_scanning=first.recursive_scanning,
-                   extensions=dict(first.extensions), entries=merged)
+                   extensions=dict(first.extensions), entries=merged,
+                   app_data=_merged_app_data(books, report))
+    for bi, book in enumerate(books[1:], 2):
+        for key in _BOOK_SETTINGS:
+            theirs, ours = getattr(book, key), getattr(out, key)
+            if theirs is not None and theirs != ours and not (key == "name" and name):
+                report.conflicts.append(f"book {bi}'s {key} {_short(theirs)} not kept "
+                                        f"(the merged book's is {_short(ours)})")
     return out, report
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_BOOK_SETTINGS = ("name", "description", "scan_depth", "token_budget", "recursive_scanning")
+
+
+def _merged_app_data(books: list[Lorebook], report: MergeReport) -> dict[str, Any]:
+    """Every book's own app data (a NovelAI book's categories, which its entries name): lists
+    are joined without repeats, a value only a later book has is taken, and a later book's
+    different value is reported, not kept."""
+    import copy
+
+    out: dict[str, Any] = {}
+    for bi, book in enumerate(books, 1):
+        for fmt, data in (book.app_data or {}).items():
+            if fmt not in out:
+                out[fmt] = copy.deepcopy(data)
+                continue
+            mine = out[fmt]
+            if not (isinstance(mine, dict) and isinstance(data, dict)):
+                if mine != data:
+                    report.conflicts.append(f"book {bi}'s {fmt} data not kept")
+                continue
+            for key, value in data.items():
+                if key not in mine:
+                    mine[key] = copy.deepcopy(value)
+                elif isinstance(mine[key], list) and isinstance(value, list):
+                    mine[key] += [copy.deepcopy(v) for v in value if v not in mine[key]]
+                elif mine[key] != value:
+                    report.conflicts.append(f"book {bi}'s {fmt} {key} {_short(value)} not kept "
+                                            "(an earlier book's differs)")
+    return out
 
 
 def _fresh_id(used: set[Any], old: Any) -> Any:
