@@ -34,3 +34,12 @@ def test_a_later_books_settings_are_reported_when_not_kept() -> None:
     assert any("book 2's scan_depth 9 not kept" in c for c in report.conflicts)
     assert any("book 2's name 'moor' not kept" in c for c in report.conflicts)
     assert any("novelai-lorebook settings" in c for c in report.conflicts), report.conflicts
+
+
+def test_ids_that_read_the_same_in_a_file_are_renumbered() -> None:
+    """1 from one book and "1" from another are one id once a format writes ids as text."""
+    first = Lorebook(entries=[LorebookEntry(id="1", keys=["lamp"], content="a lamp")])
+    second = Lorebook(entries=[LorebookEntry(id=1, keys=["rope"], content="a rope")])
+    merged, report = merge_books([first, second])
+    assert len({str(e.id) for e in merged.entries}) == 2
+    assert any("reused id 1" in c for c in report.conflicts), report.conflicts

@@ -73,7 +73,7 @@ def merge_books(books: list[Lorebook], name: str | None = None) -> tuple[Loreboo
     merged: list[LorebookEntry] = []
     seen: dict[tuple[Any, ...], int] = {}
     by_keys: dict[tuple[str, ...], int] = {}
-    used_ids: set[Any] = set()
+    used_ids: set[str] = set()  # as text: 1 and "1" are one id in a file
     for bi, book in enumerate(books):
         for ei, entry in enumerate(book.entries):
             where = f"book {bi + 1} entry {ei + 1}"
@@ -87,12 +87,12 @@ def merge_books(books: list[Lorebook], name: str | None = None) -> tuple[Loreboo
                 report.conflicts.append(
                     f"{where} has the same keys ({', '.join(keys)}) as merged entry "
                     f"{by_keys[keys] + 1} but different content: both kept")
-            if e.id is not None and e.id in used_ids:
+            if e.id is not None and str(e.id) in used_ids:
                 new_id = _fresh_id(used_ids, e.id)
                 report.conflicts.append(f"{where} reused id {e.id!r}: renumbered to {new_id!r}")
                 e.id = new_id
             if e.id is not None:
-                used_ids.add(e.id)
+                used_ids.add(str(e.id))
             seen[sig] = len(merged)
             if keys:
                 by_keys.setdefault(keys, len(merged))
@@ -148,10 +148,9 @@ def _merged_app_data(books: list[Lorebook], report: MergeReport) -> dict[str, An
     return out
 
 
-def _fresh_id(used: set[Any], old: Any) -> Any:
+def _fresh_id(used: set[str], old: Any) -> Any:
     if isinstance(old, int):
-        n = max((i for i in used if isinstance(i, int)), default=0) + 1
-        return n
+        return max((int(i) for i in used if i.isascii() and i.isdigit()), default=0) + 1
     n = 2
     while f"{old}-{n}" in used:
         n += 1
