@@ -205,6 +205,7 @@ class Registry:
                                  f"instead of a {handle.kind}", path=path)
         if not result.entities:
             raise MalformedInput(f"{handle.id} found nothing to read", path=path)
+        _name_damaged_pictures(result)
         remember_source(input, handle.id, result.entities)
         return handle, result, report
 
@@ -242,6 +243,7 @@ class Registry:
                             self._runs_differently(handle.id))
             complete(target, written, loss, warnings, verify=verify,
                      read_back=lambda inp: self.read(inp, format=handle.id)[1].entities)
+        _say_damaged_pictures(written, loss)
         return WriteResult([f for w in written for f in w.files], loss, warnings,
                            format=handle.id, name=getattr(entities[0], "name", None) or None)
 
@@ -357,3 +359,30 @@ def set_registry(registry: Registry | None) -> None:
     """Replace (or with ``None``, reset) the process-wide registry; tests and embedders use it."""
     global _registry
     _registry = registry
+
+
+def _name_damaged_pictures(result: ReadResult) -> None:
+    """A picture the file carries cut short or corrupt is named on read, whatever the format
+    (a reader that already said its picture is damaged is not repeated)."""
+    from ..errors import Issue
+    from ..io.containers.imagecheck import damaged_pictures
+
+    if any("picture is damaged" in w.message for w in result.warnings):
+        return
+    for path, message in damaged_pictures(list(result.entities)):
+        result.warnings.append(Issue(path, message))
+
+
+def _say_damaged_pictures(written: Sequence[Any], loss: LossReport) -> None:
+    """A damaged picture written on as it is is in the loss report (stashed), unless the
+    writer said what it did with it: the output carries the damage the source had."""
+    from ..io.containers.imagecheck import damaged_pictures
+
+    for w in written:
+        for j, entity in enumerate(w.entities):
+            inner = f"[{j}]." if len(w.entities) > 1 else ""
+            for path, message in damaged_pictures([entity]):
+                full = f"{w.prefix}{inner}{path}"
+                if not loss.covers(full, stashed=True):
+                    loss.stashed(full, f"{message}; written as it is (apps show it broken or "
+                                       "their placeholder)")

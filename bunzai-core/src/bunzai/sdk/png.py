@@ -1,6 +1,6 @@
 """PNG chunks for format adapters: walk without decoding pixels, text chunks, byte-exact splice."""
 
-from ..io.containers.imagecheck import image_damage, png_damage
+from ..io.containers.imagecheck import image_damage, picture_damage, png_damage
 from ..io.containers.placeholder import default_avatar, is_default_avatar
 from ..io.containers.png import (
     PNG_SIGNATURE,
@@ -31,6 +31,7 @@ __all__ = [
     "make_chunk",
     "make_text_chunk",
     "minimal_png",
+    "picture_damage",
     "png_damage",
     "splice",
     "splice_parts",
