@@ -496,6 +496,11 @@ def _image(character: Character, icon: int | None, loss: LossReport,
         loss.dropped(f"assets[{icon}]", "the avatar is a broken PNG; a placeholder was used")
         return _walked(default_avatar())
     cards = card_or_asset_offsets(png)
+    if png.cut is not None or png.truncated:  # rebuilt from its whole chunks, with an end
+        where = f"inside its {png.cut[0]} chunk" if png.cut is not None else "before its end"
+        loss.approximated(f"assets[{icon}]", f"the picture is cut short ({where}): written "
+                          "with its whole chunks and a proper end")
+        return _walked(splice(png, drop=cards))
     if cards:
         return _walked(splice(png, drop=cards))
     return data, png
