@@ -27,7 +27,7 @@ MAX_SEED = 96 * 1024
 
 _STRING_CAP = 200
 _LIST_CAP = 12
-_LINE_CAP = 24
+_LINE_CAP = 10
 """Lines kept of a JSON-lines chat: a header, and enough messages to reach swipes and groups."""
 
 
