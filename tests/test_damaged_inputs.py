@@ -126,3 +126,37 @@ def test_a_damaged_file_is_refused_or_named_never_silent(source: str) -> None:
         if verdict is not None:
             failures.append(f"{damage.kind} ({damage.where}): {verdict}")
     assert not failures, "\n".join(failures)
+
+
+def test_through_the_cli_a_damage_is_named_and_its_cost_reported(tmp_path: Path) -> None:
+    """The installed script: a cut card is refused naming the file; a cut picture inside an
+    archive converts with a warning and a loss entry that name the picture."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    from bunzai.testing import corpus_files
+
+    bunzai = shutil.which("bunzai", path=str(Path(sys.executable).parent)) or "bunzai"
+    card = next(p for p in corpus_files("ccv3-json") if "full_v3_card" in p.name)
+    cut = next(d for d in file_damages(card.read_bytes()) if d.kind == "cut-line")
+    bad = tmp_path / "cut.json"
+    bad.write_bytes(cut.data)
+    res = subprocess.run([bunzai, "convert", bad, "--to", "charx", "-o", tmp_path / "a.charx"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode in (3, 4) and str(bad) in res.stderr, res.stderr
+    assert not (tmp_path / "a.charx").exists()
+    charx = corpus_files("charx")[0]
+    picture = next(d for d in file_damages(charx.read_bytes())
+                   if d.kind == "cut-entry" and d.where.endswith(".png' cut in half"))
+    bad = tmp_path / "cut.charx"
+    bad.write_bytes(picture.data)
+    res = subprocess.run([bunzai, "convert", bad, "--to", "sillytavern", "-o",
+                          tmp_path / "b.png", "--json"], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert any("is damaged" in w["message"] for w in doc["warnings"]), doc["warnings"]
+    assert any("damaged" in e["reason"] or "cut short" in e["reason"] for e in doc["loss"]), \
+        doc["loss"]
