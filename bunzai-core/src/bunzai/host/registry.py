@@ -243,7 +243,6 @@ class Registry:
                             self._runs_differently(handle.id))
             complete(target, written, loss, warnings, verify=verify,
                      read_back=lambda inp: self.read(inp, format=handle.id)[1].entities)
-        _say_damaged_pictures(written, loss)
         return WriteResult([f for w in written for f in w.files], loss, warnings,
                            format=handle.id, name=getattr(entities[0], "name", None) or None)
 
@@ -372,17 +371,3 @@ def _name_damaged_pictures(result: ReadResult) -> None:
     for path, message in damaged_pictures(list(result.entities)):
         result.warnings.append(Issue(path, message))
 
-
-def _say_damaged_pictures(written: Sequence[Any], loss: LossReport) -> None:
-    """A damaged picture written on as it is is in the loss report (stashed), unless the
-    writer said what it did with it: the output carries the damage the source had."""
-    from ..io.containers.imagecheck import damaged_pictures
-
-    for w in written:
-        for j, entity in enumerate(w.entities):
-            inner = f"[{j}]." if len(w.entities) > 1 else ""
-            for path, message in damaged_pictures([entity]):
-                full = f"{w.prefix}{inner}{path}"
-                if not loss.covers(full, stashed=True):
-                    loss.stashed(full, f"{message}; written as it is (apps show it broken or "
-                                       "their placeholder)")
