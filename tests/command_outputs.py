@@ -16,6 +16,8 @@ result is cached, so the oracle (``test_command_outputs.py``) and the validator 
 - ``extract --assets``: every file whose entity carries assets (or a persona's avatar);
 - the studio's ``/api/convert``: every readable file, each to one writable format of its kind,
   the formats taken in turn so that every one is written.
+
+Beside the shared files, two packages of our own hold two characters each (:func:`packages`).
 """
 
 from __future__ import annotations
@@ -76,11 +78,36 @@ def registry() -> Registry:
 
 
 @cache
+def packages() -> list[tuple[Path, str]]:
+    """Our own packages of two characters (a Voxta package, a Backyard archive), each with its
+    own book, picture and (in the archive) chat: a command that takes only the first character
+    would lose the second's in silence.  Written once per session to a temporary folder."""
+    from bunzai.testing.generated import canonical_examples
+
+    reg = registry()
+    first = canonical_examples("character", "rich")[0]
+    second = first.model_copy(deep=True)
+    second.name = f"{first.name} the Second"
+    if second.lorebook is not None:
+        for entry in second.lorebook.entries:
+            entry.content = f"{entry.content} (as the second tells it)"
+    folder = Path(tempfile.mkdtemp(prefix="bunzai-packages-"))
+    out = []
+    for fmt in ("voxta", "backyard-byaf"):
+        if fmt in reg.adapters:
+            written = reg.write([first, second], fmt)
+            path = folder / f"two-characters{written.files[0].suffix}"
+            path.write_bytes(written.files[0].data)
+            out.append((path, fmt))
+    return out
+
+
+@cache
 def readable() -> dict[Path, tuple[str, Reading]]:
-    """Every routed file that reads, as its routed format."""
+    """Every routed file that reads, as its routed format, and :func:`packages`."""
     reg = registry()
     out: dict[Path, tuple[str, Reading]] = {}
-    for path, fmt in routed_files():
+    for path, fmt in [*routed_files(), *packages()]:
         if fmt is None or is_unreadable(path) or fmt not in reg.adapters:
             continue
         found = read_file(path, from_format=fmt, registry=reg)

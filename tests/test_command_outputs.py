@@ -53,10 +53,12 @@ def silent_changes(done: Done) -> list[str]:
 
 def missing_assets(done: Done) -> list[str]:
     """Assets ``extract --assets`` did not write whole, or left out of its manifest."""
-    entity = done.made[0]
-    items = list(getattr(entity, "assets", None) or [])
-    if entity.kind == "persona" and entity.avatar is not None:
-        items = [entity.avatar]
+    items = []
+    for entity in done.made:  # every entity's: a package of several characters has each one's
+        if entity.kind == "persona" and entity.avatar is not None:
+            items.append(entity.avatar)
+        else:
+            items += list(getattr(entity, "assets", None) or [])
     if len(done.assets) != len(items):
         return [f"{len(items)} assets, {len(done.assets)} manifest rows"]
     out = []
@@ -92,3 +94,19 @@ def test_the_cases_reach_every_command() -> None:
     for op in OPS:
         wrote = by_op.get(op, [])
         assert sum(wrote) >= 3, f"{op}: {sum(wrote)} of {len(wrote)} cases wrote anything"
+
+
+def test_a_package_of_several_characters_gives_every_ones_book_and_pictures() -> None:
+    """What a command makes is checked above against what it writes; here, that it makes
+    something of every character, not only of the first."""
+    from .command_outputs import packages, readable
+
+    for path, _fmt in packages():
+        entities = readable()[path][1].entities
+        assert len(entities) == 2
+        books = [e for e in entities if e.lorebook is not None and e.lorebook.entries]
+        done = run(Case("lorebook-extract", path, _fmt, "sillytavern-lorebook"))
+        assert done.refused is None and len(done.made) == len(books) == 2, done.refused
+        assert done.written is not None and len(done.written.files) == 2
+        done = run(Case("extract-assets", path, _fmt))
+        assert {row.get("entity") for row, _ in done.assets} == {0, 1}

@@ -198,8 +198,15 @@ def extract_lorebook(card: Source, *, to: str | None = None, filename: str | Non
     reg = registry or get_registry()
     target = to or default_format("lorebook", reg)
     check_target(target, reg)
-    return transform_file(card, target, lambda c: [extract(c.entities[0])], filename=filename,
-                          registry=reg, strip_active=strip_active)
+    def make(found: Conversion) -> list[Any]:
+        """Every book the file holds: a package of several characters has one per character
+        (one file each); none raises the first entity's reason."""
+        books = [extract(e) for e in found.entities
+                 if getattr(getattr(e, "lorebook", None), "entries", None)]
+        return books or [extract(found.entities[0])]
+
+    return transform_file(card, target, make, filename=filename, registry=reg,
+                          strip_active=strip_active)
 
 
 def embed_lorebook(card: Source, book: Source, *, to: str | None = None, replace: bool = False,
@@ -306,12 +313,24 @@ def extract_chats(card: Source, *, to: str | None = None, filename: str | None =
     check_target(target, reg)
 
     def make(found: Conversion) -> list[Any]:
-        chats = extract(reg, found.entities[0])
+        """Every character's chats (a package of several characters has each one's)."""
+        chats = [c for e in found.entities for c in _chats_of(reg, e)]
+        if not chats:
+            extract(reg, found.entities[0])  # raises why there is none
         found.extra = {"chats": len(chats)}
         return chats
 
     return transform_file(card, target, make, filename=filename, registry=reg,
                           strip_active=strip_active)
+
+
+def _chats_of(reg: Registry, entity: Any) -> list[Any]:
+    from .chats import extract
+
+    try:
+        return extract(reg, entity)
+    except UsageError:
+        return []
 
 
 def embed_chat(card: Source, chat: Source, *, to: str | None = None,
