@@ -35,7 +35,7 @@ MAX_LEN_OF = {"jsonl": 16 * 1024}
 """Smaller inputs for a family whose every execution writes the input to every format of its
 kind: a chat log of a dozen lines reaches what a long one does, many times faster."""
 QUICK_EXECS = 2500
-"""Executions per family in the CI run (a minute and a half for all six families on 2 cores)."""
+"""Executions per family in the CI run (under a minute for all six families on 2 cores)."""
 
 
 def _cmd_seeds(args: argparse.Namespace) -> int:
