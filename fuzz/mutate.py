@@ -151,6 +151,42 @@ def mutate_json_bytes(text: bytes, rng: random.Random, mutate_bytes: ByteMutator
     return out.encode("utf-8", "surrogatepass")[:max_size]
 
 
+# -- JSON lines (chat logs) ----------------------------------------------------------------------
+
+
+def mutate_jsonl(data: bytes, rng: random.Random, mutate_bytes: ByteMutator, max_size: int
+                 ) -> bytes:
+    """Change a chat log the ways files get damaged or hand-edited: one line's JSON changed, a
+    line dropped, repeated, moved, cut short or replaced with junk, blank lines, other endings."""
+    eol = b"\r\n" if b"\r\n" in data[:4096] else b"\n"
+    lines = data.splitlines()
+    if not lines:
+        return mutate_bytes(data, max_size)
+    i = rng.randrange(len(lines))
+    op = rng.randrange(10)
+    if op < 4:
+        lines[i] = mutate_json_bytes(lines[i], rng, mutate_bytes, max_size).replace(b"\n", b" ")
+    elif op == 4:
+        del lines[i]
+    elif op == 5:
+        lines.insert(rng.randrange(len(lines) + 1), lines[i])
+    elif op == 6:
+        j = rng.randrange(len(lines))
+        lines[i], lines[j] = lines[j], lines[i]
+    elif op == 7:
+        lines[i] = lines[i][:rng.randint(0, len(lines[i]))]
+    elif op == 8:
+        lines.insert(rng.randrange(len(lines) + 1),
+                     rng.choice((b"", b" ", b"\x00", b"[]", b"null", b"{}", b"{", b"\xff\xfe",
+                                 json.dumps(_nasty(rng)).encode())))
+    else:
+        eol = rng.choice((b"\n", b"\r\n", b"\r", b"\n\n"))
+    out = eol.join(lines)
+    if rng.random() < 0.5:
+        out += eol
+    return out[:max_size]
+
+
 # -- PNG -------------------------------------------------------------------------------------------
 
 
@@ -407,7 +443,10 @@ def mutate(data: bytes, rng: random.Random, mutate_bytes: ByteMutator, max_size:
             elif container in ("jpeg", "webp"):
                 out = mutate_exif(data, rng, mutate_bytes, max_size)
             elif container == "json" or container == "text":
-                out = mutate_json_bytes(data, rng, mutate_bytes, max_size)
+                from .seeds import is_json_lines
+
+                out = (mutate_jsonl(data, rng, mutate_bytes, max_size) if is_json_lines(data)
+                       else mutate_json_bytes(data, rng, mutate_bytes, max_size))
             elif data[:1] == b"\x6f":
                 out = mutate_risum(data, rng, mutate_bytes, max_size)
         except Exception:  # a mutator that trips over its own input falls back to bytes

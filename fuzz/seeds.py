@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-FAMILIES = ("png", "json", "zip", "exif", "risum")
+FAMILIES = ("png", "json", "zip", "exif", "risum", "jsonl")
 """Container families a campaign is run per (see :func:`family_of`)."""
 
 MAX_SEED = 96 * 1024
@@ -27,6 +27,26 @@ MAX_SEED = 96 * 1024
 
 _STRING_CAP = 200
 _LIST_CAP = 12
+_LINE_CAP = 10
+"""Lines kept of a JSON-lines chat: a header, and enough messages to reach swipes and groups."""
+
+
+def is_json_lines(data: bytes) -> bool:
+    """Whether ``data`` is JSON lines (a chat log): two or more lines, the first a JSON object,
+    and the whole not one JSON document."""
+    lines = [ln for ln in data.splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        json.loads(data.decode("utf-8-sig"))
+        return False
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        pass
+    try:
+        first = json.loads(lines[0].decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return isinstance(first, dict)
 
 
 def family_of(data: bytes) -> str:
@@ -41,7 +61,7 @@ def family_of(data: bytes) -> str:
     if container in ("jpeg", "webp", "gif"):
         return "exif"
     if container in ("json", "text"):
-        return "json"
+        return "jsonl" if is_json_lines(data) else "json"
     return "risum"
 
 
@@ -75,6 +95,13 @@ def _shrink_text_value(value: bytes) -> bytes:
     if inner.strip()[:1] in (b"{", b"["):
         return base64.b64encode(_shrink_json_bytes(inner))
     return value[:4096]
+
+
+def shrink_jsonl(data: bytes) -> bytes:
+    """The first lines of a chat log, each shrunk as JSON; line endings kept."""
+    eol = b"\r\n" if b"\r\n" in data[:4096] else b"\n"
+    lines = data.splitlines()[:_LINE_CAP]
+    return eol.join(_shrink_json_bytes(ln) if ln.strip() else ln for ln in lines) + eol
 
 
 def shrink_png(data: bytes) -> bytes:
@@ -184,6 +211,8 @@ def shrink(data: bytes) -> bytes:
         return shrink_exif(data)
     if fam == "json":
         return _shrink_json_bytes(data) if len(data) > MAX_SEED // 2 else data
+    if fam == "jsonl":
+        return shrink_jsonl(data)
     if data[:1] == b"\x6f":
         return shrink_risum(data)
     return data

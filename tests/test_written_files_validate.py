@@ -11,6 +11,17 @@ matched by what they are about rather than by their words: an entry that can nev
 One consequence is allowed, because the writer already says it: an entry the target cannot
 make always-on or keep as a folder (the report names its ``constant`` or ``is_folder``), and
 which has no keys, can never activate in the target.
+
+Every other writing command's outputs (``lorebook extract|embed|merge``, ``chat
+extract|embed``, the studio's convert: the cases of :mod:`tests.command_outputs`, run once for
+this test and the oracle) are held to the same rule.  There "the source" is every file the
+command read together with what it made of them (the canonical checks of the merged book or the
+card with its new book, so a finding the made entity already had is not the writer's).  Entries
+move there (a card's book becomes a standalone one, a merge appends), so a finding is also the
+source's when its message matches one the inputs had with the counts in it aside, at the same
+path; one more allowance: a format that stores times without a zone (its reader warns so) when
+the source's times had none either, or the report names the times as approximated; and
+``chat embed``'s notice that the archive now holds chat messages (private data).
 """
 
 from __future__ import annotations
@@ -112,3 +123,73 @@ def test_what_bunzai_writes_its_validator_accepts(path: Path, source: str, targe
                     continue
             new.append(f"{p}: {message}")
     assert not new, f"{target} wrote what its own validator finds: {new[:8]}"
+
+
+# -- every other writing command ------------------------------------------------------------------
+
+_ZONELESS = "times are written without a zone"
+_PRIVATE = "chat message(s) in this character's scenarios: private data, kept only for BYAF"
+_TIME = re.compile(r"messages\[\d+\]\.time$")
+
+
+def _op_cases() -> list[Any]:
+    from .command_outputs import cases
+
+    return [pytest.param(c, id=c.id) for c in cases()
+            if c.op != "extract-assets"]
+
+
+def _counts_aside(message: str) -> str:
+    return re.sub(r"\d+", "#", message)
+
+
+@pytest.mark.parametrize("case", _op_cases())
+def test_what_every_command_writes_its_validator_accepts(case: Any) -> None:
+    from bunzai.engine.validate import canonical_issues
+
+    from .command_outputs import run
+
+    done = run(case)
+    if done.refused is not None or done.written is None or done.target is None:
+        return  # a refusal is the oracle's to judge (test_command_outputs.py)
+    had: set[tuple[str, str]] = {(i.path, i.message) for i in canonical_issues(done.made)}
+    never: set[int] = {i for p, m in had if _kind_of(m) == "never"
+                       for i in [_entry(p)] if i is not None}
+    orphans = 0
+    for path, fmt in done.inputs:
+        found, _, count = _source(path, fmt)
+        had |= found
+        orphans += count
+    loose = {(p, _counts_aside(m)) for p, m in had}
+    zoneless = any(m.startswith(_ZONELESS) for _, m in had)
+    loss = done.written.loss
+    new: list[str] = []
+    for n, file in enumerate(done.written.files):
+        prefix = f"[{n}]." if len(done.written.files) > 1 else ""
+        stem = "lorebook." if registry_kind(done.target) == "character" else ""
+        counted = 0
+        for p, message in _findings(file.data, done.target, f"out{file.suffix}"):
+            kind = _kind_of(message)
+            if (p, message) in had or (p, _counts_aside(message)) in loose:
+                continue
+            if kind == "orphan":
+                counted += 1
+                if counted <= orphans:
+                    continue
+            if kind == "never":
+                i = _entry(p)
+                if i in never or (i is not None and any(
+                        loss.covers(f"{prefix}{stem}entries[{i}].{f}")
+                        for f in ("constant", "is_folder"))):
+                    continue
+            if case.op == "chat-embed" and message.endswith(_PRIVATE):
+                continue  # the notice of the chat it was asked to embed
+            if message.startswith(_ZONELESS) and (zoneless or any(
+                    _TIME.search(e.path) for e in loss if e.action == "approximated")):
+                continue
+            new.append(f"{p}: {message}")
+    assert not new, f"{case.id} wrote what its own validator finds: {new[:8]}"
+
+
+def registry_kind(fmt: str) -> str:
+    return str(_registry().adapters[fmt].kind)

@@ -97,7 +97,7 @@ def validate_command(
         found, lambda p: validate_file(p, from_format=from_, strict=strict, registry=reg),
         _show_validation, as_json)
     if many(files, found) and not as_json:
-        counts = {s: sum(1 for r in results if r.status == s)
+        counts = {s: sum(1 for r in results if (r.status if r.ok else "unreadable") == s)
                   for s in ("valid", "warnings", "invalid", "unreadable")}
         say(f"{len(results)} file(s): {counts['valid']} valid, {counts['warnings']} with "
              f"warnings, {counts['invalid']} invalid"

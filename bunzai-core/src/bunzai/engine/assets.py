@@ -46,34 +46,45 @@ def extract_assets(source: Source, folder: str | os.PathLike[str], *, force: boo
     found.input = None
     if found.ok:
         try:
-            found.manifest = _extract(found.entities[0], Path(folder), force)
+            found.manifest = _extract(found.entities, Path(folder), force)
         except BunzaiError as exc:
             found.error = exc.with_path(found.path)
     return found
 
 
-def _extract(entity: Any, folder: Path, force: bool) -> list[dict[str, Any]]:
+def _pictures(entity: Any) -> list[Any]:
+    if entity.kind == "persona" and entity.avatar is not None:
+        return [entity.avatar]
+    return list(getattr(entity, "assets", []) or [])
+
+
+def _extract(entities: list[Any], folder: Path, force: bool) -> list[dict[str, Any]]:
+    """Every entity's assets (a package of several characters has each one's): with more than
+    one entity, each row says whose (``entity``, its index) and each file starts with its
+    name."""
     import hashlib
 
     from ..io.containers.media import sniff_media
     from ..io.jsonio import dumps
     from ..io.outputs import make_folder, safe_name, write_atomic
 
-    items = list(getattr(entity, "assets", []) or [])
-    if entity.kind == "persona" and entity.avatar is not None:
-        items = [entity.avatar]
+    many = len(entities) > 1
     make_folder(folder)
     manifest: list[dict[str, Any]] = []
     used: set[str] = set()
-    for a in items:
+    for i, entity, a in [(i, e, a) for i, e in enumerate(entities) for a in _pictures(e)]:
         row: dict[str, Any] = {"name": a.name, "type": a.type, "uri": a.uri,
                                "origin": a.origin, "orphan": a.orphan}
+        if many:
+            row["entity"] = i
         if a.data is None:
             row.update({"file": None, "note": "not embedded (remote or missing)"})
             manifest.append(row)
             continue
         media, ext = sniff_media(a.data)
-        stem = safe_name(a.name if a.type == "icon" else f"{a.type}-{a.name}")
+        own = a.name if a.type == "icon" else f"{a.type}-{a.name}"
+        whose = getattr(entity, "name", None) or f"entity{i + 1}"
+        stem = safe_name(f"{whose}-{own}" if many else own)
         cand, n = stem, 2
         while f"{cand}.{ext}".lower() in used:
             cand, n = f"{stem}-{n}", n + 1

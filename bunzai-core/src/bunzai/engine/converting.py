@@ -36,6 +36,9 @@ class Conversion(Reading):
     outputs: Sequence[Path] = ()
     extra: Mapping[str, Any] = MappingProxyType({})
     """Facts of a lorebook or chat operation (the merge report, the entries a book replaced)."""
+    made: Sequence[Any] = ()
+    """The entities handed to the writer: what was read, or what the operation made of it
+    (the card with the book embedded, the merged book); what the output is checked against."""
 
     def save(self, path_or_dir: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
         """Write the output (see :meth:`bunzai.host.types.WriteResult.save`); a refusal becomes
@@ -122,6 +125,7 @@ def transform_file(source: Source, to: str | None, make: Make | None, *,
         return found
     try:
         entities = make(found) if make is not None else found.entities
+        found.made = list(entities)
         assert found.handle is not None  # read without error
         found.to = to or found.handle.id
         found.target = reg.resolve_target(found.to, entities[0].kind)
@@ -196,8 +200,16 @@ def extract_lorebook(card: Source, *, to: str | None = None, filename: str | Non
     reg = registry or get_registry()
     target = to or default_format("lorebook", reg)
     check_target(target, reg, kind="lorebook")
-    return transform_file(card, target, lambda c: [extract(c.entities[0])], filename=filename,
-                          registry=reg, strip_active=strip_active)
+
+    def make(found: Conversion) -> list[Any]:
+        """Every book the file holds: a package of several characters has one per character
+        (one file each); none raises the first entity's reason."""
+        books = [extract(e) for e in found.entities
+                 if getattr(getattr(e, "lorebook", None), "entries", None)]
+        return books or [extract(found.entities[0])]
+
+    return transform_file(card, target, make, filename=filename, registry=reg,
+                          strip_active=strip_active)
 
 
 def embed_lorebook(card: Source, book: Source, *, to: str | None = None, replace: bool = False,
@@ -304,12 +316,24 @@ def extract_chats(card: Source, *, to: str | None = None, filename: str | None =
     check_target(target, reg, kind="chat")
 
     def make(found: Conversion) -> list[Any]:
-        chats = extract(reg, found.entities[0])
+        """Every character's chats (a package of several characters has each one's)."""
+        chats = [c for e in found.entities for c in _chats_of(reg, e)]
+        if not chats:
+            extract(reg, found.entities[0])  # raises why there is none
         found.extra = {"chats": len(chats)}
         return chats
 
     return transform_file(card, target, make, filename=filename, registry=reg,
                           strip_active=strip_active)
+
+
+def _chats_of(reg: Registry, entity: Any) -> list[Any]:
+    from .chats import extract
+
+    try:
+        return extract(reg, entity)
+    except UsageError:
+        return []
 
 
 def embed_chat(card: Source, chat: Source, *, to: str | None = None,

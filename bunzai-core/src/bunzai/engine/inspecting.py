@@ -4,11 +4,11 @@ made and last saved it (``label``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ..host.registry import get_registry
 from ..io.input import Source
-from .reading import Reading, check_source_format, read_file
+from .reading import Reading, check_source_format, read_file, status_of
 
 if TYPE_CHECKING:
     from ..errors import Issue
@@ -108,10 +108,11 @@ class Validation(Reading):
         return self.ok and not self.errors and not (self.strict and self.issue_warnings)
 
     @property
-    def status(self) -> Literal["valid", "warnings", "invalid", "unreadable"]:
-        """For a folder's summary: valid, valid with warnings, invalid, or not read at all."""
+    def status(self) -> str:
+        """valid, valid with warnings, invalid (exit 0 or 1), or why the file was not read, in
+        the word that agrees with its exit code (:func:`~bunzai.engine.reading.status_of`)."""
         if not self.ok:
-            return "unreadable"
+            return status_of(self.error)
         if not self.valid:
             return "invalid"
         return "warnings" if self.issue_warnings else "valid"

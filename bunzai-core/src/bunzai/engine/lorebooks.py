@@ -123,7 +123,7 @@ def merge_books(books: list[Lorebook], name: str | None = None) -> tuple[Loreboo
     seen: dict[tuple[Any, ...], int] = {}
     origin: list[tuple[int, int]] = []  # (book, entry) of each merged entry, from 1
     by_keys: dict[tuple[str, ...], int] = {}
-    used_ids: set[Any] = set()
+    used_ids: set[str] = set()  # as text: 1 and "1" are one id in a file
     for bi, book in enumerate(books):
         for ei, entry in enumerate(book.entries):
             where = f"book {bi + 1} entry {ei + 1}"
@@ -138,12 +138,12 @@ def merge_books(books: list[Lorebook], name: str | None = None) -> tuple[Loreboo
                 report.conflicts.append(
                     f"{where} has the same keys ({', '.join(keys)}) as book {first_book} entry "
                     f"{first_entry} but different content: both kept")
-            if e.id is not None and e.id in used_ids:
+            if e.id is not None and str(e.id) in used_ids:
                 new_id = _fresh_id(used_ids, e.id)
                 report.conflicts.append(f"{where} reused id {e.id!r}: renumbered to {new_id!r}")
                 e.id = new_id
             if e.id is not None:
-                used_ids.add(e.id)
+                used_ids.add(str(e.id))
             seen[sig] = len(merged)
             if keys:
                 by_keys.setdefault(keys, len(merged))
@@ -153,14 +153,56 @@ def merge_books(books: list[Lorebook], name: str | None = None) -> tuple[Loreboo
     out = Lorebook(name=name or first.name, description=first.description,
                    scan_depth=first.scan_depth, token_budget=first.token_budget,
                    recursive_scanning=first.recursive_scanning,
-                   extensions=dict(first.extensions), entries=merged)
+                   extensions=dict(first.extensions), entries=merged,
+                   app_data=_merged_app_data(books, report))
+    for bi, book in enumerate(books[1:], 2):
+        for key in _BOOK_SETTINGS:
+            theirs, ours = getattr(book, key), getattr(out, key)
+            if theirs is not None and theirs != ours and not (key == "name" and name):
+                report.conflicts.append(f"book {bi}'s {key} {_short(theirs)} not kept "
+                                        f"(the merged book's is {_short(ours)})")
     return out, report
 
 
-def _fresh_id(used: set[Any], old: Any) -> Any:
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_BOOK_SETTINGS = ("name", "description", "scan_depth", "token_budget", "recursive_scanning")
+
+
+def _merged_app_data(books: list[Lorebook], report: MergeReport) -> dict[str, Any]:
+    """Every book's own app data (a NovelAI book's categories, which its entries name): lists
+    are joined without repeats, a value only a later book has is taken, and a later book's
+    different value is reported, not kept."""
+    import copy
+
+    out: dict[str, Any] = {}
+    for bi, book in enumerate(books, 1):
+        for fmt, data in (book.app_data or {}).items():
+            if fmt not in out:
+                out[fmt] = copy.deepcopy(data)
+                continue
+            mine = out[fmt]
+            if not (isinstance(mine, dict) and isinstance(data, dict)):
+                if mine != data:
+                    report.conflicts.append(f"book {bi}'s {fmt} data not kept")
+                continue
+            for key, value in data.items():
+                if key not in mine:
+                    mine[key] = copy.deepcopy(value)
+                elif isinstance(mine[key], list) and isinstance(value, list):
+                    mine[key] += [copy.deepcopy(v) for v in value if v not in mine[key]]
+                elif mine[key] != value:
+                    report.conflicts.append(f"book {bi}'s {fmt} {key} {_short(value)} not kept "
+                                            "(an earlier book's differs)")
+    return out
+
+
+def _fresh_id(used: set[str], old: Any) -> Any:
     if isinstance(old, int):
-        n = max((i for i in used if isinstance(i, int)), default=0) + 1
-        return n
+        return max((int(i) for i in used if i.isascii() and i.isdigit()), default=0) + 1
     n = 2
     while f"{old}-{n}" in used:
         n += 1

@@ -112,6 +112,25 @@ class Outcome:
             return {}
         return {"error": self.error.message, "exit_code": self.error.exit_code}
 
+    @property
+    def status(self) -> str:
+        """One word that agrees with :attr:`exit_code`: ``ok`` (0, the file was read),
+        ``usage`` (2), ``ambiguous`` or ``unrecognized`` (3), ``unreadable`` (4), ``refused``
+        (5: nothing written)."""
+        return status_of(self.error)
+
+
+def status_of(error: BunzaiError | None) -> str:
+    """The ``status`` word of a result that stopped on ``error`` (``ok`` without one)."""
+    from ..errors import AmbiguousInput
+
+    if error is None:
+        return "ok"
+    if isinstance(error, AmbiguousInput):
+        return "ambiguous"
+    return {2: "usage", 3: "unrecognized", 4: "unreadable", 5: "refused"}.get(
+        error.exit_code, "failed")
+
 
 @dataclass(eq=False, repr=False)
 class Reading(Outcome):
@@ -181,8 +200,12 @@ class Reading(Outcome):
             out["container"] = self.container
         if self.handle is not None:
             out["format"] = self.handle.id
+        elif self.forced is not None:  # not the detected format: the one it failed to read as
+            out.update({"format": self.forced, "kind": None})
         if self.entities:
             out["kind"] = self.kind
+        if self.report is not None or self.error is not None:
+            out["status"] = self.status
         if self.forced is not None:
             out["forced"] = True
             out["detected"] = self.detected
@@ -212,7 +235,34 @@ def read_file(source: Source, *, filename: str | None = None, from_format: str |
         reading.warnings = list(result.warnings)
     except BunzaiError as exc:
         reading.error = exc.with_path(path)
+        if from_format is not None and reading.input is not None:
+            _name_detected(reading, reg)
     return reading
+
+
+def _name_detected(reading: Reading, reg: Registry) -> None:
+    """A file that failed to read as the ``--from`` format: say what detection finds in it,
+    so the user learns whether the name was wrong or the file is broken."""
+    from ..errors import UsageError
+
+    error = reading.error
+    if error is None or isinstance(error, UsageError) or reading.input is None:
+        return
+    try:
+        report = reading.report or reg.detect(reading.input)
+    except BunzaiError:
+        return
+    reading.report = report
+    w = report.winner
+    if w is not None and reg.get(w.format).id == reg.get(reading.forced or w.format).id:
+        error.message += f" (detection finds {w.format} too)"
+    elif w is not None:
+        error.message += (f" (detection finds {w.format} at {w.score:g}; read it without "
+                          f"--from, or with --from {w.format})")
+    elif report.tied:
+        error.message += f" (detection finds {', '.join(report.tied)} tied)"
+    else:
+        error.message += " (detection recognises no format in it)"
 
 
 def _name_of(source: Source, filename: str | None) -> str | None:

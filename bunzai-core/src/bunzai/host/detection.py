@@ -98,9 +98,17 @@ class DetectionReport:
 
     @property
     def status(self) -> str:
+        """``ok``, ``ambiguous``, ``unreadable`` (a broken container nothing claimed: exit 4)
+        or ``unrecognized``: what :meth:`raise_for_status` answers, so the two never disagree."""
         if self.winner is not None:
             return "ok"
-        return "ambiguous" if self.tied else "unrecognized"
+        if self.tied:
+            return "ambiguous"
+        return "unreadable" if self._unreadable() else "unrecognized"
+
+    def _unreadable(self) -> bool:
+        return (self.size != 0 and bool(self.container_error)
+                and not any(c.score >= 0.3 for c in self.candidates))
 
     def raise_for_status(self, path: str | None = None) -> Candidate:
         """The winner, or the error a user should see."""
@@ -114,7 +122,7 @@ class DetectionReport:
             raise AmbiguousInput(
                 f"ambiguous: {', '.join(self.tied)} all score {self.candidates[0].score:g}; "
                 "pass --from FORMAT to choose", formats=self.tied, path=path)
-        if self.container_error and not any(c.score >= 0.3 for c in self.candidates):
+        if self._unreadable():
             raise MalformedInput(f"unreadable {self.container}: {self.container_error}",
                                  path=path)
         best = (f" (best: {self.candidates[0].format} at {self.candidates[0].score:g})"

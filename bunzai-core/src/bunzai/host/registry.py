@@ -236,6 +236,7 @@ class Registry:
                                  f"instead of a {handle.kind}", path=path)
         if not result.entities:
             raise MalformedInput(f"{handle.id} found nothing to read", path=path)
+        _name_damaged_pictures(result)
         _remember_source(input, handle.id, result.entities)
         return handle, result, report
 
@@ -418,3 +419,16 @@ def set_registry(registry: Registry | None) -> None:
     """Replace (or with ``None``, reset) the process-wide registry; tests and embedders use it."""
     global _registry
     _registry = registry
+
+
+def _name_damaged_pictures(result: ReadResult) -> None:
+    """A picture the file carries cut short or corrupt is named on read, whatever the format
+    (a reader that already said its picture is damaged is not repeated)."""
+    from ..errors import Issue
+    from ..io.containers.imagecheck import damaged_pictures
+
+    if any("picture is damaged" in w.message for w in result.warnings):
+        return
+    for path, message in damaged_pictures(list(result.entities)):
+        result.warnings.append(Issue(path, message))
+

@@ -17,6 +17,7 @@ add rules for the keys they own inside ``extensions`` and ``app_data`` through
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -269,21 +270,13 @@ that changes or goes is still a change."""
 
 
 def pattern_of(path: str) -> str:
-    """``lorebook.entries[3].depth`` -> ``lorebook.entries[*].depth``."""
+    """``lorebook.entries[3].depth`` -> ``lorebook.entries[*].depth``.
+
+    The loss rule asks this of every path of every write, so it is one regular-expression pass
+    (a bracket never closed stays as it is)."""
     if "[" not in path:
         return path
-    out: list[str] = []
-    i = 0
-    while i < len(path):
-        ch = path[i]
-        if ch == "[":
-            j = path.find("]", i)
-            if j < 0:
-                out.append(path[i:])
-                break
-            out.append("[*]")
-            i = j + 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
+    return _INDEX.sub("[*]", path)
+
+
+_INDEX = re.compile(r"\[[^\]]*\]")

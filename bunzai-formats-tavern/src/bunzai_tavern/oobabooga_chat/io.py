@@ -280,6 +280,9 @@ def document(chat: Chat, loss: LossReport | None = None,
         warnings.append(_padding(padded))
     if loss is not None and timed and chat.time_zone is None:
         loss.approximated("time_zone", WHY["time_zone"])
+    if loss is not None and not timed and chat.time_zone is not None:
+        loss.dropped("time_zone", "no message carries a time: the history has none to tell "
+                                  "the zone by")
     while len(rows) in empty:
         saved = empty[len(rows)]
         rows.append(saved["row"])

@@ -14,7 +14,7 @@ from bunzai.errors import MalformedInput
 
 from .png import PngFile
 
-__all__ = ["image_damage", "png_damage"]
+__all__ = ["damaged_pictures", "image_damage", "picture_damage", "png_damage"]
 
 _IMAGE_DATA = ("IDAT", "fdAT")
 _PIECE = 1 << 20
@@ -59,3 +59,47 @@ def image_damage(data: bytes | memoryview) -> str | None:
     except zlib.error as exc:
         return f"its image data is corrupt ({exc})"
     return "its image data ends early (the picture is cut short)"
+
+
+def picture_damage(data: bytes | memoryview) -> str | None:
+    """Why a picture an archive or card carries cannot be shown whole, or None: a PNG as
+    :func:`image_damage` finds, a JPEG whose end marker is missing, a WebP shorter than its
+    header says.  Other data (and other media) is not judged."""
+    head = bytes(data[:12])
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return image_damage(data)
+    if head.startswith(b"\xff\xd8\xff"):
+        # coded data stuffs every 0xFF, so FF D9 near the end is the end marker (a trailer
+        # some cameras add after it is allowed)
+        if b"\xff\xd9" not in bytes(data[-4096:]):
+            return "its JPEG data ends early (no end-of-image marker)"
+        return None
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        declared = int.from_bytes(head[4:8], "little") + 8
+        if declared > len(data):
+            return (f"its WebP data ends early ({len(data):,} of the {declared:,} bytes its "
+                    "header declares)")
+    return None
+
+
+def damaged_pictures(entities: list[object]) -> list[tuple[str, str]]:
+    """``(path, message)`` for every picture the entities carry that cannot be shown whole (an
+    asset, a persona's avatar): a damage a reader keeps without a word would otherwise travel
+    on into every file written from it."""
+    out: list[tuple[str, str]] = []
+    many = len(entities) > 1
+    for i, entity in enumerate(entities):
+        base = f"entities[{i}]." if many else ""
+        items = [(f"assets[{k}]", a) for k, a in enumerate(getattr(entity, "assets", None) or [])]
+        avatar = getattr(entity, "avatar", None)
+        if avatar is not None and not isinstance(avatar, str):
+            items.append(("avatar", avatar))
+        for path, asset in items:
+            data = getattr(asset, "data", None)
+            if not data:
+                continue
+            reason = picture_damage(data)
+            if reason is not None:
+                name = getattr(asset, "name", None) or "?"
+                out.append((base + path, f"the picture {name!r} is damaged: {reason}"))
+    return out

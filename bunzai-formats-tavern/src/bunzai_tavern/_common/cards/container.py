@@ -228,6 +228,11 @@ def _image(character: Character, icon: int | None, loss: LossReport,
         loss.dropped(f"assets[{icon}]", "the avatar is a broken PNG; a placeholder was used")
         return _walked(default_avatar())
     cards = card_or_asset_offsets(png)
+    if png.cut is not None or png.truncated:  # rebuilt from its whole chunks, with an end
+        where = f"inside its {png.cut[0]} chunk" if png.cut is not None else "before its end"
+        loss.approximated(f"assets[{icon}]", f"the picture is cut short ({where}): written "
+                          "with its whole chunks and a proper end")
+        return _walked(splice(png, drop=cards))
     if cards:
         return _walked(splice(png, drop=cards))
     return data, png
@@ -316,8 +321,9 @@ def _unchanged_exif(work: Character, format_id: str, opts: CardOptions,
     if hashlib.sha256(data).hexdigest() != exif.get("image"):
         return None
     spec = _spec_of(layout) or "v1"
-    card = build_card(work, spec=spec, format_id=format_id, loss=LossReport())
-    if not digest_matches(card, exif.get("digest")):
+    lost = LossReport()
+    card = build_card(work, spec=spec, format_id=format_id, loss=lost)
+    if lost or not digest_matches(card, exif.get("digest")):  # e.g. a book added to a V1 card
         return None
     return data, "." + sniff_media(data)[1]
 
