@@ -143,6 +143,11 @@ def _text_damages(data: bytes, most: int) -> list[Damage]:
     picks = sorted({full[len(full) * k // (most + 1)] for k in range(1, most + 1)}) if full \
         else []
     whole = _parses(data)
+    if not whole and not all(_parses(ln) for ln in lines if ln.strip()):
+        # YAML or plain text: a line cut short is most often still a valid file (a shorter
+        # value, a quoted one running on), which no reader can tell from the writer's own
+        # choice; only a byte that breaks UTF-8 is a damage every reader must see
+        picks = []
     for i in picks[:most]:
         cut = lines[i][:len(lines[i]) // 2]
         damaged = b"\n".join([*lines[:i], cut, *lines[i + 1:]])
