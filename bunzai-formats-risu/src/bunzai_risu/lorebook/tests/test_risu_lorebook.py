@@ -202,3 +202,32 @@ def test_an_unchanged_bare_array_with_escapes_is_rewritten_byte_for_byte(reg: An
     book.entries[1].content = "The sea is colder."
     out = reg.write([book], "risu-lorebook", {"array": True}).files[0].data
     assert out != source and json.loads(out)[1]["content"] == "The sea is colder."
+
+
+def test_an_entry_without_keys_is_written_without_keys(reg: Any) -> None:
+    """A World Info entry with no keys (an always-on one, or one only a folder named) gets no
+    key in RisuAI: a key is never made up from a folder or a placeholder."""
+    wi = {"entries": {
+        "0": {"uid": 0, "key": [], "keysecondary": [], "comment": "Always", "content": "Green sky.",
+              "constant": True, "order": 100, "position": 0, "disable": False},
+        "1": {"uid": 1, "key": [], "keysecondary": [], "comment": "Idle", "content": "Unused.",
+              "constant": False, "order": 100, "position": 0, "disable": False}}}
+    _, result, _ = reg.read(AdapterInput(json.dumps(wi).encode(), "world.json"))
+    out = reg.write(result.entities, "risu-lorebook")
+    written = json.loads(out.data)["data"]
+    assert [(e["key"], e["secondkey"], e["alwaysActive"]) for e in written] == [
+        ("", "", True), ("", "", False)]
+    assert [e.keys for e in _read(reg, out.data).entries] == [[], []]
+
+
+@pytest.mark.skipif(not TAMMY.exists(), reason="corpus not available")
+def test_folders_through_world_info_come_back_with_no_made_up_keys(reg: Any) -> None:
+    """RisuAI folders have no place in World Info: written there they are keyless entries
+    (reported), and written back to RisuAI every entry has the keys World Info gave it."""
+    book = _read(reg, TAMMY.read_bytes())
+    st = reg.write([book], "sillytavern-lorebook")
+    assert any(lo.path.endswith("is_folder") for lo in st.loss)
+    _, through, _ = reg.read(AdapterInput(st.data, "world.json"))
+    back = json.loads(reg.write(through.entities, "risu-lorebook").data)["data"]
+    assert [e["key"] for e in back] == [", ".join(e.keys) for e in book.entries]
+    assert not any("folder" in e["key"] for e in back)
