@@ -4,25 +4,27 @@ of the same target."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import BunzaiError
 
 if TYPE_CHECKING:
+    from ..io.input import AdapterInput
     from ..io.outputs import Earlier, OutputFile
-    from .registry import Registry
+    from .detection import DetectionReport
 
 
-def earlier_output(registry: Registry, target: str) -> Earlier:
+def earlier_output(detect: Callable[[AdapterInput], DetectionReport], target: str) -> Earlier:
     """A test of whether the file at a path is an earlier output of ``target``: detection
-    names ``target``, or names the same format as the file about to be written (a writer whose
+    names ``target``, or names the same format as the file about to be written (``detect`` is the registry's; a writer whose
     output detection names otherwise still matches its earlier output), or names nothing for
     both.  Run only when a name is taken, so writing into a fresh folder pays nothing for it."""
     from ..io.input import AdapterInput
 
     def winner(inp: AdapterInput) -> str | None:
-        w = registry.detect(inp).winner
+        w = detect(inp).winner
         return w.format if w is not None else None
 
     def earlier(path: Path, ours: OutputFile) -> bool:

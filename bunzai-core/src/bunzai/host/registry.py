@@ -280,7 +280,7 @@ class Registry:
         from .naming import earlier_output
         return WriteResult([f for w in written for f in w.files], loss, warnings,
                            format=handle.id, name=getattr(entities[0], "name", None) or None,
-                           verified=checked, earlier=earlier_output(self, handle.id))
+                           verified=checked, earlier=earlier_output(self.detect, handle.id))
 
     def _target(self, entities: Sequence[Entity], format: str,
                 options: Mapping[str, Any] | None) -> tuple[AdapterHandle, dict[str, Any]]:
