@@ -17,10 +17,11 @@ if TYPE_CHECKING:
 
 
 def earlier_output(detect: Callable[[AdapterInput], DetectionReport], target: str) -> Earlier:
-    """A test of whether the file at a path is an earlier output of ``target``: detection
-    names ``target``, or names the same format as the file about to be written (``detect`` is the registry's; a writer whose
-    output detection names otherwise still matches its earlier output), or names nothing for
-    both.  Run only when a name is taken, so writing into a fresh folder pays nothing for it."""
+    """A test of whether the file at a path is an earlier output of ``target``: ``detect``
+    (the registry's) names ``target``, or names the same format as the file about to be
+    written (a writer whose output detection names otherwise still matches its earlier output),
+    or names nothing for both.  Run only when a name is taken, so writing into a fresh folder
+    pays nothing for it."""
     from ..io.input import AdapterInput
 
     def winner(inp: AdapterInput) -> str | None:
