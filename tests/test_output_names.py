@@ -19,7 +19,7 @@ from bunzai.host.types import ReadResult, WriteResult
 from bunzai.io.input import AdapterInput
 from bunzai.io.outputs import OutputFile
 from bunzai.model import Character, Entity, Persona
-from bunzai.testing import chats_corpus_dir, corpus_files, require_corpus
+from bunzai.testing import chats_corpus_dir, corpus_files, presets_corpus_dir, require_corpus
 
 require_corpus()
 
@@ -173,3 +173,31 @@ def test_o_dash_refuses_a_conversion_that_makes_several_files(tmp_path: Path) ->
     assert res.returncode == 2 and res.stdout == b""
     assert b"-o - writes one file" in res.stderr and b"2" in res.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["personas.json"]
+
+
+# -- a folder of every kind ------------------------------------------------------------------------
+
+
+def test_to_json_on_a_folder_of_every_kind_skips_what_has_no_json_format(tmp_path: Path) -> None:
+    """Cards, books and chats each get their kind's JSON format; a preset, whose kind has
+    none, is skipped with the reason, and the exit code is the worst file's, not a usage
+    error."""
+    src = tmp_path / "in"
+    src.mkdir()
+    shutil.copyfile(PNG, src / "card.png")
+    shutil.copyfile(next(p for p in corpus_files("st-worldbook")), src / "book.json")
+    shutil.copyfile(sorted(chats_corpus_dir().glob("st-chat/*.jsonl"))[0], src / "sim.jsonl")
+    shutil.copyfile(sorted(presets_corpus_dir().glob("ooba-preset/*"))[0], src / "preset.yaml")
+    res = bunzai("convert", src, "--to", "json", "-d", tmp_path / "out", "--json")
+    assert res.returncode == 5, res.stderr  # the skipped preset: refused, as cross-kind is
+    got = {Path(str(r["path"])).name: r for r in lines(res.stdout)}
+    assert {n: (r["status"], r.get("to")) for n, r in got.items() if n != "preset.yaml"} == {
+        "card.png": ("converted", "sillytavern"),
+        "book.json": ("converted", "sillytavern-lorebook"),
+        "sim.jsonl": ("converted", "sillytavern-chat")}
+    assert got["preset.yaml"]["status"] == "skipped"
+    assert "no preset format is called 'json'" in str(got["preset.yaml"]["reason"])
+    res = bunzai("convert", src, "--to", "json", "-d", tmp_path / "again")
+    assert res.returncode == 5
+    assert f"{src / 'preset.yaml'}: skipped: no preset format" in res.stderr.decode()
+    assert "3 converted, 1 skipped, 0 failed" in res.stdout.decode()

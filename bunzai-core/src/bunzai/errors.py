@@ -158,6 +158,11 @@ class ConversionRefused(BunzaiError):
     exit_code = 5
 
 
+class NoTargetForKind(ConversionRefused):
+    """The target format holds another kind than the file, or the name given is an alias of
+    formats of other kinds only (``--to json`` on a preset): a batch skips such a file."""
+
+
 class OutputError(ConversionRefused):
     """The output could not be written (disk full, permission denied, read-only folder).
 

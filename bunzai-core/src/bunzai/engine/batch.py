@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import BunzaiError, UsageError
+from ..errors import BunzaiError, NoTargetForKind, UsageError
 from ..host.registry import get_registry
 from ..io.sources import RealPaths, expand_sources
 from .reading import check_source_format, check_target
@@ -191,6 +191,10 @@ def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) 
         for key in ("path", "error", "exit_code"):
             facts.pop(key, None)
         found.facts = facts
+        if isinstance(conv.error, NoTargetForKind):  # --to json on a folder of every kind
+            found.status, found.exit_code = "skipped", conv.error.exit_code
+            found.reason = conv.error.message
+            return found
         if conv.error is not None:
             found.error, found.exit_code = conv.error.message, conv.error.exit_code
             return found
@@ -276,7 +280,7 @@ class BatchFile:
     outputs: list[str] | None = None
     """The files written, in order; None when the work stopped before writing."""
     reason: str | None = None
-    """Why the file was skipped (an output in the way)."""
+    """Why the file was skipped (an output in the way, a target with no format of its kind)."""
     error: str | None = None
     """Why the file failed (the problem, without the path)."""
     exit_code: int = 0

@@ -17,6 +17,7 @@ from ..errors import (
     ConversionRefused,
     Issue,
     MalformedInput,
+    NoTargetForKind,
     UnrecognizedInput,
     UsageError,
 )
@@ -150,9 +151,19 @@ class Registry:
         """The output adapter for ``name``, preferring an alias of the entity's kind."""
         if name in self.adapters:
             return self.adapters[name]
-        same_kind = [h for h in self.adapters.values()
-                     if name.lower() in h.info.aliases and h.kind in (kind, ANY_KIND)]
-        return same_kind[0] if len(same_kind) == 1 else self.get(name)
+        named = [h for h in self.adapters.values() if name.lower() in h.info.aliases]
+        same_kind = [h for h in named if h.kind in (kind, ANY_KIND)]
+        if len(same_kind) == 1:
+            return same_kind[0]
+        if named and not same_kind:  # --to json on a preset: the file's problem, not the call's
+            raise NoTargetForKind(
+                f"no {kind} format is called {name!r} (it names "
+                f"{', '.join(sorted(h.id for h in named))}); {self._takers(kind)}")
+        return self.get(name)
+
+    def _takers(self, kind: str) -> str:
+        return (f"formats that take a {kind}: "
+                + (", ".join(i.id for i in self.formats(kind) if i.can_write) or "none"))
 
     def distributions(self) -> set[str]:
         """The distributions whose adapters or plugins loaded."""
@@ -291,10 +302,9 @@ class Registry:
         if any(e.kind != kind for e in entities):
             raise ConversionRefused("cannot write entities of different kinds into one file")
         if handle.kind not in (kind, ANY_KIND):
-            takers = ", ".join(i.id for i in self.formats(kind) if i.can_write) or "none"
-            raise ConversionRefused(
+            raise NoTargetForKind(
                 f"{handle.id} holds a {handle.kind}, not a {kind}: refusing a cross-kind "
-                f"conversion (formats that take a {kind}: {takers})")
+                f"conversion ({self._takers(kind)})")
         if not handle.info.can_write:
             raise UsageError(f"{handle.id} cannot be written")
         implied = handle.info.alias_options.get(format.lower()) if format != handle.id else None

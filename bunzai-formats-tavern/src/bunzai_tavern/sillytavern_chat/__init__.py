@@ -149,7 +149,7 @@ class SillyTavernChatAdapter(FormatAdapter):
     runs = ST_CHAT
     label = "SillyTavern chat (JSONL)"
     suffix = ".jsonl"
-    aliases = ("st-chat", "jsonl")
+    aliases = ("st-chat", "jsonl", "json")
     default_for_kind = True
     carries = CARRIES
     reasons = REASONS
