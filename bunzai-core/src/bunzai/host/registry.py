@@ -155,7 +155,8 @@ class Registry:
         same_kind = [h for h in named if h.kind in (kind, ANY_KIND)]
         if len(same_kind) == 1:
             return same_kind[0]
-        if named and not same_kind:  # --to json on a preset: the file's problem, not the call's
+        if len(named) > 1 and not same_kind:  # --to json on a preset: the file's problem
+            # (one format named is refused as a cross-kind conversion when it is asked to write)
             raise NoTargetForKind(
                 f"no {kind} format is called {name!r} (it names "
                 f"{', '.join(sorted(h.id for h in named))}); {self._takers(kind)}")
