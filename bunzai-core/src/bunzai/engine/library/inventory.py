@@ -122,7 +122,7 @@ def _facts(file: str, root: str, reg: Registry) -> Facts:
     (SillyTavern knows a preset's type by its folder alone), with the secrets it holds (a
     chat-completion preset keeps the connection's proxy password)."""
     from ..reading import read_file
-    from .scan import secret_keys
+    from .secrets import secret_keys
 
     kind = type_of(file)
     found = read_file(Path(root) / file, from_format=kind.format if kind else None,

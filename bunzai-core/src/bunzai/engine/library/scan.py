@@ -35,6 +35,7 @@ from typing import Any
 from ...errors import UsageError
 from .model import CharacterEntry, GroupEntry, Library, PersonaEntry, Problem, WorldEntry
 from .presets import PRESET_TYPES
+from .secrets import secret_keys
 
 CHARACTERS, CHATS, GROUPS, GROUP_CHATS = "characters", "chats", "groups", "group chats"
 WORLDS, AVATARS, SETTINGS = "worlds", "User Avatars", "settings.json"
@@ -58,10 +59,6 @@ OTHER_FOLDERS: dict[str, str] = {
 SECRET_FILES = ("secrets.json", "cookie-secret.txt")
 """Files that hold keys (API keys; the session-cookie secret).  Never read, never copied."""
 
-_SECRET_WORDS = ("apikey", "api_key", "password", "secret", "token_key", "_auth", "cookie",
-                 "reverse_proxy")
-"""Keys holding a secret (a proxy URL can embed credentials); a ``…_mode`` key holds a choice
-(``vertexai_auth_mode``), never one."""
 
 _KNOWN = frozenset({CHARACTERS, CHATS, GROUPS, GROUP_CHATS, WORLDS, AVATARS, SETTINGS,
                     QUICK_REPLIES, THEMES, *PRESET_FOLDERS, *OTHER_FOLDERS, *SECRET_FILES})
@@ -355,27 +352,6 @@ def _expression_overrides(settings: Mapping[str, Any]) -> dict[str, str]:
     found = ext.get("expressionOverrides") if isinstance(ext, Mapping) else None
     return {str(o["name"]): str(o["path"]) for o in found or []
             if isinstance(o, Mapping) and o.get("name") and o.get("path")}
-
-
-def secret_keys(settings: Mapping[str, Any]) -> list[str]:
-    """Paths of the values of settings.json (or of a preset's settings) that hold a secret (an
-    API key, a password, a proxy with credentials): named in the report, never copied."""
-    found: list[str] = []
-
-    def walk(value: Any, path: str) -> None:
-        if isinstance(value, Mapping):
-            for k, v in value.items():
-                walk(v, f"{path}.{k}" if path else str(k))
-        elif isinstance(value, list):
-            for i, v in enumerate(value):
-                walk(v, f"{path}[{i}]")
-        elif isinstance(value, str) and value.strip() and value != "None":
-            low = path.rsplit(".", 1)[-1].lower()
-            if any(w in low for w in _SECRET_WORDS) and not low.endswith("_mode"):
-                found.append(path)
-
-    walk(settings, "")
-    return found
 
 
 def _duplicates(lib: Library) -> None:

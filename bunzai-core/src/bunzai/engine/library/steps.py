@@ -142,9 +142,9 @@ def _write(entities: Sequence[Any], fmt: str, registry: Registry, options: Any =
 
 def without_secrets(entity: Any, out: _Out) -> Any:
     """``entity`` with every secret of its app data (a proxy password, an API key: the keys
-    :func:`.scan.secret_keys` names) emptied, each reported as dropped: SillyTavern saves its
+    :func:`.secrets.secret_keys` names) emptied, each reported as dropped: SillyTavern saves its
     connection settings in a chat-completion preset, and a move copies no secret."""
-    from .scan import secret_keys
+    from .secrets import secret_keys
 
     app_data: dict[str, Any] = {}
     for ns, data in entity.app_data.items():
