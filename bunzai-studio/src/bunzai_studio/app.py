@@ -32,7 +32,7 @@ from bunzai import BunzaiError, UsageError
 
 from . import __version__, engine
 from .openapi import openapi_schema
-from .uploads import LIMIT_HINT, Form, max_upload_from_env, parse_form, read_body
+from .uploads import LIMIT_HINT, FilePart, Form, max_upload_from_env, parse_form, read_body
 
 if TYPE_CHECKING:
     from bunzai.api import Registry
@@ -42,6 +42,8 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+Job = Callable[[Form, FilePart], Callable[[], engine.Outcome]]
+"""An upload endpoint's own part: its fields read from the form, and the engine's work."""
 
 CSP = ("default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
        "connect-src 'self'; object-src 'none'; frame-src 'none'; frame-ancestors 'none'; "
@@ -183,27 +185,36 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
         return BunzaiJSON(outcome.payload, status_code=outcome.status,
                           headers={"cache-control": "no-store"})
 
-    async def inspect(request: Request) -> Response:
+    async def posted(request: Request, job: Job) -> engine.Outcome:
+        """What every upload endpoint does: read the form under the limit and take its one
+        file, then ``job`` reads the endpoint's own fields and returns the engine's work, run
+        in a worker thread under the limiter.  A bad upload or field is the file's error (by
+        name once the file is known), as the engine reports a bad file."""
         filename = None
         try:
             form = await upload(request)
             part = form.file()
             filename = part.filename
-            from_format = form.value("from")
+            work = job(form, part)
         except BunzaiError as exc:
-            return answer(engine.failure(exc, filename))
-        outcome = await anyio.to_thread.run_sync(
-            lambda: engine.inspect(reg(), part.data, part.filename, from_format=from_format),
-            limiter=limiter)
-        return answer(outcome)
+            return engine.failure(exc, filename)
+        return await anyio.to_thread.run_sync(work, limiter=limiter)
+
+    async def inspect(request: Request) -> Response:
+        def job(form: Form, part: FilePart) -> Callable[[], engine.Outcome]:
+            from_format = form.value("from")
+            return lambda: engine.inspect(reg(), part.data, part.filename,
+                                          from_format=from_format)
+
+        return answer(await posted(request, job))
 
     async def convert(request: Request) -> Response:
         from bunzai.api import parse_options
 
-        filename = None
-        try:
-            form = await upload(request)
-            part = form.file()
+        filename, download = "", False
+
+        def job(form: Form, part: FilePart) -> Callable[[], engine.Outcome]:
+            nonlocal filename, download
             filename = part.filename
             to = form.value("to")
             if to is None:
@@ -211,12 +222,10 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
             from_format = form.value("from")
             options = parse_options(form.values("option"))
             download = form.flag("download")
-        except BunzaiError as exc:
-            return answer(engine.failure(exc, filename))
-        outcome = await anyio.to_thread.run_sync(
-            lambda: engine.convert(reg(), part.data, part.filename, to,
-                                   from_format=from_format, options=options),
-            limiter=limiter)
+            return lambda: engine.convert(reg(), part.data, part.filename, to,
+                                          from_format=from_format, options=options)
+
+        outcome = await posted(request, job)
         if outcome.status != 200 or not download:
             return answer(outcome)
         if len(outcome.files) != 1:
