@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -159,6 +160,39 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
                                 "report it)", "exit_code": 4}, status_code=500)
 
 
+def _answer(outcome: engine.Outcome) -> Response:
+    return BunzaiJSON(outcome.payload, status_code=outcome.status,
+                      headers={"cache-control": "no-store"})
+
+
+class _Uploads:
+    """How every upload endpoint takes its request: the form read under the upload limit and
+    its one file taken, then the endpoint's ``job`` reads its own fields and returns the
+    engine's work, run in a worker thread, at most ``workers`` at a time.  A bad upload or
+    field is the file's error (by name once the file is known), as the engine reports a bad
+    file."""
+
+    def __init__(self, limit: int, workers: int) -> None:
+        self.limit = limit
+        self.limiter = anyio.CapacityLimiter(workers)
+
+    async def form(self, request: Request) -> Form:
+        body = await read_body(request.stream(), request.headers.get("content-length"),
+                               self.limit)
+        return parse_form(body, request.headers.get("content-type"), limit=self.limit)
+
+    async def run(self, request: Request, job: Job) -> engine.Outcome:
+        filename = None
+        try:
+            form = await self.form(request)
+            part = form.file()
+            filename = part.filename
+            work = job(form, part)
+        except BunzaiError as exc:
+            return engine.failure(exc, filename)
+        return await anyio.to_thread.run_sync(work, limiter=self.limiter)
+
+
 def create_app(*, registry: Registry | None = None, max_upload: int | None = None,
                allowed_hosts: Iterable[str] | None = None, workers: int = 2) -> Starlette:
     """The studio app.
@@ -166,39 +200,14 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
     ``registry`` defaults to core's process-wide one; ``max_upload`` to
     ``BUNZAI_STUDIO_MAX_UPLOAD`` or 64 MiB; ``allowed_hosts`` (Host header names) to no check.
     """
-    import anyio
-
     from bunzai.api import get_registry
 
     limit = max_upload if max_upload is not None else max_upload_from_env()
-    limiter = anyio.CapacityLimiter(workers)
+    uploads = _Uploads(limit, workers)
     index_html = (STATIC / "index.html").read_bytes()
 
     def reg() -> Registry:
         return registry if registry is not None else get_registry()
-
-    async def upload(request: Request) -> Form:
-        body = await read_body(request.stream(), request.headers.get("content-length"), limit)
-        return parse_form(body, request.headers.get("content-type"), limit=limit)
-
-    def answer(outcome: engine.Outcome) -> Response:
-        return BunzaiJSON(outcome.payload, status_code=outcome.status,
-                          headers={"cache-control": "no-store"})
-
-    async def posted(request: Request, job: Job) -> engine.Outcome:
-        """What every upload endpoint does: read the form under the limit and take its one
-        file, then ``job`` reads the endpoint's own fields and returns the engine's work, run
-        in a worker thread under the limiter.  A bad upload or field is the file's error (by
-        name once the file is known), as the engine reports a bad file."""
-        filename = None
-        try:
-            form = await upload(request)
-            part = form.file()
-            filename = part.filename
-            work = job(form, part)
-        except BunzaiError as exc:
-            return engine.failure(exc, filename)
-        return await anyio.to_thread.run_sync(work, limiter=limiter)
 
     async def inspect(request: Request) -> Response:
         def job(form: Form, part: FilePart) -> Callable[[], engine.Outcome]:
@@ -206,7 +215,7 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
             return lambda: engine.inspect(reg(), part.data, part.filename,
                                           from_format=from_format)
 
-        return answer(await posted(request, job))
+        return _answer(await uploads.run(request, job))
 
     async def convert(request: Request) -> Response:
         from bunzai.api import parse_options
@@ -225,11 +234,11 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
             return lambda: engine.convert(reg(), part.data, part.filename, to,
                                           from_format=from_format, options=options)
 
-        outcome = await posted(request, job)
+        outcome = await uploads.run(request, job)
         if outcome.status != 200 or not download:
-            return answer(outcome)
+            return _answer(outcome)
         if len(outcome.files) != 1:
-            return answer(engine.Outcome(409, {
+            return _answer(engine.Outcome(409, {
                 "file": filename, "exit_code": 5, "error_type": "ConversionRefused",
                 "error": f"{filename}: this conversion produced {len(outcome.files)} files; "
                          "ask without download=true to get them all"}))
