@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -32,7 +33,7 @@ from bunzai import BunzaiError, UsageError
 
 from . import __version__, engine
 from .openapi import openapi_schema
-from .uploads import LIMIT_HINT, Form, max_upload_from_env, parse_form, read_body
+from .uploads import LIMIT_HINT, FilePart, Form, max_upload_from_env, parse_form, read_body
 
 if TYPE_CHECKING:
     from bunzai.api import Registry
@@ -42,6 +43,8 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+Job = Callable[[Form, FilePart], Callable[[], engine.Outcome]]
+"""An upload endpoint's own part: its fields read from the form, and the engine's work."""
 
 CSP = ("default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self'; "
        "connect-src 'self'; object-src 'none'; frame-src 'none'; frame-ancestors 'none'; "
@@ -157,6 +160,39 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
                                 "report it)", "exit_code": 4}, status_code=500)
 
 
+def _answer(outcome: engine.Outcome) -> Response:
+    return BunzaiJSON(outcome.payload, status_code=outcome.status,
+                      headers={"cache-control": "no-store"})
+
+
+class _Uploads:
+    """How every upload endpoint takes its request: the form read under the upload limit and
+    its one file taken, then the endpoint's ``job`` reads its own fields and returns the
+    engine's work, run in a worker thread, at most ``workers`` at a time.  A bad upload or
+    field is the file's error (by name once the file is known), as the engine reports a bad
+    file."""
+
+    def __init__(self, limit: int, workers: int) -> None:
+        self.limit = limit
+        self.limiter = anyio.CapacityLimiter(workers)
+
+    async def form(self, request: Request) -> Form:
+        body = await read_body(request.stream(), request.headers.get("content-length"),
+                               self.limit)
+        return parse_form(body, request.headers.get("content-type"), limit=self.limit)
+
+    async def run(self, request: Request, job: Job) -> engine.Outcome:
+        filename = None
+        try:
+            form = await self.form(request)
+            part = form.file()
+            filename = part.filename
+            work = job(form, part)
+        except BunzaiError as exc:
+            return engine.failure(exc, filename)
+        return await anyio.to_thread.run_sync(work, limiter=self.limiter)
+
+
 def create_app(*, registry: Registry | None = None, max_upload: int | None = None,
                allowed_hosts: Iterable[str] | None = None, workers: int = 2) -> Starlette:
     """The studio app.
@@ -164,46 +200,30 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
     ``registry`` defaults to core's process-wide one; ``max_upload`` to
     ``BUNZAI_STUDIO_MAX_UPLOAD`` or 64 MiB; ``allowed_hosts`` (Host header names) to no check.
     """
-    import anyio
-
     from bunzai.api import get_registry
 
     limit = max_upload if max_upload is not None else max_upload_from_env()
-    limiter = anyio.CapacityLimiter(workers)
+    uploads = _Uploads(limit, workers)
     index_html = (STATIC / "index.html").read_bytes()
 
     def reg() -> Registry:
         return registry if registry is not None else get_registry()
 
-    async def upload(request: Request) -> Form:
-        body = await read_body(request.stream(), request.headers.get("content-length"), limit)
-        return parse_form(body, request.headers.get("content-type"), limit=limit)
-
-    def answer(outcome: engine.Outcome) -> Response:
-        return BunzaiJSON(outcome.payload, status_code=outcome.status,
-                          headers={"cache-control": "no-store"})
-
     async def inspect(request: Request) -> Response:
-        filename = None
-        try:
-            form = await upload(request)
-            part = form.file()
-            filename = part.filename
+        def job(form: Form, part: FilePart) -> Callable[[], engine.Outcome]:
             from_format = form.value("from")
-        except BunzaiError as exc:
-            return answer(engine.failure(exc, filename))
-        outcome = await anyio.to_thread.run_sync(
-            lambda: engine.inspect(reg(), part.data, part.filename, from_format=from_format),
-            limiter=limiter)
-        return answer(outcome)
+            return lambda: engine.inspect(reg(), part.data, part.filename,
+                                          from_format=from_format)
+
+        return _answer(await uploads.run(request, job))
 
     async def convert(request: Request) -> Response:
         from bunzai.api import parse_options
 
-        filename = None
-        try:
-            form = await upload(request)
-            part = form.file()
+        filename, download = "", False
+
+        def job(form: Form, part: FilePart) -> Callable[[], engine.Outcome]:
+            nonlocal filename, download
             filename = part.filename
             to = form.value("to")
             if to is None:
@@ -211,16 +231,14 @@ def create_app(*, registry: Registry | None = None, max_upload: int | None = Non
             from_format = form.value("from")
             options = parse_options(form.values("option"))
             download = form.flag("download")
-        except BunzaiError as exc:
-            return answer(engine.failure(exc, filename))
-        outcome = await anyio.to_thread.run_sync(
-            lambda: engine.convert(reg(), part.data, part.filename, to,
-                                   from_format=from_format, options=options),
-            limiter=limiter)
+            return lambda: engine.convert(reg(), part.data, part.filename, to,
+                                          from_format=from_format, options=options)
+
+        outcome = await uploads.run(request, job)
         if outcome.status != 200 or not download:
-            return answer(outcome)
+            return _answer(outcome)
         if len(outcome.files) != 1:
-            return answer(engine.Outcome(409, {
+            return _answer(engine.Outcome(409, {
                 "file": filename, "exit_code": 5, "error_type": "ConversionRefused",
                 "error": f"{filename}: this conversion produced {len(outcome.files)} files; "
                          "ask without download=true to get them all"}))

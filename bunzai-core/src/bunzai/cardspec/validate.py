@@ -44,19 +44,24 @@ class _Checker:
     def error(self, path: str, message: str) -> None:
         self.issues.append(Issue(path, message, "error"))
 
+    def present(self, obj: Mapping[str, Any], key: str, base: str, required: bool) -> bool:
+        """Whether ``obj`` has ``key`` to check, every field check starting here: a missing
+        field is a warning when the spec requires it, and nothing to check either way."""
+        if key in obj:
+            return True
+        if required:
+            self.warn(f"{base}.{key}", f"required field {key} is missing")
+        return False
+
     def string(self, obj: Mapping[str, Any], key: str, base: str, *, required: bool) -> None:
-        if key not in obj:
-            if required:
-                self.warn(f"{base}.{key}", f"required field {key} is missing")
+        if not self.present(obj, key, base, required):
             return
         v = obj[key]
         if not isinstance(v, str):
             self.warn(f"{base}.{key}", f"{key} must be a string, found {type_name(v)}")
 
     def str_list(self, obj: Mapping[str, Any], key: str, base: str, *, required: bool) -> None:
-        if key not in obj:
-            if required:
-                self.warn(f"{base}.{key}", f"required field {key} is missing")
+        if not self.present(obj, key, base, required):
             return
         v = obj[key]
         if isinstance(v, str):
@@ -67,9 +72,7 @@ class _Checker:
 
     def typed(self, obj: Mapping[str, Any], key: str, base: str, want: str, *,
               required: bool) -> None:
-        if key not in obj:
-            if required:
-                self.warn(f"{base}.{key}", f"required field {key} is missing")
+        if not self.present(obj, key, base, required):
             return
         v = obj[key]
         ok = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import typer.main
@@ -78,23 +78,38 @@ def extract_each(cards: list[Path], out: Path | None, out_dir: Path | None, forc
     done(max(codes))
 
 
-@lorebook_app.command("extract", cls=Command)
-def lorebook_extract(
-    cards: CardsArg,
-    out: ExtractOut = None,
-    out_dir: ExtractDir = None,
-    to: BookTo = None,
-    force: ForceOpt = False,
-    as_json: JsonOpt = False,
-    strip_active: StripOpt = False,
-) -> None:
-    """Write each card's embedded lorebook as a standalone lorebook file."""
-    from ..engine.converting import extract_lorebook
+def extract_command(app: typer.Typer, to_option: Any, doc: str,
+                    extract: Callable[..., Conversion]) -> None:
+    """Register ``extract`` in ``app``: ``lorebook extract`` and ``chat extract`` take the same
+    cards and options and differ only in what they take out of a card (``extract``, called as
+    the engine's ``extract_lorebook`` and ``extract_chats`` are) and in their ``--to``
+    (``to_option``, whose help names the kind).  ``doc`` is the command's help."""
+    def run(
+        cards: CardsArg,
+        out: ExtractOut = None,
+        out_dir: ExtractDir = None,
+        to: str | None = None,
+        force: ForceOpt = False,
+        as_json: JsonOpt = False,
+        strip_active: StripOpt = False,
+    ) -> None:
+        reg = loaded_registry()
+        extract_each(cards, out, out_dir, force, as_json,
+                     lambda card: extract(card, to=to, registry=reg, strip_active=strip_active))
 
-    reg = loaded_registry()
-    extract_each(cards, out, out_dir, force, as_json,
-                 lambda card: extract_lorebook(card, to=to, registry=reg,
-                                               strip_active=strip_active))
+    run.__annotations__["to"] = to_option  # typer reads the option from the annotation
+    run.__doc__ = doc
+    app.command("extract", cls=Command)(run)
+
+
+def _extract_lorebook(card: Path, **how: Any) -> Conversion:
+    from ..engine.converting import extract_lorebook
+    return extract_lorebook(card, **how)
+
+
+extract_command(lorebook_app, BookTo,
+                "Write each card's embedded lorebook as a standalone lorebook file.",
+                _extract_lorebook)
 
 
 @lorebook_app.command("embed", cls=Command)
@@ -172,25 +187,17 @@ CORE["chat"] = Lazy(lambda: typer.main.get_command(chat_app),
                       "Take the chats out of a card (a Backyard archive) and put one in.")
 
 
-@chat_app.command("extract", cls=Command)
-def chat_extract(
-    cards: CardsArg,
-    out: ExtractOut = None,
-    out_dir: ExtractDir = None,
-    to: Annotated[str | None, typer.Option(
-        "--to", "-t", metavar="FORMAT", show_default=False,
-        help="Chat format (default: the installed default chat format).")] = None,
-    force: ForceOpt = False,
-    as_json: JsonOpt = False,
-    strip_active: StripOpt = False,
-) -> None:
-    """Write the chats inside cards (each Backyard scenario's log) as standalone chat files."""
+def _extract_chats(card: Path, **how: Any) -> Conversion:
     from ..engine.converting import extract_chats
+    return extract_chats(card, **how)
 
-    reg = loaded_registry()
-    extract_each(cards, out, out_dir, force, as_json,
-                 lambda card: extract_chats(card, to=to, registry=reg,
-                                            strip_active=strip_active))
+
+extract_command(chat_app, Annotated[str | None, typer.Option(
+                    "--to", "-t", metavar="FORMAT", show_default=False,
+                    help="Chat format (default: the installed default chat format).")],
+                "Write the chats inside cards (each Backyard scenario's log) as standalone chat "
+                "files.",
+                _extract_chats)
 
 
 @chat_app.command("embed", cls=Command)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -26,7 +25,7 @@ from .common import (
     read_stdin,
 )
 from .group import command
-from .output import done, emit_json, error, fail, say, show_loss
+from .output import done, error, fail, say, show_loss, stream
 
 if TYPE_CHECKING:
     from ..engine.batch import BatchFile
@@ -123,21 +122,9 @@ def _convert_batch(reg: Registry, srcs: list[Path], to: str, out_dir: Path | Non
                              strip_active=strip_active)
     except BunzaiError as exc:
         fail(exc, as_json)
-    show_progress = sys.stderr.isatty() and not output.QUIET and not as_json
-    for found in work.run():
-        if show_progress:
-            sys.stderr.write("\r\x1b[K")
-        if as_json:
-            emit_json(found.to_dict())
-        else:
-            _show_batch_file(found)
-        if show_progress:
-            sys.stderr.write(f"[{work.done}/{work.size}] converted {work.converted}, skipped "
-                             f"{work.skipped}, failed {work.failed}")
-            sys.stderr.flush()
-    if show_progress:
-        sys.stderr.write("\r\x1b[K")
-        sys.stderr.flush()
+    stream(work.run(), as_json, _show_batch_file,
+           lambda: f"[{work.done}/{work.size}] converted {work.converted}, skipped "
+                   f"{work.skipped}, failed {work.failed}")
     if not as_json:
         say(f"{work.size} file(s): {work.converted} converted, {work.skipped} skipped, "
              f"{work.failed} failed")

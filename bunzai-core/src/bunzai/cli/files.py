@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -26,25 +27,41 @@ from .output import done, emit_json, error, fail, say
 
 if TYPE_CHECKING:
     from ..engine.assets import Extraction
+    from ..engine.audit import FileAudit
     from ..engine.diff import Difference
     from ..engine.inspecting import Inspection, Labelling, Validation
+    from ..host.registry import Registry
 
 
-@command("inspect")
-def inspect_command(
-    files: FilesArg,
-    from_: FromOpt = None,
-    as_json: JsonOpt = False,
-    max_size: MaxSizeOpt = None,
-) -> None:
-    """What a file is: container, format, confidence, every candidate, and a summary."""
+def _file_command(name: str, doc: str, work: Callable[[Path, str | None, Registry], Any],
+                  show: Callable[[Any, bool], None],
+                  folder: Callable[[list[Any]], list[str]] | None = None) -> None:
+    """Register ``bunzai NAME FILE…`` for a question asked of each file on its own: inspect,
+    audit and label take the same options and differ only in the question (``work``, given
+    the file, ``--from`` and the registry) and how an answer reads (``show``, told whether
+    several files are shown).  ``folder`` adds closing lines when a folder or several files
+    were given (not with --json).  ``doc`` is the command's help."""
+    def run(
+        files: FilesArg,
+        from_: FromOpt = None,
+        as_json: JsonOpt = False,
+        max_size: MaxSizeOpt = None,
+    ) -> None:
+        reg, found = start(files, from_, max_size, as_json)
+        gap = len(found) > 1
+        results = each(found, lambda p: work(p, from_, reg), lambda r: show(r, gap), as_json)
+        if folder is not None and many(files, found) and not as_json:
+            for line in folder(results):
+                say(line)
+        done(worst(results))
+
+    run.__doc__ = doc
+    command(name)(run)
+
+
+def _inspect(path: Path, from_: str | None, reg: Registry) -> Inspection:
     from ..engine.inspecting import inspect_file
-
-    reg, found = start(files, from_, max_size, as_json)
-    gap = len(found) > 1
-    results = each(found, lambda p: inspect_file(p, from_format=from_, registry=reg),
-                    lambda r: _show_inspection(r, gap), as_json)
-    done(worst(results))
+    return inspect_file(path, from_format=from_, registry=reg)
 
 
 def _show_inspection(r: Inspection, gap: bool) -> None:
@@ -79,6 +96,11 @@ def _show_inspection(r: Inspection, gap: bool) -> None:
             say(f"  warning: {warn.path}: {warn.message}")
     if gap:
         say()
+
+
+_file_command("inspect",
+              "What a file is: container, format, confidence, every candidate, and a summary.",
+              _inspect, _show_inspection)
 
 
 @command("validate")
@@ -122,27 +144,17 @@ def _show_validation(r: Validation) -> None:
         say(f"  {g.severity}: {where}: {g.message}")
 
 
-@command("audit")
-def audit_command(
-    files: FilesArg,
-    from_: FromOpt = None,
-    as_json: JsonOpt = False,
-    max_size: MaxSizeOpt = None,
-) -> None:
-    """What files run when opened: scripts, triggers, HTML, remote files (exit 1 if any)."""
+def _audit(path: Path, from_: str | None, reg: Registry) -> FileAudit:
     from ..engine.audit import audit
-
-    reg, found = start(files, from_, max_size, as_json)
-    results = each(found, lambda p: audit(p, from_format=from_, registry=reg), _show_audit,
-                    as_json)
-    if many(files, found) and not as_json:
-        from ..engine.audit import folder_lines
-        for line in folder_lines(results):
-            say(line)
-    done(worst(results))
+    return audit(path, from_format=from_, registry=reg)
 
 
-def _show_audit(r: Any) -> None:
+def _audit_folder(results: list[FileAudit]) -> list[str]:
+    from ..engine.audit import folder_lines
+    return folder_lines(results)
+
+
+def _show_audit(r: Any, gap: bool) -> None:
     if not r.ok:
         return
     say(f"{r.path}: {r.format} ({r.kind}): {r.summary()}")
@@ -155,21 +167,14 @@ def _show_audit(r: Any) -> None:
             say(f"      note: {f.note}")
 
 
-@command("label")
-def label_command(
-    files: FilesArg,
-    from_: FromOpt = None,
-    as_json: JsonOpt = False,
-    max_size: MaxSizeOpt = None,
-) -> None:
-    """Guess which app made (origin) and last saved (last writer) a file, with evidence."""
-    from ..engine.inspecting import label_file
+_file_command("audit",
+              "What files run when opened: scripts, triggers, HTML, remote files (exit 1 if any).",
+              _audit, _show_audit, _audit_folder)
 
-    reg, found = start(files, from_, max_size, as_json)
-    gap = len(found) > 1
-    results = each(found, lambda p: label_file(p, from_format=from_, registry=reg),
-                    lambda r: _show_label(r, gap), as_json)
-    done(worst(results))
+
+def _label(path: Path, from_: str | None, reg: Registry) -> Labelling:
+    from ..engine.inspecting import label_file
+    return label_file(path, from_format=from_, registry=reg)
 
 
 def _show_label(r: Labelling, gap: bool) -> None:
@@ -184,6 +189,11 @@ def _show_label(r: Labelling, gap: bool) -> None:
             say(f"    - {e}")
     if gap:
         say()
+
+
+_file_command("label",
+              "Guess which app made (origin) and last saved (last writer) a file, with evidence.",
+              _label, _show_label)
 
 
 @command("diff")

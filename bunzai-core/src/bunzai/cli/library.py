@@ -3,7 +3,6 @@ apps' exports).  It presents what :mod:`bunzai.engine.library` does, and nothing
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,7 +13,7 @@ from ..errors import BunzaiError
 from . import output
 from .common import JsonOpt, loaded_registry
 from .group import CORE, SETTINGS, Command, Lazy
-from .output import done, emit_json, error, fail, say
+from .output import done, emit_json, error, fail, say, stream
 
 if TYPE_CHECKING:
     from ..engine.library import LibraryConversion, LibraryInspection
@@ -119,26 +118,16 @@ def library_convert(
 
 
 def _run(move: LibraryConversion, as_json: bool) -> None:
-    progress = sys.stderr.isatty() and not output.QUIET and not as_json
+    def progress() -> str:
+        counts = move.counts()
+        return f"[{move.done}/{move.size}] " + ", ".join(
+            f"{counts.get(s, 0)} {s}" for s in ("written", "approximated", "dropped", "failed",
+                                                "unchanged"))
+
     try:
-        for item in move.run():
-            if progress:
-                sys.stderr.write("\r\x1b[K")
-            if as_json:
-                emit_json(item.to_dict())
-            else:
-                _show_item(item)
-            if progress:
-                counts = move.counts()
-                sys.stderr.write(f"[{move.done}/{move.size}] " + ", ".join(
-                    f"{counts.get(s, 0)} {s}" for s in ("written", "approximated", "dropped",
-                                                        "failed", "unchanged")))
-                sys.stderr.flush()
+        stream(move.run(), as_json, _show_item, progress)
     except BunzaiError as exc:
         fail(exc, as_json)
-    if progress:
-        sys.stderr.write("\r\x1b[K")
-        sys.stderr.flush()
     if as_json:
         emit_json(move.to_dict())
     else:

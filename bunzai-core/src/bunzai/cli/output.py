@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import typer
@@ -34,6 +35,28 @@ def say(text: str = "") -> None:
 
 def emit_json(obj: Any) -> None:
     typer.echo(json.dumps(obj, ensure_ascii=False, default=str))
+
+
+def stream(results: Iterable[Any], as_json: bool, show: Callable[[Any], None],
+           progress: Callable[[], str]) -> None:
+    """Print each result of a long run as it comes (its JSON line, or ``show``), the way
+    ``convert`` on many files and ``library convert`` report: a progress line on stderr
+    (``progress``, asked after each result) redrawn below the results and cleared at the end,
+    only on a terminal and never with ``--quiet`` or ``--json``."""
+    live = sys.stderr.isatty() and not QUIET and not as_json
+    for res in results:
+        if live:
+            sys.stderr.write("\r\x1b[K")
+        if as_json:
+            emit_json(res.to_dict())
+        else:
+            show(res)
+        if live:
+            sys.stderr.write(progress())
+            sys.stderr.flush()
+    if live:
+        sys.stderr.write("\r\x1b[K")
+        sys.stderr.flush()
 
 
 def _use_colour() -> bool:

@@ -80,34 +80,32 @@ def require_corpus() -> None:
     pytest.skip(message, allow_module_level=True)
 
 
-@cache
-def manifest() -> list[dict[str, str]]:
-    """Rows of ``MANIFEST.tsv`` (file, class, sha256, bytes, repo, path, commit)."""
-    path = corpus_dir() / "MANIFEST.tsv"
+def _manifest_rows(folder: Path) -> list[dict[str, str]]:
+    """The rows of a corpus folder's ``MANIFEST.tsv``, every corpus listing its files the same
+    way; none when the corpus is not there."""
+    path = folder / "MANIFEST.tsv"
     if not path.exists():
         return []
     with path.open(encoding="utf-8") as fh:
         return list(csv.DictReader(fh, delimiter="\t"))
+
+
+@cache
+def manifest() -> list[dict[str, str]]:
+    """Rows of ``MANIFEST.tsv`` (file, class, sha256, bytes, repo, path, commit)."""
+    return _manifest_rows(corpus_dir())
 
 
 @cache
 def chat_manifest() -> list[dict[str, str]]:
     """Rows of the chat corpus's ``MANIFEST.tsv`` (same columns as the corpus's)."""
-    path = chats_corpus_dir() / "MANIFEST.tsv"
-    if not path.exists():
-        return []
-    with path.open(encoding="utf-8") as fh:
-        return list(csv.DictReader(fh, delimiter="\t"))
+    return _manifest_rows(chats_corpus_dir())
 
 
 @cache
 def preset_manifest() -> list[dict[str, str]]:
     """Rows of the preset corpus's ``MANIFEST.tsv`` (same columns as the corpus's)."""
-    path = presets_corpus_dir() / "MANIFEST.tsv"
-    if not path.exists():
-        return []
-    with path.open(encoding="utf-8") as fh:
-        return list(csv.DictReader(fh, delimiter="\t"))
+    return _manifest_rows(presets_corpus_dir())
 
 
 def corpus_rows() -> list[tuple[Path, dict[str, str]]]:
