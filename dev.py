@@ -4,7 +4,8 @@
     python3 dev.py demo    convert the bundled sample card (installs bunzai into .venv first)
     python3 dev.py test    run the whole test suite (installs bunzai and test tools first)
     python3 dev.py check   ruff on everything, mypy --strict on bunzai-core
-    python3 dev.py docs    regenerate docs/FORMAT-SUPPORT.md, docs/formats/*.md and docs/glossary.md
+    python3 dev.py docs    regenerate docs/FORMAT-SUPPORT.md, docs/formats/*.md, docs/glossary.md
+                           and docs/cli.md
     python3 dev.py dist    build a wheel and an sdist of every distribution into dist/ (or the
                            folder given) and check them with twine
 
@@ -102,7 +103,8 @@ def check() -> int:
 
 def docs() -> int:
     ensure_env(dev=False)
-    return run(PY, "-m", "bunzai.engine.docgen", ROOT / "docs", check=False)
+    code = run(PY, "-m", "bunzai.engine.docgen", ROOT / "docs", check=False)
+    return code | run(PY, "-m", "bunzai.cli.docgen", ROOT / "docs", check=False)
 
 
 def _toml(table: dict[str, object], prefix: str = "") -> str:
