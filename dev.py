@@ -4,7 +4,10 @@
     python3 dev.py demo    convert the bundled sample card (installs bunzai into .venv first)
     python3 dev.py test    run the whole test suite (installs bunzai and test tools first)
     python3 dev.py check   ruff on everything, mypy --strict on bunzai-core
-    python3 dev.py docs    regenerate docs/FORMAT-SUPPORT.md, docs/formats/*.md and docs/glossary.md
+    python3 dev.py docs    regenerate docs/FORMAT-SUPPORT.md, docs/formats/*.md, docs/glossary.md
+                           and docs/cli.md
+    python3 dev.py apidocs render the Python API reference (pdoc) of bunzai, bunzai.sdk and
+                           bunzai.sdk's modules as HTML into build/api/ (or the folder given)
     python3 dev.py dist    build a wheel and an sdist of every distribution into dist/ (or the
                            folder given) and check them with twine
 
@@ -40,7 +43,9 @@ DEV_TOOLS = ["pytest>=8", "hypothesis>=6", "jsonschema>=4", "ruff>=0.6", "mypy>=
              # dist: builds without an isolated environment per build (seconds, not minutes)
              "build>=1.0", "hatchling>=1.20", "twine>=5",
              # the format template's tests render it, as a plugin author does
-             "copier>=9"]
+             "copier>=9",
+             # apidocs: the Python API reference, rendered from the docstrings
+             "pdoc>=14"]
 SAMPLE = ROOT / "examples" / "cards" / "bunzai-sample.png"
 
 
@@ -102,7 +107,27 @@ def check() -> int:
 
 def docs() -> int:
     ensure_env(dev=False)
-    return run(PY, "-m", "bunzai.engine.docgen", ROOT / "docs", check=False)
+    code = run(PY, "-m", "bunzai.engine.docgen", ROOT / "docs", check=False)
+    return code | run(PY, "-m", "bunzai.cli.docgen", ROOT / "docs", check=False)
+
+
+def pdoc_args() -> list[str]:
+    """What pdoc is given: the public API (``bunzai``), the plugin API (``bunzai.sdk``) and the
+    sdk's modules that plugins import; each page lists its module's ``__all__``."""
+    sdk = ROOT / "bunzai-core" / "src" / "bunzai" / "sdk"
+    modules = ["bunzai", "bunzai.sdk",
+               *(f"bunzai.sdk.{p.stem}" for p in sorted(sdk.glob("*.py"))
+                 if not p.name.startswith("_"))]
+    return ["--docformat", "restructuredtext", *modules]
+
+
+def apidocs(args: list[str]) -> int:
+    ensure_env(dev=True)
+    out = Path(args[0]).resolve() if args else ROOT / "build" / "api"
+    code = run(PY, "-m", "pdoc", *pdoc_args(), "--output-directory", out, check=False)
+    if code == 0:
+        print(f"open {out / 'index.html'}")
+    return code
 
 
 def _toml(table: dict[str, object], prefix: str = "") -> str:
@@ -183,6 +208,8 @@ def main() -> int:
         return check()
     if task == "docs":
         return docs()
+    if task == "apidocs":
+        return apidocs(rest)
     if task == "dist":
         return dist(rest)
     print(f"unknown task {task!r}\n{__doc__}", file=sys.stderr)
