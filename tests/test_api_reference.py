@@ -18,11 +18,9 @@ import bunzai
 import bunzai.sdk
 
 ROOT = Path(__file__).resolve().parents[1]
-KNOWN_GAPS = {
-    # an alias of engine.library.run.Move: pdoc shows a class under another name as a variable,
-    # without its docstring (naming the class LibraryConversion closes the gap)
-    "LibraryConversion",
-}
+KNOWN_GAPS: set[str] = set()
+"""Public names pdoc shows without their docstring (a class exported under another name
+shows as a variable); none today."""
 LOREBOOKS_AND_CHATS = ("extract_lorebook", "embed_lorebook", "merge_lorebooks", "extract_chats",
                        "embed_chat")
 

@@ -23,7 +23,7 @@ from ...errors import UsageError
 from .inventory import LibraryInspection, inspect_library
 from .items import Item, Task
 from .model import Library, Problem
-from .run import Move as LibraryConversion
+from .run import LibraryConversion
 from .targets import TARGETS, target
 
 if TYPE_CHECKING:

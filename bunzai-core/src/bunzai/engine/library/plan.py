@@ -31,7 +31,7 @@ from .targets import NOT_CARRIED, Target
 
 if TYPE_CHECKING:
     from ...host.registry import Registry
-    from .run import Move
+    from .run import LibraryConversion
 
 
 class Names:
@@ -199,10 +199,10 @@ def _size(path: Path) -> int:
 
 
 def plan_exports(root: Path, out: Path, jobs: int, force: bool, options: dict[str, Any],
-                 reg: Registry) -> Move:
+                 reg: Registry) -> LibraryConversion:
     """The move of a folder of exports into a SillyTavern data folder at ``out``."""
     from .exports import place, scan_exports
-    from .run import Move
+    from .run import LibraryConversion
     from .steps import Context
     from .targets import TARGETS
 
@@ -243,8 +243,8 @@ def plan_exports(root: Path, out: Path, jobs: int, force: bool, options: dict[st
             planned.add(Task(kind, kind, f"{len(files)} {what} file(s)", files, kind))
     ctx = Context(str(root), str(out), "sillytavern", tuple(sorted(options.items())),
                   force=force)
-    return Move(lib, TARGETS["sillytavern"], out, ctx, planned.tasks, planned.dropped, jobs,
-                reg)
+    return LibraryConversion(lib, TARGETS["sillytavern"], out, ctx, planned.tasks,
+                             planned.dropped, jobs, reg)
 
 
 def _preset_export(e: ExportEntry, used: dict[str, set[str]]) -> Task:

@@ -107,7 +107,7 @@ class Previous:
         return item
 
 
-class Move:
+class LibraryConversion:
     """One move of a library into a target: planned on creation, done when :meth:`run` is
     iterated (one :class:`Item` per item, as each is done), reported at its end.
 
