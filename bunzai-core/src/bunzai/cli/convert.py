@@ -72,8 +72,8 @@ def convert_command(
 
     Several sources, a folder or a glob make a batch: give --out-dir; every skipped or failed
     file is named with the reason, and the exit code is that of the worst file.  An output
-    in the way is refused (exit 5) unless --force replaces it or --skip-existing counts its
-    source as already done.
+    already there (the same target's) is refused (exit 5) unless --force replaces it or
+    --skip-existing counts its source as done (exit 0), which continues an interrupted batch.
     """
     from ..api import parse_options
     from ..engine.batch import FORCE_AND_SKIP, makes_batch
