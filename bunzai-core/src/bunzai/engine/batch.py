@@ -9,7 +9,9 @@ worker the batch's planned stems and sources once, and a worker only takes a nam
 and ``--force`` can replace only a file that existed before the batch.  A file already in the
 folder that holds another format's output (a second ``--to`` into the same ``--out-dir``) is left
 alone and the job's files are named after their target instead, as for a single file (the one
-rule is :func:`bunzai.io.outputs.place`).
+rule is :func:`bunzai.io.outputs.place`).  With ``--skip-existing`` a source whose every name
+holds an earlier output of the same target is done and written no more, so a rerun of an
+interrupted batch writes only what is missing.
 Each worker starts with its parent's plugin registry and writes its outputs atomically; the parent
 only receives small results (:class:`BatchFile`), so memory stays flat
 however large the batch.  What a batch is (its rules, its plan, its totals) is
@@ -205,7 +207,7 @@ def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) 
         written, handle = conv.written, conv.target
         assert written is not None and handle is not None  # no error: it has written
         targets = _place(job, written, reserved, handle.id)
-        if job.skip_existing and all(t.exists() for t in targets):
+        if job.skip_existing and all(t.is_file() for t in targets):
             found.status, found.outputs = "done", [str(t) for t in targets]
             return found  # the naming rule kept these names: each is the same target's
         if not job.force:
