@@ -47,8 +47,8 @@ def test_a_batch_reports_each_file_in_order_and_the_totals(tmp_path: Path, regis
     assert [Path(f.path).name for f in found] == [
         "ada.vaud.json", "bo.vaud.json", "broken.json", "cy.vaud.json"]
     assert [f.status for f in found] == ["converted", "converted", "failed", "converted"]
-    assert work.to_dict() == {"files": 4, "converted": 3, "skipped": 0, "failed": 1,
-                              "exit_code": 4}
+    assert work.to_dict() == {"files": 4, "converted": 3, "already_done": 0, "skipped": 0,
+                              "failed": 1, "exit_code": 4}
     ada = found[0]
     assert ada.format == ada.to == "vaud-json" and ada.loss_summary == "nothing lost"
     assert ada.outputs == [str(out / "ada.vaud.json")]

@@ -9,7 +9,9 @@ worker the batch's planned stems and sources once, and a worker only takes a nam
 and ``--force`` can replace only a file that existed before the batch.  A file already in the
 folder that holds another format's output (a second ``--to`` into the same ``--out-dir``) is left
 alone and the job's files are named after their target instead, as for a single file (the one
-rule is :func:`bunzai.io.outputs.place`).
+rule is :func:`bunzai.io.outputs.place`).  With ``--skip-existing`` a source whose every name
+holds an earlier output of the same target is done and written no more, so a rerun of an
+interrupted batch writes only what is missing.
 Each worker starts with its parent's plugin registry and writes its outputs atomically; the parent
 only receives small results (:class:`BatchFile`), so memory stays flat
 however large the batch.  What a batch is (its rules, its plan, its totals) is
@@ -57,6 +59,9 @@ class Job:
     """Read each output back and complete its loss report with what reading finds."""
     strip_active: bool = False
     """Remove what ``bunzai audit`` finds before writing (``--strip-active``)."""
+    skip_existing: bool = False
+    """A source whose every output is already there (an earlier output of the same target, as
+    the naming rule decides) is done, not refused (``--skip-existing``)."""
 
     @property
     def stem(self) -> str:
@@ -177,7 +182,8 @@ def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) 
 
     Every target is checked before the first is written, so a source whose output exists
     (without ``--force``) is skipped whole, not half written; that is a refused conversion,
-    exit code 5, as for a single file."""
+    exit code 5, as for a single file.  With ``skip_existing`` a source whose outputs all exist
+    is done (exit code 0) and nothing is written; only some of them: refused, as without."""
     from ..io.outputs import write_atomic
     from .converting import transform_file
 
@@ -201,12 +207,18 @@ def convert_job(job: Job, reserved: Reserved, registry: Registry | None = None) 
         written, handle = conv.written, conv.target
         assert written is not None and handle is not None  # no error: it has written
         targets = _place(job, written, reserved, handle.id)
+        if job.skip_existing and all(t.is_file() for t in targets):
+            found.status, found.outputs = "done", [str(t) for t in targets]
+            return found  # the naming rule kept these names: each is the same target's
         if not job.force:
             for target in targets:
                 if target.exists():
                     found.status, found.exit_code = "skipped", 5
-                    found.reason = (f"{target} exists (use --force to replace it, or another "
-                                    "--out-dir)")
+                    found.reason = (
+                        f"{target} exists, and not every other output of this file does "
+                        "(use --force to redo it)" if job.skip_existing else
+                        f"{target} exists (use --force to replace it, --skip-existing to "
+                        "keep it, or another --out-dir)")
                     return found
         found.outputs = []  # a failed write still says what was written before it
         for target, f in zip(targets, written.files, strict=True):
@@ -262,7 +274,8 @@ def _flush_to_disk() -> None:
 
 
 
-BatchStatus = Literal["converted", "skipped", "failed"]
+BatchStatus = Literal["converted", "done", "skipped", "failed"]
+"""``done``: every output was there already (``--skip-existing``), nothing written."""
 
 
 @dataclass(eq=False, repr=False)
@@ -278,7 +291,8 @@ class BatchFile:
     """The conversion's own JSON (:meth:`Conversion.to_dict`, without path and error): the
     format read, the target, the loss report and the warnings."""
     outputs: list[str] | None = None
-    """The files written, in order; None when the work stopped before writing."""
+    """The files written, in order (``done``: the files already there); None when the work
+    stopped before writing."""
     reason: str | None = None
     """Why the file was skipped (an output in the way, a target with no format of its kind)."""
     error: str | None = None
@@ -315,7 +329,8 @@ class BatchFile:
     def to_dict(self) -> dict[str, Any]:
         """The file's JSON line: path, output, status, the conversion's JSON, then what was
         written and why the file was skipped or failed."""
-        first = self.outputs[0] if self.ok and self.outputs else None
+        first = (self.outputs[0] if self.status in ("converted", "done") and self.outputs
+                 else None)
         out: dict[str, Any] = {"path": self.path, "output": first, "status": self.status}
         out.update(self.facts)
         if self.outputs is not None:
@@ -338,6 +353,8 @@ class BatchConversion:
         """The planned work (:class:`bunzai.engine.batch.Job`): source, output stem, options."""
         self.workers = workers
         self.converted = self.skipped = self.failed = 0
+        self.already_done = 0
+        """Files whose outputs were all there already (``skip_existing``)."""
         self.exit_code = 0
         """The worst file's exit code so far."""
         self._suffixes = frozenset(suffixes)
@@ -351,7 +368,7 @@ class BatchConversion:
 
     @property
     def done(self) -> int:
-        return self.converted + self.skipped + self.failed
+        return self.converted + self.already_done + self.skipped + self.failed
 
     def run(self) -> Iterator[BatchFile]:
         """Convert every file (``workers`` processes), yielding each one's result in order and
@@ -362,6 +379,8 @@ class BatchConversion:
         for found in run(self.jobs, self.workers, self._suffixes, registry=self._registry):
             if found.status == "converted":
                 self.converted += 1
+            elif found.status == "done":
+                self.already_done += 1
             elif found.status == "skipped":
                 self.skipped += 1
             else:
@@ -370,9 +389,15 @@ class BatchConversion:
             yield found
 
     def to_dict(self) -> dict[str, Any]:
-        """The totals: files, converted, skipped, failed and the worst exit code."""
-        return {"files": self.size, "converted": self.converted, "skipped": self.skipped,
+        """The totals: files, converted, already done, skipped, failed and the worst exit
+        code."""
+        return {"files": self.size, "converted": self.converted,
+                "already_done": self.already_done, "skipped": self.skipped,
                 "failed": self.failed, "exit_code": self.exit_code}
+
+
+FORCE_AND_SKIP = ("--force and --skip-existing: give one (--force replaces what is there, "
+                  "--skip-existing keeps it)")
 
 
 def makes_batch(sources: Sequence[str | os.PathLike[str]],
@@ -388,15 +413,18 @@ def convert_batch(sources: Sequence[str | os.PathLike[str]], to: str, *,
                   out: str | os.PathLike[str] | None = None, jobs: int = 1,
                   from_format: str | None = None, options: Mapping[str, Any] | None = None,
                   force: bool = False, verify: bool = False,
-                  registry: Registry | None = None, strip_active: bool = False
-                  ) -> BatchConversion:
+                  registry: Registry | None = None, strip_active: bool = False,
+                  skip_existing: bool = False) -> BatchConversion:
     """Plan the conversion of many files (files, folders, globs) into ``out_dir``: every
     output's name is chosen now, unique within the batch and never a source's (see
     :mod:`bunzai.engine.batch`); nothing is converted until :meth:`BatchConversion.run`.
+    ``skip_existing`` continues an interrupted batch: a source whose outputs are all there
+    already (earlier outputs of ``to``, not another format's files of those names) is
+    ``done``, and nothing is written for it.
 
     A request that cannot be a batch raises :class:`~bunzai.errors.UsageError` (an ``out``
-    file, no ``out_dir``, ``jobs`` below 1, a folder without files), an output folder that
-    cannot be made :class:`~bunzai.errors.OutputError`."""
+    file, no ``out_dir``, ``jobs`` below 1, a folder without files, both ``force`` and
+    ``skip_existing``), an output folder that cannot be made :class:`~bunzai.errors.OutputError`."""
     from ..io.outputs import make_folder
 
     reg = registry or get_registry()
@@ -416,6 +444,8 @@ def convert_batch(sources: Sequence[str | os.PathLike[str]], to: str, *,
         raise UsageError("converting several files needs --out-dir")
     if jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if force and skip_existing:
+        raise UsageError(FORCE_AND_SKIP)
     found = expand_sources(os.fspath(p) for p in paths)
     if not found:
         raise UsageError("is a folder with no files to read", path=str(paths[0]))
@@ -423,6 +453,7 @@ def convert_batch(sources: Sequence[str | os.PathLike[str]], to: str, *,
     make_folder(target_dir)
     stems = plan(found, target_dir, "")
     opts = tuple((options or {}).items())
-    work = [Job(str(s), str(o), to, from_format, force, opts, "", verify, strip_active)
+    work = [Job(str(s), str(o), to, from_format, force, opts, "", verify, strip_active,
+                skip_existing)
             for s, o in zip(found, stems, strict=True)]
     return BatchConversion(work, jobs, (i.suffix for i in reg.formats()), reg)

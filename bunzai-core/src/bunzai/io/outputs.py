@@ -267,6 +267,23 @@ def output_paths(result: Written, target: str | os.PathLike[str]) -> list[Path]:
     return [path.with_name(n) for n in output_names(stem, result.files)]
 
 
+def already_saved(result: Written, target: str | os.PathLike[str]) -> list[Path] | None:
+    """The paths :func:`save` would write when every one already holds an earlier output of the
+    same target (``--skip-existing``: the conversion is done), else None.  A folder's names come
+    from :func:`place`, which keeps a name only for such a file; a file named outright is asked
+    the same question.  The source itself is never one."""
+    paths = output_paths(result, target)
+    # place() asked already for a folder's names; a file named outright is asked here
+    earlier = None if Path(target).is_dir() else getattr(result, "earlier", None)
+    source = Path(result.source).resolve() if result.source else None
+    for p, f in zip(paths, result.files, strict=True):
+        if p.is_symlink() or not p.is_file() or p.resolve() == source:
+            return None
+        if earlier is not None and not earlier(p, f):
+            return None
+    return paths
+
+
 def save(result: Written, target: str | os.PathLike[str], *, force: bool = False
          ) -> list[Path]:
     """Write every file of ``result`` as the CLI does: atomically, never over the source, and
