@@ -31,7 +31,7 @@ from bunzai.sdk import BunzaiError, json_equal, loads
 from bunzai.sdk.chats import data_of, layout_of, record
 
 if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput, ChatMessage, Issue, LossReport
+    from bunzai.sdk import AdapterInput, ChatMessage, Issue, LossReport, ReadResult
 
 ABSENT: Any = object()
 
@@ -350,6 +350,39 @@ def scan_head(input: AdapterInput, is_header: Callable[[Any], bool],
                 [damage(g) for g in (*lead, *after) if g.problem is not None])
 
 
+def read_body(input: AdapterInput, head: Head, fmt: str, zone: str, *, layout: dict[str, Any],
+              data: dict[str, Any], fields: dict[str, Any], participants: list[Any],
+              warnings: list[Issue], make: Callable[[Line, list[Line], bool], ChatMessage],
+              wall_text: Callable[[dict[str, Any]], Any] | None = None) -> ReadResult:
+    """The chat of a file whose header (if any) is read into ``fields``, ``layout``, ``data``
+    and ``participants``: its messages by ``make``, and one warning, at the first time written
+    without a zone (the header's ``create_date``, else a message's as ``wall_text`` finds it,
+    by default its ``send_date``), that every such time of the chat was read in ``zone``.
+    SillyTavern and TavernAI both write their times that way, so one rule reads both."""
+    from bunzai.sdk import Chat, Issue, ReadResult
+    from bunzai.sdk.chats import wall_note, zone_note
+
+    if head.skipped:
+        data[SKIPPED] = head.skipped
+    wall: list[tuple[str, Any]] = []  # where the first time without a zone is, and its text
+    header = head.header
+    if header is not None and (text := wall_note(header.value, ("create_date",))) is not None:
+        wall.append((f"line {header.number}", text))
+    find = wall_text or (lambda obj: wall_note(obj, ("send_date",)))
+
+    def note(line: Line) -> None:
+        if not wall and (text := find(line.value)) is not None:
+            wall.append((f"line {line.number}", text))
+
+    chat = Chat(participants=participants, passthrough={fmt: layout},
+                app_data={fmt: data} if data else {}, **fields)
+    chat.messages, damaged = read_messages(input, head.first_message, make, note)
+    if wall:  # said once: every such time of the chat was read in this zone
+        chat.time_zone = zone
+        warnings.append(Issue(wall[0][0], zone_note(zone, wall[0][1])))
+    return ReadResult([chat], [*warnings, *head.issues, *damaged])
+
+
 def produce(chat: Any, fmt: str, header: dict[str, Any] | None,
             line_of: Callable[[Any], dict[str, Any]]) -> Iterator[bytes]:
     """A chat file line by line: the kept lead, the header, then each message with its own
@@ -485,6 +518,25 @@ class WallTimes:
         """The chat's zone, when no time is left a wall-clock text to be read in it."""
         if chat.time_zone and not self.kept:
             loss.approximated("time_zone", why)
+
+
+def put_text(out: dict[str, Any], key: str, value: Any, kept: Mapping[str, Any]) -> None:
+    """``value`` under ``key`` when it says something, else what the source held there: an
+    empty text the reader took for no value is written back as it was."""
+    if value:
+        out[key] = value
+    elif key in kept:
+        out[key] = kept[key]
+
+
+def put_swipes(m: Any, out: dict[str, Any], kept: Mapping[str, Any]) -> None:
+    """A message's alternatives as ``swipes`` and the one shown as ``swipe_id`` (else the
+    source's ``swipe_id``, kept in ``kept``): SillyTavern took the key over from TavernAI."""
+    out["swipes"] = [a.text for a in m.alternatives]
+    if m.chosen is not None:
+        out["swipe_id"] = m.chosen
+    elif "swipe_id" in kept:
+        out["swipe_id"] = kept["swipe_id"]
 
 
 def write_common(m: Any, fmt: str, names: Mapping[str, str], fallback: Mapping[str, str],

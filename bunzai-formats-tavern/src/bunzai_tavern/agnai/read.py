@@ -20,11 +20,12 @@ import binascii
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_layout, sniff_media
+from bunzai.sdk import Issue, ReadResult, sniff_media
 from bunzai.sdk.fields import type_name
 
 from .._common.agnai_memory import read_memory_book
 from .._common.agnai_persona import render
+from .._common.jsonfile import json_object, keep_layout
 from .fields import AGNAI_BLOCK, CHARACTER, SKIP
 
 if TYPE_CHECKING:
@@ -40,14 +41,10 @@ one."""
 
 def read_character(input: AdapterInput, options: Mapping[str, Any],
                    format_id: str) -> ReadResult:
-    obj: Any = input.json_mutable()
-    if not isinstance(obj, dict):
-        raise MalformedInput(f"an Agnai character is a JSON object, not {type_name(obj)}")
+    obj = json_object(input, "an Agnai character")
     warnings: list[Issue] = []
     char = character_from_native(obj, format_id=format_id, warnings=warnings)
-    layout = sniff_layout(input.data, 2)
-    if layout:
-        char.passthrough[format_id]["layout"] = layout
+    keep_layout(char, input, format_id, 2)
     return ReadResult([char], warnings)
 
 

@@ -2,18 +2,18 @@
 ``chat_template.jinja`` file.
 
 Reading and writing are in ``io.py``; the template becomes instruct sequences through
-``_common/chat_template.py``.  This module holds detection and the prompt renderer.
+``_common/chat_template.py``.  This module holds detection; the prompt renderer is every
+chat-template adapter's (``_common/template_adapter.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-
-from bunzai.sdk import Detection, FormatAdapter, hookimpl
+from typing import TYPE_CHECKING
 
 from .._common.options import indent_option
 from .._common.stpreset_adapter import reasons_for
+from .._common.template_adapter import TemplateAdapter
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -44,11 +44,10 @@ def score(input: AdapterInput) -> tuple[float, str]:
     return 0.0, ""
 
 
-class HFChatTemplateAdapter(FormatAdapter):
+class HFChatTemplateAdapter(TemplateAdapter):
     """Hugging Face chat template."""
 
     format_id = "hf-chat-template"
-    kind = "preset"
     label = "Hugging Face chat template"
     suffix = ".jinja"
     aliases = ("chat-template", "hf-template")
@@ -59,26 +58,7 @@ class HFChatTemplateAdapter(FormatAdapter):
         ("Jinja tags over messages in a text without a .jinja name", 0.41),
     )
     reasons = reasons_for("a Hugging Face chat template", ("instruct", "system_prompt"))
-    reader = "io:read_template"
-    writer = "io:write_template"
     options = (indent_option(2, "JSON indent of a tokenizer_config.json (2 as saved by "
                                 "transformers); 0 is compact"),)
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input)
-        return Detection(s, why)
-
-    @hookimpl
-    def bunzai_render_prompt(self, entity: Any, scene: Any) -> str | None:
-        from .io import render_prompt
-
-        return render_prompt(entity, scene, self.format_id)
-
-
-def _carried() -> tuple[str, ...]:
-    from .._common.chat_template import CARRIED
-
-    return CARRIED
-
-
-HFChatTemplateAdapter.carries = _carried()
+    score = staticmethod(score)

@@ -3,17 +3,17 @@
 ``context``).
 
 Reading and writing are in ``io.py``; the template becomes instruct sequences through
-``_common/chat_template.py``.  This module holds detection and the prompt renderer.
+``_common/chat_template.py``.  This module holds detection; the prompt renderer is every
+chat-template adapter's (``_common/template_adapter.py``).
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
-
-from bunzai.sdk import Detection, FormatAdapter, hookimpl
+from typing import TYPE_CHECKING
 
 from .._common.stpreset_adapter import reasons_for
+from .._common.template_adapter import TemplateAdapter
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
@@ -34,11 +34,10 @@ def score(input: AdapterInput) -> tuple[float, str]:
     return 0.0, ""
 
 
-class OobaboogaInstructAdapter(FormatAdapter):
+class OobaboogaInstructAdapter(TemplateAdapter):
     """text-generation-webui instruction template."""
 
     format_id = "oobabooga-instruct"
-    kind = "preset"
     label = "text-generation-webui instruction template"
     suffix = ".yaml"
     aliases = ("ooba-instruct", "textgen-webui-instruct")
@@ -49,24 +48,5 @@ class OobaboogaInstructAdapter(FormatAdapter):
     )
     reasons = reasons_for("a text-generation-webui instruction template",
                           ("instruct", "system_prompt"))
-    reader = "io:read_template"
-    writer = "io:write_template"
 
-    def detect(self, input: AdapterInput) -> Detection:
-        s, why = score(input)
-        return Detection(s, why)
-
-    @hookimpl
-    def bunzai_render_prompt(self, entity: Any, scene: Any) -> str | None:
-        from .io import render_prompt
-
-        return render_prompt(entity, scene, self.format_id)
-
-
-def _carried() -> tuple[str, ...]:
-    from .._common.chat_template import CARRIED
-
-    return CARRIED
-
-
-OobaboogaInstructAdapter.carries = _carried()
+    score = staticmethod(score)

@@ -14,16 +14,23 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, LossReport, OutputFile, ReadResult, WriteResult
-from bunzai.sdk.fields import BOOL, NUM, Bad, Conv, Table, field, type_name
+from bunzai.sdk.fields import BOOL, Bad, Conv, Table, type_name
 
 from .._common import yamlio
-from .._common.stpresets import WHOLE, one_preset, read_object, write_object
+from .._common.stpresets import (
+    TEXTGEN_RENAMES,
+    WHOLE,
+    keyed,
+    named,
+    one_preset,
+    read_object,
+    write_object,
+)
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput
 
-_RENAMES = {"quadratic_sampling": "smoothing"}
-_BACK = {v: k for k, v in _RENAMES.items()}
+_BACK = {v: k for k, v in TEXTGEN_RENAMES.items()}
 
 
 def _priority(x: Any) -> list[str]:
@@ -33,7 +40,7 @@ def _priority(x: Any) -> list[str]:
         items = [line.strip() for line in x.split("\n") if line.strip()]
     else:
         raise Bad(f"expected sampler names one per line, got {type_name(x)}")
-    return [_RENAMES.get(n, n) for n in items]
+    return [TEXTGEN_RENAMES.get(n, n) for n in items]
 
 
 PRIORITY = Conv("sampler names, one per line", _priority,
@@ -61,48 +68,22 @@ BREAKERS = Conv("JSON strings separated by commas", _breakers,
 
 S = "sampling."
 
-
-def _f(attr: str, key: str, conv: Conv = NUM) -> Any:
-    return field(attr, (key, conv))
-
-
 PRESET = Table((
-    _f(S + "temperature", "temperature"),
-    _f(S + "dynatemp_low", "dynatemp_low"),
-    _f(S + "dynatemp_high", "dynatemp_high"),
-    _f(S + "dynatemp_exponent", "dynatemp_exponent"),
-    _f(S + "smoothing_factor", "smoothing_factor"),
-    _f(S + "smoothing_curve", "smoothing_curve"),
-    _f(S + "top_p", "top_p"),
-    _f(S + "top_k", "top_k", WHOLE),
-    _f(S + "min_p", "min_p"),
-    _f(S + "top_n_sigma", "top_n_sigma"),
-    _f(S + "typical_p", "typical_p"),
-    _f(S + "xtc_threshold", "xtc_threshold"),
-    _f(S + "xtc_probability", "xtc_probability"),
-    _f(S + "epsilon_cutoff", "epsilon_cutoff"),
-    _f(S + "eta_cutoff", "eta_cutoff"),
-    _f(S + "tfs", "tfs"),
-    _f(S + "top_a", "top_a"),
-    _f(S + "dry_multiplier", "dry_multiplier"),
-    _f(S + "dry_allowed_length", "dry_allowed_length", WHOLE),
-    _f(S + "dry_base", "dry_base"),
-    _f(S + "repetition_penalty", "repetition_penalty"),
-    _f(S + "frequency_penalty", "frequency_penalty"),
-    _f(S + "presence_penalty", "presence_penalty"),
-    _f(S + "encoder_repetition_penalty", "encoder_repetition_penalty"),
-    _f(S + "no_repeat_ngram_size", "no_repeat_ngram_size", WHOLE),
-    _f(S + "repetition_penalty_range", "repetition_penalty_range", WHOLE),
-    _f(S + "penalty_alpha", "penalty_alpha"),
-    _f(S + "guidance_scale", "guidance_scale"),
-    _f(S + "mirostat_mode", "mirostat_mode", WHOLE),
-    _f(S + "mirostat_tau", "mirostat_tau"),
-    _f(S + "mirostat_eta", "mirostat_eta"),
-    _f(S + "do_sample", "do_sample", BOOL),
-    _f(S + "dynamic_temperature", "dynamic_temperature", BOOL),
-    _f(S + "temperature_last", "temperature_last", BOOL),
-    _f(S + "sampler_order", "sampler_priority", PRIORITY),
-    _f(S + "dry_sequence_breakers", "dry_sequence_breakers", BREAKERS),
+    *named(S, "temperature", "dynatemp_low", "dynatemp_high", "dynatemp_exponent",
+           "smoothing_factor", "smoothing_curve", "top_p"),
+    *named(S, "top_k", conv=WHOLE),
+    *named(S, "min_p", "top_n_sigma", "typical_p", "xtc_threshold", "xtc_probability",
+           "epsilon_cutoff", "eta_cutoff", "tfs", "top_a", "dry_multiplier"),
+    *named(S, "dry_allowed_length", conv=WHOLE),
+    *named(S, "dry_base", "repetition_penalty", "frequency_penalty", "presence_penalty",
+           "encoder_repetition_penalty"),
+    *named(S, "no_repeat_ngram_size", "repetition_penalty_range", conv=WHOLE),
+    *named(S, "penalty_alpha", "guidance_scale"),
+    *named(S, "mirostat_mode", conv=WHOLE),
+    *named(S, "mirostat_tau", "mirostat_eta"),
+    *named(S, "do_sample", "dynamic_temperature", "temperature_last", conv=BOOL),
+    keyed(S + "sampler_order", "sampler_priority", PRIORITY),
+    *named(S, "dry_sequence_breakers", conv=BREAKERS),
 ))
 """The keys of ``default_preset_values`` the model has a field for (``adaptive_target`` and
 ``adaptive_decay`` have none: app data)."""

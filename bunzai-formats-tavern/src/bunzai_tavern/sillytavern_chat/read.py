@@ -20,9 +20,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
-from bunzai.sdk.chats import parse_time, wall_note, zone_note
+from bunzai.sdk.chats import parse_time, wall_note
 
-from .._common.chat import ABSENT, SKIPPED, Line, finish, read_common, read_messages, scan_head
+from .._common.chat import ABSENT, Line, finish, read_body, read_common, scan_head
 from . import FORMAT_ID, is_header
 
 if TYPE_CHECKING:
@@ -79,26 +79,13 @@ def read_chat(input: AdapterInput, options: Any = None, format_id: str = FORMAT_
         header_fields(header.value, layout, data, fields, participants, Participant, warnings,
                       zone)
     default_eol = head.eol
-    if head.skipped:
-        data[SKIPPED] = head.skipped
-    wall: list[tuple[str, Any]] = []  # where the first time without a zone is, and its text
-    if header is not None and (text := wall_note(header.value, ("create_date",))) is not None:
-        wall.append((f"line {header.number}", text))
 
     def make(line: Line, gap: list[Line], last: bool) -> ChatMessage:
         return message(line, gap, last, default_eol, fmt, zone)
 
-    def note(line: Line) -> None:
-        if not wall and (text := _wall_text(line.value)) is not None:
-            wall.append((f"line {line.number}", text))
-
-    chat = Chat(participants=participants, passthrough={fmt: layout},
-                app_data={fmt: data} if data else {}, **fields)
-    chat.messages, damaged = read_messages(input, first_message, make, note)
-    if wall:  # said once: every such time of the chat was read in this zone
-        chat.time_zone = zone
-        warnings.append(Issue(wall[0][0], zone_note(zone, wall[0][1])))
-    return ReadResult([chat], [*warnings, *head.issues, *damaged])
+    return read_body(input, head, fmt, zone, layout=layout, data=data, fields=fields,
+                     participants=participants, warnings=warnings, make=make,
+                     wall_text=_wall_text)
 
 
 def _wall_text(obj: dict[str, Any]) -> Any:

@@ -30,7 +30,17 @@ from bunzai.sdk.chats import (
 )
 from bunzai.sdk.fields import reorder
 
-from .._common.chat import SKIPPED, Lines, WallTimes, dumps_js, nested, produce, write_common
+from .._common.chat import (
+    SKIPPED,
+    Lines,
+    WallTimes,
+    dumps_js,
+    nested,
+    produce,
+    put_swipes,
+    put_text,
+    write_common,
+)
 from . import FORMAT_ID, WRITER_REASONS
 from .read import SYSTEM_TYPES
 
@@ -145,10 +155,7 @@ def _metadata(chat: Chat, layout: Mapping[str, Any], data: Mapping[str, Any]) ->
     rec = record(layout, "chat_metadata")
     keep = record(rec, "keep")
     out: dict[str, Any] = {}
-    if chat.notes:
-        out["note_prompt"] = chat.notes
-    elif "note_prompt" in keep:
-        out["note_prompt"] = keep["note_prompt"]
+    put_text(out, "note_prompt", chat.notes, keep)
     if chat.branch_of:
         out["main_chat"] = chat.branch_of
     if chat.scenario:
@@ -199,10 +206,7 @@ def _extra_obj(m: ChatMessage, layout: Mapping[str, Any], data: Mapping[str, Any
     rec = record(layout, "extra_obj")
     xraw = record(rec, "raw")
     out: dict[str, Any] = {}
-    if m.reasoning:
-        out["reasoning"] = m.reasoning
-    elif "reasoning" in xraw:
-        out["reasoning"] = xraw["reasoning"]
+    put_text(out, "reasoning", m.reasoning, xraw)
     if m.model:
         out["model"] = m.model
     if m.bookmark:
@@ -301,11 +305,7 @@ def _swipe_keys(m: ChatMessage, layout: Mapping[str, Any], data: Mapping[str, An
                 walls: WallTimes) -> None:
     rec = record(layout, "swipes")
     if len(m.alternatives) >= 2:
-        out["swipes"] = [a.text for a in m.alternatives]
-        if m.chosen is not None:
-            out["swipe_id"] = m.chosen
-        elif "swipe_id" in rec:
-            out["swipe_id"] = rec["swipe_id"]
+        put_swipes(m, out, rec)
         if rec.get("info") is False:
             if "swipe_info" in data:
                 out["swipe_info"] = data["swipe_info"]

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_layout
+from bunzai.sdk import Issue, MalformedInput, ReadResult
 from bunzai.sdk.fields import type_name
 
+from .._common.jsonfile import json_object, keep_layout
 from .books import read_array_book, read_v3_book
 from .worldinfo import read_worldinfo
 
@@ -16,9 +17,7 @@ if TYPE_CHECKING:
 
 
 def read_book(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
-    obj: Any = input.json_mutable()
-    if not isinstance(obj, dict):
-        raise MalformedInput(f"a lorebook is a JSON object, not {type_name(obj)}")
+    obj = json_object(input, "a lorebook")
     warnings: list[Issue] = []
     if obj.get("spec") == "lorebook_v3":
         book = read_v3_book(obj, format_id=format_id, warnings=warnings)
@@ -31,7 +30,5 @@ def read_book(input: AdapterInput, options: Mapping[str, Any], format_id: str) -
     else:
         raise MalformedInput(f"'entries' is {type_name(obj['entries'])}; expected an object "
                              "keyed by uid (World Info) or an array (character book)")
-    layout = sniff_layout(input.data, 4)
-    if layout:
-        book.passthrough[format_id]["layout"] = layout
+    keep_layout(book, input, format_id, 4)
     return ReadResult([book], warnings)

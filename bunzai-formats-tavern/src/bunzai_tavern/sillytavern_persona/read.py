@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Issue, MalformedInput, ReadResult, sniff_layout
 from bunzai.sdk.fields import STR, Bad, same, type_name
 
+from .._common.jsonfile import json_object
 from .._common.stsettings import is_settings
 from .fields import DESCRIPTOR
 
@@ -40,9 +41,7 @@ _ACTIVE_KEYS = {
 
 def read_personas(input: AdapterInput, options: Mapping[str, Any],
                   format_id: str) -> ReadResult:
-    obj: Any = input.json_mutable()
-    if not isinstance(obj, dict):
-        raise MalformedInput(f"a persona backup is a JSON object, not {type_name(obj)}")
+    obj = json_object(input, "a persona backup")
     warnings: list[Issue] = []
     if is_settings(obj):
         personas = _from_settings(obj, format_id, warnings)

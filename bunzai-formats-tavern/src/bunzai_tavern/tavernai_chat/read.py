@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, MalformedInput, ReadResult
-from bunzai.sdk.chats import held_or_lazy, parse_time, wall_note, zone_note
+from bunzai.sdk.chats import held_or_lazy, parse_time
 
-from .._common.chat import SKIPPED, Line, finish, read_common, read_messages, scan_head
+from .._common.chat import Line, finish, read_body, read_common, scan_head
 from ..sillytavern_chat import is_header
 from . import FORMAT_ID, LEGACY_LINE
 
@@ -69,37 +69,21 @@ def _legacy_line(line: str) -> ChatMessage:
 
 
 def _jsonl(input: AdapterInput, warnings: list[Issue], zone: str = "local") -> ReadResult:
-    from bunzai.sdk import Chat
-
     layout: dict[str, Any] = {}
     head = scan_head(input, is_header, layout)
-    header, first_message, eol = head.header, head.first_message, head.eol
+    header, eol = head.header, head.eol
     if header is None:
         raise MalformedInput("no TavernAI chat header line (user_name, character_name)")
     assert isinstance(header.value, dict)
     fields: dict[str, Any] = {}
     data: dict[str, Any] = {}
     participants = header_fields(header.value, layout, data, fields, warnings, zone)
-    if head.skipped:
-        data[SKIPPED] = head.skipped
-    wall: list[tuple[str, Any]] = []  # where the first time without a zone is, and its text
-    if (text := wall_note(header.value, ("create_date",))) is not None:
-        wall.append((f"line {header.number}", text))
 
     def make(line: Line, gap: list[Line], last: bool) -> ChatMessage:
         return message(line, gap, last, eol, zone)
 
-    def note(line: Line) -> None:
-        if not wall and (text := wall_note(line.value, ("send_date",))) is not None:
-            wall.append((f"line {line.number}", text))
-
-    chat = Chat(participants=participants, passthrough={FORMAT_ID: layout},
-                app_data={FORMAT_ID: data} if data else {}, **fields)
-    chat.messages, damaged = read_messages(input, first_message, make, note)
-    if wall:  # said once: every such time of the chat was read in this zone
-        chat.time_zone = zone
-        warnings.append(Issue(wall[0][0], zone_note(zone, wall[0][1])))
-    return ReadResult([chat], [*warnings, *head.issues, *damaged])
+    return read_body(input, head, FORMAT_ID, zone, layout=layout, data=data, fields=fields,
+                     participants=participants, warnings=warnings, make=make)
 
 
 def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, Any],

@@ -28,7 +28,16 @@ from bunzai.sdk.chats import (
 )
 from bunzai.sdk.fields import reorder
 
-from .._common.chat import SKIPPED, Lines, WallTimes, dumps_js, produce, write_common
+from .._common.chat import (
+    SKIPPED,
+    Lines,
+    WallTimes,
+    dumps_js,
+    produce,
+    put_swipes,
+    put_text,
+    write_common,
+)
 from . import FORMAT_ID, LEGACY_CARRIES, LEGACY_LINE, WRITER_REASONS
 
 if TYPE_CHECKING:
@@ -166,11 +175,7 @@ def header_obj(chat: Chat, loss: LossReport | None = None,
     (walls or WallTimes(chat.time_zone)).put(out, "create_date", chat.created, layout,
                                              "epoch_ms", loss, "created", WHY["created"])
     for key in ("notes", "scenario"):
-        value = getattr(chat, key)
-        if value:
-            out[key] = value
-        elif key in layout:
-            out[key] = layout[key]
+        put_text(out, key, getattr(chat, key), layout)
     if "header_order" not in layout:
         out.setdefault("notes", "")
         out.setdefault("notes_type", "discr")
@@ -220,11 +225,7 @@ def message_obj(m: ChatMessage, names: Mapping[str, str], clock: Clock,
     if len(m.alternatives) >= 2 and last is not None and _swipes_left_out(m, last):
         pass  # an earlier reply: its shown text alone (reported by write_chat)
     elif len(m.alternatives) >= 2:
-        out["swipes"] = [a.text for a in m.alternatives]
-        if m.chosen is not None:
-            out["swipe_id"] = m.chosen
-        elif "swipe_id" in raw:
-            out["swipe_id"] = raw["swipe_id"]
+        put_swipes(m, out, raw)
     else:
         if loss is not None and lone_alternative(m):
             loss.dropped(f"{path}alternatives", WHY["alternatives"])
