@@ -396,7 +396,7 @@ def test_an_output_that_appears_during_the_write_is_not_replaced(
         target.write_bytes(b"written by someone else meanwhile")
 
     monkeypatch.setattr(outputs.os, "fsync", racing_fsync)
-    with pytest.raises(ConversionRefused, match="--force"):
+    with pytest.raises(ConversionRefused, match="pass force=True to overwrite"):
         write_atomic(target, b"ours")
     assert target.read_bytes() == b"written by someone else meanwhile"
     assert _leftovers(tmp_path, {"card.png"}) == []
