@@ -11,8 +11,6 @@ it differs from what this renders.
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 from typing import Any
 
 import typer
@@ -114,13 +112,9 @@ def cli_markdown() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    path = Path(args[0] if args else "docs") / "cli.md"
-    text = cli_markdown()
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path}")
-    return 0
+    from ..engine.docgen import write_pages
+
+    return write_pages(argv, lambda: {"cli.md": cli_markdown()})
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ test suite runs :func:`render` and fails when the files differ.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..host.registry import Registry
@@ -23,17 +24,23 @@ def render(reg: Registry) -> dict[str, str]:
     return files
 
 
-def main(argv: list[str] | None = None) -> int:
+def write_pages(argv: list[str] | None, pages: Callable[[], Mapping[str, str]]) -> int:
+    """Write generated pages (relative path -> text) under the docs folder the command line
+    names (``docs`` by default), touching only a page whose text changed, so that a stale page
+    shows in ``git diff`` and a current one keeps its time."""
     args = sys.argv[1:] if argv is None else argv
     docs = Path(args[0] if args else "docs")
-    reg = Registry.load()
-    for rel, text in render(reg).items():
+    for rel, text in pages().items():
         path = docs / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
             print(f"wrote {path}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return write_pages(argv, lambda: render(Registry.load()))
 
 
 if __name__ == "__main__":
