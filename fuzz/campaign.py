@@ -110,8 +110,7 @@ def _cmd_atheris(args: argparse.Namespace) -> int:
         total["executions"] += execs
         total["children"] += 1
         if proc.returncode != 0:
-            reason = next((m for m in ("timeout", "out-of-memory", "deadly signal", "crash")
-                           if m in text), f"exit {proc.returncode}")
+            reason = _stop_reason(text, proc.returncode)
             total["stops"].append(reason)
         total["seconds"] = round(earlier + time.monotonic() - start, 1)
         total["findings"] = sorted(p.stem for p in findings.glob("*.bin"))
@@ -120,6 +119,19 @@ def _cmd_atheris(args: argparse.Namespace) -> int:
         stats_path.write_text(json.dumps(total, indent=2))
     print(json.dumps(total))
     return 0
+
+
+def _stop_reason(log: str, code: int) -> str:
+    """Why a libFuzzer child stopped, from its own words: its ``ERROR: libFuzzer:`` line (a
+    timeout, an out-of-memory stop, a deadly signal), or an interrupt from outside.  Words
+    elsewhere in the log (libFuzzer's start-up warnings name a "crash state" function) say
+    nothing of the stop."""
+    found = re.search(r"^==\d+== ERROR: libFuzzer: ([\w -]+)", log, re.M)
+    if found:
+        return found.group(1).strip()
+    if "libFuzzer: run interrupted" in log:
+        return "stopped by hand"
+    return f"exit {code}"
 
 
 def _cmd_settle(args: argparse.Namespace) -> int:
