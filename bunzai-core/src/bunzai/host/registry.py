@@ -435,7 +435,6 @@ def set_registry(registry: Registry | None) -> None:
 def _name_damaged_pictures(result: ReadResult) -> None:
     """A picture the file carries cut short or corrupt is named on read, whatever the format
     (a reader that already said its picture is damaged is not repeated)."""
-    from ..errors import Issue
     from ..io.containers.imagecheck import damaged_pictures
 
     if any("picture is damaged" in w.message for w in result.warnings):

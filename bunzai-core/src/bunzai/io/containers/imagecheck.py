@@ -90,8 +90,10 @@ def damaged_pictures(entities: list[object]) -> list[tuple[str, str]]:
     many = len(entities) > 1
     for i, entity in enumerate(entities):
         base = f"entities[{i}]." if many else ""
-        items = [(f"assets[{k}]", a) for k, a in enumerate(getattr(entity, "assets", None) or [])]
-        avatar = getattr(entity, "avatar", None)
+        # the fields themselves: a model without the field would answer a miss slowly
+        fields = getattr(entity, "__dict__", None) or {}
+        items = [(f"assets[{k}]", a) for k, a in enumerate(fields.get("assets") or [])]
+        avatar = fields.get("avatar")
         if avatar is not None and not isinstance(avatar, str):
             items.append(("avatar", avatar))
         for path, asset in items:
