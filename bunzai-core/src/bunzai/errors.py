@@ -11,7 +11,6 @@ import errno
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from string import Formatter
 from typing import Literal
 
 API_WORDS: Mapping[str, str] = {
@@ -58,6 +57,8 @@ class BunzaiError(Exception):
                  remedy: str | None = None) -> None:
         super().__init__(message)
         if remedy is not None:
+            from string import Formatter  # only a remedy that names settings is parsed
+
             unknown = {f for _, f, _, _ in Formatter().parse(remedy) if f} - set(API_WORDS)
             if unknown:
                 raise ValueError(f"a remedy names settings with no words: {sorted(unknown)}")

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..errors import BunzaiError, UsageError
-from ..loss.report import LossReport
 from . import output
 from .common import (
     STDIN,
@@ -188,6 +187,8 @@ def _show_batch_file(found: BatchFile) -> None:
         if "verified" in found.facts:  # --verify: that it ran, and what it found
             say(f"    {found.facts['verified']['summary']}")
         if output.VERBOSE:
+            from ..loss.report import LossReport
+
             show_loss(LossReport.from_list(found.loss), "    ", summary=False)
     elif found.status == "done":
         say(f"already done {found.path} -> {', '.join(found.outputs or ())}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -78,5 +77,8 @@ def schema_command(
         typer.echo(glossary_text(kind), nl=False)
         return
 
+    import json
+
     from ..model import json_schema
+
     typer.echo(json.dumps(json_schema(kind), indent=2, ensure_ascii=False))

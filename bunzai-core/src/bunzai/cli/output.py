@@ -4,7 +4,6 @@ errors on stderr, and the loss report as people read it, the same for every comm
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -34,6 +33,8 @@ def say(text: str = "") -> None:
 
 
 def emit_json(obj: Any) -> None:
+    import json
+
     typer.echo(json.dumps(obj, ensure_ascii=False, default=str))
 
 
