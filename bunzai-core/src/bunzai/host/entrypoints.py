@@ -72,7 +72,7 @@ def entry_points(groups: tuple[str, ...] = GROUPS, allow: set[str] | None = None
     install beside a site one) counts once, the first as Python would import it.  ``allow``:
     only these distributions (normalized names)."""
     found: list[EntryPoint] = []
-    for dist, version, text in _distributions():
+    for dist, version, text in _distributions(groups):
         if allow is not None and norm(dist) not in allow:
             continue
         found.extend(EntryPoint(name, value, group, dist, version)
@@ -85,9 +85,12 @@ def installed() -> list[str]:
     return sorted({norm(e.distribution) for e in entry_points()})
 
 
-def _distributions() -> Iterator[tuple[str, str | None, str]]:
-    """(name, version, entry_points.txt) of each distribution on ``sys.path`` that has one."""
+def _distributions(groups: tuple[str, ...] = GROUPS) -> Iterator[tuple[str, str | None, str]]:
+    """(name, version, entry_points.txt) of each distribution on ``sys.path`` that declares
+    entry points of ``groups``; only those have their metadata headers read (a tool's
+    environment holds dozens of others)."""
     seen: set[str] = set()
+    marks = tuple(f"[{g}]" for g in groups)
     for entry in sys.path:
         try:
             names = sorted(os.listdir(entry or "."))
@@ -96,17 +99,19 @@ def _distributions() -> Iterator[tuple[str, str | None, str]]:
         for folder in names:
             if not folder.endswith((".dist-info", ".egg-info")):
                 continue
+            key = norm(folder.rsplit(".", 1)[0].partition("-")[0])  # the folder names it
+            if key in seen:
+                continue
             where = os.path.join(entry or ".", folder)
             try:
                 with open(os.path.join(where, "entry_points.txt"), encoding="utf-8") as fh:
                     text = fh.read()
             except OSError:
                 continue
-            name, version = _name_and_version(where, folder)
-            if norm(name) in seen:
-                continue
-            seen.add(norm(name))
-            yield name, version, text
+            seen.add(key)
+            if any(mark in text for mark in marks):
+                name, version = _name_and_version(where, folder)
+                yield name, version, text
 
 
 def _name_and_version(where: str, folder: str) -> tuple[str, str | None]:
