@@ -137,6 +137,15 @@ _BUILDERS: list[Callable[[], Regression]] = [
         "read backyard: TypeError object of type 'int' has no len() (a chat whose ChatItems "
         "is a number; found by the CI fuzz run in a WebP UserComment); fixed in "
         "bunzai_backyard/legacy/read.py"),
+    lambda: Regression(
+        "novelai-category-id-not-text",
+        _dump({"lorebookVersion": 4,
+               "entries": [{"text": "The lighthouse keeper counts ships.", "keys": ["keeper"],
+                            "category": "c1"}],
+               "categories": [{"id": {"nested": "id"}, "name": "Harbour"}]}),
+        "harbour.lorebook",
+        "validate novelai-lorebook: TypeError unhashable type 'dict' (a category whose id is "
+        "an object; found by the CI fuzz run); fixed in bunzai_novelai/novelai_lorebook/read.py"),
 ]
 
 

@@ -155,7 +155,9 @@ def validate_lorebook(input: Any, entities: Sequence[Any], format_id: str) -> li
     for book in entities:
         mine = book.app_data.get(format_id, {})
         categories = mine.get("categories")
-        known = {c.get("id") for c in categories if isinstance(c, Mapping)} \
+        # an id is text; one of any other type names no category (an entry's is a string)
+        known = {c.get("id") for c in categories
+                 if isinstance(c, Mapping) and isinstance(c.get("id"), str)} \
             if isinstance(categories, list) else set()
         seen: dict[str, int] = {}
         for i, entry in enumerate(book.entries):
