@@ -15,13 +15,19 @@ from typing import Any
 
 
 def lazy_exports(package: str, exports: Mapping[str, Iterable[str]], *,
-                 also: Iterable[str] = ()) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+                 own: Iterable[str] = (), also: Iterable[str] = ()
+                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``(__getattr__, __dir__)`` for ``package``: ``exports`` maps each module (absolute, or
     relative to ``package`` with a leading dot) to the names it gives.  A name is imported once,
     then kept in the package's namespace; ``dir()`` lists every export and ``also`` (the
-    package's submodules, say) though none is imported yet."""
+    package's submodules, say) though none is imported yet.
+
+    ``__all__`` is set here to every export and the names the package holds itself (``own``),
+    so nobody keeps a third list by hand: type checkers, which cannot read a computed
+    ``__all__``, take the package's ``from module import name as name`` re-exports instead."""
     where = {name: module for module, names in exports.items() for name in names}
-    listed = sorted({*where, *also})
+    also = tuple(also)
+    sys.modules[package].__all__ = sorted([*where, *own])  # type: ignore[attr-defined]
 
     def __getattr__(name: str) -> Any:
         module = where.get(name)
@@ -32,6 +38,6 @@ def lazy_exports(package: str, exports: Mapping[str, Iterable[str]], *,
         return value
 
     def __dir__() -> list[str]:
-        return sorted({*vars(sys.modules[package]), *listed})
+        return sorted({*vars(sys.modules[package]), *where, *also})
 
     return __getattr__, __dir__

@@ -14,47 +14,63 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ._lazy import lazy_exports
-from .host.registry import get_registry, set_registry
-from .io.input import Source, as_input
+from .host.registry import get_registry as get_registry
+from .host.registry import set_registry as set_registry
+from .io.input import Source as Source
+from .io.input import as_input as as_input
 
+# What this module gives but does not define is named twice: imported here (``X as X``
+# re-exports it to type checkers) and in the table below, which imports it on first use; the
+# table and ``own`` make ``__all__``.
 if TYPE_CHECKING:
-    from .engine.assets import Extraction, extract_assets
-    from .engine.audit import FileAudit, audit, audit_many
-    from .engine.batch import BatchConversion, BatchFile, convert_batch, makes_batch
-    from .engine.converting import (
-        Conversion,
-        convert_file,
-        embed_chat,
-        embed_lorebook,
-        extract_chats,
-        extract_lorebook,
-        merge_lorebooks,
-    )
-    from .engine.diff import Difference, diff_files, diff_folders
-    from .engine.inspecting import (
-        Inspection,
-        Labelling,
-        Validation,
-        inspect_file,
-        label_file,
-        validate_file,
-    )
-    from .engine.library import (
-        LibraryConversion,
-        LibraryInspection,
-        convert_library,
-        inspect_library,
-    )
-    from .engine.reading import Outcome, Reading, default_format, read_file
+    from .engine.assets import Extraction as Extraction
+    from .engine.assets import extract_assets as extract_assets
+    from .engine.audit import FileAudit as FileAudit
+    from .engine.audit import audit as audit
+    from .engine.audit import audit_many as audit_many
+    from .engine.batch import BatchConversion as BatchConversion
+    from .engine.batch import BatchFile as BatchFile
+    from .engine.batch import convert_batch as convert_batch
+    from .engine.batch import makes_batch as makes_batch
+    from .engine.converting import Conversion as Conversion
+    from .engine.converting import convert_file as convert_file
+    from .engine.converting import embed_chat as embed_chat
+    from .engine.converting import embed_lorebook as embed_lorebook
+    from .engine.converting import extract_chats as extract_chats
+    from .engine.converting import extract_lorebook as extract_lorebook
+    from .engine.converting import merge_lorebooks as merge_lorebooks
+    from .engine.diff import Difference as Difference
+    from .engine.diff import diff_files as diff_files
+    from .engine.diff import diff_folders as diff_folders
+    from .engine.inspecting import Inspection as Inspection
+    from .engine.inspecting import Labelling as Labelling
+    from .engine.inspecting import Validation as Validation
+    from .engine.inspecting import inspect_file as inspect_file
+    from .engine.inspecting import label_file as label_file
+    from .engine.inspecting import validate_file as validate_file
+    from .engine.library import LibraryConversion as LibraryConversion
+    from .engine.library import LibraryInspection as LibraryInspection
+    from .engine.library import convert_library as convert_library
+    from .engine.library import inspect_library as inspect_library
+    from .engine.reading import Outcome as Outcome
+    from .engine.reading import Reading as Reading
+    from .engine.reading import default_format as default_format
+    from .engine.reading import read_file as read_file
     from .host.detection import DetectionReport
-    from .host.registry import Registry
+    from .host.registry import Registry as Registry
     from .host.types import FormatInfo, ReadResult, WriteResult
-    from .io.containers.media import sniff_media
-    from .io.frozen import thaw
-    from .io.jsonio import dumps
-    from .io.limits import Limits, get_limits, set_limits
-    from .io.outputs import file_names, output_names, safe_name, source_stem
-    from .kinds import ANY_KIND, KINDS
+    from .io.containers.media import sniff_media as sniff_media
+    from .io.frozen import thaw as thaw
+    from .io.jsonio import dumps as dumps
+    from .io.limits import Limits as Limits
+    from .io.limits import get_limits as get_limits
+    from .io.limits import set_limits as set_limits
+    from .io.outputs import file_names as file_names
+    from .io.outputs import output_names as output_names
+    from .io.outputs import safe_name as safe_name
+    from .io.outputs import source_stem as source_stem
+    from .kinds import ANY_KIND as ANY_KIND
+    from .kinds import KINDS as KINDS
     from .loss.report import LossReport
     from .model import Entity
 
@@ -77,7 +93,9 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     ".io.limits": ("Limits", "get_limits", "set_limits"),
     ".kinds": ("ANY_KIND", "KINDS"),
     ".host.registry": ("Registry",),
-})
+}, own=("Source", "as_input", "chats_of", "convert", "detect", "format_rows", "formats",
+        "get_registry", "lorebook_of", "parse_options", "read", "read_all", "set_registry",
+        "with_chat", "write"))
 
 
 def parse_options(pairs: Iterable[str] | None) -> dict[str, str]:
@@ -170,68 +188,3 @@ def with_chat(entity: Entity, chat: Entity, *, registry: Registry | None = None
     format cannot hold of the chat."""
     from .engine.chats import embed
     return embed(registry or get_registry(), entity, chat)  # type: ignore[arg-type]
-
-
-__all__ = [
-    "ANY_KIND",
-    "KINDS",
-    "BatchConversion",
-    "BatchFile",
-    "Conversion",
-    "Difference",
-    "Extraction",
-    "FileAudit",
-    "Inspection",
-    "Labelling",
-    "LibraryConversion",
-    "LibraryInspection",
-    "Limits",
-    "Outcome",
-    "Reading",
-    "Registry",
-    "Source",
-    "Validation",
-    "as_input",
-    "audit",
-    "audit_many",
-    "chats_of",
-    "convert",
-    "convert_batch",
-    "convert_file",
-    "convert_library",
-    "default_format",
-    "detect",
-    "diff_files",
-    "diff_folders",
-    "dumps",
-    "embed_chat",
-    "embed_lorebook",
-    "extract_assets",
-    "extract_chats",
-    "extract_lorebook",
-    "file_names",
-    "format_rows",
-    "formats",
-    "get_limits",
-    "get_registry",
-    "inspect_file",
-    "inspect_library",
-    "label_file",
-    "lorebook_of",
-    "makes_batch",
-    "merge_lorebooks",
-    "output_names",
-    "parse_options",
-    "read",
-    "read_all",
-    "read_file",
-    "safe_name",
-    "set_limits",
-    "set_registry",
-    "sniff_media",
-    "source_stem",
-    "thaw",
-    "validate_file",
-    "with_chat",
-    "write",
-]

@@ -26,61 +26,74 @@ from typing import TYPE_CHECKING
 
 from .._lazy import lazy_exports
 
+# Each export is named twice: here, for type checkers (``X as X`` re-exports it), and in
+# ``_EXPORTS``, which imports it on first use and makes ``__all__``.
 if TYPE_CHECKING:
-    from ..active.runs import RUNS_WHEN, Runs
-    from ..errors import (
-        BunzaiError,
-        ConversionRefused,
-        Issue,
-        LimitExceeded,
-        MalformedInput,
-        UnsupportedInput,
-        UsageError,
-    )
-    from ..host.adapter import FormatAdapter, detect_json
-    from ..host.hookspecs import hookimpl
-    from ..host.types import (
-        API_VERSION,
-        Detection,
-        FormatInfo,
-        LabelRule,
-        Option,
-        ReadResult,
-        WriteResult,
-    )
-    from ..io.asread import json_as_read, remember_json, same_json
-    from ..io.compare import json_equal
-    from ..io.containers.media import ext_is_plausible, sniff_media
-    from ..io.frozen import freeze, thaw, unfrozen
-    from ..io.input import AdapterInput, ChunkPayload
-    from ..io.jsonio import dumps, dumps_layout, loads, sniff_layout
-    from ..io.limits import Limits, get_limits, setting_hint
-    from ..io.outputs import OutputFile
-    from ..kinds import ANY_KIND, KINDS
-    from ..loss.neutral import Neutrality
-    from ..loss.report import LossEntry, LossReport
-    from ..loss.rule import Carried, reason_for, unheld
-    from ..model import (
-        PLACEMENTS,
-        POSITIONS,
-        ROLES,
-        SELECTIVE_LOGIC,
-        Alternative,
-        Asset,
-        Attachment,
-        Character,
-        Chat,
-        ChatMessage,
-        Entity,
-        Lorebook,
-        LorebookEntry,
-        Module,
-        Participant,
-        Persona,
-        Preset,
-        RegexScript,
-        field_defaults,
-    )
+    from ..active.runs import RUNS_WHEN as RUNS_WHEN
+    from ..active.runs import Runs as Runs
+    from ..errors import BunzaiError as BunzaiError
+    from ..errors import ConversionRefused as ConversionRefused
+    from ..errors import Issue as Issue
+    from ..errors import LimitExceeded as LimitExceeded
+    from ..errors import MalformedInput as MalformedInput
+    from ..errors import UnsupportedInput as UnsupportedInput
+    from ..errors import UsageError as UsageError
+    from ..host.adapter import FormatAdapter as FormatAdapter
+    from ..host.adapter import detect_json as detect_json
+    from ..host.hookspecs import hookimpl as hookimpl
+    from ..host.types import API_VERSION as API_VERSION
+    from ..host.types import Detection as Detection
+    from ..host.types import FormatInfo as FormatInfo
+    from ..host.types import LabelRule as LabelRule
+    from ..host.types import Option as Option
+    from ..host.types import ReadResult as ReadResult
+    from ..host.types import WriteResult as WriteResult
+    from ..io.asread import json_as_read as json_as_read
+    from ..io.asread import remember_json as remember_json
+    from ..io.asread import same_json as same_json
+    from ..io.compare import json_equal as json_equal
+    from ..io.containers.media import ext_is_plausible as ext_is_plausible
+    from ..io.containers.media import sniff_media as sniff_media
+    from ..io.frozen import freeze as freeze
+    from ..io.frozen import thaw as thaw
+    from ..io.frozen import unfrozen as unfrozen
+    from ..io.input import AdapterInput as AdapterInput
+    from ..io.input import ChunkPayload as ChunkPayload
+    from ..io.jsonio import dumps as dumps
+    from ..io.jsonio import dumps_layout as dumps_layout
+    from ..io.jsonio import loads as loads
+    from ..io.jsonio import sniff_layout as sniff_layout
+    from ..io.limits import Limits as Limits
+    from ..io.limits import get_limits as get_limits
+    from ..io.limits import setting_hint as setting_hint
+    from ..io.outputs import OutputFile as OutputFile
+    from ..kinds import ANY_KIND as ANY_KIND
+    from ..kinds import KINDS as KINDS
+    from ..loss.neutral import Neutrality as Neutrality
+    from ..loss.report import LossEntry as LossEntry
+    from ..loss.report import LossReport as LossReport
+    from ..loss.rule import Carried as Carried
+    from ..loss.rule import reason_for as reason_for
+    from ..loss.rule import unheld as unheld
+    from ..model import PLACEMENTS as PLACEMENTS
+    from ..model import POSITIONS as POSITIONS
+    from ..model import ROLES as ROLES
+    from ..model import SELECTIVE_LOGIC as SELECTIVE_LOGIC
+    from ..model import Alternative as Alternative
+    from ..model import Asset as Asset
+    from ..model import Attachment as Attachment
+    from ..model import Character as Character
+    from ..model import Chat as Chat
+    from ..model import ChatMessage as ChatMessage
+    from ..model import Entity as Entity
+    from ..model import Lorebook as Lorebook
+    from ..model import LorebookEntry as LorebookEntry
+    from ..model import Module as Module
+    from ..model import Participant as Participant
+    from ..model import Persona as Persona
+    from ..model import Preset as Preset
+    from ..model import RegexScript as RegexScript
+    from ..model import field_defaults as field_defaults
 
 _EXPORTS = {
     "bunzai.host.adapter": ("FormatAdapter", "detect_json"),
@@ -106,75 +119,6 @@ _EXPORTS = {
     "bunzai.kinds": ("KINDS", "ANY_KIND"),
     "bunzai.active.runs": ("Runs", "RUNS_WHEN"),
 }
-
-
-__all__ = [
-    "ANY_KIND",
-    "API_VERSION",
-    "KINDS",
-    "PLACEMENTS",
-    "POSITIONS",
-    "ROLES",
-    "RUNS_WHEN",
-    "SELECTIVE_LOGIC",
-    "AdapterInput",
-    "Alternative",
-    "Asset",
-    "Attachment",
-    "BunzaiError",
-    "Carried",
-    "Character",
-    "Chat",
-    "ChatMessage",
-    "ChunkPayload",
-    "ConversionRefused",
-    "Detection",
-    "Entity",
-    "FormatAdapter",
-    "FormatInfo",
-    "Issue",
-    "LabelRule",
-    "LimitExceeded",
-    "Limits",
-    "Lorebook",
-    "LorebookEntry",
-    "LossEntry",
-    "LossReport",
-    "MalformedInput",
-    "Module",
-    "Neutrality",
-    "Option",
-    "OutputFile",
-    "Participant",
-    "Persona",
-    "Preset",
-    "ReadResult",
-    "RegexScript",
-    "Runs",
-    "UnsupportedInput",
-    "UsageError",
-    "WriteResult",
-    "detect_json",
-    "dumps",
-    "dumps_layout",
-    "ext_is_plausible",
-    "field_defaults",
-    "freeze",
-    "get_limits",
-    "hookimpl",
-    "json_as_read",
-    "json_equal",
-    "loads",
-    "reason_for",
-    "remember_json",
-    "same_json",
-    "setting_hint",
-    "sniff_layout",
-    "sniff_media",
-    "thaw",
-    "unfrozen",
-    "unheld",
-]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, also=(
