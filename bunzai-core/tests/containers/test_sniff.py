@@ -50,6 +50,12 @@ def apng() -> bytes:
     (b"\xef\xbb\xbf \r\n\t[1, 2]", "json"),
     (b"\xef\xbb\xbf" + b" " * 5000 + b"{}", "json"),
     (b"hello, world\n", "text"),
+    # a chat template opens as no JSON text does: it is text, not broken JSON
+    (b"{% for message in messages %}{{ message['content'] }}{% endfor %}", "text"),
+    (b"\n{{- bos_token }}{% for m in messages %}{% endfor %}", "text"),
+    (b"{# a comment #}{{ messages }}", "text"),
+    (b'{"chat_template": "{% for m in messages %}{% endfor %}"}', "json"),
+    (b"[{}]", "json"),
     ("ünïcødé".encode(), "text"),
     (b"hello\x00world", "binary"),
     (b"\xff\xfe\x00\x01", "binary"),

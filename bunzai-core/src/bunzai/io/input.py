@@ -60,7 +60,8 @@ class AdapterInput:
     of megabytes is never held whole).
     """
 
-    __slots__ = ("_container", "_data", "_memo", "_path", "_stamp", "filename", "limits")
+    __slots__ = ("_container", "_data", "_filename", "_memo", "_path", "_stamp", "_suffix",
+                 "limits")
 
     def __init__(self, data: bytes, filename: str | None = None, *,
                  limits: Limits | None = None) -> None:
@@ -205,8 +206,20 @@ class AdapterInput:
     # -- basic views ---------------------------------------------------------------------------
 
     @property
+    def filename(self) -> str | None:
+        """The file's name as the user gave it (messages name the file by it), or None."""
+        return self._filename
+
+    @filename.setter
+    def filename(self, value: str | None) -> None:
+        self._filename = value
+        self._suffix = os.path.splitext(value or "")[1].lower()
+
+    @property
     def suffix(self) -> str:
-        return os.path.splitext(self.filename or "")[1].lower()
+        """The name's extension in lower case (``""`` without a name); detectors that weigh
+        it ask several times per file, so it is worked out when the name is set."""
+        return self._suffix
 
     @property
     def text(self) -> str | None:
@@ -248,7 +261,7 @@ class AdapterInput:
     def signs(self) -> frozenset[str]:
         """Cheap marks of what the file holds, which declared adapter signatures are matched
         against (computed once, from views detection builds anyway): the top-level keys of a
-        JSON object (``[]`` for an array), the first line's keys of JSON Lines, a PNG's
+        JSON object (``{}`` for one without keys, ``[]`` for an array), the first line's keys of JSON Lines, a PNG's
         text-chunk keywords in lower case (``chara-ext-asset_`` for any asset chunk) and
         ``exif`` when it has EXIF, a zip's member names and their first folder (``Characters/``).
         """
@@ -262,7 +275,7 @@ class AdapterInput:
         if container == "json":
             doc = self.json
             if isinstance(doc, Mapping):
-                return set(doc)  # JSON object keys are strings
+                return set(doc) or {"{}"}  # JSON object keys are strings
             return {"[]"} if isinstance(doc, Sequence) and not isinstance(doc, str) else set()
         if container == "jsonl":
             head = self.jsonl_head

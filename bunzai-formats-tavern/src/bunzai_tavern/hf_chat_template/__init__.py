@@ -21,8 +21,6 @@ if TYPE_CHECKING:
 
 def score(input: AdapterInput) -> tuple[float, str]:
     container = input.container
-    if container == "json" and input.json_error is not None:
-        container = "text"  # a template opening with {% or {{ is sniffed as JSON first
     if container == "json":
         doc = input.json
         got = doc.get("chat_template") if isinstance(doc, Mapping) else None
@@ -51,7 +49,7 @@ class HFChatTemplateAdapter(TemplateAdapter):
     label = "Hugging Face chat template"
     suffix = ".jinja"
     aliases = ("chat-template", "hf-template")
-    signature = {"json": (), "text": ()}
+    signature = {"json": ("chat_template",), "text": ()}
     detection = (
         ("a JSON object with chat_template (tokenizer_config.json)", 0.83),
         ("a .jinja text with Jinja tags over messages", 0.79),

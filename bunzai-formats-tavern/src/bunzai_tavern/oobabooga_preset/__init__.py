@@ -56,7 +56,7 @@ class OobaboogaPresetAdapter(FormatAdapter):
     label = "text-generation-webui sampler preset"
     suffix = ".yaml"
     aliases = ("ooba-preset", "textgen-webui-preset")
-    signature = {"text": (), "json": ()}
+    signature = {"text": (), "json": ("{}",)}
     detection = (("YAML whose top-level keys are all text-generation-webui preset "
                   "parameters", 0.87),
                  ("{} in a .yaml file (the app's save of a preset of defaults)", 0.31))

@@ -23,10 +23,10 @@ _PIECE = 1 << 20
 def png_damage(png: PngFile) -> str | None:
     """What the chunk walk alone shows is wrong with the picture of ``png`` (cheap: no
     inflating), or None."""
-    types = png.chunk_types
-    if png.cut is not None and (png.cut[0] in _IMAGE_DATA or "IDAT" in types):
+    has_data = png.has_chunk(b"IDAT")
+    if png.cut is not None and (png.cut[0] in _IMAGE_DATA or has_data):
         return "its image data is cut short (the file ends inside it)"
-    if "IDAT" not in types:
+    if not has_data:
         return "it has no image data"
     return None
 
@@ -42,7 +42,7 @@ def image_damage(data: bytes | memoryview) -> str | None:
     found = png_damage(png)
     if found is not None:
         return found
-    sizes = [length for type_, _offset, length, _crc in png.table() if type_ == "IDAT"]
+    sizes = png.lengths_of(b"IDAT")
     if len(sizes) < 2 or sizes[-1] < max(sizes[:-1]):
         # encoders write image data in equal chunks and a shorter last one; a file cut short
         # and given a new end keeps only whole chunks.  Only that shape is inflated to check.

@@ -394,6 +394,12 @@ class PngFile:
         """Whether a chunk of this type is present (no :class:`Chunk` is built)."""
         return (type.encode("latin-1") if isinstance(type, str) else type) in self._types
 
+    def lengths_of(self, type: str | bytes) -> list[int]:
+        """Payload lengths of the chunks of one type, in file order (no :class:`Chunk` is
+        built: a picture has hundreds of image-data chunks)."""
+        want = type.encode("latin-1") if isinstance(type, str) else type
+        return [n for t, n in zip(self._types, self._lengths, strict=True) if t == want]
+
     def chunks_of(self, type: str | bytes) -> list[Chunk]:
         """Chunks of one type, in file order."""
         want = type.encode("latin-1") if isinstance(type, str) else type

@@ -181,8 +181,13 @@ def json_start(data: bytes) -> bool:
     return _json_start(data)
 
 
+_TEMPLATE_OPENERS = (b"{%", b"{{", b"{#")
+"""How a Jinja or Handlebars template may open, which no JSON text does."""
+
+
 def _json_start(data: bytes) -> bool:
-    """First byte after an optional BOM and whitespace is ``{`` or ``[`` (UTF-16/32 too)."""
+    """First byte after an optional BOM and whitespace is ``{`` or ``[`` (UTF-16/32 too), not
+    the opening of a template (``{%``, ``{{``, ``{#``)."""
     if data[:1] in (b"\xff", b"\xfe", b"\x00") and _wide_json_start(data):
         return True
     head = data[:4096]
@@ -190,12 +195,12 @@ def _json_start(data: bytes) -> bool:
         head = head[3:]
     head = head.lstrip(_WHITESPACE)
     if head:
-        return head[0] in b"{["
+        return head[0] in b"{[" and not head.startswith(_TEMPLATE_OPENERS)
     if len(data) <= 4096:
         return False
     rest = data[3:] if data.startswith(_UTF8_BOM) else data
     rest = rest.lstrip(_WHITESPACE)
-    return bool(rest) and rest[0] in b"{["
+    return bool(rest) and rest[0] in b"{[" and not rest.startswith(_TEMPLATE_OPENERS)
 
 
 def _is_text(data: bytes) -> bool:
