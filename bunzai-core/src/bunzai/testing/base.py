@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn, TypeVar
 
 import pytest
 
@@ -91,6 +91,12 @@ def waive(reason: str) -> Callable[[F], F]:
 def explain(what: str, fix: str) -> str:
     """A failure message: what went wrong, then how to fix it."""
     return what.rstrip() + HOW + fix
+
+
+def fail(what: str, fix: str) -> NoReturn:
+    """Fail the check with :func:`explain`'s message and no traceback: the message is the
+    report, the kit's own frames would only hide it."""
+    pytest.fail(explain(what, fix), pytrace=False)
 
 
 # -- per-session state ---------------------------------------------------------------------------
@@ -319,34 +325,32 @@ class KitBase:
         with contextlib.suppress(pytest.FixtureLookupError):
             reg = request.getfixturevalue("bunzai_registry")
         if reg is None:
-            pytest.fail(explain(
+            fail(
                 "the conformance kit's pytest plugin is not enabled",
                 "add `pytest_plugins = [\"bunzai.testing.plugin\"]` at the top of your test "
                 "module (or the conftest.py at your project's root), or run "
-                "`pytest -p bunzai.testing.plugin`."), pytrace=False)
+                "`pytest -p bunzai.testing.plugin`.")
         if not cls.format_id:
-            pytest.fail(explain(f"{cls.__name__} does not say which format it tests",
-                                "set the class attribute format_id = \"your-format-id\"."),
-                        pytrace=False)
+            fail(f"{cls.__name__} does not say which format it tests",
+                 "set the class attribute format_id = \"your-format-id\".")
         handle = reg.adapters.get(cls.format_id)
         if handle is None:
             broken = [b for b in reg.broken if b.name == cls.format_id]
             if broken:
-                pytest.fail(explain(
+                fail(
                     f"{cls.format_id} is installed but bunzai refused to load it: "
                     f"{broken[0].reason}",
-                    "fix the reason above; `bunzai plugins` shows the same message."),
-                    pytrace=False)
+                    "fix the reason above; `bunzai plugins` shows the same message.")
             if cls.skip_if_not_installed:
                 pytest.skip(f"{cls.format_id} is not installed yet (no entry point "
                             f"{cls.format_id!r} in group {FORMATS_GROUP!r})")
-            pytest.fail(explain(
+            fail(
                 f"no installed adapter has the format id {cls.format_id!r} (installed: "
                 f"{', '.join(sorted(reg.adapters))})",
                 f"declare the entry point in pyproject.toml under "
                 f"[project.entry-points.\"{FORMATS_GROUP}\"] as "
                 f"`{cls.format_id} = \"your_package.your_adapter:YourAdapter\"`, then "
-                "reinstall the distribution (`pip install -e .`)."), pytrace=False)
+                "reinstall the distribution (`pip install -e .`).")
         return Subject(reg, handle, _paths(cls.samples))
 
     # -- shared steps --------------------------------------------------------------------------
@@ -358,10 +362,10 @@ class KitBase:
             _, result, _ = subject.registry.read(inp, format=subject.id,
                                                  options=self.read_options)
         except BunzaiError as exc:
-            pytest.fail(explain(f"{subject.id} could not read {inp.filename}: {exc}",
-                                "your reader must read every file listed in `samples`; if "
-                                "the file is not valid for your format, remove it from "
-                                "samples (or list it in malformed_samples)."), pytrace=False)
+            fail(f"{subject.id} could not read {inp.filename}: {exc}",
+                 "your reader must read every file listed in `samples`; if "
+                 "the file is not valid for your format, remove it from "
+                 "samples (or list it in malformed_samples).")
         return list(result.entities)
 
     def _write(self, subject: Subject, entities: Sequence[Any]) -> Any:
@@ -370,11 +374,10 @@ class KitBase:
         try:
             return subject.registry.write(list(entities), subject.id, self.write_options)
         except BunzaiError as exc:
-            pytest.fail(explain(f"{subject.id} could not write what it read: {exc}",
-                                "a writer must accept every entity its own reader produces; "
-                                "raise ConversionRefused only for entities it truly cannot "
-                                "hold, and report partial loss in the WriteResult instead."),
-                        pytrace=False)
+            fail(f"{subject.id} could not write what it read: {exc}",
+                 "a writer must accept every entity its own reader produces; "
+                 "raise ConversionRefused only for entities it truly cannot "
+                 "hold, and report partial loss in the WriteResult instead.")
 
 
 # -- foreign examples written by other adapters ---------------------------------------------------

@@ -23,6 +23,7 @@ from .base import (
     Subject,
     _paths,
     explain,
+    fail,
 )
 
 
@@ -199,10 +200,10 @@ class DeclarationChecks(KitBase):
         try:
             named = type(adapter).named_functions()
         except (ImportError, AttributeError) as exc:
-            pytest.fail(explain(f"a function {bunzai_subject.id} names cannot be found: {exc}",
-                                "check the module and function names in reader, writer, "
-                                "validator and labeler (module paths are relative to the "
-                                "adapter's package)."), pytrace=False)
+            fail(f"a function {bunzai_subject.id} names cannot be found: {exc}",
+                 "check the module and function names in reader, writer, "
+                 "validator and labeler (module paths are relative to the "
+                 "adapter's package).")
         for role, (spec, function) in named.items():
             if not callable(function):
                 problems.append(f"{role} {spec!r} is not a function")

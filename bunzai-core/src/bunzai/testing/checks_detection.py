@@ -23,6 +23,7 @@ from .base import (
     _scores,
     _written_example,
     explain,
+    fail,
 )
 
 
@@ -40,11 +41,10 @@ class DetectionChecks(KitBase):
         try:
             score, reason = _raw_detect(subject.handle, as_input(sample))
         except Exception as exc:
-            pytest.fail(explain(f"{subject.id}.detect failed on {sample.name}: "
-                                f"{_exc_line(exc)}",
-                                "detect() must never raise and must return a number in 0..1 "
-                                "(or Detection(score, reason)); return 0 when unsure."),
-                        pytrace=False)
+            fail(f"{subject.id}.detect failed on {sample.name}: "
+                 f"{_exc_line(exc)}",
+                 "detect() must never raise and must return a number in 0..1 "
+                 "(or Detection(score, reason)); return 0 when unsure.")
         assert score >= 0.5, explain(
             f"{subject.id} scores {score:g} on its own sample {sample.name} ({reason!r})",
             "recognise this variant of your format with a score of 0.5 or more; if the file "
@@ -82,10 +82,10 @@ class DetectionChecks(KitBase):
             what = f"{sample.name} routes to {report.winner.format}, not {subject.id}"
         else:
             what = f"nothing recognises {sample.name}"
-        pytest.fail(explain(f"{what} (scores: {_scores(report)})",
-                            "make your score on this shape distinct and higher than every other "
-                            "installed adapter's; if the other adapter steals it, tell its "
-                            "authors which key marks your format."), pytrace=False)
+        fail(f"{what} (scores: {_scores(report)})",
+             "make your score on this shape distinct and higher than every other "
+             "installed adapter's; if the other adapter steals it, tell its "
+             "authors which key marks your format.")
 
     def test_foreign_input_is_not_claimed(self, bunzai_subject: Subject,
                                           foreign: ForeignCase,

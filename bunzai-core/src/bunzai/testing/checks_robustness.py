@@ -22,6 +22,7 @@ from .base import (
     _raw_detect,
     _raw_read,
     explain,
+    fail,
 )
 
 
@@ -92,19 +93,19 @@ class RobustnessChecks(KitBase):
         try:
             _raw_detect(subject.handle, inp)
         except Exception as exc:
-            pytest.fail(explain(f"detect failed on {malformed.name}: {_exc_line(exc)}",
-                                "detect() must never raise."), pytrace=False)
+            fail(f"detect failed on {malformed.name}: {_exc_line(exc)}",
+                 "detect() must never raise.")
         try:
             _raw_read(subject.handle, inp, self.read_options)
         except BunzaiError:
             return
         except Exception as exc:
-            pytest.fail(explain(f"reading {malformed.name} raised {_exc_line(exc)}",
-                                "raise MalformedInput with a one-line reason."), pytrace=False)
-        pytest.fail(explain(f"{subject.id} read the malformed sample {malformed.name} without "
-                            "complaint",
-                            "raise MalformedInput for it, or move it to samples if it is "
-                            "actually valid."), pytrace=False)
+            fail(f"reading {malformed.name} raised {_exc_line(exc)}",
+                 "raise MalformedInput with a one-line reason.")
+        fail(f"{subject.id} read the malformed sample {malformed.name} without "
+             "complaint",
+             "raise MalformedInput for it, or move it to samples if it is "
+             "actually valid.")
 
 
 # -- probing malformed input ---------------------------------------------------------------------

@@ -19,6 +19,7 @@ from .base import (
     KitBase,
     Subject,
     explain,
+    fail,
 )
 from .compare_files import rewrite_problems
 
@@ -165,11 +166,10 @@ ways."""
             problems = conversion_problems(subject.registry, entities, subject.id,
                                            dict(self.write_options))
         except BunzaiError as exc:
-            pytest.fail(explain(f"writing the generated {kind} ({which}) as {subject.id} "
-                                f"failed: {exc}",
-                                "a writer must accept any canonical entity of its kind and "
-                                "report what it cannot hold in the loss report."),
-                        pytrace=False)
+            fail(f"writing the generated {kind} ({which}) as {subject.id} "
+                 f"failed: {exc}",
+                 "a writer must accept any canonical entity of its kind and "
+                 "report what it cannot hold in the loss report.")
         assert not problems, explain(
             f"converting the generated {kind} ({which}) into {subject.id} changed fields the "
             "loss report does not mention:\n  " + "\n  ".join(problems[:15]),
