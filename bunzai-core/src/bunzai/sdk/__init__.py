@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from ..host.hookspecs import hookimpl
     from ..host.types import (
         API_VERSION,
+        DetectedOrigin,
         Detection,
         FormatInfo,
         LabelRule,
@@ -85,7 +86,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "bunzai.host.adapter": ("FormatAdapter", "detect_json"),
     "bunzai.host.hookspecs": ("hookimpl",),
-    "bunzai.host.types": ("API_VERSION", "Detection", "FormatInfo", "LabelRule",
+    "bunzai.host.types": ("API_VERSION", "DetectedOrigin", "Detection", "FormatInfo", "LabelRule",
         "ReadResult", "WriteResult", "Option"),
     "bunzai.io.input": ("AdapterInput", "ChunkPayload"),
     "bunzai.loss.report": ("LossEntry", "LossReport"),
@@ -128,6 +129,7 @@ __all__ = [
     "ChatMessage",
     "ChunkPayload",
     "ConversionRefused",
+    "DetectedOrigin",
     "Detection",
     "Entity",
     "FormatAdapter",
