@@ -22,8 +22,9 @@ from bunzai.sdk.chats import (
     json_file,
     json_object,
     layout_of,
-    parse_time,
     put_time,
+    take_text,
+    take_time,
 )
 from bunzai.sdk.chats import record as inner
 from bunzai.sdk.fields import reorder
@@ -151,13 +152,8 @@ def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
         fields["role"] = "system"
     elif "isComment" in obj:
         raw["isComment"] = obj["isComment"]
-    if isinstance(obj.get("data"), str):
-        fields["text"] = obj["data"]
-    elif "data" in obj:
-        raw["data"] = obj["data"]
-    if "time" in obj:
-        record["time"] = obj["time"]
-        fields["time"] = parse_time(obj["time"])
+    take_text(obj, "data", fields, "text", raw)
+    take_time(obj, "time", record, fields)
     chat_id = obj.get("chatId")
     if isinstance(chat_id, str) and chat_id:
         fields["id"] = chat_id
@@ -167,10 +163,7 @@ def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
                 record["unnamed"] = True
     elif "chatId" in obj:
         raw["chatId"] = chat_id
-    if isinstance(obj.get("name"), str) and obj["name"]:
-        fields["speaker"] = obj["name"]
-    elif "name" in obj:
-        raw["name"] = obj["name"]
+    take_text(obj, "name", fields, "speaker", raw, empty=False)
     info = obj.get("generationInfo")
     own = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS}
     if isinstance(info, dict):

@@ -21,9 +21,10 @@ from bunzai.sdk.chats import (
     json_object,
     layout_of,
     lone_alternative,
-    parse_time,
     record,
     stored,
+    take_text,
+    take_time,
 )
 from bunzai.sdk.fields import reorder
 
@@ -116,13 +117,8 @@ def message_from(obj: dict[str, Any]) -> ChatMessage:
         fields["text"] = text
     else:
         raw["msg"] = text
-    if isinstance(obj.get("_id"), str):
-        fields["id"] = obj["_id"]
-    elif "_id" in obj:
-        raw["_id"] = obj["_id"]
-    if "createdAt" in obj:
-        rec["createdAt"] = obj["createdAt"]
-        fields["time"] = parse_time(obj["createdAt"])
+    take_text(obj, "_id", fields, "id", raw)
+    take_time(obj, "createdAt", rec, fields)
     retries = obj.get("retries")
     own: dict[str, Any] = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS}
     if isinstance(retries, list) and retries and all(isinstance(r, str) for r in retries) \
