@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from bunzai.sdk.chats import put_time, take_text, take_time
+from bunzai.sdk.chats import put_kept, put_time, take_text, take_time
 
 
 def test_take_text_holds_a_text_and_keeps_anything_else_as_it_was() -> None:
@@ -24,6 +24,21 @@ def test_take_text_keeps_an_empty_text_when_the_field_wants_one() -> None:
     take_text({"data": "", "name": ""}, "data", fields, "text", raw)
     take_text({"data": "", "name": ""}, "name", fields, "speaker", raw, empty=False)
     assert (fields, raw) == ({"text": ""}, {"name": ""})
+
+
+def test_put_kept_writes_a_value_else_what_the_reader_kept() -> None:
+    fields: dict[str, Any] = {}
+    raw: dict[str, Any] = {}
+    source = {"name": "", "mes": None}
+    take_text(source, "name", fields, "speaker", raw, empty=False)
+    take_text(source, "mes", fields, "text", raw)
+    out: dict[str, Any] = {}
+    put_kept(out, "name", fields.get("speaker"), raw)
+    put_kept(out, "mes", fields.get("text"), raw)
+    put_kept(out, "extra", None, raw)
+    assert out == source
+    put_kept(out, "name", "Ada", raw)
+    assert out["name"] == "Ada"
 
 
 def test_take_time_parses_and_keeps_the_text_put_time_writes_back() -> None:

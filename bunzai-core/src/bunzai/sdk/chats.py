@@ -11,8 +11,8 @@ What every chat format declares and does alike is here too (:mod:`bunzai.chatkit
 message paths (:func:`message`, :data:`MESSAGE`), one reason for several paths
 (:func:`because`, :data:`CHAT_TEXTS`, :func:`no_extensions`), a chat's layout and app data
 (:func:`layout_of`, :func:`data_of`, :func:`record`), a text read into its field or kept as
-it was (:func:`take_text`), a JSON chat file read and written
-(:func:`json_object`, :func:`json_file`), and what writers report alike
+it was (:func:`take_text`) and written back (:func:`put_kept`), a JSON chat file read and
+written (:func:`json_object`, :func:`json_file`), and what writers report alike
 (:func:`lone_alternative`, :func:`report_participants`, :func:`wall_note`).  The chat model
 itself (``Chat``, ``ChatMessage``, ``Participant``, ``Alternative``, ``Attachment``) is in
 :mod:`bunzai.sdk`.
@@ -35,6 +35,7 @@ from ..chatkit.shared import (
     lone_alternative,
     message,
     no_extensions,
+    put_kept,
     record,
     report_participants,
     take_text,
@@ -76,8 +77,9 @@ __all__ = [
     "MESSAGE", "ROLES", "WALL_FORMS", "ZONES", "LazyMessages", "because", "check_alternatives",
     "data_of", "exact_in", "format_time", "from_epoch_ms", "held_or_lazy", "is_wall",
     "iso_seconds", "json_file", "json_object", "layout_of", "lone_alternative", "message",
-    "no_extensions", "parse_form", "parse_time", "put_time", "record", "report_participants",
-    "restore", "stored", "take_text", "take_time", "to_epoch_ms", "wall_note", "zone_note",
+    "no_extensions", "parse_form", "parse_time", "put_kept", "put_time", "record",
+    "report_participants", "restore", "stored", "take_text", "take_time", "to_epoch_ms",
+    "wall_note", "zone_note",
 ]
 _MODEL_NAMES = ("ATTACHMENT_TYPES", "HELD_ITEMS", "MAX_ALTERNATIVES", "ROLES", "LazyMessages",
                 "check_alternatives", "held_or_lazy")

@@ -22,6 +22,7 @@ from bunzai.sdk.chats import (
     json_file,
     json_object,
     layout_of,
+    put_kept,
     put_time,
     take_text,
     take_time,
@@ -293,10 +294,7 @@ def message_obj(m: ChatMessage, index: int | None = None, loss: LossReport | Non
         out["disabled"] = raw["disabled"]
     elif "disabled" in own:
         out["disabled"] = own["disabled"]
-    if m.role == "system":
-        out["isComment"] = True
-    elif "isComment" in raw:
-        out["isComment"] = raw["isComment"]
+    put_kept(out, "isComment", m.role == "system", raw)
     for key, value in own.items():
         out.setdefault(key, value)
     return reorder(out, record.get("order"))

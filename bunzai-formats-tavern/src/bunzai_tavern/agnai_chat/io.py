@@ -21,6 +21,7 @@ from bunzai.sdk.chats import (
     json_object,
     layout_of,
     lone_alternative,
+    put_kept,
     record,
     stored,
     take_text,
@@ -150,10 +151,7 @@ def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
     raw = record(rec, "raw")
     data = data_of(m, FORMAT_ID)
     out: dict[str, Any] = {}
-    if m.id:
-        out["_id"] = m.id
-    elif "_id" in raw:
-        out["_id"] = raw["_id"]
+    put_kept(out, "_id", m.id, raw)
     if "createdAt" in rec:
         when, exact = stored(m.time, rec["createdAt"], "iso_js")
         out["createdAt"] = when if when is not None else rec["createdAt"]
@@ -203,14 +201,8 @@ def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
     elif loss is not None and lone_alternative(m):
         loss.dropped(f"{path}alternatives", WHY["single"])
     out["msg"] = raw["msg"] if "msg" in raw and not m.text else m.text
-    if retries is not None:
-        out["retries"] = retries
-    elif "retries" in raw:
-        out["retries"] = raw["retries"]
-    if m.hidden:
-        out["ooc"] = True
-    elif "ooc" in raw:
-        out["ooc"] = raw["ooc"]
+    put_kept(out, "retries", retries, raw)
+    put_kept(out, "ooc", m.hidden, raw)
     if "parent" in raw:
         out["parent"] = raw["parent"]
     for key, value in data.items():

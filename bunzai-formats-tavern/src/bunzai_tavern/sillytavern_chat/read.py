@@ -161,7 +161,7 @@ def _take_text(key: str, value: Any, texts: Mapping[str, str], fields: dict[str,
               kept: dict[str, Any]) -> bool:
     """Whether ``value`` under ``key`` is one of ``texts``, taken: a text into its field, an
     empty one SillyTavern writes on its own (:data:`EMPTY_KEPT`) into ``kept`` as it was.
-    The writer puts both back with ``put_text``."""
+    The writer puts both back with ``put_kept``."""
     field = texts.get(key)
     if field is None or not isinstance(value, str) or not (value or key in EMPTY_KEPT):
         return False

@@ -25,6 +25,7 @@ from bunzai.sdk.chats import (
     exact_in,
     layout_of,
     lone_alternative,
+    put_kept,
     record,
     report_participants,
 )
@@ -38,7 +39,6 @@ from .._common.chat import (
     nested,
     produce,
     put_swipes,
-    put_text,
     write_common,
 )
 from . import FORMAT_ID, WRITER_REASONS
@@ -170,7 +170,7 @@ def _texts(obj: Any, texts: Mapping[str, str], kept: Mapping[str, Any]) -> dict[
     (``read._take_text``), empty ones as the source had them."""
     out: dict[str, Any] = {}
     for key, field in texts.items():
-        put_text(out, key, getattr(obj, field), kept)
+        put_kept(out, key, getattr(obj, field), kept)
     return out
 
 
