@@ -8,12 +8,13 @@ chat and on each message (:func:`no_extensions`).
 
 The reading and writing: a chat keeps its layout in ``passthrough[format_id]`` and its app's
 own keys in ``app_data[format_id]`` (:func:`layout_of`, :func:`data_of`, :func:`record`); a
-JSON chat file is one object, refused when it is not one (:func:`json_object`), and written
-back in its layout (:func:`json_file`); a message with a single alternative that holds
-something is one a format keeping swipes only from two on reports (:func:`lone_alternative`);
-participants a file does not name as they were are reported (:func:`report_participants`);
-the first wall-clock text of an object is what a reader notes its zone for
-(:func:`wall_note`).
+text is a field's when it is text, else kept raw (:func:`take_text`) for the writer, which
+writes a value, else what was kept (:func:`put_kept`); a JSON chat file is one object, refused
+when it is not one (:func:`json_object`), and written back in its layout (:func:`json_file`);
+a message with a single alternative that holds something is one a format keeping swipes only
+from two on reports (:func:`lone_alternative`); participants a file does not name as they were
+are reported (:func:`report_participants`); the first wall-clock text of an object is what a
+reader notes its zone for (:func:`wall_note`).
 
 Import-light: adapter modules import the declarations to detect; the io names load what they
 need on first use.
@@ -71,6 +72,27 @@ def record(mine: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     """A nested layout record (``{}`` when absent or not an object)."""
     value = mine.get(key)
     return value if isinstance(value, Mapping) else {}
+
+
+def take_text(obj: Mapping[str, Any], key: str, fields: dict[str, Any], field: str,
+              raw: dict[str, Any], *, empty: bool = True) -> None:
+    """Read a text the way chat readers do: ``obj[key]`` into ``fields[field]`` when it is
+    text (and not empty, unless ``empty``); any other value the key holds is kept in ``raw`` as
+    it was, for the writer to put back."""
+    value = obj.get(key)
+    if isinstance(value, str) and (empty or value):
+        fields[field] = value
+    elif key in obj:
+        raw[key] = value
+
+
+def put_kept(out: dict[str, Any], key: str, value: Any, kept: Mapping[str, Any]) -> None:
+    """``value`` under ``key`` when it says something, else what the source held there as the
+    reader kept it in ``kept``: a value the reader took for none is written back as it was."""
+    if value:
+        out[key] = value
+    elif key in kept:
+        out[key] = kept[key]
 
 
 def json_object(input: AdapterInput, refusal: str, indent: int | None = None

@@ -278,6 +278,16 @@ def stored(value: datetime | None, raw: Any, form: str,
     return out, parse_time(out, zone) == _aware(value)
 
 
+def take_time(obj: Mapping[str, Any], key: str, record: dict[str, Any], fields: dict[str, Any],
+              field: str = "time", zone: str | None = None) -> None:
+    """Read a time the way chat readers do: ``obj[key]``, when there is one, parsed into
+    ``fields[field]`` (``None`` when it is no time; a wall-clock text read in ``zone``) and kept
+    as written in ``record[key]``, from which :func:`put_time` writes it back unchanged."""
+    if key in obj:
+        record[key] = obj[key]
+        fields[field] = parse_time(obj[key], zone)
+
+
 def put_time(out: dict[str, Any], key: str, value: datetime | None,
              record: Mapping[str, Any], form: str, loss: LossReport | None, path: str,
              why: str, zone: str | None = None) -> bool:
@@ -299,4 +309,4 @@ def put_time(out: dict[str, Any], key: str, value: datetime | None,
 
 __all__ = ["EPOCH", "FORMS", "MONTHS", "WALL_FORMS", "ZONES", "exact_in", "format_time",
            "from_epoch_ms", "is_wall", "iso_seconds", "parse_form", "parse_time", "put_time",
-           "restore", "stored", "to_epoch_ms", "zone_note"]
+           "restore", "stored", "take_time", "to_epoch_ms", "zone_note"]

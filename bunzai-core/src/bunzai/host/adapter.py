@@ -21,6 +21,7 @@ from ..loss.report import LossReport
 from .hookspecs import hookimpl
 from .types import (
     API_VERSION,
+    DetectedOrigin,
     Detection,
     FormatInfo,
     LabelRule,
@@ -103,6 +104,10 @@ class FormatAdapter:
     labeler: ClassVar[str | None] = None
     """``"module:function"`` returning the format's label rules; by default ``rules`` in a
     ``labels`` module in the adapter's folder, when it has one."""
+    origin: ClassVar[DetectedOrigin | None] = None
+    """The app that made the files the adapter's own detection scores high enough
+    (:class:`~bunzai.host.types.DetectedOrigin`): an origin label rule whose evidence is
+    detection's reason (:meth:`origin_evidence`), before the labeler's rules."""
 
     @classmethod
     def _named(cls, spec: str) -> Any:
@@ -188,11 +193,28 @@ class FormatAdapter:
         return list(self._named(spec)(input, entities, self.format_id))
 
     def label_rules(self) -> list[LabelRule]:
-        """Origin-labeler rules; none by default."""
+        """Origin-labeler rules: :attr:`origin`'s, then the labeler's; none by default."""
+        found = self.origin
+        rules = [] if found is None else [
+            LabelRule(found.app, found.weight, self._detected_origin, "origin", found.name)]
         spec = self.labeler or self._beside("labels", "rules")
-        if spec is None:
+        if spec is not None:
+            rules.extend(self._named(spec)())
+        return rules
+
+    def origin_evidence(self, input: AdapterInput, reason: str) -> str:
+        """The evidence of :attr:`origin` for a file detection is sure of, given detection's
+        ``reason``: that reason by default; override to add what else the file shows."""
+        return reason
+
+    def _detected_origin(self, input: AdapterInput, entities: Sequence[Entity]) -> list[str]:
+        """The test of :attr:`origin`'s rule: the file's detection, run again (a label rule
+        is given the input, not what detection found)."""
+        found = self.bunzai_detect(input)
+        assert self.origin is not None
+        if found.score < self.origin.at_least:
             return []
-        return list(self._named(spec)())
+        return [self.origin_evidence(input, found.reason)]
 
     def chats(self, entity: Entity) -> list[Entity] | None:
         """The chats an entity this adapter read carries; ``None`` (the default): none."""

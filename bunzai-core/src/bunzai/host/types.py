@@ -258,3 +258,16 @@ class LabelRule:
     test: Callable[[Any, Sequence[Any]], list[str]]
     role: Literal["origin", "last_writer"] = "origin"
     name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DetectedOrigin:
+    """A format whose own detection names the app that made the file: a file the adapter
+    scores ``at_least`` or more on is evidence (``weight``) that ``app`` made it.  Declared as
+    ``FormatAdapter.origin``; the base class makes it the origin :class:`LabelRule` ``name``,
+    so the format does not test its file a second time in a rule of its own."""
+
+    app: str
+    weight: float
+    name: str
+    at_least: float = 0.95

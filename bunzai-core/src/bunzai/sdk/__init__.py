@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ..host.adapter import detect_json as detect_json
     from ..host.hookspecs import hookimpl as hookimpl
     from ..host.types import API_VERSION as API_VERSION
+    from ..host.types import DetectedOrigin as DetectedOrigin
     from ..host.types import Detection as Detection
     from ..host.types import FormatInfo as FormatInfo
     from ..host.types import LabelRule as LabelRule
@@ -98,7 +99,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "bunzai.host.adapter": ("FormatAdapter", "detect_json"),
     "bunzai.host.hookspecs": ("hookimpl",),
-    "bunzai.host.types": ("API_VERSION", "Detection", "FormatInfo", "LabelRule",
+    "bunzai.host.types": ("API_VERSION", "DetectedOrigin", "Detection", "FormatInfo", "LabelRule",
         "ReadResult", "WriteResult", "Option"),
     "bunzai.io.input": ("AdapterInput", "ChunkPayload"),
     "bunzai.loss.report": ("LossEntry", "LossReport"),

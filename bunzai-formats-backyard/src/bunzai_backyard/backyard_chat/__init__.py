@@ -9,11 +9,14 @@ one item per turn: what the user typed and what the character answered.  Version
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import FormatAdapter, LabelRule, detect_json
+from bunzai.sdk import DetectedOrigin, FormatAdapter, detect_json
 from bunzai.sdk.chats import CHAT_TEXTS, because, message, no_extensions
 from bunzai.sdk.chats import MESSAGE as M
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "backyard-chat"
 
@@ -82,14 +85,10 @@ class BackyardChatAdapter(FormatAdapter):
     writer = "io:write_chat"
 
     detect = detect_json(score)
+    origin = DetectedOrigin("Backyard AI", 0.9, "backyard-chat-export")
 
-    def label_rules(self) -> list[LabelRule]:
-        return [LabelRule("Backyard AI", 0.9, _evidence, "origin", "backyard-chat-export")]
-
-
-def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
-    s, why = score(input.json)
-    return [why + ": Backyard AI's (Faraday's) chat export"] if s >= 0.95 else []
+    def origin_evidence(self, input: AdapterInput, reason: str) -> str:
+        return reason + ": Backyard AI's (Faraday's) chat export"
 
 
 __all__ = ["CARRIES", "FORMAT_ID", "REASONS", "BackyardChatAdapter", "score"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bunzai.sdk import FormatAdapter, LabelRule, detect_json
+from bunzai.sdk import DetectedOrigin, FormatAdapter, detect_json
 from bunzai.sdk.chats import CHAT_TEXTS, because, message, no_extensions
 from bunzai.sdk.chats import MESSAGE as M
 
@@ -105,14 +105,7 @@ class RisuChatAdapter(FormatAdapter):
     writer = "io:write_export"
 
     detect = detect_json(score)
-
-    def label_rules(self) -> list[LabelRule]:
-        return [LabelRule("RisuAI", 0.95, _evidence, "origin", "risu-chat-export")]
-
-
-def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
-    s, why = score(input.json)
-    return [why] if s >= 0.95 else []
+    origin = DetectedOrigin("RisuAI", 0.95, "risu-chat-export")
 
 
 __all__ = ["CARRIES", "FORMAT_ID", "REASONS", "RisuChatAdapter", "score"]

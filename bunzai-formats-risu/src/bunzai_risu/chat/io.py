@@ -22,8 +22,10 @@ from bunzai.sdk.chats import (
     json_file,
     json_object,
     layout_of,
-    parse_time,
+    put_kept,
     put_time,
+    take_text,
+    take_time,
 )
 from bunzai.sdk.chats import record as inner
 from bunzai.sdk.fields import reorder
@@ -151,13 +153,8 @@ def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
         fields["role"] = "system"
     elif "isComment" in obj:
         raw["isComment"] = obj["isComment"]
-    if isinstance(obj.get("data"), str):
-        fields["text"] = obj["data"]
-    elif "data" in obj:
-        raw["data"] = obj["data"]
-    if "time" in obj:
-        record["time"] = obj["time"]
-        fields["time"] = parse_time(obj["time"])
+    take_text(obj, "data", fields, "text", raw)
+    take_time(obj, "time", record, fields)
     chat_id = obj.get("chatId")
     if isinstance(chat_id, str) and chat_id:
         fields["id"] = chat_id
@@ -167,10 +164,7 @@ def message_from(obj: Any, path: str, marked: Mapping[str, str]) -> ChatMessage:
                 record["unnamed"] = True
     elif "chatId" in obj:
         raw["chatId"] = chat_id
-    if isinstance(obj.get("name"), str) and obj["name"]:
-        fields["speaker"] = obj["name"]
-    elif "name" in obj:
-        raw["name"] = obj["name"]
+    take_text(obj, "name", fields, "speaker", raw, empty=False)
     info = obj.get("generationInfo")
     own = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS}
     if isinstance(info, dict):
@@ -300,10 +294,7 @@ def message_obj(m: ChatMessage, index: int | None = None, loss: LossReport | Non
         out["disabled"] = raw["disabled"]
     elif "disabled" in own:
         out["disabled"] = own["disabled"]
-    if m.role == "system":
-        out["isComment"] = True
-    elif "isComment" in raw:
-        out["isComment"] = raw["isComment"]
+    put_kept(out, "isComment", m.role == "system", raw)
     for key, value in own.items():
         out.setdefault(key, value)
     return reorder(out, record.get("order"))

@@ -520,15 +520,6 @@ class WallTimes:
             loss.approximated("time_zone", why)
 
 
-def put_text(out: dict[str, Any], key: str, value: Any, kept: Mapping[str, Any]) -> None:
-    """``value`` under ``key`` when it says something, else what the source held there: an
-    empty text the reader took for no value is written back as it was."""
-    if value:
-        out[key] = value
-    elif key in kept:
-        out[key] = kept[key]
-
-
 def put_swipes(m: Any, out: dict[str, Any], kept: Mapping[str, Any]) -> None:
     """A message's alternatives as ``swipes`` and the one shown as ``swipe_id`` (else the
     source's ``swipe_id``, kept in ``kept``): SillyTavern took the key over from TavernAI."""

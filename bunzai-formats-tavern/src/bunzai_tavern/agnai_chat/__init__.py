@@ -10,13 +10,16 @@ Agnai's own store carry ``_id``, ``createdAt``, ``parent``, ``name`` and ``syste
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import FormatAdapter, LabelRule, detect_json
+from bunzai.sdk import DetectedOrigin, FormatAdapter, detect_json
 from bunzai.sdk.chats import MESSAGE as M
 from bunzai.sdk.chats import because, message, no_extensions
 
 from .._common.runs import AGNAI_CHAT
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "agnai-chat"
 CHAT_TEXTS = ("name", "greeting", "sampleChat", "scenario")
@@ -96,19 +99,13 @@ class AgnaiChatAdapter(FormatAdapter):
     writer = "io:write_chat"
 
     detect = detect_json(score)
+    origin = DetectedOrigin("Agnai", 0.9, "agnai-chat-export")
 
-    def label_rules(self) -> list[LabelRule]:
-        return [LabelRule("Agnai", 0.9, _evidence, "origin", "agnai-chat-export")]
-
-
-def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
-    s, why = score(input.json)
-    if s < 0.95:
-        return []
-    messages = input.json.get("messages") or []
-    if any(m.get("characterId") == "imported" for m in messages):
-        why += '; characterId "imported", as Agnai\'s export writes it'
-    return [why]
+    def origin_evidence(self, input: AdapterInput, reason: str) -> str:
+        messages = input.json.get("messages") or []
+        if any(m.get("characterId") == "imported" for m in messages):
+            return reason + '; characterId "imported", as Agnai\'s export writes it'
+        return reason
 
 
 __all__ = ["CARRIES", "FORMAT_ID", "REASONS", "AgnaiChatAdapter", "score"]

@@ -21,9 +21,11 @@ from bunzai.sdk.chats import (
     json_object,
     layout_of,
     lone_alternative,
-    parse_time,
+    put_kept,
     record,
     stored,
+    take_text,
+    take_time,
 )
 from bunzai.sdk.fields import reorder
 
@@ -116,13 +118,8 @@ def message_from(obj: dict[str, Any]) -> ChatMessage:
         fields["text"] = text
     else:
         raw["msg"] = text
-    if isinstance(obj.get("_id"), str):
-        fields["id"] = obj["_id"]
-    elif "_id" in obj:
-        raw["_id"] = obj["_id"]
-    if "createdAt" in obj:
-        rec["createdAt"] = obj["createdAt"]
-        fields["time"] = parse_time(obj["createdAt"])
+    take_text(obj, "_id", fields, "id", raw)
+    take_time(obj, "createdAt", rec, fields)
     retries = obj.get("retries")
     own: dict[str, Any] = {k: v for k, v in obj.items() if k not in MESSAGE_KEYS}
     if isinstance(retries, list) and retries and all(isinstance(r, str) for r in retries) \
@@ -154,10 +151,7 @@ def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
     raw = record(rec, "raw")
     data = data_of(m, FORMAT_ID)
     out: dict[str, Any] = {}
-    if m.id:
-        out["_id"] = m.id
-    elif "_id" in raw:
-        out["_id"] = raw["_id"]
+    put_kept(out, "_id", m.id, raw)
     if "createdAt" in rec:
         when, exact = stored(m.time, rec["createdAt"], "iso_js")
         out["createdAt"] = when if when is not None else rec["createdAt"]
@@ -207,14 +201,8 @@ def message_obj(m: ChatMessage, loss: LossReport | None = None, path: str = ""
     elif loss is not None and lone_alternative(m):
         loss.dropped(f"{path}alternatives", WHY["single"])
     out["msg"] = raw["msg"] if "msg" in raw and not m.text else m.text
-    if retries is not None:
-        out["retries"] = retries
-    elif "retries" in raw:
-        out["retries"] = raw["retries"]
-    if m.hidden:
-        out["ooc"] = True
-    elif "ooc" in raw:
-        out["ooc"] = raw["ooc"]
+    put_kept(out, "retries", retries, raw)
+    put_kept(out, "ooc", m.hidden, raw)
     if "parent" in raw:
         out["parent"] = raw["parent"]
     for key, value in data.items():

@@ -10,9 +10,12 @@ one chat per history.  Read-only.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import FormatAdapter, LabelRule, detect_json
+from bunzai.sdk import DetectedOrigin, FormatAdapter, detect_json
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "cai-history"
 
@@ -49,20 +52,13 @@ class CAIHistoryAdapter(FormatAdapter):
     reader = "read:read_dump"
 
     detect = detect_json(score)
+    origin = DetectedOrigin("Character.AI (CAI Tools dump)", 0.9, "cai-histories")
 
-    def label_rules(self) -> list[LabelRule]:
-        return [LabelRule("Character.AI (CAI Tools dump)", 0.9, _evidence, "origin",
-                          "cai-histories")]
-
-
-def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
-    s, why = score(input.json)
-    if s < 0.95:
-        return []
-    data = input.json
-    if isinstance(data.get("info"), Mapping):
-        why += " with the character's info, as the CharacterAI Dumper and CAI Tools saved it"
-    return [why]
+    def origin_evidence(self, input: AdapterInput, reason: str) -> str:
+        if isinstance(input.json.get("info"), Mapping):
+            return reason + (" with the character's info, as the CharacterAI Dumper and CAI "
+                             "Tools saved it")
+        return reason
 
 
 __all__ = ["FORMAT_ID", "CAIHistoryAdapter", "score"]

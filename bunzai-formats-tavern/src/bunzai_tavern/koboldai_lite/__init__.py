@@ -10,9 +10,12 @@ Read-only: bunzai splits the text into turns by mode.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import FormatAdapter, LabelRule, detect_json
+from bunzai.sdk import DetectedOrigin, FormatAdapter, detect_json
+
+if TYPE_CHECKING:
+    from bunzai.sdk import AdapterInput
 
 FORMAT_ID = "koboldai-lite"
 
@@ -60,20 +63,14 @@ class KoboldAILiteAdapter(FormatAdapter):
     reader = "read:read_save"
 
     detect = detect_json(score)
+    origin = DetectedOrigin("KoboldAI", 0.9, "koboldai-lite-save", at_least=0.85)
 
-    def label_rules(self) -> list[LabelRule]:
-        return [LabelRule("KoboldAI", 0.9, _evidence, "origin", "koboldai-lite-save")]
-
-
-def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
-    s, why = score(input.json)
-    if s < 0.5:
-        return []
-    settings = input.json.get("savedsettings")
-    if isinstance(settings, Mapping) and "opmode" in settings:
-        modes = {1: "story", 2: "adventure", 3: "chat", 4: "instruct"}
-        return [f"{why}; {modes.get(settings['opmode'], 'unknown')} mode: KoboldAI Lite"]
-    return [why + ": KoboldAI"]
+    def origin_evidence(self, input: AdapterInput, reason: str) -> str:
+        settings = input.json.get("savedsettings")
+        if isinstance(settings, Mapping) and "opmode" in settings:
+            modes = {1: "story", 2: "adventure", 3: "chat", 4: "instruct"}
+            return f"{reason}; {modes.get(settings['opmode'], 'unknown')} mode: KoboldAI Lite"
+        return reason + ": KoboldAI"
 
 
 __all__ = ["FORMAT_ID", "KoboldAILiteAdapter", "score"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bunzai.sdk import FormatAdapter, LabelRule, detect_json
+from bunzai.sdk import DetectedOrigin, FormatAdapter, detect_json
 from bunzai.sdk.chats import CHAT_TEXTS, because, message, no_extensions
 from bunzai.sdk.chats import MESSAGE as M
 
@@ -100,15 +100,8 @@ class OobaboogaChatAdapter(FormatAdapter):
     writer = "io:write_chat"
 
     detect = detect_json(score)
-
-    def label_rules(self) -> list[LabelRule]:
-        return [LabelRule("oobabooga text-generation-webui", 0.9, _evidence, "origin",
-                          "oobabooga-history")]
-
-
-def _evidence(input: Any, entities: Sequence[Any]) -> list[str]:
-    s, why = score(input.json)
-    return [why] if s else []
+    origin = DetectedOrigin("oobabooga text-generation-webui", 0.9, "oobabooga-history",
+                            at_least=0.9)
 
 
 __all__ = ["CARRIES", "FORMAT_ID", "REASONS", "OobaboogaChatAdapter", "score"]

@@ -23,6 +23,7 @@ from bunzai.sdk.chats import (
     lone_alternative,
     parse_time,
     put_time,
+    take_time,
     wall_note,
     zone_note,
 )
@@ -146,9 +147,7 @@ def _message(role: str, text: str, visible: Any, meta: Any, *, alone: bool = Fal
     fields: dict[str, Any] = {"role": role, "text": text}
     if isinstance(meta, dict):
         record["meta"] = list(meta)
-        if "timestamp" in meta:
-            record["timestamp"] = meta["timestamp"]
-            fields["time"] = parse_time(meta["timestamp"], zone)
+        take_time(meta, "timestamp", record, fields, zone=zone)
         versions = meta.get("versions")
         if isinstance(versions, list) and len(versions) >= 2 and all(
                 isinstance(v, dict) and isinstance(v.get("content"), str) for v in versions):

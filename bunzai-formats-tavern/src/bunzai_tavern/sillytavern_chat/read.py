@@ -26,6 +26,8 @@ from .._common.chat import ABSENT, Line, finish, read_body, read_common, scan_he
 from . import FORMAT_ID, is_header
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from bunzai.sdk import AdapterInput, Alternative, Attachment, ChatMessage
 
 SYSTEM_TYPES = frozenset({"help", "welcome", "group", "empty", "generic", "comment",
@@ -48,6 +50,19 @@ latency): layout."""
 
 TIMINGS = frozenset({"gen_started", "gen_finished"})
 """When SillyTavern started and finished generating a message: its bookkeeping, layout."""
+
+METADATA_TEXTS = {"note_prompt": "notes", "main_chat": "branch_of", "scenario": "scenario"}
+"""The ``chat_metadata`` texts a chat holds: SillyTavern's key -> the chat's field."""
+
+EXTRA_TEXTS = {"reasoning": "reasoning", "model": "model", "bookmark_link": "bookmark"}
+"""The ``extra`` texts a message holds: SillyTavern's key -> the message's field."""
+
+SWIPE_TEXTS = {"reasoning": "reasoning"}
+"""The ``extra`` text a swipe (an alternative) holds."""
+
+EMPTY_KEPT = frozenset({"note_prompt", "reasoning"})
+"""Texts SillyTavern writes empty on its own (a chat without an author's note, a reply without
+reasoning): layout.  Another text left empty is the user's data."""
 
 MESSAGE_KEYS = ("name", "is_user", "is_system", "send_date", "mes", "extra", "swipes",
                 "swipe_id", "swipe_info")
@@ -130,16 +145,9 @@ def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, A
     keep: dict[str, Any] = {}
     note = meta.get("note_prompt")
     for key, value in meta.items():
-        if key == "note_prompt" and isinstance(value, str):
-            if value:
-                fields["notes"] = value
-            else:
-                keep[key] = value
-        elif key == "main_chat" and isinstance(value, str) and value:
-            fields["branch_of"] = value
-        elif key == "scenario" and isinstance(value, str) and value:
-            fields["scenario"] = value
-        elif key in BOOKKEEPING or (key in NOTE_SETTINGS and (
+        if _take_text(key, value, METADATA_TEXTS, fields, keep):
+            continue
+        if key in BOOKKEEPING or (key in NOTE_SETTINGS and (
                 NOTE_SETTINGS[key] == value or not (isinstance(note, str) and note))):
             keep[key] = value
         else:
@@ -147,6 +155,21 @@ def header_fields(obj: dict[str, Any], layout: dict[str, Any], data: dict[str, A
     if keep:
         record["keep"] = keep
     layout["chat_metadata"] = record
+
+
+def _take_text(key: str, value: Any, texts: Mapping[str, str], fields: dict[str, Any],
+              kept: dict[str, Any]) -> bool:
+    """Whether ``value`` under ``key`` is one of ``texts``, taken: a text into its field, an
+    empty one SillyTavern writes on its own (:data:`EMPTY_KEPT`) into ``kept`` as it was.
+    The writer puts both back with ``put_kept``."""
+    field = texts.get(key)
+    if field is None or not isinstance(value, str) or not (value or key in EMPTY_KEPT):
+        return False
+    if value:
+        fields[field] = value
+    else:
+        kept[key] = value
+    return True
 
 
 def message(line: Line, gap: list[Line], last: bool, default_eol: bytes,
@@ -195,16 +218,9 @@ def _extra(ext: dict[str, Any], role: str, layout: dict[str, Any], data: dict[st
     xlayout: dict[str, Any] = {"order": list(ext)}
     xraw: dict[str, Any] = {}
     for key, value in ext.items():
-        if key == "reasoning" and isinstance(value, str):
-            if value:
-                fields["reasoning"] = value
-            else:
-                xraw[key] = value
-        elif key == "model" and isinstance(value, str) and value:
-            fields["model"] = value
-        elif key == "bookmark_link" and isinstance(value, str) and value:
-            fields["bookmark"] = value
-        elif key == "type" and isinstance(value, str) and (
+        if _take_text(key, value, EXTRA_TEXTS, fields, xraw):
+            continue
+        if key == "type" and isinstance(value, str) and (
                 value == "narrator" or value in SYSTEM_TYPES):
             role = "narrator" if value == "narrator" else "system"
             xraw[key] = value
@@ -318,12 +334,9 @@ def _alternative(text: str, info: dict[str, Any] | None, fmt: str,
         elif key == "extra" and isinstance(value, dict):
             xrecord: dict[str, Any] = {"order": list(value)}
             for k, v in value.items():
-                if k == "reasoning" and isinstance(v, str):
-                    if v:
-                        fields["reasoning"] = v
-                    else:
-                        xrecord["reasoning"] = v
-                elif k in COUNTERS:
+                if _take_text(k, v, SWIPE_TEXTS, fields, xrecord):
+                    continue
+                if k in COUNTERS:
                     xrecord.setdefault("keep", {})[k] = v
                 else:
                     data[f"extra.{k}"] = v

@@ -25,6 +25,7 @@ from bunzai.sdk.chats import (
     exact_in,
     layout_of,
     lone_alternative,
+    put_kept,
     record,
     report_participants,
 )
@@ -38,11 +39,10 @@ from .._common.chat import (
     nested,
     produce,
     put_swipes,
-    put_text,
     write_common,
 )
 from . import FORMAT_ID, WRITER_REASONS
-from .read import SYSTEM_TYPES
+from .read import EXTRA_TEXTS, METADATA_TEXTS, SWIPE_TEXTS, SYSTEM_TYPES
 
 if TYPE_CHECKING:
     from bunzai.sdk import Alternative, Attachment, Chat, ChatMessage
@@ -154,20 +154,24 @@ def _metadata(chat: Chat, layout: Mapping[str, Any], data: Mapping[str, Any]) ->
         return data["chat_metadata"]  # not an object in the source: kept as it was
     rec = record(layout, "chat_metadata")
     keep = record(rec, "keep")
-    out: dict[str, Any] = {}
-    put_text(out, "note_prompt", chat.notes, keep)
-    if chat.branch_of:
-        out["main_chat"] = chat.branch_of
-    if chat.scenario:
-        out["scenario"] = chat.scenario
+    out = _texts(chat, METADATA_TEXTS, keep)
     for key, value in keep.items():
-        if key != "note_prompt":
+        if key not in METADATA_TEXTS:
             out[key] = value
     for key, value in nested(data, "chat_metadata.").items():
         out.setdefault(key, value)
     if "chat_metadata" not in layout and not out and "header_order" in layout:
         return None  # the source header had no chat_metadata
     return reorder(out, rec.get("order"))
+
+
+def _texts(obj: Any, texts: Mapping[str, str], kept: Mapping[str, Any]) -> dict[str, Any]:
+    """``obj``'s fields ``texts`` names, under their SillyTavern keys: what the reader took
+    (``read._take_text``), empty ones as the source had them."""
+    out: dict[str, Any] = {}
+    for key, field in texts.items():
+        put_kept(out, key, getattr(obj, field), kept)
+    return out
 
 
 # -- messages ---------------------------------------------------------------------------------
@@ -205,12 +209,7 @@ def _extra_obj(m: ChatMessage, layout: Mapping[str, Any], data: Mapping[str, Any
         return raw["extra"]
     rec = record(layout, "extra_obj")
     xraw = record(rec, "raw")
-    out: dict[str, Any] = {}
-    put_text(out, "reasoning", m.reasoning, xraw)
-    if m.model:
-        out["model"] = m.model
-    if m.bookmark:
-        out["bookmark_link"] = m.bookmark
+    out = _texts(m, EXTRA_TEXTS, xraw)
     kind = xraw.get("type")
     if m.role == "narrator":
         out["type"] = "narrator"
@@ -334,11 +333,7 @@ def _info(a: Alternative, fmt: str, loss: LossReport | None, path: str,
     walls.put(out, "send_date", a.time, rec, walls.form(a.time), loss, f"{path}time",
               WHY["time"])
     xrec = rec.get("extra_obj") if isinstance(rec.get("extra_obj"), Mapping) else None
-    ext: dict[str, Any] = {}
-    if a.reasoning:
-        ext["reasoning"] = a.reasoning
-    elif xrec is not None and "reasoning" in xrec:
-        ext["reasoning"] = xrec["reasoning"]
+    ext = _texts(a, SWIPE_TEXTS, xrec or {})
     for key, value in nested(data, "extra.").items():
         ext.setdefault(key, value)
     counters = xrec.get("keep") if xrec is not None else None

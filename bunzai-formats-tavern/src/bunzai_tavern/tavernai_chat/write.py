@@ -22,6 +22,7 @@ from bunzai.sdk.chats import (
     data_of,
     layout_of,
     lone_alternative,
+    put_kept,
     record,
     report_participants,
     to_epoch_ms,
@@ -35,7 +36,6 @@ from .._common.chat import (
     dumps_js,
     produce,
     put_swipes,
-    put_text,
     write_common,
 )
 from . import FORMAT_ID, LEGACY_CARRIES, LEGACY_LINE, WRITER_REASONS
@@ -175,7 +175,7 @@ def header_obj(chat: Chat, loss: LossReport | None = None,
     (walls or WallTimes(chat.time_zone)).put(out, "create_date", chat.created, layout,
                                              "epoch_ms", loss, "created", WHY["created"])
     for key in ("notes", "scenario"):
-        put_text(out, key, getattr(chat, key), layout)
+        put_kept(out, key, getattr(chat, key), layout)
     if "header_order" not in layout:
         out.setdefault("notes", "")
         out.setdefault("notes_type", "discr")
