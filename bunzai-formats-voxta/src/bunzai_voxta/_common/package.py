@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import MalformedInput, thaw
+from bunzai.sdk import Issue, MalformedInput, thaw
 from bunzai.sdk.zip import write_zip
 
-from .jsonfmt import dumps, style_of
+from .jsonfmt import DOTNET, dumps, style_of
 from .util import digest
 
 if TYPE_CHECKING:
@@ -126,6 +126,22 @@ def open_package(input: AdapterInput) -> Package:
         else:
             pkg.scenarios.append(member)
     return pkg
+
+
+def broken_issues(pkg: Package, vital: re.Pattern[str]) -> list[Issue]:
+    """The reader's warnings for the members that cannot be read, each kept as it is; a broken
+    member matching ``vital`` (the JSON of the kind being read) fails the read instead."""
+    for path, reason in pkg.broken.items():
+        if vital.match(path):
+            raise MalformedInput(reason)
+    return [Issue(where(path), f"{reason}; kept as it is for a Voxta rewrite")
+            for path, reason in pkg.broken.items()]
+
+
+def scenario_issue(path: str) -> Issue:
+    """The warning for a scenario no entity read holds: kept for the rewrite."""
+    return Issue(where(path), "a Voxta scenario: bunzai has no scenario kind; kept for a Voxta "
+                 "rewrite")
 
 
 def member_value(input: AdapterInput, z: SafeZip, path: str) -> tuple[Any, dict[str, Any]]:
@@ -255,6 +271,42 @@ def package_json(shared: Mapping[str, Any] | None) -> tuple[dict[str, Any], str]
 # -- writing ---------------------------------------------------------------------------------
 
 
+def shared_layout(entities: Sequence[Entity], fmt: str) -> dict[str, Any] | None:
+    """The package layout the entities share, when all were read from the same package (so
+    they are written back as that package); else ``None``."""
+    shareds = []
+    for e in entities:
+        layout = e.passthrough.get(fmt)
+        shareds.append(layout.get("shared") if isinstance(layout, dict) else None)
+    first = shareds[0]
+    if isinstance(first, dict) and first.get("key") and all(
+            isinstance(s, dict) and s.get("key") == first["key"] for s in shareds):
+        return first
+    return None
+
+
+def source_package_json(shared: Mapping[str, Any] | None) -> tuple[Any, bytes] | None:
+    """The source's ``package.json``: its ``Id`` and the member as the source wrote it."""
+    source = package_json(shared)
+    if source is None:
+        return None
+    value, style = source
+    return value.get("Id"), dumps(value, style or DOTNET)
+
+
+def pack(shared: Mapping[str, Any] | None, produced: dict[str, bytes], entities: Sequence[Entity],
+         fmt: str, sequence: Sequence[str]) -> tuple[bytes, list[str], set[str]]:
+    """The package's zip, laid out as the ``shared`` source package was, with its members'
+    names in order and those of them the entities carried (see :func:`assemble`)."""
+    names = shared.get("names") if shared else None
+    carried = carried_members(entities, fmt)
+    entries = assemble(names if isinstance(names, list) else [], produced, carried, sequence)
+    data = build_zip(entries, dirs=bool(shared and shared.get("dirs")),
+                     comment=shared.get("comment", COMMENT) if shared else COMMENT, like=entities)
+    written = [n for n, _ in entries]
+    return data, written, {n for n in written if n in carried}
+
+
 def build_zip(entries: Sequence[tuple[str, bytes]], *, dirs: bool = False,
               comment: str | None = COMMENT, like: Sequence[Entity] = ()) -> bytes:
     """The package: every member deflated (as the server writes them) and the comment set;
@@ -275,6 +327,7 @@ __all__ = [
     "JsonMember",
     "Package",
     "assemble",
+    "broken_issues",
     "build_zip",
     "carried_members",
     "is_member",
@@ -282,8 +335,12 @@ __all__ = [
     "member_bytes",
     "member_value",
     "open_package",
+    "pack",
     "package_json",
+    "scenario_issue",
+    "shared_layout",
     "shared_record",
+    "source_package_json",
     "where",
     "zip_comment",
 ]
