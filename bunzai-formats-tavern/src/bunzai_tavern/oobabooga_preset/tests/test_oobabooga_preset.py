@@ -73,3 +73,26 @@ def test_broken_yaml_is_refused_with_the_file_named(tmp_path: Path) -> None:
 def test_other_yaml_is_not_claimed() -> None:
     det = api.detect(b"model: llama\nlayers: 32\n", "config.yaml")
     assert det.winner is None or det.winner.format != FID
+
+
+def test_every_sampling_value_is_converted_as_the_model_types_it() -> None:
+    """The preset tables take a sampling value's converter from its canonical type: a count
+    must be read as a whole number, a switch as true/false, so a field the model adds or
+    retypes has to be classified with it."""
+    from typing import get_args
+
+    from bunzai_tavern._common.stpresets import COUNTS, OWN_FORM, SWITCHES, TEXTS
+
+    def kind(annotation: object) -> str:
+        types = set(get_args(annotation)) - {type(None)}
+        return {frozenset({int}): "count", frozenset({bool}): "switch",
+                frozenset({str}): "text", frozenset({int, float}): "number"}.get(
+                    frozenset(types), "own form")
+
+    fields = Preset.model_fields["sampling"].annotation.model_fields  # type: ignore[union-attr]
+    typed = {name: kind(f.annotation) for name, f in fields.items()}
+    classified = {name: ("count" if name in COUNTS else "switch" if name in SWITCHES
+                         else "text" if name in TEXTS else "own form" if name in OWN_FORM
+                         else "number") for name in typed}
+    assert classified == typed
+    assert set(typed) >= COUNTS | SWITCHES | TEXTS | OWN_FORM
