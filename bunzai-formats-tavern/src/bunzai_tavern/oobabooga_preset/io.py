@@ -22,7 +22,7 @@ from .._common.stpresets import (
     json_strings,
     one_preset,
     read_object,
-    sampling,
+    section,
     write_object,
 )
 
@@ -59,15 +59,15 @@ BREAKERS = Conv("JSON strings separated by commas", _breakers,
 """``dry_sequence_breakers``: JSON strings without the brackets (the app adds them)."""
 
 PRESET = Table((
-    *sampling(
-        "temperature", "dynatemp_low", "dynatemp_high", "dynatemp_exponent", "smoothing_factor",
-        "smoothing_curve", "top_p", "top_k", "min_p", "top_n_sigma", "typical_p", "xtc_threshold",
-        "xtc_probability", "epsilon_cutoff", "eta_cutoff", "tfs", "top_a", "dry_multiplier",
-        "dry_allowed_length", "dry_base", "repetition_penalty", "frequency_penalty",
-        "presence_penalty", "encoder_repetition_penalty", "no_repeat_ngram_size",
-        "repetition_penalty_range", "penalty_alpha", "guidance_scale", "mirostat_mode",
-        "mirostat_tau", "mirostat_eta", "do_sample", "dynamic_temperature", "temperature_last",
-        sampler_order=("sampler_priority", PRIORITY),
+    *section(
+        "sampling", "temperature", "dynatemp_low", "dynatemp_high", "dynatemp_exponent",
+        "smoothing_factor", "smoothing_curve", "top_p", "top_k", "min_p", "top_n_sigma",
+        "typical_p", "xtc_threshold", "xtc_probability", "epsilon_cutoff", "eta_cutoff", "tfs",
+        "top_a", "dry_multiplier", "dry_allowed_length", "dry_base", "repetition_penalty",
+        "frequency_penalty", "presence_penalty", "encoder_repetition_penalty",
+        "no_repeat_ngram_size", "repetition_penalty_range", "penalty_alpha", "guidance_scale",
+        "mirostat_mode", "mirostat_tau", "mirostat_eta", "do_sample", "dynamic_temperature",
+        "temperature_last", sampler_order=("sampler_priority", PRIORITY),
         dry_sequence_breakers=("dry_sequence_breakers", BREAKERS),
     ),
 ))
