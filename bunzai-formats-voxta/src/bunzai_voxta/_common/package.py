@@ -100,9 +100,19 @@ def load_json(input: AdapterInput, z: SafeZip, path: str) -> JsonMember:
     return JsonMember(path, obj, style_of(z.read(path), obj))
 
 
-def open_package(input: AdapterInput) -> Package:
-    """Sort the members of a package; resource JSON that cannot be read is listed in ``broken``."""
+def open_package(input: AdapterInput, vital: re.Pattern[str]
+                 ) -> tuple[SafeZip, Package, list[Issue]]:
+    """The zip, its members sorted by what they are, and the reader's warnings for the
+    resource JSON that cannot be read (listed in ``broken`` and kept as it is); a broken member
+    matching ``vital`` (the JSON of the kind being read) fails the read instead."""
     z = input.zip_archive("Voxta package")
+    pkg = _sort_members(input, z)
+    return z, pkg, _broken_issues(pkg, vital)
+
+
+def _sort_members(input: AdapterInput, z: SafeZip) -> Package:
+    """The members by what they are; resource JSON that cannot be read is listed in
+    ``broken``."""
     names = z.names()
     pkg = Package(names=[n for n in names if not n.endswith("/")],
                   comment=zip_comment(z), dirs=any(n.endswith("/") for n in names))
@@ -128,9 +138,7 @@ def open_package(input: AdapterInput) -> Package:
     return pkg
 
 
-def broken_issues(pkg: Package, vital: re.Pattern[str]) -> list[Issue]:
-    """The reader's warnings for the members that cannot be read, each kept as it is; a broken
-    member matching ``vital`` (the JSON of the kind being read) fails the read instead."""
+def _broken_issues(pkg: Package, vital: re.Pattern[str]) -> list[Issue]:
     for path, reason in pkg.broken.items():
         if vital.match(path):
             raise MalformedInput(reason)
@@ -327,7 +335,6 @@ __all__ = [
     "JsonMember",
     "Package",
     "assemble",
-    "broken_issues",
     "build_zip",
     "carried_members",
     "is_member",

@@ -34,7 +34,6 @@ from .._common.package import (
     THUMBNAIL,
     JsonMember,
     Package,
-    broken_issues,
     open_package,
     scenario_issue,
     shared_record,
@@ -69,9 +68,7 @@ def scenario_only(pkg: Package) -> UnsupportedInput:
 
 def read_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
                  ) -> ReadResult:
-    z = input.zip_archive("Voxta package")
-    pkg = open_package(input)
-    warnings = broken_issues(pkg, CHARACTER_JSON)
+    z, pkg, warnings = open_package(input, CHARACTER_JSON)
     if not pkg.characters:
         if pkg.scenarios:
             raise scenario_only(pkg)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Issue, MalformedInput, ReadResult
 
 from .._common.book import read_books
-from .._common.package import BOOK_JSON, broken_issues, open_package, scenario_issue, shared_record
+from .._common.package import BOOK_JSON, open_package, scenario_issue, shared_record
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Lorebook
@@ -22,9 +22,7 @@ if TYPE_CHECKING:
 
 def read_book_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
                       ) -> ReadResult:
-    z = input.zip_archive("Voxta package")
-    pkg = open_package(input)
-    warnings = broken_issues(pkg, BOOK_JSON)
+    z, pkg, warnings = open_package(input, BOOK_JSON)
     if not pkg.books:
         raise MalformedInput("not a Voxta memory-book package: no Books/<id>/book.json")
     consumed = {m.path for m in pkg.books.values()}
