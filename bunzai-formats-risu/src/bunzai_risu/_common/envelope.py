@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from bunzai.sdk import AdapterInput
+    from bunzai.sdk import AdapterInput, Issue, LossReport, WriteResult
 
 T = TypeVar("T")
 
@@ -55,6 +55,19 @@ def unwrap(input: AdapterInput, shape_of: Callable[[Any], tuple[str, float] | No
     return items, info, "$.data"
 
 
+def read_export(input: AdapterInput, shape_of: Callable[[Any], tuple[str, float] | None],
+                default: Mapping[str, Any], refusal: str,
+                read_items: Callable[..., T], format_id: str
+                ) -> tuple[T, dict[str, Any], list[Issue]]:
+    """A whole export file read as :func:`unwrap` reads it, its items by ``read_items``
+    (``(raw, path, warnings, format_id, owned=True)``, the shape of the items' own readers):
+    the items, the container's layout and the reader's warnings."""
+    warnings: list[Issue] = []
+    items, info, _ = unwrap(input, shape_of, default, refusal,
+                            lambda raw, at: read_items(raw, at, warnings, format_id, owned=True))
+    return items, info, warnings
+
+
 ENVELOPED = ("the source was a bare JSON array, which RisuAI cannot import: written in "
              "RisuAI's export envelope (option array=true keeps the bare array)")
 """The warning a write gives when it wrapped a bare array."""
@@ -84,3 +97,13 @@ def wrap(items: list[Any], info: Mapping[str, Any], default: Mapping[str, Any],
             doc = {k: doc[k] for k in sorted(doc, key=lambda k: ranked.get(k, len(ranked)))}
     fmt = info.get("layout") if isinstance(info.get("layout"), Mapping) else None
     return dumps_layout(doc, fmt)
+
+
+def write_export(items: list[Any], info: Mapping[str, Any], default: Mapping[str, Any],
+                 options: Mapping[str, Any], loss: LossReport) -> WriteResult:
+    """The write of a whole export file: ``items`` wrapped by :func:`wrap`, with ``loss``."""
+    from bunzai.sdk import OutputFile, WriteResult
+
+    warnings: list[str] = []
+    out = wrap(items, info, default, options, warnings)
+    return WriteResult([OutputFile(out, ".json")], loss, warnings)

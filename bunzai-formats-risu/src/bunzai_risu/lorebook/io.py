@@ -5,14 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import (
-    Issue,
-    Lorebook,
-    LossReport,
-    OutputFile,
-    ReadResult,
-    WriteResult,
-)
+from bunzai.sdk import Lorebook, LossReport, ReadResult, WriteResult
 
 from .._common import envelope, lore
 from . import shape_of
@@ -25,11 +18,9 @@ ENVELOPE = {"type": "risu", "ver": 1}
 
 
 def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
-    warnings: list[Issue] = []
-    entries, layout, _ = envelope.unwrap(
+    entries, layout, warnings = envelope.read_export(
         input, shape_of, ENVELOPE, "not a RisuAI lorebook: expected {type: 'risu', data: "
-        "[entries]} or an array of RisuAI entries",
-        lambda items, at: lore.read_entries(items, at, warnings, format_id, owned=True))
+        "[entries]} or an array of RisuAI entries", lore.read_entries, format_id)
     book = Lorebook(entries=entries)
     book.passthrough[format_id] = layout
     return ReadResult([book], warnings)
@@ -39,7 +30,5 @@ def write(entity: Lorebook, options: Mapping[str, Any], format_id: str) -> Write
     layout = entity.passthrough.get(format_id)
     loss = LossReport()
     data = lore.write_entries(entity.entries, format_id, loss, "entries")
-    warnings: list[str] = []
-    out = envelope.wrap(data, layout if isinstance(layout, Mapping) else {}, ENVELOPE, options,
-                        warnings)
-    return WriteResult([OutputFile(out, ".json")], loss, warnings)
+    return envelope.write_export(data, layout if isinstance(layout, Mapping) else {}, ENVELOPE,
+                                 options, loss)

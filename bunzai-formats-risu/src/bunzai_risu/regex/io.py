@@ -5,15 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import (
-    Issue,
-    LossReport,
-    MalformedInput,
-    OutputFile,
-    ReadResult,
-    RegexScript,
-    WriteResult,
-)
+from bunzai.sdk import LossReport, MalformedInput, ReadResult, RegexScript, WriteResult
 
 from .._common import envelope, regex
 from . import shape_of
@@ -27,11 +19,9 @@ _FILE = "file"
 
 
 def read(input: AdapterInput, options: Mapping[str, Any], format_id: str) -> ReadResult:
-    warnings: list[Issue] = []
-    scripts, layout, _at = envelope.unwrap(
+    scripts, layout, warnings = envelope.read_export(
         input, shape_of, ENVELOPE, "not RisuAI regex scripts: expected {type: 'regex', data: "
-        "[...]} or an array of {comment, in, out, type}",
-        lambda items, at: regex.read_scripts(items, at, warnings, format_id, owned=True))
+        "[...]} or an array of {comment, in, out, type}", regex.read_scripts, format_id)
     if not scripts:
         raise MalformedInput("the RisuAI regex export holds no scripts")
     for s in scripts:
@@ -52,6 +42,4 @@ def write(entities: Sequence[RegexScript], options: Mapping[str, Any], format_id
     many = len(scripts) > 1
     data = [regex.write_script(s, format_id, loss=loss, path=f"[{i}]." if many else "")
             for i, s in enumerate(scripts)]
-    warnings: list[str] = []
-    out = envelope.wrap(data, layout, ENVELOPE, options, warnings)
-    return WriteResult([OutputFile(out, ".json")], loss, warnings)
+    return envelope.write_export(data, layout, ENVELOPE, options, loss)

@@ -17,9 +17,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import POSITIONS, SELECTIVE_LOGIC, Issue, MalformedInput
 from bunzai.sdk.fields import (
     BOOL,
-    DICT,
     ID,
-    INT,
     NUM,
     STRLIST,
     Bad,
@@ -32,6 +30,8 @@ from bunzai.sdk.fields import (
     slot,
     type_name,
 )
+
+from .book_root import book_table
 
 if TYPE_CHECKING:
     from bunzai.sdk import Lorebook, LossReport
@@ -82,14 +82,7 @@ ENTRY = Table((
 ))
 """One memory entry."""
 
-BOOK = Table((
-    field("name"),
-    field("description"),
-    field("scan_depth", "scanDepth", "scan_depth", conv=INT),
-    field("token_budget", "tokenBudget", "token_budget", conv=INT),
-    field("recursive_scanning", "recursiveScanning", "recursive_scanning", conv=BOOL),
-    field("extensions", conv=DICT, absent={}, omit_empty=True),
-))
+BOOK = book_table(camel_first=True)
 
 def read_memory_book(obj: dict[str, Any], *, format_id: str, warnings: list[Issue],
                      path: str = "$") -> Lorebook:

@@ -2,7 +2,9 @@
 
 Each SillyTavern file is one flat JSON object; a field table per file kind maps its keys to the
 preset's canonical paths (``sampling.temperature``), so reading and writing are the same two
-functions for all of them.  The tables follow the keys SillyTavern saves (its preset manager
+functions for all of them.  A value is converted as its canonical type says (a count, a
+switch, a text: :func:`canonical_conv`), so a table names a converter only for a value the app
+keeps in its own form.  The tables follow the keys SillyTavern saves (its preset manager
 writes the settings object it holds), newer keys included; keys a table does not name are the
 preset's app data and come back in place.
 
@@ -50,16 +52,21 @@ ANYLIST = Conv("a list", _anylist)
 ANY = Conv("any JSON value", jcopy, jcopy)
 
 
+def json_strings(text: str, what: str) -> list[str]:
+    """``text`` parsed as a JSON array of strings; :class:`Bad` saying it is not ``what``."""
+    try:
+        got = json.loads(text)
+    except ValueError as exc:
+        raise Bad(f"not {what}") from exc
+    if not isinstance(got, list) or not all(isinstance(i, str) for i in got):
+        raise Bad(f"not {what}")
+    return got
+
+
 def _json_strlist(x: Any) -> list[str]:
     if not isinstance(x, str):
         raise Bad(f"expected a JSON array in a string, got {type_name(x)}")
-    try:
-        got = json.loads(x) if x.strip() else []
-    except ValueError as exc:
-        raise Bad("not a JSON array of strings") from exc
-    if not isinstance(got, list) or not all(isinstance(i, str) for i in got):
-        raise Bad("not a JSON array of strings")
-    return got
+    return json_strings(x, "a JSON array of strings") if x.strip() else []
 
 
 JSON_STRLIST = Conv("a JSON array of strings in a string", _json_strlist,
@@ -147,74 +154,99 @@ def keyed(attr: str, key: str, conv: Conv = NUM, *more: str) -> Any:
     return field(attr, *((key, conv), *((m, conv) for m in more)))
 
 
-def named(prefix: str, *names: str, conv: Conv = NUM) -> tuple[Any, ...]:
-    """The fields whose key is the canonical name itself (``top_p`` for ``sampling.top_p``),
-    as most of text-generation-webui's are."""
-    return tuple(keyed(prefix + n, n, conv) for n in names)
-
-
 S = "sampling."
 I = "instruct."  # noqa: E741
 C = "context."
+CC = "chat_completion."
+
+COUNTS = frozenset({
+    *(S + n for n in (
+        "top_k", "repetition_penalty_range", "repetition_penalty_decay", "no_repeat_ngram_size",
+        "num_beams", "min_tokens", "max_tokens", "max_context", "dry_allowed_length",
+        "dry_penalty_last_n", "mirostat_mode", "seed")),
+    CC + "names_behavior"})
+CODES = frozenset(C + n for n in ("story_string_position", "story_string_depth",
+                                   "story_string_role"))
+SWITCHES = frozenset({
+    *(S + n for n in (
+        "temperature_last", "do_sample", "early_stopping", "dynamic_temperature",
+        "add_bos_token", "ban_eos_token", "skip_special_tokens")),
+    *(I + n for n in ("wrap", "macros", "skip_examples", "system_same_as_user",
+                      "sequences_as_stop_strings", "bind_to_context")),
+    *(C + n for n in ("use_stop_strings", "names_as_stop_strings", "allow_jailbreak",
+                      "always_force_name2", "trim_sentences", "single_line")),
+    *(CC + n for n in ("wrap_in_quotes", "squash_system_messages", "continue_prefill"))})
+TEXTS = frozenset({S + "grammar", S + "negative_prompt"})
+OWN_FORM = frozenset({
+    *(S + n for n in ("dry_sequence_breakers", "json_schema", "banned_tokens", "sampler_order",
+                      "logit_bias", "stop_strings")),
+    CC + "prompts", CC + "prompt_order"})
+"""The preset's values by canonical type (the model's sections): whole numbers, codes (a
+whole number also read from text), switches, the texts among the samplers, and the lists and
+JSON values every app spells its own way.  Any other sampling value is a number, any other
+value of another section a text."""
+
+
+def canonical_conv(attr: str) -> Conv:
+    """The converter of the canonical value ``attr`` (``sampling.top_k``) by its type (see
+    :data:`COUNTS`); a value in an app's own form has none (its table names the converter)."""
+    if attr in OWN_FORM:
+        raise TypeError(f"{attr} is kept in each app's own form: name its converter")
+    for kind, conv in ((COUNTS, WHOLE), (CODES, INT), (SWITCHES, BOOL)):
+        if attr in kind:
+            return conv
+    return NUM if attr.startswith(S) and attr not in TEXTS else STR
+
+
+def section(name: str, *same: str, **keys: str | tuple[Any, ...]) -> tuple[Any, ...]:
+    """The fields of the preset's section ``name`` (``sampling``), in the order given: the
+    file's key is the attribute's own name for ``same`` and the value for ``keys``; a value is
+    converted as :func:`canonical_conv` says, unless the key comes with the converter of the
+    app's own form (``dry_sequence_breakers=("dry_sequence_breakers", JSON_STRLIST)``) and
+    maybe older names read too (as :func:`keyed` takes them)."""
+    spelled = {**{n: n for n in same}, **keys}
+    return tuple(keyed(attr, *(k if isinstance(k, tuple) else (k, canonical_conv(attr))))
+                 for attr, k in ((f"{name}.{n}", k) for n, k in spelled.items()))
+
 
 INSTRUCT = Table((
-    keyed(I + "user_prefix", "input_sequence", STR),
-    keyed(I + "assistant_prefix", "output_sequence", STR),
-    keyed(I + "last_assistant_prefix", "last_output_sequence", STR),
-    keyed(I + "system_prefix", "system_sequence", STR),
-    keyed(I + "stop_sequence", "stop_sequence", STR),
-    keyed(I + "wrap", "wrap", BOOL),
-    keyed(I + "macros", "macro", BOOL),
-    keyed(I + "names_behavior", "names_behavior", STR),
-    keyed(I + "activation_regex", "activation_regex", STR),
-    keyed(I + "system_prompt_prefix", "system_sequence_prefix", STR),
-    keyed(I + "system_prompt_suffix", "system_sequence_suffix", STR),
-    keyed(I + "first_assistant_prefix", "first_output_sequence", STR),
-    keyed(I + "skip_examples", "skip_examples", BOOL),
-    keyed(I + "assistant_suffix", "output_suffix", STR, "separator_sequence"),
-    keyed(I + "user_suffix", "input_suffix", STR),
-    keyed(I + "system_suffix", "system_suffix", STR),
-    keyed(I + "user_alignment_message", "user_alignment_message", STR),
-    keyed(I + "system_same_as_user", "system_same_as_user", BOOL),
-    keyed(I + "last_system_prefix", "last_system_sequence", STR),
-    keyed(I + "first_user_prefix", "first_input_sequence", STR),
-    keyed(I + "last_user_prefix", "last_input_sequence", STR),
-    keyed(I + "story_string_prefix", "story_string_prefix", STR),
-    keyed(I + "story_string_suffix", "story_string_suffix", STR),
-    keyed(I + "sequences_as_stop_strings", "sequences_as_stop_strings", BOOL),
-    keyed(I + "bind_to_context", "bind_to_context", BOOL),
+    *section(
+        "instruct", user_prefix="input_sequence", assistant_prefix="output_sequence",
+        last_assistant_prefix="last_output_sequence", system_prefix="system_sequence",
+        stop_sequence="stop_sequence", wrap="wrap", macros="macro",
+        names_behavior="names_behavior", activation_regex="activation_regex",
+        system_prompt_prefix="system_sequence_prefix",
+        system_prompt_suffix="system_sequence_suffix",
+        first_assistant_prefix="first_output_sequence", skip_examples="skip_examples",
+        assistant_suffix=("output_suffix", STR, "separator_sequence"), user_suffix="input_suffix",
+        system_suffix="system_suffix", user_alignment_message="user_alignment_message",
+        system_same_as_user="system_same_as_user", last_system_prefix="last_system_sequence",
+        first_user_prefix="first_input_sequence", last_user_prefix="last_input_sequence",
+        story_string_prefix="story_string_prefix", story_string_suffix="story_string_suffix",
+        sequences_as_stop_strings="sequences_as_stop_strings", bind_to_context="bind_to_context",
+    ),
     keyed("name", "name", STR),
 ))
 """An instruct template (``instruct/<name>.json``; ``separator_sequence`` is the name
 SillyTavern's migration renames to ``output_suffix``)."""
 
 CONTEXT = Table((
-    keyed(C + "story_string", "story_string", STR),
-    keyed(C + "example_separator", "example_separator", STR),
-    keyed(C + "chat_start", "chat_start", STR),
-    keyed(C + "use_stop_strings", "use_stop_strings", BOOL),
-    keyed(C + "names_as_stop_strings", "names_as_stop_strings", BOOL),
-    keyed(C + "allow_jailbreak", "allow_jailbreak", BOOL),
-    keyed(C + "always_force_name2", "always_force_name2", BOOL),
-    keyed(C + "trim_sentences", "trim_sentences", BOOL),
-    keyed(C + "single_line", "single_line", BOOL),
-    keyed(C + "story_string_position", "story_string_position", INT),
-    keyed(C + "story_string_depth", "story_string_depth", INT),
-    keyed(C + "story_string_role", "story_string_role", INT),
+    *section(
+        "context", "story_string", "example_separator", "chat_start", "use_stop_strings",
+        "names_as_stop_strings", "allow_jailbreak", "always_force_name2", "trim_sentences",
+        "single_line", "story_string_position", "story_string_depth", "story_string_role",
+    ),
     keyed("name", "name", STR),
 ))
 
 SYSPROMPT = Table((
     keyed("name", "name", STR),
-    keyed("system_prompt.content", "content", STR),
-    keyed("system_prompt.post_history", "post_history", STR),
+    *section("system_prompt", "content", "post_history"),
 ))
 
 REASONING = Table((
     keyed("name", "name", STR),
-    keyed("reasoning.prefix", "prefix", STR),
-    keyed("reasoning.suffix", "suffix", STR),
-    keyed("reasoning.separator", "separator", STR),
+    *section("reasoning", "prefix", "suffix", "separator"),
 ))
 
 TEXTGEN_RENAMES = {"quadratic_sampling": "smoothing"}
@@ -223,60 +255,31 @@ TEXTGEN_RENAMES = {"quadratic_sampling": "smoothing"}
 TEXTGEN_PRIORITY = names_conv(TEXTGEN_RENAMES)
 
 TEXTGEN = Table((
-    keyed(S + "temperature", "temp"),
-    keyed(S + "temperature_last", "temperature_last", BOOL),
-    keyed(S + "top_p", "top_p"),
-    keyed(S + "top_k", "top_k", WHOLE),
-    keyed(S + "top_a", "top_a"),
-    keyed(S + "tfs", "tfs"),
-    keyed(S + "epsilon_cutoff", "epsilon_cutoff"),
-    keyed(S + "eta_cutoff", "eta_cutoff"),
-    keyed(S + "typical_p", "typical_p"),
-    keyed(S + "min_p", "min_p"),
-    keyed(S + "repetition_penalty", "rep_pen"),
-    keyed(S + "repetition_penalty_range", "rep_pen_range", WHOLE),
-    keyed(S + "repetition_penalty_decay", "rep_pen_decay", WHOLE),
-    keyed(S + "repetition_penalty_slope", "rep_pen_slope"),
-    keyed(S + "no_repeat_ngram_size", "no_repeat_ngram_size", WHOLE),
-    keyed(S + "penalty_alpha", "penalty_alpha"),
-    keyed(S + "num_beams", "num_beams", WHOLE),
-    keyed(S + "length_penalty", "length_penalty"),
-    keyed(S + "min_tokens", "min_length", WHOLE),
-    keyed(S + "encoder_repetition_penalty", "encoder_rep_pen"),
-    keyed(S + "frequency_penalty", "freq_pen"),
-    keyed(S + "presence_penalty", "presence_pen"),
-    keyed(S + "do_sample", "do_sample", BOOL),
-    keyed(S + "early_stopping", "early_stopping", BOOL),
-    keyed(S + "dynamic_temperature", "dynatemp", BOOL),
-    keyed(S + "dynatemp_low", "min_temp"),
-    keyed(S + "dynatemp_high", "max_temp"),
-    keyed(S + "dynatemp_exponent", "dynatemp_exponent"),
-    keyed(S + "smoothing_factor", "smoothing_factor"),
-    keyed(S + "smoothing_curve", "smoothing_curve"),
-    keyed(S + "dry_allowed_length", "dry_allowed_length", WHOLE),
-    keyed(S + "dry_multiplier", "dry_multiplier"),
-    keyed(S + "dry_base", "dry_base"),
-    keyed(S + "dry_sequence_breakers", "dry_sequence_breakers", JSON_STRLIST),
-    keyed(S + "dry_penalty_last_n", "dry_penalty_last_n", WHOLE),
-    keyed(S + "add_bos_token", "add_bos_token", BOOL),
-    keyed(S + "ban_eos_token", "ban_eos_token", BOOL),
-    keyed(S + "skip_special_tokens", "skip_special_tokens", BOOL),
-    keyed(S + "mirostat_mode", "mirostat_mode", WHOLE),
-    keyed(S + "mirostat_tau", "mirostat_tau"),
-    keyed(S + "mirostat_eta", "mirostat_eta"),
-    keyed(S + "guidance_scale", "guidance_scale"),
-    keyed(S + "negative_prompt", "negative_prompt", STR),
-    keyed(S + "grammar", "grammar_string", STR),
-    keyed(S + "json_schema", "json_schema", ANY),
-    keyed(S + "banned_tokens", "banned_tokens", LINES),
-    keyed(S + "sampler_order", "sampler_priority", TEXTGEN_PRIORITY),
-    keyed(S + "logit_bias", "logit_bias", ANYLIST),
-    keyed(S + "xtc_threshold", "xtc_threshold"),
-    keyed(S + "xtc_probability", "xtc_probability"),
-    keyed(S + "top_n_sigma", "nsigma"),
-    keyed(S + "seed", "seed", WHOLE),
-    keyed(S + "max_tokens", "genamt", WHOLE),
-    keyed(S + "max_context", "max_length", WHOLE),
+    *section(
+        "sampling", temperature="temp", temperature_last="temperature_last", top_p="top_p",
+        top_k="top_k", top_a="top_a", tfs="tfs", epsilon_cutoff="epsilon_cutoff",
+        eta_cutoff="eta_cutoff", typical_p="typical_p", min_p="min_p",
+        repetition_penalty="rep_pen", repetition_penalty_range="rep_pen_range",
+        repetition_penalty_decay="rep_pen_decay", repetition_penalty_slope="rep_pen_slope",
+        no_repeat_ngram_size="no_repeat_ngram_size", penalty_alpha="penalty_alpha",
+        num_beams="num_beams", length_penalty="length_penalty", min_tokens="min_length",
+        encoder_repetition_penalty="encoder_rep_pen", frequency_penalty="freq_pen",
+        presence_penalty="presence_pen", do_sample="do_sample", early_stopping="early_stopping",
+        dynamic_temperature="dynatemp", dynatemp_low="min_temp", dynatemp_high="max_temp",
+        dynatemp_exponent="dynatemp_exponent", smoothing_factor="smoothing_factor",
+        smoothing_curve="smoothing_curve", dry_allowed_length="dry_allowed_length",
+        dry_multiplier="dry_multiplier", dry_base="dry_base",
+        dry_sequence_breakers=("dry_sequence_breakers", JSON_STRLIST),
+        dry_penalty_last_n="dry_penalty_last_n", add_bos_token="add_bos_token",
+        ban_eos_token="ban_eos_token", skip_special_tokens="skip_special_tokens",
+        mirostat_mode="mirostat_mode", mirostat_tau="mirostat_tau", mirostat_eta="mirostat_eta",
+        guidance_scale="guidance_scale", negative_prompt="negative_prompt",
+        grammar="grammar_string", json_schema=("json_schema", ANY),
+        banned_tokens=("banned_tokens", LINES),
+        sampler_order=("sampler_priority", TEXTGEN_PRIORITY), logit_bias=("logit_bias", ANYLIST),
+        xtc_threshold="xtc_threshold", xtc_probability="xtc_probability", top_n_sigma="nsigma",
+        seed="seed", max_tokens="genamt", max_context="max_length",
+    ),
     keyed("name", "name", STR),
 ))
 """A text-completion preset for text-generation-webui and the other text-generation APIs
@@ -290,25 +293,14 @@ KOBOLD_ORDER = order_conv({0: "top_k", 1: "top_a", 2: "top_p", 3: "tfs", 4: "typ
 """KoboldAI's sampler ids (SillyTavern's kobold_order list: 2 is Top P & Min P)."""
 
 KOBOLD = Table((
-    keyed(S + "temperature", "temp"),
-    keyed(S + "repetition_penalty", "rep_pen"),
-    keyed(S + "repetition_penalty_range", "rep_pen_range", WHOLE),
-    keyed(S + "top_p", "top_p"),
-    keyed(S + "min_p", "min_p"),
-    keyed(S + "top_a", "top_a"),
-    keyed(S + "top_k", "top_k", WHOLE),
-    keyed(S + "typical_p", "typical"),
-    keyed(S + "tfs", "tfs"),
-    keyed(S + "repetition_penalty_slope", "rep_pen_slope"),
-    keyed(S + "sampler_order", "sampler_order", KOBOLD_ORDER),
-    keyed(S + "mirostat_mode", "mirostat", WHOLE),
-    keyed(S + "mirostat_tau", "mirostat_tau"),
-    keyed(S + "mirostat_eta", "mirostat_eta"),
-    keyed(S + "grammar", "grammar", STR),
-    keyed(S + "seed", "seed", WHOLE),
-    keyed(S + "ban_eos_token", "use_default_badwordsids", BOOL),
-    keyed(S + "max_tokens", "genamt", WHOLE),
-    keyed(S + "max_context", "max_length", WHOLE),
+    *section(
+        "sampling", temperature="temp", repetition_penalty="rep_pen",
+        repetition_penalty_range="rep_pen_range", top_p="top_p", min_p="min_p", top_a="top_a",
+        top_k="top_k", typical_p="typical", tfs="tfs", repetition_penalty_slope="rep_pen_slope",
+        sampler_order=("sampler_order", KOBOLD_ORDER), mirostat_mode="mirostat",
+        mirostat_tau="mirostat_tau", mirostat_eta="mirostat_eta", grammar="grammar", seed="seed",
+        ban_eos_token="use_default_badwordsids", max_tokens="genamt", max_context="max_length",
+    ),
     keyed("name", "name", STR),
 ))
 """A KoboldAI preset (``KoboldAI Settings/<name>.json``)."""
@@ -318,58 +310,37 @@ NOVEL_ORDER = order_conv({0: "temperature", 1: "top_k", 2: "top_p", 3: "tfs", 4:
 """NovelAI's sampler ids (nai-settings.js ``samplers``; 6 and 7 were removed)."""
 
 NOVEL = Table((
-    keyed(S + "max_context", "max_context", WHOLE),
-    keyed(S + "temperature", "temperature"),
-    keyed(S + "max_tokens", "max_length", WHOLE),
-    keyed(S + "min_tokens", "min_length", WHOLE),
-    keyed(S + "top_k", "top_k", WHOLE),
-    keyed(S + "top_p", "top_p"),
-    keyed(S + "top_a", "top_a"),
-    keyed(S + "typical_p", "typical_p"),
-    keyed(S + "tfs", "tail_free_sampling"),
-    keyed(S + "repetition_penalty", "repetition_penalty"),
-    keyed(S + "repetition_penalty_range", "repetition_penalty_range", WHOLE),
-    keyed(S + "repetition_penalty_slope", "repetition_penalty_slope"),
-    keyed(S + "frequency_penalty", "repetition_penalty_frequency"),
-    keyed(S + "presence_penalty", "repetition_penalty_presence"),
-    keyed(S + "mirostat_eta", "mirostat_lr"),
-    keyed(S + "mirostat_tau", "mirostat_tau"),
-    keyed(S + "min_p", "min_p"),
-    keyed(S + "sampler_order", "order", NOVEL_ORDER),
+    *section(
+        "sampling", "max_context", "temperature", max_tokens="max_length",
+        min_tokens="min_length", top_k="top_k", top_p="top_p", top_a="top_a",
+        typical_p="typical_p", tfs="tail_free_sampling", repetition_penalty="repetition_penalty",
+        repetition_penalty_range="repetition_penalty_range",
+        repetition_penalty_slope="repetition_penalty_slope",
+        frequency_penalty="repetition_penalty_frequency",
+        presence_penalty="repetition_penalty_presence", mirostat_eta="mirostat_lr",
+        mirostat_tau="mirostat_tau", min_p="min_p", sampler_order=("order", NOVEL_ORDER),
+    ),
     keyed("name", "name", STR),
 ))
 """A NovelAI preset (``NovelAI Settings/<name>.json``); its unified sampling (``math1_*``),
 phrase repetition penalty and prefix are NovelAI's own and stay its app data."""
 
 OPENAI = Table((
-    keyed(S + "temperature", "temperature"),
-    keyed(S + "frequency_penalty", "frequency_penalty"),
-    keyed(S + "presence_penalty", "presence_penalty"),
-    keyed(S + "top_p", "top_p"),
-    keyed(S + "top_k", "top_k", WHOLE),
-    keyed(S + "top_a", "top_a"),
-    keyed(S + "min_p", "min_p"),
-    keyed(S + "repetition_penalty", "repetition_penalty"),
-    keyed(S + "max_context", "openai_max_context", WHOLE),
-    keyed(S + "max_tokens", "openai_max_tokens", WHOLE),
-    keyed(S + "seed", "seed", WHOLE),
-    keyed("chat_completion.wrap_in_quotes", "wrap_in_quotes", BOOL),
-    keyed("chat_completion.names_behavior", "names_behavior", WHOLE),
-    keyed("chat_completion.send_if_empty", "send_if_empty", STR),
-    keyed("chat_completion.impersonation_prompt", "impersonation_prompt", STR),
-    keyed("chat_completion.new_chat_prompt", "new_chat_prompt", STR),
-    keyed("chat_completion.new_group_chat_prompt", "new_group_chat_prompt", STR),
-    keyed("chat_completion.new_example_chat_prompt", "new_example_chat_prompt", STR),
-    keyed("chat_completion.continue_nudge_prompt", "continue_nudge_prompt", STR),
-    keyed("chat_completion.world_info_format", "wi_format", STR),
-    keyed("chat_completion.scenario_format", "scenario_format", STR),
-    keyed("chat_completion.personality_format", "personality_format", STR),
-    keyed("chat_completion.group_nudge_prompt", "group_nudge_prompt", STR),
-    keyed("chat_completion.assistant_prefill", "assistant_prefill", STR),
-    keyed("chat_completion.assistant_impersonation", "assistant_impersonation", STR),
-    keyed("chat_completion.squash_system_messages", "squash_system_messages", BOOL),
-    keyed("chat_completion.continue_prefill", "continue_prefill", BOOL),
-    keyed("chat_completion.continue_postfix", "continue_postfix", STR),
+    *section(
+        "sampling", "temperature", "frequency_penalty", "presence_penalty", "top_p", "top_k",
+        "top_a", "min_p", "repetition_penalty", max_context="openai_max_context",
+        max_tokens="openai_max_tokens", seed="seed",
+    ),
+    *section(
+        "chat_completion", "wrap_in_quotes", "names_behavior", "send_if_empty",
+        "impersonation_prompt", "new_chat_prompt", "new_group_chat_prompt",
+        "new_example_chat_prompt", "continue_nudge_prompt", world_info_format="wi_format",
+        scenario_format="scenario_format", personality_format="personality_format",
+        group_nudge_prompt="group_nudge_prompt", assistant_prefill="assistant_prefill",
+        assistant_impersonation="assistant_impersonation",
+        squash_system_messages="squash_system_messages", continue_prefill="continue_prefill",
+        continue_postfix="continue_postfix",
+    ),
     keyed("name", "name", STR),
 ))
 """A chat-completion preset (``OpenAI Settings/<name>.json``) but its prompt list, which
@@ -515,8 +486,9 @@ def part_name(preset: Any, section: str) -> str | None:
 
 
 __all__ = [
-    "ANY", "ANYLIST", "CONTEXT", "INSTRUCT", "JSON_STRLIST", "KOBOLD", "LINES", "NOVEL",
-    "OPENAI", "PROMPT", "REASONING", "STRS", "SYSPROMPT", "TEXTGEN", "TEXTGEN_RENAMES", "WHOLE",
-    "assign", "json_record", "keyed", "named", "one_preset", "own", "part_name", "read_object",
-    "read_preset", "section_get", "write_object",
+    "ANY", "ANYLIST", "CODES", "CONTEXT", "COUNTS", "INSTRUCT", "JSON_STRLIST", "KOBOLD",
+    "LINES", "NOVEL", "OPENAI", "OWN_FORM", "PROMPT", "REASONING", "STRS", "SWITCHES",
+    "SYSPROMPT", "TEXTGEN", "TEXTGEN_RENAMES", "TEXTS", "WHOLE", "assign", "canonical_conv",
+    "json_record", "json_strings", "keyed", "one_preset", "own", "part_name", "read_object",
+    "read_preset", "section", "section_get", "write_object",
 ]

@@ -26,16 +26,15 @@ from bunzai.sdk import (
     WriteResult,
     dumps_layout,
 )
-from bunzai.sdk.fields import STR, Bad, Conv, Table, is_int, type_name
+from bunzai.sdk.fields import Bad, Conv, Table, is_int, type_name
 
 from .._common.stpresets import (
     KOBOLD_ORDER,
     STRS,
-    WHOLE,
     json_record,
-    keyed,
     one_preset,
     read_object,
+    section,
     write_object,
 )
 
@@ -56,49 +55,28 @@ STOPS = Conv("stop sequences joined by ||$|| (newlines as \\n)", _stops,
 """``extrastopseq``: Lite splits it at ``||$||`` after turning ``\\n`` into newlines."""
 
 
-S, I = "sampling.", "instruct."  # noqa: E741
-
 SETTINGS = Table((
-    keyed(S + "max_context", "max_context_length", WHOLE),
-    keyed(S + "max_tokens", "max_length", WHOLE),
-    keyed(S + "repetition_penalty", "rep_pen"),
-    keyed(S + "repetition_penalty_range", "rep_pen_range", WHOLE),
-    keyed(S + "repetition_penalty_slope", "rep_pen_slope"),
-    keyed(S + "temperature", "temperature"),
-    keyed(S + "dynatemp_exponent", "dynatemp_exponent"),
-    keyed(S + "smoothing_factor", "smoothing_factor"),
-    keyed(S + "smoothing_curve", "smoothing_curve"),
-    keyed(S + "top_n_sigma", "nsigma"),
-    keyed(S + "top_p", "top_p"),
-    keyed(S + "min_p", "min_p"),
-    keyed(S + "presence_penalty", "presence_penalty"),
-    keyed(S + "seed", "sampler_seed", WHOLE),
-    keyed(S + "top_k", "top_k", WHOLE),
-    keyed(S + "top_a", "top_a"),
-    keyed(S + "typical_p", "typ_s"),
-    keyed(S + "tfs", "tfs_s"),
-    keyed(S + "mirostat_mode", "miro_type", WHOLE),
-    keyed(S + "mirostat_tau", "miro_tau"),
-    keyed(S + "mirostat_eta", "miro_eta"),
-    keyed(S + "dry_multiplier", "dry_multiplier"),
-    keyed(S + "dry_base", "dry_base"),
-    keyed(S + "dry_allowed_length", "dry_allowed_length", WHOLE),
-    keyed(S + "dry_sequence_breakers", "dry_sequence_breakers", STRS),
-    keyed(S + "xtc_threshold", "xtc_threshold"),
-    keyed(S + "xtc_probability", "xtc_probability"),
-    keyed(S + "sampler_order", "sampler_order", KOBOLD_ORDER),
-    keyed(S + "guidance_scale", "guidance_scale"),
-    keyed(S + "grammar", "grammar", STR),
-    keyed(S + "stop_strings", "extrastopseq", STOPS),
-    keyed(I + "user_prefix", "instruct_starttag", STR),
-    keyed(I + "assistant_prefix", "instruct_endtag", STR),
-    keyed(I + "system_prompt_prefix", "instruct_systag", STR),
-    keyed(I + "user_suffix", "instruct_starttag_end", STR),
-    keyed(I + "assistant_suffix", "instruct_endtag_end", STR),
-    keyed(I + "system_prompt_suffix", "instruct_systag_end", STR),
-    keyed("system_prompt.content", "instruct_sysprompt", STR),
-    keyed("reasoning.prefix", "start_thinking_tag", STR),
-    keyed("reasoning.suffix", "stop_thinking_tag", STR),
+    *section(
+        "sampling", max_context="max_context_length", max_tokens="max_length",
+        repetition_penalty="rep_pen", repetition_penalty_range="rep_pen_range",
+        repetition_penalty_slope="rep_pen_slope", temperature="temperature",
+        dynatemp_exponent="dynatemp_exponent", smoothing_factor="smoothing_factor",
+        smoothing_curve="smoothing_curve", top_n_sigma="nsigma", top_p="top_p", min_p="min_p",
+        presence_penalty="presence_penalty", seed="sampler_seed", top_k="top_k", top_a="top_a",
+        typical_p="typ_s", tfs="tfs_s", mirostat_mode="miro_type", mirostat_tau="miro_tau",
+        mirostat_eta="miro_eta", dry_multiplier="dry_multiplier", dry_base="dry_base",
+        dry_allowed_length="dry_allowed_length",
+        dry_sequence_breakers=("dry_sequence_breakers", STRS), xtc_threshold="xtc_threshold",
+        xtc_probability="xtc_probability", sampler_order=("sampler_order", KOBOLD_ORDER),
+        guidance_scale="guidance_scale", grammar="grammar", stop_strings=("extrastopseq", STOPS),
+    ),
+    *section(
+        "instruct", user_prefix="instruct_starttag", assistant_prefix="instruct_endtag",
+        system_prompt_prefix="instruct_systag", user_suffix="instruct_starttag_end",
+        assistant_suffix="instruct_endtag_end", system_prompt_suffix="instruct_systag_end",
+    ),
+    *section("system_prompt", content="instruct_sysprompt"),
+    *section("reasoning", prefix="start_thinking_tag", suffix="stop_thinking_tag"),
 ))
 """The settings the model has a field for; every other key of ``savedsettings`` (interface,
 image and speech settings, Lite's modes) is app data."""

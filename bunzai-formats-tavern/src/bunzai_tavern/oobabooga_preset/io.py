@@ -14,16 +14,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Issue, LossReport, OutputFile, ReadResult, WriteResult
-from bunzai.sdk.fields import BOOL, Bad, Conv, Table, type_name
+from bunzai.sdk.fields import Bad, Conv, Table, type_name
 
 from .._common import yamlio
 from .._common.stpresets import (
     TEXTGEN_RENAMES,
-    WHOLE,
-    keyed,
-    named,
+    json_strings,
     one_preset,
     read_object,
+    section,
     write_object,
 )
 
@@ -52,38 +51,25 @@ name per line; ``quadratic_sampling`` is the canonical ``smoothing``."""
 def _breakers(x: Any) -> list[str]:
     if not isinstance(x, str):
         raise Bad(f"expected quoted strings separated by commas, got {type_name(x)}")
-    text = x if x.strip().startswith("[") else f"[{x}]"
-    try:
-        got = json.loads(text)
-    except ValueError as exc:
-        raise Bad("not a list of JSON strings") from exc
-    if not isinstance(got, list) or not all(isinstance(i, str) for i in got):
-        raise Bad("not a list of JSON strings")
-    return got
+    return json_strings(x if x.strip().startswith("[") else f"[{x}]", "a list of JSON strings")
 
 
 BREAKERS = Conv("JSON strings separated by commas", _breakers,
                 lambda v: ", ".join(json.dumps(s, ensure_ascii=False) for s in v))
 """``dry_sequence_breakers``: JSON strings without the brackets (the app adds them)."""
 
-S = "sampling."
-
 PRESET = Table((
-    *named(S, "temperature", "dynatemp_low", "dynatemp_high", "dynatemp_exponent",
-           "smoothing_factor", "smoothing_curve", "top_p"),
-    *named(S, "top_k", conv=WHOLE),
-    *named(S, "min_p", "top_n_sigma", "typical_p", "xtc_threshold", "xtc_probability",
-           "epsilon_cutoff", "eta_cutoff", "tfs", "top_a", "dry_multiplier"),
-    *named(S, "dry_allowed_length", conv=WHOLE),
-    *named(S, "dry_base", "repetition_penalty", "frequency_penalty", "presence_penalty",
-           "encoder_repetition_penalty"),
-    *named(S, "no_repeat_ngram_size", "repetition_penalty_range", conv=WHOLE),
-    *named(S, "penalty_alpha", "guidance_scale"),
-    *named(S, "mirostat_mode", conv=WHOLE),
-    *named(S, "mirostat_tau", "mirostat_eta"),
-    *named(S, "do_sample", "dynamic_temperature", "temperature_last", conv=BOOL),
-    keyed(S + "sampler_order", "sampler_priority", PRIORITY),
-    *named(S, "dry_sequence_breakers", conv=BREAKERS),
+    *section(
+        "sampling", "temperature", "dynatemp_low", "dynatemp_high", "dynatemp_exponent",
+        "smoothing_factor", "smoothing_curve", "top_p", "top_k", "min_p", "top_n_sigma",
+        "typical_p", "xtc_threshold", "xtc_probability", "epsilon_cutoff", "eta_cutoff", "tfs",
+        "top_a", "dry_multiplier", "dry_allowed_length", "dry_base", "repetition_penalty",
+        "frequency_penalty", "presence_penalty", "encoder_repetition_penalty",
+        "no_repeat_ngram_size", "repetition_penalty_range", "penalty_alpha", "guidance_scale",
+        "mirostat_mode", "mirostat_tau", "mirostat_eta", "do_sample", "dynamic_temperature",
+        "temperature_last", sampler_order=("sampler_priority", PRIORITY),
+        dry_sequence_breakers=("dry_sequence_breakers", BREAKERS),
+    ),
 ))
 """The keys of ``default_preset_values`` the model has a field for (``adaptive_target`` and
 ``adaptive_decay`` have none: app data)."""

@@ -29,6 +29,8 @@ from bunzai.sdk.fields import (
     slot,
 )
 
+from .._common.book_root import book_table
+
 POSITION = enum(POSITIONS, "position")
 ROLE = enum(ROLES, "role")
 LOGIC = enum(SELECTIVE_LOGIC, "selectiveLogic")
@@ -91,13 +93,6 @@ SECOND_SPELLINGS = frozenset(n for f in ENTRY.fields for n, _ in f.names[1:])
 ST_ENTRY = Table(tuple(Field(f.attr, f.names[:1], f.absent, f.null, f.foreign, f.omit_empty,
                              f.warn_mismatch, f.quiet) for f in ENTRY.fields))
 
-BOOK = Table((
-    field("name"),
-    field("description"),
-    field("scan_depth", "scan_depth", "scanDepth", conv=INT),
-    field("token_budget", "token_budget", "tokenBudget", conv=INT),
-    field("recursive_scanning", "recursive_scanning", "recursiveScanning", conv=BOOL),
-    field("extensions", conv=DICT, absent={}, omit_empty=True),
-))
+BOOK = book_table(camel_first=False)
 """Root keys of a World Info file other than ``entries`` (ST itself writes none of these; Chub
 and hand-made books do, and ST keeps them)."""

@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bunzai.sdk import MalformedInput, thaw
+from bunzai.sdk import Issue, MalformedInput, thaw
 from bunzai.sdk.zip import write_zip
 
-from .jsonfmt import dumps, style_of
+from .jsonfmt import DOTNET, dumps, style_of
 from .util import digest
 
 if TYPE_CHECKING:
@@ -100,9 +100,19 @@ def load_json(input: AdapterInput, z: SafeZip, path: str) -> JsonMember:
     return JsonMember(path, obj, style_of(z.read(path), obj))
 
 
-def open_package(input: AdapterInput) -> Package:
-    """Sort the members of a package; resource JSON that cannot be read is listed in ``broken``."""
+def open_package(input: AdapterInput, vital: re.Pattern[str]
+                 ) -> tuple[SafeZip, Package, list[Issue]]:
+    """The zip, its members sorted by what they are, and the reader's warnings for the
+    resource JSON that cannot be read (listed in ``broken`` and kept as it is); a broken member
+    matching ``vital`` (the JSON of the kind being read) fails the read instead."""
     z = input.zip_archive("Voxta package")
+    pkg = _sort_members(input, z)
+    return z, pkg, _broken_issues(pkg, vital)
+
+
+def _sort_members(input: AdapterInput, z: SafeZip) -> Package:
+    """The members by what they are; resource JSON that cannot be read is listed in
+    ``broken``."""
     names = z.names()
     pkg = Package(names=[n for n in names if not n.endswith("/")],
                   comment=zip_comment(z), dirs=any(n.endswith("/") for n in names))
@@ -126,6 +136,20 @@ def open_package(input: AdapterInput) -> Package:
         else:
             pkg.scenarios.append(member)
     return pkg
+
+
+def _broken_issues(pkg: Package, vital: re.Pattern[str]) -> list[Issue]:
+    for path, reason in pkg.broken.items():
+        if vital.match(path):
+            raise MalformedInput(reason)
+    return [Issue(where(path), f"{reason}; kept as it is for a Voxta rewrite")
+            for path, reason in pkg.broken.items()]
+
+
+def scenario_issue(path: str) -> Issue:
+    """The warning for a scenario no entity read holds: kept for the rewrite."""
+    return Issue(where(path), "a Voxta scenario: bunzai has no scenario kind; kept for a Voxta "
+                 "rewrite")
 
 
 def member_value(input: AdapterInput, z: SafeZip, path: str) -> tuple[Any, dict[str, Any]]:
@@ -255,6 +279,42 @@ def package_json(shared: Mapping[str, Any] | None) -> tuple[dict[str, Any], str]
 # -- writing ---------------------------------------------------------------------------------
 
 
+def shared_layout(entities: Sequence[Entity], fmt: str) -> dict[str, Any] | None:
+    """The package layout the entities share, when all were read from the same package (so
+    they are written back as that package); else ``None``."""
+    shareds = []
+    for e in entities:
+        layout = e.passthrough.get(fmt)
+        shareds.append(layout.get("shared") if isinstance(layout, dict) else None)
+    first = shareds[0]
+    if isinstance(first, dict) and first.get("key") and all(
+            isinstance(s, dict) and s.get("key") == first["key"] for s in shareds):
+        return first
+    return None
+
+
+def source_package_json(shared: Mapping[str, Any] | None) -> tuple[Any, bytes] | None:
+    """The source's ``package.json``: its ``Id`` and the member as the source wrote it."""
+    source = package_json(shared)
+    if source is None:
+        return None
+    value, style = source
+    return value.get("Id"), dumps(value, style or DOTNET)
+
+
+def pack(shared: Mapping[str, Any] | None, produced: dict[str, bytes], entities: Sequence[Entity],
+         fmt: str, sequence: Sequence[str]) -> tuple[bytes, list[str], set[str]]:
+    """The package's zip, laid out as the ``shared`` source package was, with its members'
+    names in order and those of them the entities carried (see :func:`assemble`)."""
+    names = shared.get("names") if shared else None
+    carried = carried_members(entities, fmt)
+    entries = assemble(names if isinstance(names, list) else [], produced, carried, sequence)
+    data = build_zip(entries, dirs=bool(shared and shared.get("dirs")),
+                     comment=shared.get("comment", COMMENT) if shared else COMMENT, like=entities)
+    written = [n for n, _ in entries]
+    return data, written, {n for n in written if n in carried}
+
+
 def build_zip(entries: Sequence[tuple[str, bytes]], *, dirs: bool = False,
               comment: str | None = COMMENT, like: Sequence[Entity] = ()) -> bytes:
     """The package: every member deflated (as the server writes them) and the comment set;
@@ -282,8 +342,12 @@ __all__ = [
     "member_bytes",
     "member_value",
     "open_package",
+    "pack",
     "package_json",
+    "scenario_issue",
+    "shared_layout",
     "shared_record",
+    "source_package_json",
     "where",
     "zip_comment",
 ]

@@ -35,6 +35,7 @@ from .._common.package import (
     JsonMember,
     Package,
     open_package,
+    scenario_issue,
     shared_record,
     where,
 )
@@ -67,11 +68,7 @@ def scenario_only(pkg: Package) -> UnsupportedInput:
 
 def read_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
                  ) -> ReadResult:
-    z = input.zip_archive("Voxta package")
-    pkg = open_package(input)
-    for path, reason in pkg.broken.items():
-        if CHARACTER_JSON.match(path):
-            raise MalformedInput(reason)
+    z, pkg, warnings = open_package(input, CHARACTER_JSON)
     if not pkg.characters:
         if pkg.scenarios:
             raise scenario_only(pkg)
@@ -79,9 +76,6 @@ def read_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
             raise MalformedInput("a Voxta package of memory books without a character; read it "
                                  "as voxta-lorebook")
         raise MalformedInput("not a Voxta character package: no Characters/<id>/character.json")
-    warnings: list[Issue] = []
-    for path, reason in pkg.broken.items():
-        warnings.append(Issue(where(path), f"{reason}; kept as it is for a Voxta rewrite"))
 
     consumed: set[str] = set()
     linked_books: list[list[JsonMember]] = []
@@ -100,8 +94,7 @@ def read_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
                                    carried if index == 0 else {}, warnings))
     for member in pkg.scenarios:
         if member.path not in consumed:
-            warnings.append(Issue(where(member.path), "a Voxta scenario: bunzai has no scenario "
-                                  "kind; kept for a Voxta rewrite"))
+            warnings.append(scenario_issue(member.path))
     if len(entities) > 1:
         warnings.append(Issue("$", f"{len(entities)} characters in one package: read as one "
                               "character each"))

@@ -52,15 +52,13 @@ from .._common.character import (
 from .._common.jsonfmt import DOTNET, dumps
 from .._common.macros import card_survives
 from .._common.package import (
-    COMMENT,
     PACKAGE_ORDER,
     SUFFIX,
     THUMBNAIL,
-    assemble,
-    build_zip,
-    carried_members,
     is_member,
-    package_json,
+    pack,
+    shared_layout,
+    source_package_json,
 )
 from .._common.util import ABSENT, format_time, new_id, ordered
 
@@ -128,12 +126,7 @@ class _Builder:
         self.warnings: list[str] = []
         self.sources: list[dict[str, int]] = [{} for _ in entities]
         """Per character: the asset index each of its files was written from, by member."""
-        shareds = [_layout(e, fmt).get("shared") for e in entities]
-        first = shareds[0]
-        self.shared: dict[str, Any] | None = first if (
-            isinstance(first, dict) and first.get("key")
-            and all(isinstance(s, dict) and s.get("key") == first["key"] for s in shareds)
-        ) else None
+        self.shared = shared_layout(entities, fmt)
         self.produced: dict[str, bytes] = {}
         self.ids: list[str] = []
 
@@ -141,11 +134,11 @@ class _Builder:
 
     def build(self) -> bytes:
         ids = self.ids = self._ids()
-        source_package = package_json(self.shared)
+        source_package = source_package_json(self.shared)
         new_package = self.shared is None and self._needs_package()
         package_id: str | None = None
         if source_package is not None:
-            raw_id = source_package[0].get("Id")
+            raw_id = source_package[0]
             package_id = raw_id if isinstance(raw_id, str) else None
         elif new_package:
             package_id = _ext_id(self.entities[0], "packageId") or new_id()
@@ -160,8 +153,7 @@ class _Builder:
             characters.append((path, dumps(obj, style), files))
             thumbs.append(any(THUMBNAIL.match(p.rsplit("/", 1)[-1]) for p, _ in files))
         if source_package is not None:
-            value, style = source_package
-            self.produced["package.json"] = dumps(value, style or DOTNET)
+            self.produced["package.json"] = source_package[1]
         elif new_package and package_id:
             self.produced["package.json"] = dumps(self._new_package(ids[0], package_id,
                                                                     thumbs[0]))
@@ -170,14 +162,9 @@ class _Builder:
             self.produced.update(files)
         for obj, style, path in books.books.values():
             self.produced[path] = dumps(obj, style)
-        carried = carried_members(self.entities, self.fmt)
-        names = self.shared.get("names") if self.shared else None
-        entries = assemble(names if isinstance(names, list) else [], self.produced, carried,
-                           [path for path, _, _ in characters])
-        comment = self.shared.get("comment", COMMENT) if self.shared else COMMENT
-        data = build_zip(entries, dirs=bool(self.shared and self.shared.get("dirs")),
-                         comment=comment, like=self.entities)
-        self._report(entries)
+        data, names, kept = pack(self.shared, self.produced, self.entities, self.fmt,
+                                 [path for path, _, _ in characters])
+        self._report(names, kept)
         return data
 
     def _needs_package(self) -> bool:
@@ -391,14 +378,13 @@ class _Builder:
 
     # -- what reads back differently ---------------------------------------------------------
 
-    def _report(self, entries: list[tuple[str, bytes]]) -> None:
-        """Report, from the members written in their order, what reading the package gives
-        differently: each character's assets and the package members it holds."""
-        names = [n for n, _ in entries]
+    def _report(self, names: list[str], carried: set[str]) -> None:
+        """Report, from the members written in their order (``carried``: those the characters
+        carried), what reading the package gives differently: each character's assets and the
+        package members it holds."""
         for i, (ch, cid) in enumerate(zip(self.entities, self.ids, strict=True)):
             self._report_assets(i, ch, cid, names)
             self._report_data(i, ch)
-        carried = {n for n in names if n in carried_members(self.entities, self.fmt)}
         for i, ch in enumerate(self.entities):
             mine = {k for k in _data(ch, self.fmt) if is_member(k)}
             kept = carried if i == 0 else set()

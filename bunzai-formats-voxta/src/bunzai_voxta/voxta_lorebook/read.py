@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from bunzai.sdk import Issue, MalformedInput, ReadResult
 
 from .._common.book import read_books
-from .._common.package import BOOK_JSON, open_package, shared_record, where
+from .._common.package import BOOK_JSON, open_package, scenario_issue, shared_record
 
 if TYPE_CHECKING:
     from bunzai.sdk import AdapterInput, Lorebook
@@ -22,25 +22,16 @@ if TYPE_CHECKING:
 
 def read_book_package(input: AdapterInput, options: Mapping[str, Any], format_id: str
                       ) -> ReadResult:
-    z = input.zip_archive("Voxta package")
-    pkg = open_package(input)
-    for path, reason in pkg.broken.items():
-        if BOOK_JSON.match(path):
-            raise MalformedInput(reason)
+    z, pkg, warnings = open_package(input, BOOK_JSON)
     if not pkg.books:
         raise MalformedInput("not a Voxta memory-book package: no Books/<id>/book.json")
-    warnings: list[Issue] = []
-    for path, reason in pkg.broken.items():
-        warnings.append(Issue(where(path), f"{reason}; kept as it is for a Voxta rewrite"))
     consumed = {m.path for m in pkg.books.values()}
     shared, carried = shared_record(input, z, pkg, consumed)
     if pkg.characters:
         warnings.append(Issue("$", f"{len(pkg.characters)} character(s) in the package are not "
                               "lorebooks (read the package as voxta for them); kept for a Voxta "
                               "rewrite"))
-    for scenario in pkg.scenarios:
-        warnings.append(Issue(where(scenario.path), "a Voxta scenario: bunzai has no scenario "
-                              "kind; kept for a Voxta rewrite"))
+    warnings += [scenario_issue(scenario.path) for scenario in pkg.scenarios]
     out: list[Lorebook] = []
     for index, member in enumerate(pkg.books.values()):
         book = read_books([member], warnings, format_id)

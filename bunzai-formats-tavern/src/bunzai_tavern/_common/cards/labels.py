@@ -56,11 +56,23 @@ def _ext(input: Any, entities: Sequence[Any]) -> Mapping[str, Any]:
 
 
 def _book(input: Any, entities: Sequence[Any]) -> Mapping[str, Any] | None:
-    body = _body(input)
-    if body is not None:
-        book = body.get("character_book")
-        return book if isinstance(book, Mapping) else None
-    return None
+    book = _dig(_body(input), "character_book")
+    return book if isinstance(book, Mapping) else None
+
+
+def _dig(obj: Any, *keys: str) -> Any:
+    """``obj[k1][k2]…`` through objects, None where a key or an object is missing: the cards
+    rules look at are any JSON at all."""
+    for key in keys:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _items(value: Any) -> Sequence[Any]:
+    """A JSON array's items; none for anything else."""
+    return value if isinstance(value, Sequence) and not isinstance(value, str) else ()
 
 
 def _keys(block: Any, limit: int = 5) -> str:
@@ -70,12 +82,15 @@ def _keys(block: Any, limit: int = 5) -> str:
     return f" ({', '.join(map(str, keys))}{', …' if len(block) > limit else ''})"
 
 
+def _ext_mark(ext: Mapping[str, Any], name: str, what: str = "") -> list[str]:
+    """The evidence of an app's own block in the card's extensions: its name, its first keys
+    and ``what`` it shows; none when the card has no such block."""
+    return [f"data.extensions.{name}{_keys(ext[name])}{what}"] if name in ext else []
+
+
 def _ext_block(name: str, what: str) -> Test:
     def test(input: Any, entities: Sequence[Any]) -> list[str]:
-        ext = _ext(input, entities)
-        if name in ext:
-            return [f"data.extensions.{name}{_keys(ext[name])}: {what}"]
-        return []
+        return _ext_mark(_ext(input, entities), name, f": {what}")
     return test
 
 
@@ -117,9 +132,8 @@ def _st_chunks(input: Any, entities: Sequence[Any]) -> list[str]:
 
 
 def _st_regex(input: Any, entities: Sequence[Any]) -> list[str]:
-    ext = _ext(input, entities)
-    scripts = ext.get("regex_scripts")
-    if isinstance(scripts, Sequence) and not isinstance(scripts, str) and scripts:
+    scripts = _items(_ext(input, entities).get("regex_scripts"))
+    if scripts:
         return [f"data.extensions.regex_scripts ({len(scripts)} SillyTavern regex script(s))"]
     return []
 
@@ -127,8 +141,7 @@ def _st_regex(input: Any, entities: Sequence[Any]) -> list[str]:
 def _st_minor(input: Any, entities: Sequence[Any]) -> list[str]:
     ext = _ext(input, entities)
     out = []
-    dp = ext.get("depth_prompt")
-    if isinstance(dp, Mapping) and isinstance(dp.get("role"), str):
+    if isinstance(_dig(ext, "depth_prompt", "role"), str):
         out.append("data.extensions.depth_prompt with a role string (SillyTavern's "
                    "character's note)")
     if "sd_character_prompt" in ext:
@@ -139,45 +152,32 @@ def _st_minor(input: Any, entities: Sequence[Any]) -> list[str]:
 
 
 def _chub(input: Any, entities: Sequence[Any]) -> list[str]:
-    out = []
     ext = _ext(input, entities)
-    if "chub" in ext:
-        chub = ext["chub"]
-        path = chub.get("full_path") if isinstance(chub, Mapping) else None
-        out.append(f"data.extensions.chub{_keys(chub)}" + (f": {path}" if path else ""))
-    body = _body(input)
-    avatar = body.get("avatar") if body is not None else None
+    path = _dig(ext, "chub", "full_path")
+    out = _ext_mark(ext, "chub", f": {path}" if path else "")
+    avatar = _dig(_body(input), "avatar")
     if isinstance(avatar, str) and "charhub.io" in avatar:
         out.append(f"data.avatar on {avatar.split('/')[2] if '//' in avatar else avatar}")
-    book = _book(input, entities)
-    bext = book.get("extensions") if book is not None else None
+    bext = _dig(_book(input, entities), "extensions")
     if isinstance(bext, Mapping) and "chub" in bext:
         out.append("character_book.extensions.chub")
     return out
 
 
 def _risu(input: Any, entities: Sequence[Any]) -> list[str]:
-    out = []
     ext = _ext(input, entities)
-    if "risuai" in ext:
-        out.append(f"data.extensions.risuai{_keys(ext['risuai'])}")
-    out += realm_evidence(ext)
-    book = _book(input, entities)
-    entries = book.get("entries") if book is not None else None
-    if isinstance(entries, Sequence) and not isinstance(entries, str):
-        keys = sorted({k for e in entries if isinstance(e, Mapping)
-                       for k in (e.get("extensions") or {}) if str(k).startswith("risu_")})
-        if keys:
-            out.append(f"book entry extensions {', '.join(keys)}")
-    body = _body(input)
-    assets = body.get("assets") if body is not None else None
-    if isinstance(assets, Sequence) and not isinstance(assets, str):
-        types = {a.get("type") for a in assets if isinstance(a, Mapping)}
-        uris = [a.get("uri") for a in assets if isinstance(a, Mapping)]
-        if "x-risu-asset" in types:
-            out.append("assets of type x-risu-asset")
-        if any(isinstance(u, str) and u.startswith("__asset:") for u in uris):
-            out.append("asset uris __asset:N (RisuAI PNG asset chunks)")
+    out = _ext_mark(ext, "risuai") + realm_evidence(ext)
+    entries = _items(_dig(_book(input, entities), "entries"))
+    keys = sorted({k for e in entries if isinstance(e, Mapping)
+                   for k in (e.get("extensions") or {}) if str(k).startswith("risu_")})
+    if keys:
+        out.append(f"book entry extensions {', '.join(keys)}")
+    assets = [a for a in _items(_dig(_body(input), "assets")) if isinstance(a, Mapping)]
+    if "x-risu-asset" in {a.get("type") for a in assets}:
+        out.append("assets of type x-risu-asset")
+    uris = [a.get("uri") for a in assets]
+    if any(isinstance(u, str) and u.startswith("__asset:") for u in uris):
+        out.append("asset uris __asset:N (RisuAI PNG asset chunks)")
     png = getattr(input, "png", None)
     if png is not None:
         n = sum(1 for tc in png.text_chunks() if asset_key(tc.keyword) is not None)
@@ -204,12 +204,11 @@ def _aichar(input: Any, entities: Sequence[Any]) -> list[str]:
     """aichar (the Python library character-factory uses) stamps ``metadata.tool`` into the
     flat card it writes, in a JSON file or a PNG's ``chara`` chunk alike."""
     card = _card(input)
-    doc = card if isinstance(card, Mapping) else getattr(input, "json", None)
-    meta = doc.get("metadata") if isinstance(doc, Mapping) else None
-    tool = meta.get("tool") if isinstance(meta, Mapping) else None
-    name = tool.get("name") if isinstance(tool, Mapping) else None
+    tool = _dig(card if isinstance(card, Mapping) else getattr(input, "json", None),
+                "metadata", "tool")
+    name = _dig(tool, "name")
     if isinstance(name, str) and "aichar" in name.lower():
-        version = tool.get("version")  # type: ignore[union-attr]
+        version = tool.get("version")
         return [f"metadata.tool.name {name!r}" + (f" {version}" if isinstance(version, str)
                                                   else "")]
     return []
@@ -229,11 +228,9 @@ def _wyvern(input: Any, entities: Sequence[Any]) -> list[str]:
         creator = book.get("creator")
         if isinstance(creator, Mapping) and "vanityUrl" in creator:
             keys.append("creator.vanityUrl")
-        entries = book.get("entries")
-        if isinstance(entries, Sequence) and not isinstance(entries, str):
-            ekeys = {k for e in entries if isinstance(e, Mapping) for k in _WYVERN_ENTRY_KEYS
-                     if k in e}
-            keys += sorted(f"entries[].{k}" for k in ekeys)
+        ekeys = {k for e in _items(book.get("entries")) if isinstance(e, Mapping)
+                 for k in _WYVERN_ENTRY_KEYS if k in e}
+        keys += sorted(f"entries[].{k}" for k in ekeys)
         if keys:
             out.append(f"character_book Wyvern fields: {', '.join(keys)}")
     if out and "visual_description" in _ext(input, entities):
@@ -245,7 +242,7 @@ def _wyvern_hybrid(input: Any, entities: Sequence[Any]) -> list[str]:
     """Wyvern's PNG export copies every ``data`` field to the card's root (other hybrid V2
     writers copy only the V1 fields)."""
     card = _card(input)
-    data = card.get("data") if isinstance(card, Mapping) else None
+    data = _dig(card, "data")
     if not isinstance(data, Mapping) or len(data) < 10:
         return []
     if not all(k in card for k in data) or "alternate_greetings" not in data:
@@ -255,8 +252,7 @@ def _wyvern_hybrid(input: Any, entities: Sequence[Any]) -> list[str]:
 
 
 def _wyvern_weak(input: Any, entities: Sequence[Any]) -> list[str]:
-    body = _body(input)  # the file's own card: Voxta's Description maps here too
-    ext = body.get("extensions") if isinstance(body, Mapping) else None
+    ext = _dig(_body(input), "extensions")  # the file's card: Voxta's Description maps here too
     if isinstance(ext, Mapping) and "visual_description" in ext and not (
             _wyvern(input, entities) or _wyvern_hybrid(input, entities)):
         return ["data.extensions.visual_description (alone: weak)"]
@@ -267,10 +263,9 @@ def _zoltan(input: Any, entities: Sequence[Any]) -> list[str]:
     if _aichar(input, entities):
         return []  # aichar writes the editor's metadata block, with its own name in it
     for obj in (_card(input), getattr(input, "json", None)):
-        meta = obj.get("metadata") if isinstance(obj, Mapping) else None
-        tool = meta.get("tool") if isinstance(meta, Mapping) else None
-        if isinstance(tool, Mapping) and tool.get("name"):
-            return [f"metadata.tool.name {tool.get('name')!r} (ZoltanAI's AI Character Editor)"]
+        name = _dig(obj, "metadata", "tool", "name")
+        if name:
+            return [f"metadata.tool.name {name!r} (ZoltanAI's AI Character Editor)"]
     return []
 
 
@@ -296,7 +291,7 @@ def _rolecall(input: Any, entities: Sequence[Any]) -> list[str]:
     block = ext.get("rolecall")
     if isinstance(block, Mapping):
         kind = "persona" if block.get("type") == "persona" else "character"
-        return [f"data.extensions.rolecall{_keys(block)} (RoleCall {kind})"]
+        return _ext_mark(ext, "rolecall", f" (RoleCall {kind})")
     try:
         if find_card(input).rcpersona is not None:
             return ["rcpersona chunk (RoleCall persona)"]

@@ -73,3 +73,42 @@ def test_broken_yaml_is_refused_with_the_file_named(tmp_path: Path) -> None:
 def test_other_yaml_is_not_claimed() -> None:
     det = api.detect(b"model: llama\nlayers: 32\n", "config.yaml")
     assert det.winner is None or det.winner.format != FID
+
+
+
+def test_every_preset_value_is_converted_as_the_model_types_it() -> None:
+    """The preset tables take a value's converter from its canonical type: a count must be
+    read as a whole number, a switch as true/false, so a field the model adds or retypes has
+    to be classified with it."""
+    from typing import get_args
+
+    from bunzai_tavern._common.stpresets import (
+        CODES,
+        COUNTS,
+        OWN_FORM,
+        SWITCHES,
+        TEXTS,
+        canonical_conv,
+    )
+
+    def kind(annotation: object) -> str:
+        types = frozenset(get_args(annotation)) - {type(None)}
+        return {frozenset({int}): "whole", frozenset({bool}): "switch",
+                frozenset({str}): "text", frozenset({int, float}): "number"}.get(
+                    types, "own form")
+
+    def classified(attr: str) -> str:
+        try:
+            conv = canonical_conv(attr)
+        except TypeError:
+            return "own form"
+        return {"a whole number": "whole", "int": "whole", "bool": "switch", "string": "text",
+                "number": "number"}[conv.name]
+
+    typed = {}
+    for section in ("sampling", "instruct", "context", "chat_completion", "system_prompt",
+                    "reasoning"):
+        fields = Preset.model_fields[section].annotation.model_fields  # type: ignore[union-attr]
+        typed.update({f"{section}.{n}": kind(f.annotation) for n, f in fields.items()})
+    assert {attr: classified(attr) for attr in typed} == typed
+    assert set(typed) >= COUNTS | CODES | SWITCHES | TEXTS | OWN_FORM
