@@ -213,13 +213,16 @@ class AdapterInput:
     @filename.setter
     def filename(self, value: str | None) -> None:
         self._filename = value
-        self._suffix = os.path.splitext(value or "")[1].lower()
+        self._suffix = None if value else ""
 
     @property
     def suffix(self) -> str:
         """The name's extension in lower case (``""`` without a name); detectors that weigh
-        it ask several times per file, so it is worked out when the name is set."""
-        return self._suffix
+        it ask several times per file, so it is worked out once per name."""
+        found = self._suffix
+        if found is None:
+            found = self._suffix = os.path.splitext(self._filename or "")[1].lower()
+        return found
 
     @property
     def text(self) -> str | None:
