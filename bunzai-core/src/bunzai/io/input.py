@@ -264,9 +264,10 @@ class AdapterInput:
     def signs(self) -> frozenset[str]:
         """Cheap marks of what the file holds, which declared adapter signatures are matched
         against (computed once, from views detection builds anyway): the top-level keys of a
-        JSON object (``{}`` for one without keys, ``[]`` for an array), the first line's keys of JSON Lines, a PNG's
-        text-chunk keywords in lower case (``chara-ext-asset_`` for any asset chunk) and
-        ``exif`` when it has EXIF, a zip's member names and their first folder (``Characters/``).
+        JSON object (``{}`` for one without keys, ``[]`` for an array), the first line's keys
+        of JSON Lines, a PNG's text-chunk keywords in lower case (``chara-ext-asset_`` for any
+        asset chunk) and ``exif`` when it has EXIF, a zip's member names and their first
+        folder (``Characters/``).
         """
         found: frozenset[str] | None = self._memo.get("signs")
         if found is None:
