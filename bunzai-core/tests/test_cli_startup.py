@@ -99,3 +99,38 @@ def test_the_group_is_built_through_typer() -> None:
     """CliRunner and other typer tooling see the same app (``typer.main.get_command``)."""
     group = typer.main.get_command(app)
     assert list(group.commands)[: len(_CORE)] == list(_CORE)
+
+
+def test_the_command_list_is_each_commands_own_first_help_line() -> None:
+    """``--help`` prints the list from a table, without importing the commands' modules: a
+    command whose help changes, or one defined outside the table, fails here."""
+    import pkgutil
+    from importlib import import_module
+
+    import bunzai.cli
+    from bunzai.cli import group
+
+    for info in pkgutil.iter_modules(bunzai.cli.__path__):
+        if info.name != "__main__":  # it runs the command line
+            import_module(f"bunzai.cli.{info.name}")
+    assert set(group._BUILDERS) == set(group.COMMANDS)
+    for name, (module, line) in group.COMMANDS.items():
+        built = _CORE[name].command()
+        assert group.first_line(built.help) == line, name
+        assert built.callback is None or built.callback.__module__ == f"bunzai.cli.{module}"
+
+
+def test_help_imports_no_command_module() -> None:
+    """The modules that define the commands are what ``bunzai --help`` would spend most of
+    its start on."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from bunzai.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('bunzai.cli.')), "
+            "file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    loaded = eval(done.stderr.strip().splitlines()[-1])
+    assert loaded == ["bunzai.cli.common", "bunzai.cli.group", "bunzai.cli.output"], loaded

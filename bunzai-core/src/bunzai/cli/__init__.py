@@ -10,8 +10,9 @@ Every command that reads files takes several: files, folders (every file inside)
 file gets its own block, or its own JSON line with ``--json``; a bad file is reported on stderr
 and the rest go on; the exit status is the worst file's.  Arguments (``--from``, ``--to``,
 ``--option``) are checked before any file is read.  The commands live by family in this
-package (:mod:`.files`, :mod:`.convert`, :mod:`.books`, :mod:`.info`); :mod:`.group` is the
-lazy command group, :mod:`.output` what they print.
+package (:mod:`.files`, :mod:`.convert`, :mod:`.books`, :mod:`.library`, :mod:`.templates`,
+:mod:`.info`), each imported only when one of its commands runs; :mod:`.group` is the lazy
+command group and its list of core commands, :mod:`.output` what they print.
 """
 
 from __future__ import annotations
@@ -23,20 +24,13 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ..errors import BunzaiError, speaking
-from . import books, convert, files, info, library, templates  # noqa: F401 (register commands)
-from .group import CORE, app
+from .group import app
 from .output import CLI_WORDS, ClosedPipeSafe
 
 if TYPE_CHECKING:
     from ..host.registry import Registry
 
 __all__ = ["app", "invoke", "main"]
-
-# the order --help lists them in
-for _name in ("inspect", "validate", "audit", "label", "convert", "diff", "extract", "library",
-              "lorebook", "chat", "template", "formats", "plugins", "schema"):
-    CORE[_name] = CORE.pop(_name)
-
 
 def invoke(*args: str, registry: Registry | None = None) -> Any:
     """Run ``bunzai`` in-process with typer's test runner (exit code, stdout, stderr): for

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-import typer.main
 
 from ..errors import BunzaiError
 from . import output
@@ -21,7 +20,7 @@ from .common import (
     present,
     start,
 )
-from .group import CORE, SETTINGS, Command, Lazy
+from .group import SETTINGS, Command, command_group
 from .output import done, fail, say
 
 if TYPE_CHECKING:
@@ -29,8 +28,7 @@ if TYPE_CHECKING:
 
 lorebook_app = typer.Typer(help="Extract, embed and merge lorebooks.", no_args_is_help=True,
                            **SETTINGS)
-CORE["lorebook"] = Lazy(lambda: typer.main.get_command(lorebook_app),
-                          "Extract, embed and merge lorebooks.")
+command_group("lorebook", lorebook_app)
 
 BookTo = Annotated[str | None, typer.Option(
     "--to", "-t", metavar="FORMAT", show_default=False,
@@ -183,8 +181,7 @@ def lorebook_merge(
 
 chat_app = typer.Typer(help="Take the chats out of a card (a Backyard archive) and put one in.",
                        no_args_is_help=True, **SETTINGS)
-CORE["chat"] = Lazy(lambda: typer.main.get_command(chat_app),
-                      "Take the chats out of a card (a Backyard archive) and put one in.")
+command_group("chat", chat_app)
 
 
 def _extract_chats(card: Path, **how: Any) -> Conversion:

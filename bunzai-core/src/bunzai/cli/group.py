@@ -8,6 +8,7 @@ lazy-group pattern, through typer's public ``cls`` and ``typer.main.get_command`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, MutableMapping
+from importlib import import_module
 from typing import Annotated, Any
 
 import typer
@@ -114,26 +115,76 @@ class Lazy:
         return self._command
 
 
-CORE: dict[str, Lazy] = {}
-"""Core's commands, in the order the help lists them (filled by :func:`command`)."""
+COMMANDS: dict[str, tuple[str, str]] = {
+    "inspect": ("files", "What a file is: container, format, confidence, every candidate, and "
+                         "a summary."),
+    "validate": ("files", "Check files against their format's rules and the canonical model "
+                          "(exit 1 if invalid)."),
+    "audit": ("files", "What files run when opened: scripts, triggers, HTML, remote files (exit "
+                       "1 if any)."),
+    "label": ("files", "Guess which app made (origin) and last saved (last writer) a file, with "
+                       "evidence."),
+    "convert": ("convert", "Convert files to another format of the same kind, printing what was "
+                           "lost."),
+    "diff": ("files", "Semantic diff of two files of the same kind, whatever their formats (exit "
+                      "1 if different)."),
+    "extract": ("files", "Write every embedded asset with a safe name and its real extension, "
+                         "plus manifest.json."),
+    "library": ("library", "Inspect a whole library, or move it to another app in one go."),
+    "lorebook": ("books", "Extract, embed and merge lorebooks."),
+    "chat": ("books", "Take the chats out of a card (a Backyard archive) and put one in."),
+    "template": ("templates", "Show the prompt a preset or prompt template builds."),
+    "formats": ("info", "List every installed format: id, kind, read/write, aliases and "
+                        "options."),
+    "plugins": ("info", "List plugin distributions, their adapters, and plugins that were "
+                        "refused (and why)."),
+    "schema": ("info", "Print the JSON Schema of a canonical kind (each field described), or its "
+                       "glossary."),
+}
+"""Core's commands in the order ``--help`` lists them: the module of this package that
+defines each, and the line the list shows (the first line of the command's own help; a test
+holds the two equal).  Known here, the list is printed without importing the modules that
+define the commands, which is most of what ``bunzai --help`` would otherwise cost (see
+docs/performance.md)."""
 
-
-def _first_line(doc: str | None) -> str:
+def first_line(doc: str | None) -> str:
+    """The line a command list shows for a command: the first of its help."""
     return (doc or "").strip().split("\n")[0].strip()
 
 
+_BUILDERS: dict[str, Callable[[], Any]] = {}
+"""How each core command is built, filled as the module that defines it is imported."""
+
+
+def _builder(name: str) -> Callable[[], Any]:
+    def build() -> Any:
+        import_module(f".{COMMANDS[name][0]}", __package__)
+        return _BUILDERS[name]()
+    return build
+
+
+CORE: dict[str, Lazy] = {name: Lazy(_builder(name), help)
+                         for name, (_module, help) in COMMANDS.items()}
+"""Core's commands, in the order the help lists them, each built when it first runs."""
+
+
 def command(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a core command: a one-command typer app, made and turned into click only when
-    the command runs."""
+    """Define a core command listed in :data:`COMMANDS`: a one-command typer app, made and
+    turned into click only when the command runs."""
     def register(func: Callable[..., Any]) -> Callable[..., Any]:
         def build() -> Any:
             one = typer.Typer(**SETTINGS)
             one.command(name, cls=Command)(func)
             return typer.main.get_command(one)
 
-        CORE[name] = Lazy(build, _first_line(func.__doc__))
+        _BUILDERS[name] = build
         return func
     return register
+
+
+def command_group(name: str, group: typer.Typer) -> None:
+    """Define a core command listed in :data:`COMMANDS` that is a group of subcommands."""
+    _BUILDERS[name] = lambda: typer.main.get_command(group)
 
 
 class _Catalog(MutableMapping[str, Any]):
@@ -257,7 +308,7 @@ def _plugin_listing() -> dict[str, tuple[str, str]]:
                 name = name.lower().replace("_", "-")
                 if name and name not in CORE:
                     doc = info.help or getattr(info.callback, "__doc__", None)
-                    _LISTED[name] = (_first_line(doc), ep.distribution)
+                    _LISTED[name] = (first_line(doc), ep.distribution)
         except Exception:  # a broken plugin is left out here; 'bunzai plugins' says why
             continue
     return _LISTED

@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-import typer.main
 
 from ..errors import BunzaiError
 from . import output
 from .common import JsonOpt, loaded_registry
-from .group import CORE, SETTINGS, Command, Lazy
+from .group import SETTINGS, Command, command_group
 from .output import done, emit_json, error, fail, say, stream
 
 if TYPE_CHECKING:
@@ -21,8 +20,7 @@ if TYPE_CHECKING:
 
 library_app = typer.Typer(help="Inspect a whole library, or move it to another app in one go.",
                           no_args_is_help=True, **SETTINGS)
-CORE["library"] = Lazy(lambda: typer.main.get_command(library_app),
-                       "Inspect a whole library, or move it to another app in one go.")
+command_group("library", library_app)
 
 DirArg = Annotated[Path, typer.Argument(
     metavar="DIR", show_default=False,

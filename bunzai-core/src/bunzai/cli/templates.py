@@ -6,17 +6,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-import typer.main
 
 from ..errors import BunzaiError
 from .common import loaded_registry
-from .group import CORE, SETTINGS, Command, Lazy
+from .group import SETTINGS, Command, command_group
 from .output import fail
 
 template_app = typer.Typer(help="Show the prompt a preset or prompt template builds.",
                            no_args_is_help=True, **SETTINGS)
-CORE["template"] = Lazy(lambda: typer.main.get_command(template_app),
-                        "Show the prompt a preset or prompt template builds.")
+command_group("template", template_app)
 
 
 @template_app.callback()
