@@ -4,8 +4,7 @@ that imports them: they load on first use, so detection never pays for them."""
 from __future__ import annotations
 
 import sys
-import textwrap
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
@@ -13,11 +12,8 @@ from bunzai.sdk import AdapterInput, WriteResult
 
 
 @pytest.fixture
-def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    pkg = tmp_path / "delegating_plugin" / "note"
-    pkg.mkdir(parents=True)
-    (pkg.parent / "__init__.py").write_text("")
-    (pkg / "__init__.py").write_text(textwrap.dedent('''
+def plugin(write_package: Callable[[dict[str, str]], None]) -> None:
+    write_package({"delegating_plugin/note/__init__.py": '''
         from bunzai.sdk import FormatAdapter, Detection
 
         class NoteAdapter(FormatAdapter):
@@ -30,8 +26,7 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-
 
             def detect(self, input):
                 return Detection(0.0)
-    '''))
-    (pkg / "io.py").write_text(textwrap.dedent('''
+    ''', "delegating_plugin/note/io.py": '''
         from bunzai.sdk import Issue, OutputFile, WriteResult, Persona
 
         def read_note(input, options, format_id):
@@ -45,11 +40,7 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-
 
         def rules():
             return []
-    '''))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield
-    for name in [m for m in sys.modules if m.startswith("delegating_plugin")]:
-        del sys.modules[name]
+    '''})
 
 
 def test_named_functions_do_the_work_and_load_on_first_use(plugin: None) -> None:

@@ -3,9 +3,7 @@ is then the labeler's origin evidence, with no rule testing the file a second ti
 
 from __future__ import annotations
 
-import sys
-import textwrap
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
@@ -59,11 +57,8 @@ def test_an_adapter_without_origin_has_no_such_rule() -> None:
 
 
 @pytest.fixture
-def labelled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    pkg = tmp_path / "origin_plugin" / "story"
-    pkg.mkdir(parents=True)
-    (pkg.parent / "__init__.py").write_text("")
-    (pkg / "__init__.py").write_text(textwrap.dedent('''
+def labelled(write_package: Callable[[dict[str, str]], None]) -> None:
+    write_package({"origin_plugin/story/__init__.py": '''
         from bunzai.sdk import DetectedOrigin, FormatAdapter
 
         class LabelledAdapter(FormatAdapter):
@@ -73,18 +68,13 @@ def labelled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[n
 
             def detect(self, input):
                 return 1.0, "story"
-    '''))
-    (pkg / "labels.py").write_text(textwrap.dedent('''
+    ''', "origin_plugin/story/labels.py": '''
         from bunzai.sdk import LabelRule
 
         def rules():
             return [LabelRule("Other App", 0.5, lambda input, entities: ["other"], "origin",
                               "other-shape")]
-    '''))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield
-    for name in [m for m in sys.modules if m.startswith("origin_plugin")]:
-        del sys.modules[name]
+    '''})
 
 
 def test_the_labelers_rules_follow_the_declared_origin(labelled: None) -> None:
