@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..active.runs import Runs
@@ -194,9 +195,10 @@ class FormatAdapter:
 
     def label_rules(self) -> list[LabelRule]:
         """Origin-labeler rules: :attr:`origin`'s, then the labeler's; none by default."""
-        found = self.origin
-        rules = [] if found is None else [
-            LabelRule(found.app, found.weight, self._detected_origin, "origin", found.name)]
+        origin = self.origin
+        rules = [] if origin is None else [LabelRule(
+            origin.app, origin.weight, partial(self._detected_origin, origin), "origin",
+            origin.name)]
         spec = self.labeler or self._beside("labels", "rules")
         if spec is not None:
             rules.extend(self._named(spec)())
@@ -207,12 +209,12 @@ class FormatAdapter:
         ``reason``: that reason by default; override to add what else the file shows."""
         return reason
 
-    def _detected_origin(self, input: AdapterInput, entities: Sequence[Entity]) -> list[str]:
-        """The test of :attr:`origin`'s rule: the file's detection, run again (a label rule
-        is given the input, not what detection found)."""
+    def _detected_origin(self, origin: DetectedOrigin, input: AdapterInput,
+                         entities: Sequence[Entity]) -> list[str]:
+        """The test of ``origin``'s rule: the file's detection, run again (a label rule is
+        given the input, not what detection found)."""
         found = self.bunzai_detect(input)
-        assert self.origin is not None
-        if found.score < self.origin.at_least:
+        if found.score < origin.at_least:
             return []
         return [self.origin_evidence(input, found.reason)]
 
