@@ -99,7 +99,7 @@ def _distributions(groups: tuple[str, ...] = GROUPS) -> Iterator[tuple[str, str 
         for folder in names:
             if not folder.endswith((".dist-info", ".egg-info")):
                 continue
-            key = norm(folder.rsplit(".", 1)[0].partition("-")[0])  # the folder names it
+            key = norm(_folder_parts(folder)[0])
             if key in seen:
                 continue
             where = os.path.join(entry or ".", folder)
@@ -114,11 +114,17 @@ def _distributions(groups: tuple[str, ...] = GROUPS) -> Iterator[tuple[str, str 
                 yield name, version, text
 
 
+def _folder_parts(folder: str) -> tuple[str, str]:
+    """The distribution's name and version as its metadata folder spells them
+    (``bunzai_core-0.1.0.dist-info``; the version empty when the folder gives none)."""
+    name, _, version = folder.rsplit(".", 1)[0].partition("-")
+    return name, version
+
+
 def _name_and_version(where: str, folder: str) -> tuple[str, str | None]:
     """The ``Name`` and ``Version`` headers of the distribution's metadata; the folder's name
     when they cannot be read."""
-    stem = folder.rsplit(".", 1)[0]
-    name, _, version = stem.partition("-")
+    name, version = _folder_parts(folder)
     found: dict[str, str] = {}
     for meta in ("METADATA", "PKG-INFO"):
         try:

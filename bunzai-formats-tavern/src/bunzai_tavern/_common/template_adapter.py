@@ -4,7 +4,6 @@ written and rendered by the format folder's ``io`` module."""
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from bunzai.sdk import Detection, FormatAdapter, hookimpl
@@ -37,8 +36,8 @@ class TemplateAdapter(FormatAdapter):
     @hookimpl
     def bunzai_render_prompt(self, entity: Any, scene: Any) -> str | None:
         """The prompt the app would build from the template for ``scene``."""
-        io = import_module(".io", type(self).__module__)
-        return io.render_prompt(entity, scene, self.format_id)  # type: ignore[no-any-return]
+        render = self._named("io:render_prompt")
+        return render(entity, scene, self.format_id)  # type: ignore[no-any-return]
 
 
 __all__ = ["TemplateAdapter"]
