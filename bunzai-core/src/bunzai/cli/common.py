@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -165,13 +165,19 @@ def _to_stdout(conv: Conversion) -> None:
     conv.outputs = [Path(STDOUT)]
 
 
+def output_lines(conv: Conversion, paths: Iterable[Path], note: str = "") -> list[str]:
+    """``SOURCE (FORMAT) -> OUTPUT (TARGET)`` for each output of ``conv``, then ``note``: how
+    a conversion's files are shown to a person."""
+    target = conv.target.id if conv.target is not None else conv.to
+    return [f"{conv.path} ({conv.format}) -> {p} ({target}){note}" for p in paths]
+
+
 def _show(conv: Conversion, as_json: bool, after: Callable[[], None] | None) -> None:
     if as_json:
         emit_json(conv.to_dict())
     elif conv.ok:
-        target = conv.target.id if conv.target is not None else conv.to
-        for p in conv.outputs:
-            say(f"{conv.path} ({conv.format}) -> {p} ({target})")
+        for line in output_lines(conv, conv.outputs):
+            say(line)
         for w in conv.all_warnings:  # a writer's warning is about the whole file: no path
             at = "" if w["path"] == "$" else f"{w['path']}: "
             say(f"  warning: {at}{w['message']}")

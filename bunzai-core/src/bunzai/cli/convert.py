@@ -22,6 +22,7 @@ from .common import (
     StripOpt,
     apply_limits,
     loaded_registry,
+    output_lines,
     present,
     read_stdin,
 )
@@ -144,9 +145,8 @@ def _already_done(conv: Conversion, where: str | os.PathLike[str], as_json: bool
     if as_json:
         emit_json({**conv.to_dict(), "status": "done"})
     else:
-        target = conv.target.id if conv.target is not None else conv.to
-        for p in paths:
-            say(f"{conv.path} ({conv.format}) -> {p} ({target}): already done")
+        for line in output_lines(conv, paths, ": already done"):
+            say(line)
     return True
 
 
